@@ -1,0 +1,163 @@
+//! The one error type of `asv-contracts`.
+
+use asv_fs::quote::DisplayPath;
+
+/// What is wrong with `vendor-lock.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockProblem {
+    /// The bytes are not UTF-8.
+    NotUtf8,
+    /// The text is not JSON.
+    NotJson {
+        /// 1-based line of the parse failure.
+        line: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// The top level is not an object.
+    NotObject,
+    /// A required top-level key is missing.
+    Missing(&'static str),
+    /// A top-level key holds something other than an object.
+    NotAnObject(&'static str),
+    /// A top-level key the lock format does not have.
+    UnknownKey(String),
+    /// A `dependencies` entry is not a list.
+    DependencyNotList(String),
+    /// A `dependencies` list holds something that is not an id.
+    BadDependency {
+        /// The skill.
+        skill: String,
+        /// The offending value as JSON.
+        value: String,
+    },
+    /// A `resolutions` key is not an id.
+    BadResolutionId(String),
+    /// A resolution is not an object.
+    ResolutionNotObject(String),
+    /// A digest field is missing or not `sha256:<64 lowercase hex>`.
+    BadDigest {
+        /// The id.
+        id: String,
+        /// `digest` or `conformance`.
+        field: &'static str,
+    },
+    /// `kind` is not `"raw"`.
+    BadKind(String),
+    /// A resolution key the lock format does not have.
+    UnknownResolutionKey {
+        /// The id.
+        id: String,
+        /// The key.
+        key: String,
+    },
+}
+
+impl std::fmt::Display for LockProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockProblem::NotUtf8 => f.write_str("is not valid UTF-8"),
+            LockProblem::NotJson { line, message } => {
+                write!(f, "line {line}: is not valid JSON ({message})")
+            }
+            LockProblem::NotObject => f.write_str("is not a JSON object"),
+            LockProblem::Missing(key) => write!(f, "has no \"{key}\" object"),
+            LockProblem::NotAnObject(key) => write!(f, "\"{key}\" is not an object"),
+            LockProblem::UnknownKey(key) => {
+                write!(f, "has an unknown key {}", asv_fs::quote::json_string(key))
+            }
+            LockProblem::DependencyNotList(skill) => write!(
+                f,
+                "dependencies.{} is not a list of ids",
+                asv_fs::quote::json_string(skill)
+            ),
+            LockProblem::BadDependency { skill, value } => write!(
+                f,
+                "dependencies.{} holds {value}, which is not a contract id",
+                asv_fs::quote::json_string(skill)
+            ),
+            LockProblem::BadResolutionId(id) => write!(
+                f,
+                "resolutions has the key {}, which is not a contract id",
+                asv_fs::quote::json_string(id)
+            ),
+            LockProblem::ResolutionNotObject(id) => write!(f, "resolutions.{id} is not an object"),
+            LockProblem::BadDigest { id, field } => write!(
+                f,
+                "resolutions.{id}.{field} is not a digest of the form sha256:<64 lowercase hex digits>"
+            ),
+            LockProblem::BadKind(id) => {
+                write!(f, "resolutions.{id}.kind is not \"raw\"")
+            }
+            LockProblem::UnknownResolutionKey { id, key } => write!(
+                f,
+                "resolutions.{id} has an unknown key {}",
+                asv_fs::quote::json_string(key)
+            ),
+        }
+    }
+}
+
+/// Everything `asv-contracts` refuses or fails at.
+///
+/// Every variant names the file (relative to the root, `/` separators) and says what to do,
+/// so the binary prints it as it is after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Guarded tree access refused or failed.
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// A text file that must be UTF-8 is not (input side).
+    #[error("{}: is not valid UTF-8; save it as UTF-8", DisplayPath(path))]
+    NotUtf8 {
+        /// The file.
+        path: String,
+    },
+    /// A SKILL.md declaration the tool cannot make sense of (input side).
+    #[error("{}{}: {message}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Declaration {
+        /// The SKILL.md.
+        path: String,
+        /// The 1-based line, when one line is at fault.
+        line: Option<usize>,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// `vendor-manifest.yaml` cannot be used (input side).
+    #[error("{}{}: {message}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Manifest {
+        /// The manifest.
+        path: String,
+        /// The 1-based line, when one line is at fault.
+        line: Option<usize>,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// `vendor-lock.json` cannot be read as a lock (input side).
+    #[error("vendor-lock.json: {problem}; fix it by hand or delete it and run gen to write it again")]
+    Lock {
+        /// What is wrong.
+        problem: LockProblem,
+    },
+    /// A `.gitignore` file cannot be used (input side).
+    #[error("{}: {message}", DisplayPath(path))]
+    Gitignore {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// Whether the failure lies with the input (the user's tree) rather than the environment.
+    pub fn is_input(&self) -> bool {
+        match self {
+            Error::Fs(e) => e.is_input(),
+            _ => true,
+        }
+    }
+}
+
+/// The result type of `asv-contracts`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,182 @@
+//! The repository's `.gitignore` rules, read from the files (never from git's index).
+//!
+//! gix-ignore parses and matches the patterns; this module adds git's walk around them: the
+//! files are read from the root down, a deeper file's rules win over a shallower one's, and
+//! nothing below an excluded directory is looked at (so it cannot be re-included).
+
+use asv_fs::{EntryKind, Tree, join};
+use bstr::ByteSlice;
+use gix_ignore::glob::pattern::Case;
+
+use crate::error::Result;
+
+/// The `.gitignore` rules that apply inside one directory of the tree.
+#[derive(Clone, Default)]
+pub struct IgnoreRules {
+    search: gix_ignore::Search,
+}
+
+impl IgnoreRules {
+    /// Adds the rules of `<dir>/.gitignore`, if that file exists.
+    ///
+    /// # Errors
+    /// A link or wrong kind at the file (guarded read), or an I/O failure.
+    pub fn add_dir(&mut self, tree: &Tree, dir: &str) -> Result<()> {
+        let path = join(dir, ".gitignore");
+        if let Some(bytes) = tree.read_file(&path)? {
+            // The root is the empty path, so each list's base is its directory + "/".
+            self.search
+                .add_patterns_buffer(
+                    &bytes,
+                    std::path::PathBuf::from(&path),
+                    Some(std::path::Path::new("")),
+                    gix_ignore::search::Ignore {
+                        support_precious: false,
+                    },
+                )
+                .map_err(|e| crate::error::Error::Gitignore {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Whether the root-relative `path` is excluded by the rules added so far.
+    pub fn is_excluded(&self, path: &str, is_dir: bool) -> bool {
+        self.search
+            .pattern_matching_relative_path(path.as_bytes().as_bstr(), Some(is_dir), Case::Sensitive)
+            .is_some_and(|m| !m.pattern.is_negative())
+    }
+
+    /// The rules that apply inside `dir` (every `.gitignore` from the root down to `dir`), or
+    /// `None` when `dir` or one of its ancestors is itself excluded.
+    ///
+    /// # Errors
+    /// As [`IgnoreRules::add_dir`].
+    pub fn for_dir(tree: &Tree, dir: &str) -> Result<Option<IgnoreRules>> {
+        let mut rules = IgnoreRules::default();
+        rules.add_dir(tree, "")?;
+        if dir.is_empty() {
+            return Ok(Some(rules));
+        }
+        let mut current = String::new();
+        for part in dir.split('/') {
+            current = join(&current, part);
+            if rules.is_excluded(&current, true) {
+                return Ok(None);
+            }
+            if tree.kind(&current)? != Some(EntryKind::Directory) {
+                // Nothing more to read below a missing directory; the caller finds it absent.
+                return Ok(Some(rules));
+            }
+            rules.add_dir(tree, &current)?;
+        }
+        Ok(Some(rules))
+    }
+}
+
+/// Every regular file below `dir` that the repository's `.gitignore` files do not exclude,
+/// as paths relative to `dir`; `None` when `dir` does not exist or is itself excluded.
+///
+/// # Errors
+/// A link, FIFO or other non-file, non-directory entry anywhere below `dir` (excluded ones
+/// included: the walk does not descend into excluded directories, but refuses a link standing
+/// in plain sight), or an I/O failure.
+pub fn unignored_files(tree: &Tree, dir: &str) -> Result<Option<Vec<String>>> {
+    let Some(rules) = IgnoreRules::for_dir(tree, dir)? else {
+        return Ok(None);
+    };
+    if tree.read_dir(dir)?.is_none() {
+        return Ok(None);
+    }
+    let mut files = Vec::new();
+    walk(tree, dir, "", rules, &mut files)?;
+    files.sort();
+    Ok(Some(files))
+}
+
+fn walk(
+    tree: &Tree,
+    top: &str,
+    sub: &str,
+    mut rules: IgnoreRules,
+    files: &mut Vec<String>,
+) -> Result<()> {
+    let here = join(top, sub);
+    rules.add_dir(tree, &here)?;
+    let entries = tree.read_dir(&here)?.unwrap_or_default();
+    for entry in entries {
+        let rel = join(sub, &entry.name);
+        let full = join(top, &rel);
+        match entry.kind {
+            EntryKind::Directory => {
+                if !rules.is_excluded(&full, true) {
+                    walk(tree, top, &rel, rules.clone(), files)?;
+                }
+            }
+            EntryKind::File => {
+                if !rules.is_excluded(&full, false) {
+                    files.push(rel);
+                }
+            }
+            EntryKind::Symlink => return Err(asv_fs::Error::Symlink { path: full }.into()),
+            found => {
+                return Err(asv_fs::Error::WrongKind {
+                    path: full,
+                    expected: EntryKind::File,
+                    found,
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(setup: &[(&str, &str)], dir: &str) -> Option<Vec<String>> {
+        let d = tempfile::tempdir().unwrap();
+        let tree = Tree::open(d.path()).unwrap();
+        for (p, c) in setup {
+            tree.write_file(p, c.as_bytes()).unwrap();
+        }
+        unignored_files(&tree, dir).unwrap()
+    }
+
+    #[test]
+    fn gitignore_table() {
+        let base = [("c/t/a.md", "a"), ("c/t/b.log", "b"), ("c/t/sub/x.md", "x")];
+        let all = vec!["a.md", "b.log", "sub/x.md"];
+        assert_eq!(files(&base, "c/t").unwrap(), all);
+        // root rule
+        let mut s = base.to_vec();
+        s.push((".gitignore", "*.log\n"));
+        assert_eq!(files(&s, "c/t").unwrap(), vec!["a.md", "sub/x.md"]);
+        // deeper negation wins
+        s.push(("c/t/.gitignore", "!b.log\n"));
+        assert_eq!(
+            files(&s, "c/t").unwrap(),
+            vec![".gitignore", "a.md", "b.log", "sub/x.md"]
+        );
+        // excluded directory cannot be re-included
+        let s = [
+            ("c/t/sub/x.md", "x"),
+            ("c/t/.gitignore", "sub/\n!sub/x.md\n"),
+        ];
+        assert_eq!(files(&s, "c/t").unwrap(), vec![".gitignore"]);
+        // ancestor excluded: nothing
+        let s = [("c/t/a.md", "a"), (".gitignore", "/c/\n")];
+        assert_eq!(files(&s, "c/t"), None);
+        // anchored pattern is relative to its file's directory
+        let s = [
+            ("c/t/a.md", "a"),
+            ("c/t/z/a.md", "a"),
+            ("c/.gitignore", "/t/a.md\n"),
+        ];
+        assert_eq!(files(&s, "c/t").unwrap(), vec!["z/a.md"]);
+    }
+}

@@ -1,0 +1,193 @@
+//! A plain YAML value tree, read through serde-saphyr.
+//!
+//! The declarations and the manifest are judged by shape ("a list of strings under
+//! `metadata.contracts`"), not deserialized into fixed structs, because every YAML spelling of
+//! that shape is accepted (flow style, anchors, merge keys) while every other shape needs its
+//! own refusal. serde-saphyr parses (duplicate keys refused, merge keys expanded); this module
+//! only keeps what it produced.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+/// A YAML node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Yaml {
+    /// `null`, `~` or an empty value.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer or float, kept as written by the parser's number.
+    Number(String),
+    /// A string scalar.
+    String(String),
+    /// A sequence.
+    Seq(Vec<Yaml>),
+    /// A mapping, in document order.
+    Map(Vec<(Yaml, Yaml)>),
+}
+
+impl Yaml {
+    /// Looks a string key up in a mapping.
+    pub fn get(&self, key: &str) -> Option<&Yaml> {
+        match self {
+            Yaml::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| matches!(k, Yaml::String(s) if s == key))
+                .map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// A short name for the node's kind, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Yaml::Null => "null",
+            Yaml::Bool(_) => "a boolean",
+            Yaml::Number(_) => "a number",
+            Yaml::String(_) => "a string",
+            Yaml::Seq(_) => "a list",
+            Yaml::Map(_) => "a mapping",
+        }
+    }
+}
+
+struct YamlVisitor;
+
+impl<'de> Visitor<'de> for YamlVisitor {
+    type Value = Yaml;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Yaml, E> {
+        Ok(Yaml::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Yaml, E> {
+        Ok(Yaml::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Yaml, D::Error> {
+        Yaml::deserialize(d)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Yaml, E> {
+        Ok(Yaml::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Yaml, E> {
+        Ok(Yaml::Number(v.to_string()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Yaml, E> {
+        Ok(Yaml::Number(v.to_string()))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Yaml, E> {
+        Ok(Yaml::Number(v.to_string()))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Yaml, E> {
+        Ok(Yaml::Number(v.to_string()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Yaml, E> {
+        Ok(Yaml::Number(v.to_string()))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Yaml, E> {
+        Ok(Yaml::String(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Yaml, E> {
+        Ok(Yaml::String(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Yaml, E> {
+        Ok(Yaml::String(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Yaml, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Yaml>()? {
+            items.push(item);
+        }
+        Ok(Yaml::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Yaml, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((k, v)) = map.next_entry::<Yaml, Yaml>()? {
+            entries.push((k, v));
+        }
+        Ok(Yaml::Map(entries))
+    }
+}
+
+impl<'de> Deserialize<'de> for Yaml {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(YamlVisitor)
+    }
+}
+
+/// A YAML parse failure: a one-line description and, where known, the 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    /// The 1-based line within the parsed text, when the parser knows it.
+    pub line: Option<usize>,
+    /// What the parser said, on one line.
+    pub message: String,
+}
+
+/// Parses one YAML document. Several documents, duplicate keys and syntax errors are errors.
+///
+/// # Errors
+/// A [`YamlError`] describing the first problem.
+pub fn parse(text: &str) -> Result<Yaml, YamlError> {
+    // YAML 1.2 core schema, as the TypeScript tool reads it: `yes`/`on` stay strings.
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    let docs: Vec<Yaml> =
+        serde_saphyr::from_multiple_with_options(text, options).map_err(to_yaml_error)?;
+    match docs.len() {
+        0 => Ok(Yaml::Null),
+        1 => Ok(docs.into_iter().next().unwrap_or(Yaml::Null)),
+        n => Err(YamlError {
+            line: None,
+            message: format!("holds {n} YAML documents, expected one"),
+        }),
+    }
+}
+
+fn to_yaml_error(e: serde_saphyr::Error) -> YamlError {
+    let line = e.location().map(|l| l.line() as usize);
+    let full = e.to_string();
+    let first = full.lines().next().unwrap_or("invalid YAML").trim().to_owned();
+    YamlError {
+        line,
+        message: first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let y = parse("a: [x, 'y']\nb: {c: ~}\n").unwrap();
+        assert_eq!(
+            y.get("a"),
+            Some(&Yaml::Seq(vec![
+                Yaml::String("x".into()),
+                Yaml::String("y".into())
+            ]))
+        );
+        assert_eq!(y.get("b").and_then(|b| b.get("c")), Some(&Yaml::Null));
+    }
+
+    #[test]
+    fn merge_keys_expand() {
+        let y = parse("base: &b {contracts: [a]}\nmetadata:\n  <<: *b\n").unwrap();
+        assert_eq!(
+            y.get("metadata").and_then(|m| m.get("contracts")),
+            Some(&Yaml::Seq(vec![Yaml::String("a".into())]))
+        );
+    }
+
+    #[test]
+    fn refusals() {
+        assert_eq!(parse("a: yes\n").unwrap().get("a"), Some(&Yaml::String("yes".into())));
+        for bad in ["a: 1\na: 2\n", "a: [\n", "a: 1\n---\nb: 2\n", "a: b: c\n"] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

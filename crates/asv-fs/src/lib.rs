@@ -1,0 +1,27 @@
+//! Guarded file access for agentic-skill-vendor.
+//!
+//! The tool reads and writes inside repositories it does not control. A symbolic link could
+//! point a read at a secret outside the tree or a write at a file the user never meant to
+//! give up; a named pipe could hang a read forever; a file where a directory belongs could be
+//! mistaken for "nothing here" and silently overwritten. Every access therefore goes through
+//! [`Tree`], which never follows a link, checks the kind of every entry on the way, and
+//! writes through a temporary sibling renamed into place.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let tree = asv_fs::Tree::open(dir.path())?;
+//! tree.write_file("skills/a/SKILL.md", b"---\nname: a\n---\n")?;
+//! let listing = tree.read_dir("skills")?.unwrap_or_default();
+//! assert_eq!(listing[0].name, "a");
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod quote;
+mod tree;
+
+pub use error::{EntryKind, Error, Result};
+pub use tree::{DirEntry, Tree, join};

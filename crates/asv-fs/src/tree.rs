@@ -1,0 +1,597 @@
+//! The guarded tree: every read and write of a user's repository goes through [`Tree`].
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rustix::fs::OFlags;
+
+use crate::error::{EntryKind, Error, Result};
+
+/// One entry of a directory listing, as `lstat` sees it (links are not followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The entry's file name.
+    pub name: String,
+    /// What stands there.
+    pub kind: EntryKind,
+}
+
+/// A repository root with guarded access to everything below it.
+///
+/// Paths given to a `Tree` are relative to the root and use `/` separators; an empty path
+/// names the root itself. No method follows a symbolic link: a link met on the way to a path,
+/// or at the path, is [`Error::Symlink`]; an entry of another kind than the one needed is
+/// [`Error::WrongKind`] — never "absent".
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let tree = asv_fs::Tree::open(dir.path())?;
+/// tree.write_file("a/b.txt", b"hello\n")?;
+/// assert_eq!(tree.read_file("a/b.txt")?.as_deref(), Some(&b"hello\n"[..]));
+/// assert_eq!(tree.read_file("a/missing.txt")?, None);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Tree {
+    root: PathBuf,
+    /// Directories already checked to be real directories all the way up, so deep reads
+    /// do not `lstat` the same ancestors again and again.
+    checked_dirs: Mutex<HashSet<String>>,
+    /// Writes left before an injected failure, for tests of interrupted runs.
+    write_budget: Option<AtomicUsize>,
+}
+
+fn kind_of(ft: fs::FileType) -> EntryKind {
+    if ft.is_symlink() {
+        EntryKind::Symlink
+    } else if ft.is_dir() {
+        EntryKind::Directory
+    } else if ft.is_file() {
+        EntryKind::File
+    } else if ft.is_fifo() {
+        EntryKind::Fifo
+    } else if ft.is_socket() {
+        EntryKind::Socket
+    } else if ft.is_block_device() {
+        EntryKind::BlockDevice
+    } else if ft.is_char_device() {
+        EntryKind::CharDevice
+    } else {
+        EntryKind::Unknown
+    }
+}
+
+/// Joins a relative directory and a name with `/`.
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+fn parent_of(path: &str) -> &str {
+    path.rfind('/').map_or("", |i| &path[..i])
+}
+
+fn is_not_found(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::NotFound
+}
+
+impl Tree {
+    /// Opens the tree at `root`, which must be a directory (it may itself be reached through a
+    /// link: the guard applies below it).
+    ///
+    /// # Errors
+    /// [`Error::RootNotDirectory`] when `root` is missing or not a directory.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Self> {
+        let root = root.into();
+        match fs::metadata(&root) {
+            Ok(m) if m.is_dir() => Ok(Tree {
+                root,
+                checked_dirs: Mutex::new(HashSet::new()),
+                write_budget: None,
+            }),
+            _ => Err(Error::RootNotDirectory {
+                path: root.display().to_string(),
+            }),
+        }
+    }
+
+    /// Makes the `n+1`th write (or removal) through this tree fail with
+    /// [`Error::InjectedFault`], to show what an interrupted run leaves behind.
+    pub fn fail_writes_after(mut self, n: usize) -> Self {
+        self.write_budget = Some(AtomicUsize::new(n));
+        self
+    }
+
+    /// The root directory on disk.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn abs(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
+    fn lstat_kind(&self, rel: &str) -> Result<Option<EntryKind>> {
+        match fs::symlink_metadata(self.abs(rel)) {
+            Ok(m) => Ok(Some(kind_of(m.file_type()))),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
+                // An ancestor is not a directory; the caller checked ancestors first, so this
+                // is a race with another process. Report it as what stands there now.
+                Ok(None)
+            }
+            Err(e) => Err(Error::io(rel, "inspect", e)),
+        }
+    }
+
+    /// Checks that every directory on the way to `rel` (excluding `rel`) is a real directory.
+    /// Returns `false` when one of them is missing.
+    fn check_ancestors(&self, rel: &str) -> Result<bool> {
+        let parent = parent_of(rel);
+        self.check_dir_chain(parent)
+    }
+
+    /// Checks that `dir` and all its ancestors are real directories; `false` when missing.
+    fn check_dir_chain(&self, dir: &str) -> Result<bool> {
+        if dir.is_empty() {
+            return Ok(true);
+        }
+        if self.is_checked(dir) {
+            return Ok(true);
+        }
+        if !self.check_dir_chain(parent_of(dir))? {
+            return Ok(false);
+        }
+        match self.lstat_kind(dir)? {
+            None => Ok(false),
+            Some(EntryKind::Directory) => {
+                self.mark_checked(dir);
+                Ok(true)
+            }
+            Some(EntryKind::Symlink) => Err(Error::Symlink {
+                path: dir.to_owned(),
+            }),
+            Some(found) => Err(Error::WrongKind {
+                path: dir.to_owned(),
+                expected: EntryKind::Directory,
+                found,
+            }),
+        }
+    }
+
+    fn is_checked(&self, dir: &str) -> bool {
+        self.checked_dirs
+            .lock()
+            .map(|set| set.contains(dir))
+            .unwrap_or(false)
+    }
+
+    fn mark_checked(&self, dir: &str) {
+        if let Ok(mut set) = self.checked_dirs.lock() {
+            set.insert(dir.to_owned());
+        }
+    }
+
+    fn forget_checked(&self, dir: &str) {
+        if let Ok(mut set) = self.checked_dirs.lock() {
+            set.retain(|d| d != dir && !d.starts_with(&format!("{dir}/")));
+        }
+    }
+
+    /// What stands at `rel`, without following a link; `None` when nothing does.
+    ///
+    /// # Errors
+    /// A link or non-directory on the way to `rel` ([`Error::Symlink`], [`Error::WrongKind`]);
+    /// an I/O failure.
+    pub fn kind(&self, rel: &str) -> Result<Option<EntryKind>> {
+        if !self.check_ancestors(rel)? {
+            return Ok(None);
+        }
+        self.lstat_kind(rel)
+    }
+
+    /// Reads the regular file at `rel`; `None` when nothing stands there.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] when `rel` or a directory on the way is a link,
+    /// [`Error::WrongKind`] when something other than a regular file stands there (a FIFO is
+    /// opened without blocking and refused), or an I/O failure.
+    pub fn read_file(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        let mut out = Vec::new();
+        match self.open_file(rel)? {
+            None => Ok(None),
+            Some(mut f) => {
+                f.read_to_end(&mut out)
+                    .map_err(|e| Error::io(rel, "read", e))?;
+                Ok(Some(out))
+            }
+        }
+    }
+
+    /// Opens the regular file at `rel` for reading; `None` when nothing stands there.
+    ///
+    /// # Errors
+    /// As [`Tree::read_file`].
+    pub fn open_file(&self, rel: &str) -> Result<Option<File>> {
+        if !self.check_ancestors(rel)? {
+            return Ok(None);
+        }
+        let opened = OpenOptions::new()
+            .read(true)
+            .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
+            .open(self.abs(rel));
+        let file = match opened {
+            Ok(f) => f,
+            Err(e) if is_not_found(&e) => return Ok(None),
+            Err(e) => {
+                return match self.lstat_kind(rel)? {
+                    Some(EntryKind::Symlink) => Err(Error::Symlink {
+                        path: rel.to_owned(),
+                    }),
+                    Some(found) if found != EntryKind::File => Err(Error::WrongKind {
+                        path: rel.to_owned(),
+                        expected: EntryKind::File,
+                        found,
+                    }),
+                    None => Ok(None),
+                    Some(_) => Err(Error::io(rel, "open", e)),
+                };
+            }
+        };
+        let meta = file.metadata().map_err(|e| Error::io(rel, "inspect", e))?;
+        let found = kind_of(meta.file_type());
+        if found != EntryKind::File {
+            return Err(Error::WrongKind {
+                path: rel.to_owned(),
+                expected: EntryKind::File,
+                found,
+            });
+        }
+        Ok(Some(file))
+    }
+
+    /// Lists the directory at `rel`, sorted by name bytewise; `None` when nothing stands there.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] / [`Error::WrongKind`] when `rel` or a directory on the way is not a
+    /// real directory; [`Error::NonUtf8Name`] for an entry whose name is not UTF-8.
+    pub fn read_dir(&self, rel: &str) -> Result<Option<Vec<DirEntry>>> {
+        if !self.check_dir_chain(rel)? {
+            return Ok(None);
+        }
+        let iter = match fs::read_dir(self.abs(rel)) {
+            Ok(it) => it,
+            Err(e) if is_not_found(&e) => return Ok(None),
+            Err(e) => return Err(Error::io(rel, "list", e)),
+        };
+        let mut out = Vec::new();
+        for entry in iter {
+            let entry = entry.map_err(|e| Error::io(rel, "list", e))?;
+            let ft = entry
+                .file_type()
+                .map_err(|e| Error::io(rel, "inspect", e))?;
+            let name = match entry.file_name().into_string() {
+                Ok(n) => n,
+                Err(raw) => {
+                    return Err(Error::NonUtf8Name {
+                        path: join(rel, &raw.to_string_lossy()),
+                    });
+                }
+            };
+            out.push(DirEntry {
+                name,
+                kind: kind_of(ft),
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Some(out))
+    }
+
+    /// Every regular file below the directory `rel`, as paths relative to `rel`, sorted
+    /// bytewise; `None` when `rel` does not exist. `skip_dir` is asked about each directory
+    /// (by its path relative to `rel`) and may prune it.
+    ///
+    /// # Errors
+    /// A link anywhere below `rel` is [`Error::Symlink`]; a FIFO, socket or device is
+    /// [`Error::WrongKind`].
+    pub fn walk_files(
+        &self,
+        rel: &str,
+        skip: &mut dyn FnMut(&str, EntryKind) -> bool,
+    ) -> Result<Option<Vec<String>>> {
+        let Some(top) = self.read_dir(rel)? else {
+            return Ok(None);
+        };
+        let mut files = Vec::new();
+        let mut stack: Vec<(String, Vec<DirEntry>)> = vec![(String::new(), top)];
+        while let Some((dir, entries)) = stack.pop() {
+            for entry in entries {
+                let sub = join(&dir, &entry.name);
+                let full = join(rel, &sub);
+                match entry.kind {
+                    EntryKind::Symlink => return Err(Error::Symlink { path: full }),
+                    EntryKind::Directory => {
+                        if skip(&sub, EntryKind::Directory) {
+                            continue;
+                        }
+                        let listing = self.read_dir(&full)?.unwrap_or_default();
+                        stack.push((sub, listing));
+                    }
+                    EntryKind::File => {
+                        if !skip(&sub, EntryKind::File) {
+                            files.push(sub);
+                        }
+                    }
+                    found => {
+                        return Err(Error::WrongKind {
+                            path: full,
+                            expected: EntryKind::File,
+                            found,
+                        });
+                    }
+                }
+            }
+        }
+        files.sort();
+        Ok(Some(files))
+    }
+
+    fn spend_write(&self, rel: &str) -> Result<()> {
+        if let Some(budget) = &self.write_budget {
+            let left = budget.load(Ordering::SeqCst);
+            if left == 0 {
+                return Err(Error::InjectedFault {
+                    path: rel.to_owned(),
+                });
+            }
+            budget.store(left - 1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
+    /// Creates the directory `dir` and any missing ancestors, refusing links and files on the way.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] / [`Error::WrongKind`] on the way; an I/O failure.
+    pub fn create_dir_all(&self, dir: &str) -> Result<()> {
+        if dir.is_empty() || self.is_checked(dir) {
+            return Ok(());
+        }
+        self.create_dir_all(parent_of(dir))?;
+        match self.lstat_kind(dir)? {
+            Some(EntryKind::Directory) => {}
+            None => match fs::create_dir(self.abs(dir)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return self.check_dir_chain(dir).map(|_| ());
+                }
+                Err(e) => return Err(Error::io(dir, "create directory", e)),
+            },
+            Some(EntryKind::Symlink) => {
+                return Err(Error::Symlink {
+                    path: dir.to_owned(),
+                });
+            }
+            Some(found) => {
+                return Err(Error::WrongKind {
+                    path: dir.to_owned(),
+                    expected: EntryKind::Directory,
+                    found,
+                });
+            }
+        }
+        self.mark_checked(dir);
+        Ok(())
+    }
+
+    /// Writes `bytes` to `rel` atomically: the bytes go to a temporary sibling that is then
+    /// renamed over `rel`, so a reader sees the old file or the new one, never half of one.
+    ///
+    /// # Errors
+    /// A link or wrong kind on the way or at `rel` (a regular file there is replaced; anything
+    /// else is refused); an I/O failure, after which the temporary file is removed.
+    pub fn write_file(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.create_dir_all(parent_of(rel))?;
+        match self.lstat_kind(rel)? {
+            None | Some(EntryKind::File) => {}
+            Some(EntryKind::Symlink) => {
+                return Err(Error::Symlink {
+                    path: rel.to_owned(),
+                });
+            }
+            Some(found) => {
+                return Err(Error::WrongKind {
+                    path: rel.to_owned(),
+                    expected: EntryKind::File,
+                    found,
+                });
+            }
+        }
+        self.spend_write(rel)?;
+        let target = self.abs(rel);
+        let dir = target
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.root.clone());
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".asv-tmp-")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(rel, "create a temporary file beside", e))?;
+        tmp.write_all(bytes)
+            .map_err(|e| Error::io(rel, "write", e))?;
+        tmp.as_file()
+            .sync_data()
+            .map_err(|e| Error::io(rel, "write", e))?;
+        tmp.persist(&target)
+            .map_err(|e| Error::io(rel, "rename into place", e.error))?;
+        Ok(())
+    }
+
+    /// Removes the regular file at `rel`; nothing happens when nothing stands there.
+    ///
+    /// # Errors
+    /// A link or wrong kind at `rel`; an I/O failure.
+    pub fn remove_file(&self, rel: &str) -> Result<()> {
+        match self.kind(rel)? {
+            None => return Ok(()),
+            Some(EntryKind::File) => {}
+            Some(EntryKind::Symlink) => {
+                return Err(Error::Symlink {
+                    path: rel.to_owned(),
+                });
+            }
+            Some(found) => {
+                return Err(Error::WrongKind {
+                    path: rel.to_owned(),
+                    expected: EntryKind::File,
+                    found,
+                });
+            }
+        }
+        self.spend_write(rel)?;
+        match fs::remove_file(self.abs(rel)) {
+            Ok(()) => Ok(()),
+            Err(e) if is_not_found(&e) => Ok(()),
+            Err(e) => Err(Error::io(rel, "remove", e)),
+        }
+    }
+
+    /// Removes the directory `rel` if it is empty; does nothing otherwise.
+    ///
+    /// # Errors
+    /// An I/O failure other than "not empty" or "not found".
+    pub fn remove_dir_if_empty(&self, rel: &str) -> Result<()> {
+        if self.kind(rel)? != Some(EntryKind::Directory) {
+            return Ok(());
+        }
+        match fs::remove_dir(self.abs(rel)) {
+            Ok(()) => {
+                self.forget_checked(rel);
+                Ok(())
+            }
+            Err(e)
+                if is_not_found(&e)
+                    || e.kind() == io::ErrorKind::DirectoryNotEmpty
+                    || e.raw_os_error() == Some(rustix::io::Errno::NOTEMPTY.raw_os_error()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(Error::io(rel, "remove directory", e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn tree() -> (tempfile::TempDir, Tree) {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = Tree::open(dir.path()).unwrap();
+        (dir, tree)
+    }
+
+    #[test]
+    fn reads_and_writes() {
+        let (_d, t) = tree();
+        t.write_file("x/y/z.txt", b"z").unwrap();
+        assert_eq!(t.read_file("x/y/z.txt").unwrap().unwrap(), b"z");
+        t.write_file("x/y/z.txt", b"zz").unwrap();
+        assert_eq!(t.read_file("x/y/z.txt").unwrap().unwrap(), b"zz");
+        assert_eq!(t.read_file("x/nope").unwrap(), None);
+        assert_eq!(t.read_file("nope/deeper").unwrap(), None);
+        let names: Vec<_> = t.read_dir("x/y").unwrap().unwrap();
+        assert_eq!(names.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn symlinks_are_refused_everywhere() {
+        let (d, t) = tree();
+        std::fs::create_dir(d.path().join("real")).unwrap();
+        std::fs::write(d.path().join("real/f"), "f").unwrap();
+        symlink(d.path().join("real"), d.path().join("link")).unwrap();
+        symlink(d.path().join("real/f"), d.path().join("real/lf")).unwrap();
+        for path in ["link/f", "real/lf"] {
+            let err = t.read_file(path).unwrap_err();
+            assert!(matches!(err, Error::Symlink { .. }), "{path}: {err}");
+        }
+        assert!(matches!(
+            t.read_dir("link").unwrap_err(),
+            Error::Symlink { .. }
+        ));
+        assert!(matches!(
+            t.write_file("link/new", b"x").unwrap_err(),
+            Error::Symlink { .. }
+        ));
+        assert!(matches!(
+            t.write_file("real/lf", b"x").unwrap_err(),
+            Error::Symlink { .. }
+        ));
+        assert!(matches!(
+            t.walk_files("real", &mut |_, _| false).unwrap_err(),
+            Error::Symlink { .. }
+        ));
+        assert_eq!(
+            t.read_file("real/lf").unwrap_err().to_string(),
+            "symlink is not allowed inside the tree: real/lf"
+        );
+    }
+
+    #[test]
+    fn wrong_kinds_are_refused_not_absent() {
+        let (d, t) = tree();
+        std::fs::write(d.path().join("file"), "f").unwrap();
+        std::fs::create_dir(d.path().join("dir")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            d.path().join("fifo"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let rows: &[(&str, EntryKind)] = &[
+            ("file/below", EntryKind::File),
+            ("dir", EntryKind::Directory),
+            ("fifo", EntryKind::Fifo),
+        ];
+        for (path, found_kind) in rows {
+            match t.read_file(path).unwrap_err() {
+                Error::WrongKind { found, .. } => assert_eq!(found, *found_kind, "{path}"),
+                other => panic!("{path}: {other}"),
+            }
+        }
+        assert!(matches!(
+            t.read_dir("file").unwrap_err(),
+            Error::WrongKind { .. }
+        ));
+    }
+
+    #[test]
+    fn injected_fault_fails_the_nth_write() {
+        let (_d, t) = tree();
+        let t = t.fail_writes_after(1);
+        t.write_file("a", b"a").unwrap();
+        assert!(matches!(
+            t.write_file("b", b"b").unwrap_err(),
+            Error::InjectedFault { .. }
+        ));
+        assert_eq!(t.read_file("b").unwrap(), None);
+    }
+}
