@@ -1,18 +1,58 @@
 //! Contracts: shared documents kept byte-identical across the skills that declare them.
 //!
-//! placeholder
+//! A contract's canonical text lives in one place (`contracts/<id>.md`, or the path the table
+//! of origins names); every skill that declares the id in its SKILL.md frontmatter carries a
+//! copy under `references/vendor/`, and `vendor-lock.json` records the digest distributed.
+//! This crate reads all of that, writes the copies and the lock ([`generate`]), checks the
+//! tree against the lock ([`verify`]), checks that skills stay self-contained ([`lint`]) and
+//! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
+//! process and reaches no network: every byte comes through [`asv_fs::Tree`].
+//!
+//! The bytes and lines are fixed by the compatibility contract shared with the TypeScript
+//! tool of the same name, so a repository written by one verifies clean under the other.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let tree = asv_fs::Tree::open(dir.path())?;
+//! tree.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
+//! tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
+//!
+//! let repo = asv_contracts::Repository::load(&tree)?;
+//! let outcome = asv_contracts::generate(&repo)?;
+//! let asv_contracts::GenOutcome::Done { events, .. } = outcome else { panic!() };
+//! assert!(events[0].line_text().starts_with("adopted: style sha256:"));
+//!
+//! let copy = tree.read_file("skills/writer/references/vendor/style.md")?.unwrap();
+//! assert!(copy.ends_with(b"-->\n\nWrite plainly.\n"));
+//! # Ok(())
+//! # }
+//! ```
 #![deny(missing_docs)]
 
+pub mod declaration;
 pub mod digest;
 pub mod document;
 pub mod error;
+pub mod generate;
 pub mod id;
 pub mod ignore;
 pub mod json;
+pub mod lint;
 pub mod lock;
+pub mod manifest;
+pub mod report;
+pub mod repository;
+pub mod selftest;
+pub mod snapshot;
+pub mod verify;
 pub mod yaml;
 
 pub use digest::Digest;
 pub use document::CanonicalBody;
 pub use error::{Error, Result};
+pub use generate::{GenOutcome, generate};
 pub use id::ContractId;
+pub use report::{Event, Violation};
+pub use repository::Repository;
+pub use verify::verify;

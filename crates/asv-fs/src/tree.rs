@@ -471,6 +471,35 @@ impl Tree {
         }
     }
 
+    /// Removes whatever stands at `rel` — a file, or a directory with everything below it —
+    /// without following any link; nothing happens when nothing stands there.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] when `rel` itself or a directory on the way is a link; an I/O failure.
+    pub fn remove_all(&self, rel: &str) -> Result<()> {
+        match self.kind(rel)? {
+            None => Ok(()),
+            Some(EntryKind::Directory) => {
+                self.spend_write(rel)?;
+                // std's remove_dir_all never follows links below the directory it removes.
+                fs::remove_dir_all(self.abs(rel)).map_err(|e| Error::io(rel, "remove", e))?;
+                self.forget_checked(rel);
+                Ok(())
+            }
+            Some(EntryKind::Symlink) => Err(Error::Symlink {
+                path: rel.to_owned(),
+            }),
+            Some(_) => {
+                self.spend_write(rel)?;
+                match fs::remove_file(self.abs(rel)) {
+                    Ok(()) => Ok(()),
+                    Err(e) if is_not_found(&e) => Ok(()),
+                    Err(e) => Err(Error::io(rel, "remove", e)),
+                }
+            }
+        }
+    }
+
     /// Removes the directory `rel` if it is empty; does nothing otherwise.
     ///
     /// # Errors

@@ -1,0 +1,316 @@
+//! Declarations: the ids a skill names under `metadata.contracts` in its SKILL.md frontmatter.
+//!
+//! A declaration the tool cannot make sense of stops the run: reading it as "this skill
+//! declares nothing" would let a skill ship without the documents it asked for.
+
+use crate::error::{Error, Result};
+use crate::id::ContractId;
+use crate::yaml::{self, Yaml};
+
+/// The frontmatter of a SKILL.md: its YAML text and the line the YAML starts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frontmatter<'a> {
+    /// The lines between the two `---` lines, LF-separated.
+    pub yaml: &'a str,
+    /// 1-based line number of the first YAML line.
+    pub first_line: usize,
+}
+
+/// Whether `c` is a Unicode Default_Ignorable_Code_Point (invisible in most renderings).
+pub fn is_default_ignorable(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
+}
+
+/// Whether `line` is not exactly `---` but reads as `---` once whitespace and invisible
+/// characters are taken away.
+pub fn looks_like_fence(line: &str) -> bool {
+    line != "---"
+        && line
+            .chars()
+            .filter(|c| !c.is_whitespace() && !is_default_ignorable(*c))
+            .eq("---".chars())
+}
+
+fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error {
+    Error::Declaration {
+        path: path.to_owned(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// Splits a SKILL.md's text (already LF-normalized) into its frontmatter; `None` when the
+/// file has none.
+///
+/// # Errors
+/// [`Error::Declaration`] for an opening or closing line that only looks like `---`, a `---`
+/// reached only after blank lines, or a frontmatter that never closes.
+pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontmatter<'a>>> {
+    let mut lines = text.split('\n');
+    let first = lines.next().unwrap_or("");
+    if first != "---" {
+        if looks_like_fence(first) {
+            return Err(refuse(
+                path,
+                Some(1),
+                "the opening line only looks like ---; write exactly --- with nothing else on the line",
+            ));
+        }
+        if first.trim().is_empty() {
+            for (i, line) in text.split('\n').enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                if line == "---" || looks_like_fence(line) {
+                    return Err(refuse(
+                        path,
+                        Some(i + 1),
+                        "the frontmatter's --- comes after blank lines; move it to line 1",
+                    ));
+                }
+                break;
+            }
+        }
+        return Ok(None);
+    }
+    let start = 4; // "---\n"
+    let mut offset = start;
+    for (i, line) in text[start.min(text.len())..].split('\n').enumerate() {
+        let line_no = i + 2;
+        if line == "---" {
+            let yaml = &text[start.min(text.len())..offset.saturating_sub(1).max(start)];
+            return Ok(Some(Frontmatter {
+                yaml: if offset == start { "" } else { yaml },
+                first_line: 2,
+            }));
+        }
+        if looks_like_fence(line) {
+            return Err(refuse(
+                path,
+                Some(line_no),
+                "this line only looks like the closing ---; write exactly --- with nothing else on the line",
+            ));
+        }
+        offset += line.len() + 1;
+    }
+    Err(refuse(
+        path,
+        Some(1),
+        "the frontmatter opened on line 1 is never closed; add a line holding exactly ---",
+    ))
+}
+
+/// Reads the ids a SKILL.md declares, in declaration order.
+///
+/// `bytes` are the file's bytes; `path` names it in refusals.
+///
+/// # Errors
+/// [`Error::NotUtf8`] or [`Error::Declaration`] for every refusal FORMATS.md lists under
+/// "Declarations".
+///
+/// # Example
+/// ```
+/// let ids = asv_contracts::declaration::declared_ids(
+///     "skills/a/SKILL.md",
+///     b"---\nname: a\nmetadata:\n  contracts: [x, y]\n---\nBody\n",
+/// )?;
+/// assert_eq!(ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+/// # Ok::<(), asv_contracts::Error>(())
+/// ```
+pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
+    let text = std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+        path: path.to_owned(),
+    })?;
+    let text = text.replace("\r\n", "\n");
+    let Some(front) = split_frontmatter(path, &text)? else {
+        return Ok(Vec::new());
+    };
+    for (i, line) in front.yaml.split('\n').enumerate() {
+        let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+        if indent.contains('\t') {
+            return Err(refuse(
+                path,
+                Some(front.first_line + i),
+                "indented with a tab; YAML indentation uses spaces",
+            ));
+        }
+    }
+    let root = yaml::parse(front.yaml).map_err(|e| {
+        refuse(
+            path,
+            e.line.map(|l| l + front.first_line - 1),
+            format!("frontmatter is not valid YAML ({}); fix the syntax", e.message),
+        )
+    })?;
+    let metadata = match &root {
+        Yaml::Null => return Ok(Vec::new()),
+        Yaml::Map(_) => root.get("metadata"),
+        other => {
+            return Err(refuse(
+                path,
+                None,
+                format!("frontmatter is {}, expected a mapping", other.kind()),
+            ));
+        }
+    };
+    let contracts = match metadata {
+        None | Some(Yaml::Null) => return Ok(Vec::new()),
+        Some(m @ Yaml::Map(_)) => m.get("contracts"),
+        Some(other) => {
+            return Err(refuse(
+                path,
+                None,
+                format!("metadata is {}, expected a mapping", other.kind()),
+            ));
+        }
+    };
+    let items = match contracts {
+        None => return Ok(Vec::new()),
+        Some(Yaml::Null) => {
+            return Err(refuse(
+                path,
+                None,
+                "metadata.contracts has no value; list the contract ids or remove the key",
+            ));
+        }
+        Some(Yaml::Seq(items)) if items.is_empty() => {
+            return Err(refuse(
+                path,
+                None,
+                "metadata.contracts is an empty list; list the contract ids or remove the key",
+            ));
+        }
+        Some(Yaml::Seq(items)) => items,
+        Some(other) => {
+            return Err(refuse(
+                path,
+                None,
+                format!(
+                    "metadata.contracts is {}, expected a list of contract ids",
+                    other.kind()
+                ),
+            ));
+        }
+    };
+    let mut ids: Vec<ContractId> = Vec::with_capacity(items.len());
+    for (n, item) in items.iter().enumerate() {
+        let Yaml::String(text) = item else {
+            return Err(refuse(
+                path,
+                None,
+                format!(
+                    "metadata.contracts[{n}] is {}, expected a contract id",
+                    item.kind()
+                ),
+            ));
+        };
+        if text.contains("sha256:") || text.contains('@') {
+            return Err(refuse(
+                path,
+                None,
+                format!(
+                    "metadata.contracts[{n}] {} carries a digest; declare the id alone, pins live in vendor-lock.json",
+                    asv_fs::quote::json_string(text)
+                ),
+            ));
+        }
+        let id = ContractId::parse(text).map_err(|p| {
+            refuse(
+                path,
+                None,
+                format!(
+                    "metadata.contracts[{n}] {} is not a usable contract id: {p}",
+                    asv_fs::quote::json_string(text)
+                ),
+            )
+        })?;
+        if ids.contains(&id) {
+            return Err(refuse(
+                path,
+                None,
+                format!("metadata.contracts declares {id} twice; keep one of them"),
+            ));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(text: &str) -> Result<Vec<String>> {
+        declared_ids("skills/s/SKILL.md", text.as_bytes())
+            .map(|v| v.into_iter().map(|i| i.to_string()).collect())
+    }
+
+    #[test]
+    fn accepted_spellings() {
+        let rows: &[(&str, &[&str])] = &[
+            ("Body only\n", &[]),
+            ("---\nname: s\n---\n", &[]),
+            ("---\n---\n", &[]),
+            ("---\nmetadata: {}\n---\n", &[]),
+            ("---\nmetadata:\n  contracts:\n    - a\n    - b\n---\n", &["a", "b"]),
+            ("---\r\nmetadata: {contracts: [a]}\r\n---\r\n", &["a"]),
+            (
+                "---\nx: &c [a, b]\nmetadata:\n  contracts: *c\n---\n",
+                &["a", "b"],
+            ),
+            (
+                "---\nbase: &b {contracts: [z]}\nmetadata:\n  <<: *b\n---\n",
+                &["z"],
+            ),
+            ("---\nmetadata:\n  contracts: ['a', \"b\"]\n---\n", &["a", "b"]),
+        ];
+        for (text, want) in rows {
+            assert_eq!(ids(text).unwrap(), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn refusals() {
+        let rows: &[&str] = &[
+            "---\nmetadata: {contracts: [a]}\n",
+            " ---\nname: s\n---\n",
+            "--- \nname: s\n---\n",
+            "\u{feff}---\nname: s\n---\n",
+            "\u{200b}---\nname: s\n---\n",
+            "---\nname: s\n---\u{200b}\n",
+            "---\nname: s\n ---\n",
+            "\n\n---\nname: s\n---\n",
+            "---\nmetadata:\n\tcontracts: [a]\n---\n",
+            "---\nmetadata: [\n---\n",
+            "---\na: 1\n...\nb: 2\n---\n",
+            "---\n- a\n---\n",
+            "---\nmetadata: [a]\n---\n",
+            "---\nname: a\nname: b\n---\n",
+            "---\nmetadata:\n  contracts: a\n---\n",
+            "---\nmetadata:\n  contracts: []\n---\n",
+            "---\nmetadata:\n  contracts:\n---\n",
+            "---\nmetadata:\n  contracts: [1]\n---\n",
+            "---\nmetadata:\n  contracts: [null]\n---\n",
+            "---\nmetadata:\n  contracts: [{a: b}]\n---\n",
+            "---\nmetadata:\n  contracts: [\"a@sha256:00\"]\n---\n",
+            "---\nmetadata:\n  contracts: [a, a]\n---\n",
+            "---\nmetadata:\n  contracts: [A]\n---\n",
+            "---\nmetadata:\n  contracts: [a..b]\n---\n",
+        ];
+        for text in rows {
+            assert!(
+                matches!(ids(text), Err(Error::Declaration { .. })),
+                "{text:?}: {:?}",
+                ids(text)
+            );
+        }
+        assert!(matches!(
+            declared_ids("s", b"\xff"),
+            Err(Error::NotUtf8 { .. })
+        ));
+    }
+}

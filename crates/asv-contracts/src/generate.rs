@@ -1,0 +1,163 @@
+//! `gen`: write every vendored copy and the lock so the tree agrees with the canonical texts.
+
+use std::collections::BTreeSet;
+
+use asv_fs::EntryKind;
+
+use crate::document::vendored_copy;
+use crate::error::Result;
+use crate::lock::{LOCK_FILE, Lock};
+use crate::report::{Event, Violation};
+use crate::repository::{LockFile, Repository, Skill};
+use crate::snapshot::Snapshot;
+
+/// What one `gen` run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenOutcome {
+    /// A declared contract has no canonical text: nothing was written.
+    Closure(Vec<Violation>),
+    /// The tree was brought up to date; the events say what was recorded.
+    Done {
+        /// Success lines, in the order they are printed.
+        events: Vec<Event>,
+        /// How many files were written or removed (0 when nothing changed).
+        writes: usize,
+    },
+}
+
+/// The names under a skill's vendor directory that answer to no declaration, sorted in UTF-16
+/// order. Only the entries directly inside the directory count, of any kind.
+///
+/// # Errors
+/// A link in or at the vendor directory; a vendor path that is not a directory.
+pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>> {
+    let dir = skill.vendor_dir();
+    let Some(entries) = repo.tree.read_dir(&dir)? else {
+        return Ok(Vec::new());
+    };
+    let expected: BTreeSet<String> = skill.declared.iter().map(|id| format!("{id}.md")).collect();
+    let mut extra = Vec::new();
+    for entry in entries {
+        if entry.kind == EntryKind::Symlink {
+            return Err(asv_fs::Error::Symlink {
+                path: format!("{dir}/{}", entry.name),
+            }
+            .into());
+        }
+        if !expected.contains(&entry.name) {
+            extra.push(entry.name);
+        }
+    }
+    extra.sort_by(|a, b| crate::digest::cmp_utf16(a, b));
+    Ok(extra)
+}
+
+/// Brings every vendored copy and the lock up to date with the canonical texts.
+///
+/// Copies are written first and the lock last, so a run stopped part-way leaves the old lock
+/// beside new copies: a state `verify` reports (`stale-lock`, `drift`), never one that looks
+/// finished. A run with nothing to change writes nothing.
+///
+/// # Errors
+/// A refusal while reading, or a failed write (the tree is then left as described above).
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let tree = asv_fs::Tree::open(dir.path())?;
+/// tree.write_file("contracts/c.md", b"Shared text\n")?;
+/// tree.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
+/// let repo = asv_contracts::Repository::load(&tree)?;
+/// asv_contracts::generate(&repo)?;
+/// let repo = asv_contracts::Repository::load(&tree)?;
+/// assert!(asv_contracts::verify(&repo)?.is_empty());
+/// # Ok(())
+/// # }
+/// ```
+pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
+    let snap = Snapshot::take(repo)?;
+    let closure = snap.closure();
+    if !closure.is_empty() {
+        return Ok(GenOutcome::Closure(closure));
+    }
+    let derived = snap.derived_resolutions();
+    let old = &snap.lock.resolutions;
+
+    let mut events = Vec::new();
+    for (id, new) in &derived {
+        let previous = old.get(id);
+        if previous.map(|p| p.digest) != Some(new.digest) {
+            events.push(Event::Adopted {
+                id: id.clone(),
+                old: previous.map(|p| p.digest),
+                new: new.digest,
+            });
+        }
+        let old_conformance = previous.and_then(|p| p.conformance);
+        match (old_conformance, new.conformance) {
+            (before, Some(now)) if before != Some(now) => {
+                events.push(Event::AdoptedConformance {
+                    id: id.clone(),
+                    old: before,
+                    new: now,
+                });
+            }
+            (Some(before), None) => events.push(Event::RetiredConformance {
+                id: id.clone(),
+                old: before,
+            }),
+            _ => {}
+        }
+    }
+    for id in old.keys() {
+        if !derived.contains_key(id) {
+            events.push(Event::Retired { id: id.clone() });
+        }
+    }
+    for id in derived.keys() {
+        if !snap.declared.contains_key(id) {
+            events.push(Event::Unused { id: id.clone() });
+        }
+    }
+
+    let mut writes = 0;
+    for skill in &repo.skills {
+        for id in &skill.declared {
+            let Some(canonical) = snap.canonical.get(id) else {
+                continue;
+            };
+            let Some(body) = &canonical.body else {
+                continue;
+            };
+            let bytes = vendored_copy(id, body);
+            let path = skill.copy_path(id);
+            if repo.tree.read_file(&path)?.as_deref() != Some(bytes.as_slice()) {
+                repo.tree.write_file(&path, &bytes)?;
+                writes += 1;
+            }
+        }
+    }
+
+    let lock = Lock {
+        dependencies: Snapshot::dependencies(repo),
+        resolutions: derived,
+        sources: snap.lock.sources.clone(),
+        placements: snap.lock.placements.clone(),
+    };
+    let rendered = lock.render();
+    let unchanged = matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
+    if !unchanged {
+        repo.tree.write_file(LOCK_FILE, rendered.as_bytes())?;
+        writes += 1;
+    }
+
+    for skill in &repo.skills {
+        for name in extra_entries(repo, skill)? {
+            repo.tree
+                .remove_all(&format!("{}/{name}", skill.vendor_dir()))?;
+            writes += 1;
+        }
+    }
+    Ok(GenOutcome::Done { events, writes })
+}

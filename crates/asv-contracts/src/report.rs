@@ -1,0 +1,377 @@
+//! Report values: what `verify`, `gen`, `lint-selfcontain` and `self-test` found or did.
+//!
+//! Each value knows its stable kind code and the text of its compatibility line; the binary
+//! chooses how to print them (plain lines, JSON, GitHub annotations).
+
+use asv_fs::quote::DisplayPath;
+
+use crate::digest::Digest;
+use crate::id::ContractId;
+
+/// A violation: a line `verify`, `gen`, `lint-selfcontain` or `self-test` prints with exit 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// A declared contract's canonical text is not there.
+    Closure {
+        /// The contract.
+        id: ContractId,
+        /// The declaring skills, sorted.
+        skills: Vec<String>,
+        /// Where the text should be.
+        path: String,
+    },
+    /// The lock records nothing for a declared contract.
+    Unresolved {
+        /// The contract.
+        id: ContractId,
+    },
+    /// The lock records a digest the canonical text no longer has.
+    StaleLock {
+        /// The contract.
+        id: ContractId,
+        /// What the lock records.
+        recorded: Digest,
+        /// The canonical text's path.
+        path: String,
+        /// What the text digests to now.
+        current: Digest,
+    },
+    /// A vendored copy is missing or not what the lock pins.
+    Drift {
+        /// The copy's path.
+        path: String,
+        /// The contract.
+        id: ContractId,
+        /// What is wrong with it.
+        problem: DriftProblem,
+    },
+    /// A file under a vendor directory answers to no declaration.
+    Extra {
+        /// Its path.
+        path: String,
+    },
+    /// The lock file is missing or differs from what it should render to.
+    Lock {
+        /// Whether the file is missing (else it differs).
+        missing: bool,
+    },
+    /// A conformance tree differs from the lock's record.
+    ConformanceMismatch {
+        /// The contract.
+        id: ContractId,
+        /// The digest now, if there are tests.
+        now: Option<Digest>,
+        /// The digest recorded, if any.
+        recorded: Option<Digest>,
+    },
+    /// A reference above the skill directory.
+    ParentEscape {
+        /// The file (repository-relative).
+        path: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// An absolute path in a skill's text.
+    AbsolutePath {
+        /// The file (repository-relative).
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// The path as written.
+        text: String,
+    },
+    /// A link inside a skill resolving outside it.
+    SymlinkEscape {
+        /// The link (repository-relative).
+        path: String,
+    },
+    /// The tool disagrees with one of its embedded vectors.
+    SelfTest {
+        /// The vector's name.
+        name: String,
+        /// What the tool computed, as JSON.
+        computed: String,
+        /// What the vector says, as JSON.
+        expected: String,
+    },
+}
+
+/// What is wrong with a vendored copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriftProblem {
+    /// Nothing stands there.
+    Missing,
+    /// It does not begin with the header for the locked digest.
+    Header {
+        /// The locked digest.
+        locked: Digest,
+    },
+    /// Its body digests to another value.
+    Body {
+        /// What the body digests to.
+        found: Digest,
+        /// The locked digest.
+        locked: Digest,
+    },
+}
+
+/// Every violation kind code, in one place so they stay unique and stable.
+pub const VIOLATION_KINDS: &[&str] = &[
+    "closure",
+    "unresolved",
+    "stale-lock",
+    "drift",
+    "extra",
+    "lock",
+    "conformance-mismatch",
+    "parent-escape",
+    "absolute-path",
+    "symlink-escape",
+    "self-test",
+];
+
+impl Violation {
+    /// The stable kind code the line opens with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Violation::Closure { .. } => "closure",
+            Violation::Unresolved { .. } => "unresolved",
+            Violation::StaleLock { .. } => "stale-lock",
+            Violation::Drift { .. } => "drift",
+            Violation::Extra { .. } => "extra",
+            Violation::Lock { .. } => "lock",
+            Violation::ConformanceMismatch { .. } => "conformance-mismatch",
+            Violation::ParentEscape { .. } => "parent-escape",
+            Violation::AbsolutePath { .. } => "absolute-path",
+            Violation::SymlinkEscape { .. } => "symlink-escape",
+            Violation::SelfTest { .. } => "self-test",
+        }
+    }
+
+    /// The repository-relative path the violation is about, if any.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Violation::Closure { path, .. }
+            | Violation::StaleLock { path, .. }
+            | Violation::Drift { path, .. }
+            | Violation::Extra { path }
+            | Violation::ParentEscape { path, .. }
+            | Violation::AbsolutePath { path, .. }
+            | Violation::SymlinkEscape { path } => Some(path),
+            Violation::Lock { .. } => Some(crate::lock::LOCK_FILE),
+            Violation::Unresolved { .. }
+            | Violation::ConformanceMismatch { .. }
+            | Violation::SelfTest { .. } => None,
+        }
+    }
+
+    /// The 1-based line within [`Violation::path`], if one line is at fault.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Violation::ParentEscape { line, .. } | Violation::AbsolutePath { line, .. } => {
+                Some(*line)
+            }
+            _ => None,
+        }
+    }
+
+    /// The contract the violation is about, if any.
+    pub fn id(&self) -> Option<&ContractId> {
+        match self {
+            Violation::Closure { id, .. }
+            | Violation::Unresolved { id }
+            | Violation::StaleLock { id, .. }
+            | Violation::Drift { id, .. }
+            | Violation::ConformanceMismatch { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The text after `<kind>: ` on the violation's line.
+    pub fn message(&self) -> String {
+        match self {
+            Violation::Closure { id, skills, path } => {
+                let names: Vec<String> = skills
+                    .iter()
+                    .map(|s| DisplayPath(s).to_string())
+                    .collect();
+                format!(
+                    "{id} is declared by {} but {path} does not exist",
+                    names.join(", ")
+                )
+            }
+            Violation::Unresolved { id } => {
+                format!("{id} has no entry in vendor-lock.json; run gen to record one")
+            }
+            Violation::StaleLock {
+                id,
+                recorded,
+                path,
+                current,
+            } => format!(
+                "{id} is recorded as {recorded} but {path} is {current}; run gen to record the current text"
+            ),
+            Violation::Drift { path, problem, .. } => {
+                let path = DisplayPath(path);
+                match problem {
+                    DriftProblem::Missing => format!("{path} is missing"),
+                    DriftProblem::Header { locked } => {
+                        format!("{path} does not carry the header generated for {locked}")
+                    }
+                    DriftProblem::Body { found, locked } => {
+                        format!("{path} holds text digesting to {found}, the lock pins {locked}")
+                    }
+                }
+            }
+            Violation::Extra { path } => {
+                format!("{} answers to no declaration", DisplayPath(path))
+            }
+            Violation::Lock { missing: true } => "vendor-lock.json is missing".to_owned(),
+            Violation::Lock { missing: false } => {
+                "vendor-lock.json differs from what the declarations and the lock render to"
+                    .to_owned()
+            }
+            Violation::ConformanceMismatch { id, now, recorded } => format!(
+                "{id} now has {}, the lock records {}",
+                now.map_or("no conformance tests".to_owned(), |d| d.to_string()),
+                recorded.map_or("none".to_owned(), |d| d.to_string())
+            ),
+            Violation::ParentEscape { path, line } => format!(
+                "{}:{line}: reference above the skill directory",
+                DisplayPath(path)
+            ),
+            Violation::AbsolutePath { path, line, text } => format!(
+                "{}:{line}: absolute reference {}",
+                DisplayPath(path),
+                asv_fs::quote::json_string(text)
+            ),
+            Violation::SymlinkEscape { path } => format!(
+                "{}: symlink resolves outside the skill directory",
+                DisplayPath(path)
+            ),
+            Violation::SelfTest {
+                name,
+                computed,
+                expected,
+            } => format!("{name}: computed {computed}, the embedded vector says {expected}"),
+        }
+    }
+
+    /// The whole compatibility line, without a line break.
+    pub fn line_text(&self) -> String {
+        format!("{}: {}", self.kind(), self.message())
+    }
+}
+
+/// Something `gen` recorded or noticed, printed as a success line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A new digest recorded for a contract's text.
+    Adopted {
+        /// The contract.
+        id: ContractId,
+        /// The previous digest, `None` on first adoption.
+        old: Option<Digest>,
+        /// The digest recorded now.
+        new: Digest,
+    },
+    /// A new digest recorded for a contract's conformance tests.
+    AdoptedConformance {
+        /// The contract.
+        id: ContractId,
+        /// The previous digest, `None` on first adoption.
+        old: Option<Digest>,
+        /// The digest recorded now.
+        new: Digest,
+    },
+    /// A contract's resolution left the lock (its text is gone).
+    Retired {
+        /// The contract.
+        id: ContractId,
+    },
+    /// A contract's conformance digest left the lock (its tests are gone).
+    RetiredConformance {
+        /// The contract.
+        id: ContractId,
+        /// The digest removed.
+        old: Digest,
+    },
+    /// A resolution no skill declares any more, kept in the lock.
+    Unused {
+        /// The contract.
+        id: ContractId,
+    },
+}
+
+/// Every event kind code.
+pub const EVENT_KINDS: &[&str] = &["adopted", "retired", "unused"];
+
+impl Event {
+    /// The stable kind code the line opens with.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Adopted { .. } | Event::AdoptedConformance { .. } => "adopted",
+            Event::Retired { .. } | Event::RetiredConformance { .. } => "retired",
+            Event::Unused { .. } => "unused",
+        }
+    }
+
+    /// The contract the event is about.
+    pub fn id(&self) -> &ContractId {
+        match self {
+            Event::Adopted { id, .. }
+            | Event::AdoptedConformance { id, .. }
+            | Event::Retired { id }
+            | Event::RetiredConformance { id, .. }
+            | Event::Unused { id } => id,
+        }
+    }
+
+    /// The text after `<kind>: `.
+    pub fn message(&self) -> String {
+        match self {
+            Event::Adopted { id, old: None, new } => format!("{id} {new} (initial adoption)"),
+            Event::Adopted {
+                id,
+                old: Some(old),
+                new,
+            } => format!("{id} {old} -> {new}"),
+            Event::AdoptedConformance { id, old: None, new } => {
+                format!("{id} conformance {new} (initial adoption)")
+            }
+            Event::AdoptedConformance {
+                id,
+                old: Some(old),
+                new,
+            } => format!("{id} conformance {old} -> {new}"),
+            Event::Retired { id } => {
+                format!("{id} (no canonical text; resolution removed from the lock)")
+            }
+            Event::RetiredConformance { id, old } => format!(
+                "{id} conformance {old} (no conformance tests; digest removed from the lock)"
+            ),
+            Event::Unused { id } => {
+                format!("{id} (no skill declares it; its resolution stays in the lock)")
+            }
+        }
+    }
+
+    /// The whole success line, without a line break.
+    pub fn line_text(&self) -> String {
+        format!("{}: {}", self.kind(), self.message())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_codes_are_unique() {
+        let mut all: Vec<&str> = VIOLATION_KINDS.iter().chain(EVENT_KINDS).copied().collect();
+        all.sort_unstable();
+        let before = all.len();
+        all.dedup();
+        assert_eq!(before, all.len());
+    }
+}

@@ -1,0 +1,192 @@
+//! A repository as the offline commands see it: skills and their declarations, the table of
+//! origins, the lock, and each declared contract's canonical text.
+
+use std::collections::BTreeMap;
+
+use asv_fs::{EntryKind, Tree, join};
+
+use crate::declaration;
+use crate::digest::{Digest, Framed};
+use crate::document::CanonicalBody;
+use crate::error::{Error, Result};
+use crate::id::ContractId;
+use crate::ignore;
+use crate::lock::{LOCK_FILE, Lock};
+use crate::manifest::{self, Manifest};
+
+/// The directory holding the skills.
+pub const SKILLS_DIR: &str = "skills";
+
+/// One skill directory and the ids its SKILL.md declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    /// The directory name under `skills/`.
+    pub name: String,
+    /// The declared ids, in declaration order.
+    pub declared: Vec<ContractId>,
+}
+
+impl Skill {
+    /// `skills/<name>`.
+    pub fn dir(&self) -> String {
+        join(SKILLS_DIR, &self.name)
+    }
+
+    /// `skills/<name>/references/vendor`.
+    pub fn vendor_dir(&self) -> String {
+        format!("{SKILLS_DIR}/{}/references/vendor", self.name)
+    }
+
+    /// `skills/<name>/references/vendor/<id>.md`.
+    pub fn copy_path(&self, id: &ContractId) -> String {
+        format!("{}/{id}.md", self.vendor_dir())
+    }
+}
+
+/// The lock file as found on disk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LockFile {
+    /// No `vendor-lock.json`.
+    Missing,
+    /// The file's exact bytes and what they parse to.
+    Present {
+        /// The exact bytes.
+        bytes: Vec<u8>,
+        /// The parsed lock.
+        lock: Lock,
+    },
+}
+
+impl LockFile {
+    /// The parsed lock, or an empty one when the file is missing.
+    pub fn lock(&self) -> Lock {
+        match self {
+            LockFile::Missing => Lock::default(),
+            LockFile::Present { lock, .. } => lock.clone(),
+        }
+    }
+}
+
+/// What the canonical side of one contract holds now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canonical {
+    /// Where the text is (repository-relative).
+    pub path: String,
+    /// The body and its digest, or `None` when no text stands at `path`.
+    pub body: Option<CanonicalBody>,
+    /// The conformance tree's digest, when it has files.
+    pub conformance: Option<Digest>,
+}
+
+/// Everything the offline commands read, loaded once.
+#[derive(Debug)]
+pub struct Repository<'t> {
+    /// The guarded tree.
+    pub tree: &'t Tree,
+    /// Skills sorted by name.
+    pub skills: Vec<Skill>,
+    /// The table of origins.
+    pub manifest: Manifest,
+    /// The lock as found.
+    pub lock_file: LockFile,
+}
+
+impl<'t> Repository<'t> {
+    /// Reads the skills' declarations, the manifest and the lock.
+    ///
+    /// # Errors
+    /// A refusal of a declaration, the manifest or the lock; a guarded-read refusal.
+    pub fn load(tree: &'t Tree) -> Result<Self> {
+        let skills = load_skills(tree)?;
+        let manifest = Manifest::load(tree)?;
+        let lock_file = match tree.read_file(LOCK_FILE)? {
+            None => LockFile::Missing,
+            Some(bytes) => {
+                let lock = Lock::parse(&bytes)?;
+                LockFile::Present { bytes, lock }
+            }
+        };
+        Ok(Repository {
+            tree,
+            skills,
+            manifest,
+            lock_file,
+        })
+    }
+
+    /// Every declared id with the skills declaring it (skill names in order).
+    pub fn declared(&self) -> BTreeMap<ContractId, Vec<String>> {
+        let mut out: BTreeMap<ContractId, Vec<String>> = BTreeMap::new();
+        for skill in &self.skills {
+            for id in &skill.declared {
+                out.entry(id.clone()).or_default().push(skill.name.clone());
+            }
+        }
+        out
+    }
+
+    /// Reads `id`'s canonical text and conformance tree.
+    ///
+    /// # Errors
+    /// [`Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal.
+    pub fn canonical(&self, id: &ContractId) -> Result<Canonical> {
+        let path = self.manifest.canonical_path(id);
+        let body = match self.tree.read_file(&path)? {
+            None => None,
+            Some(bytes) => Some(
+                CanonicalBody::from_bytes(&bytes).ok_or_else(|| Error::NotUtf8 {
+                    path: path.clone(),
+                })?,
+            ),
+        };
+        let conformance = conformance_digest(self.tree, &manifest::conformance_dir(&path, id))?;
+        Ok(Canonical {
+            path,
+            body,
+            conformance,
+        })
+    }
+}
+
+/// The framed digest of the files under `dir` that `.gitignore` does not exclude; `None` when
+/// there are none.
+///
+/// # Errors
+/// A guarded-read refusal (a link or special file in the tree).
+pub fn conformance_digest(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
+    let Some(files) = ignore::unignored_files(tree, dir)? else {
+        return Ok(None);
+    };
+    let mut framed = Framed::default();
+    for rel in files {
+        let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();
+        framed.add(rel, bytes);
+    }
+    Ok(framed.finish())
+}
+
+fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
+    let Some(entries) = tree.read_dir(SKILLS_DIR)? else {
+        return Ok(Vec::new());
+    };
+    let mut skills = Vec::new();
+    for entry in entries {
+        let dir = join(SKILLS_DIR, &entry.name);
+        match entry.kind {
+            EntryKind::Directory => {}
+            EntryKind::Symlink => return Err(asv_fs::Error::Symlink { path: dir }.into()),
+            _ => continue,
+        }
+        let skill_md = join(&dir, "SKILL.md");
+        let declared = match tree.read_file(&skill_md)? {
+            None => Vec::new(),
+            Some(bytes) => declaration::declared_ids(&skill_md, &bytes)?,
+        };
+        skills.push(Skill {
+            name: entry.name,
+            declared,
+        });
+    }
+    skills.sort_by(|a, b| crate::digest::cmp_utf16(&a.name, &b.name));
+    Ok(skills)
+}

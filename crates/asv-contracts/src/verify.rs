@@ -1,0 +1,148 @@
+//! `verify`: does the tree still agree with the lock?
+
+use std::collections::BTreeMap;
+
+use crate::document::{CopyState, judge_copy};
+use crate::error::Result;
+use crate::lock::Lock;
+use crate::report::{DriftProblem, Violation};
+use crate::repository::{LockFile, Repository, Skill};
+use crate::snapshot::Snapshot;
+
+/// Checks the whole tree against the lock and returns every violation, in the order the
+/// compatibility contract fixes: closure, lock entries, copies (skill by skill, drift then
+/// extra), the lock file, conformance.
+///
+/// # Errors
+/// A refusal while reading (declarations, manifest, lock, guarded reads).
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let tree = asv_fs::Tree::open(dir.path())?;
+/// let repo = asv_contracts::Repository::load(&tree)?;
+/// let lines: Vec<String> = asv_contracts::verify(&repo)?.iter().map(|v| v.line_text()).collect();
+/// assert_eq!(lines, ["lock: vendor-lock.json is missing"]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
+    let snap = Snapshot::take(repo)?;
+    let mut out = snap.closure();
+
+    for (id, canonical) in &snap.canonical {
+        let Some(body) = &canonical.body else {
+            continue;
+        };
+        match snap.lock.resolutions.get(id) {
+            None if snap.declared.contains_key(id) => {
+                out.push(Violation::Unresolved { id: id.clone() });
+            }
+            None => {}
+            Some(r) if r.digest != body.digest() => out.push(Violation::StaleLock {
+                id: id.clone(),
+                recorded: r.digest,
+                path: canonical.path.clone(),
+                current: body.digest(),
+            }),
+            Some(_) => {}
+        }
+    }
+
+    for skill in &repo.skills {
+        check_copies(repo, &snap, skill, &mut out)?;
+    }
+
+    match &repo.lock_file {
+        LockFile::Missing => out.push(Violation::Lock { missing: true }),
+        LockFile::Present { bytes, .. } => {
+            let expected = expected_lock(repo, &snap).render();
+            let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+            if text != expected.as_bytes() {
+                out.push(Violation::Lock { missing: false });
+            }
+        }
+    }
+
+    for (id, recorded) in &snap.lock.resolutions {
+        let Some(canonical) = snap.canonical.get(id) else {
+            continue;
+        };
+        if canonical.body.is_none() {
+            continue;
+        }
+        if canonical.conformance != recorded.conformance {
+            out.push(Violation::ConformanceMismatch {
+                id: id.clone(),
+                now: canonical.conformance,
+                recorded: recorded.conformance,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The lock the declarations and the recorded resolutions render to: current dependencies,
+/// recorded resolutions of contracts whose text is still there, `sources`/`placements` kept.
+fn expected_lock(repo: &Repository<'_>, snap: &Snapshot) -> Lock {
+    let resolutions: BTreeMap<_, _> = snap
+        .lock
+        .resolutions
+        .iter()
+        .filter(|(id, _)| {
+            snap.canonical
+                .get(*id)
+                .is_some_and(|c| c.body.is_some())
+        })
+        .map(|(id, r)| (id.clone(), r.clone()))
+        .collect();
+    Lock {
+        dependencies: Snapshot::dependencies(repo),
+        resolutions,
+        sources: snap.lock.sources.clone(),
+        placements: snap.lock.placements.clone(),
+    }
+}
+
+fn check_copies(
+    repo: &Repository<'_>,
+    snap: &Snapshot,
+    skill: &Skill,
+    out: &mut Vec<Violation>,
+) -> Result<()> {
+    let mut ids = skill.declared.clone();
+    ids.sort();
+    for id in &ids {
+        let Some(resolution) = snap.lock.resolutions.get(id) else {
+            continue;
+        };
+        let path = skill.copy_path(id);
+        let problem = match repo.tree.read_file(&path)? {
+            None => Some(DriftProblem::Missing),
+            Some(bytes) => match judge_copy(id, &resolution.digest, &bytes) {
+                CopyState::Intact => None,
+                CopyState::Header => Some(DriftProblem::Header {
+                    locked: resolution.digest,
+                }),
+                CopyState::Body(found) => Some(DriftProblem::Body {
+                    found,
+                    locked: resolution.digest,
+                }),
+            },
+        };
+        if let Some(problem) = problem {
+            out.push(Violation::Drift {
+                path,
+                id: id.clone(),
+                problem,
+            });
+        }
+    }
+    for name in crate::generate::extra_entries(repo, skill)? {
+        out.push(Violation::Extra {
+            path: format!("{}/{name}", skill.vendor_dir()),
+        });
+    }
+    Ok(())
+}
