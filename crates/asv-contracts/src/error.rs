@@ -139,6 +139,13 @@ pub enum Error {
         /// What is wrong.
         problem: LockProblem,
     },
+    /// A write failed after `gen` had begun changing the tree (destination side).
+    #[error("gen stopped part-way, leaving a tree verify reports; fix the cause and run gen again")]
+    Interrupted {
+        /// The failure that stopped it.
+        #[source]
+        source: Box<Error>,
+    },
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]
     Gitignore {
@@ -154,6 +161,7 @@ impl Error {
     pub fn is_input(&self) -> bool {
         match self {
             Error::Fs(e) => e.is_input(),
+            Error::Interrupted { .. } => false,
             _ => true,
         }
     }

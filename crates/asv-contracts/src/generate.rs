@@ -121,6 +121,19 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
         }
     }
 
+    let writes = write_tree(repo, &snap, derived)?;
+    Ok(GenOutcome::Done { events, writes })
+}
+
+/// The writing half of [`generate`]: copies, then the lock, then removals.
+fn write_tree(
+    repo: &Repository<'_>,
+    snap: &Snapshot,
+    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+) -> Result<usize> {
+    let interrupted = |e: crate::error::Error| crate::error::Error::Interrupted {
+        source: Box::new(e),
+    };
     let mut writes = 0;
     for skill in &repo.skills {
         for id in &skill.declared {
@@ -133,7 +146,7 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
             let bytes = vendored_copy(id, body);
             let path = skill.copy_path(id);
             if repo.tree.read_file(&path)?.as_deref() != Some(bytes.as_slice()) {
-                repo.tree.write_file(&path, &bytes)?;
+                repo.tree.write_file(&path, &bytes).map_err(|e| interrupted(e.into()))?;
                 writes += 1;
             }
         }
@@ -148,16 +161,19 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     let rendered = lock.render();
     let unchanged = matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
     if !unchanged {
-        repo.tree.write_file(LOCK_FILE, rendered.as_bytes())?;
+        repo.tree
+            .write_file(LOCK_FILE, rendered.as_bytes())
+            .map_err(|e| interrupted(e.into()))?;
         writes += 1;
     }
 
     for skill in &repo.skills {
         for name in extra_entries(repo, skill)? {
             repo.tree
-                .remove_all(&format!("{}/{name}", skill.vendor_dir()))?;
+                .remove_all(&format!("{}/{name}", skill.vendor_dir()))
+                .map_err(|e| interrupted(e.into()))?;
             writes += 1;
         }
     }
-    Ok(GenOutcome::Done { events, writes })
+    Ok(writes)
 }

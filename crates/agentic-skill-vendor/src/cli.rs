@@ -1,0 +1,89 @@
+//! What the user typed: clap structs only. Their doc comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Keeps shared documents byte-identical across the Agent Skills of a repository.
+///
+/// A contract's canonical text lives once under contracts/; every skill that names it under
+/// metadata.contracts in its SKILL.md gets its own copy, and vendor-lock.json records the
+/// digest distributed. Run gen after editing, verify in CI.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agentic-skill-vendor",
+    version,
+    disable_help_subcommand = true,
+    after_help = "Exit codes: 0 nothing to report, 1 violations (one per line on stdout), \
+                  2 a refusal or an internal error (on stderr).\n\
+                  gen, verify, lint-selfcontain and self-test read and write the tree and \
+                  nothing else: no network, no subprocess, no environment."
+)]
+pub struct Cli {
+    /// The repository to work on [default: the current directory]
+    #[arg(long, global = true, value_name = "path")]
+    pub root: Option<PathBuf>,
+
+    /// How to print the report: plain lines, one JSON object per line, or GitHub Actions
+    /// annotations
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Read a GitHub token from standard input (add, update and fetch only)
+    #[arg(long, global = true)]
+    pub token_stdin: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write each contract's current text into every skill that declares it, and the lock
+    Gen,
+    /// Check the whole tree against the lock; exit 1 on any violation
+    Verify,
+    /// Check that no skill points outside its own directory
+    LintSelfcontain,
+    /// Check the tool's digests against vectors embedded in it
+    SelfTest,
+    /// Register another repository as a source and take up the contracts it holds
+    Add {
+        /// owner/repo, or an ssh:// / user@host:path / https:// git URL
+        repository: String,
+        /// The source's name [default: the repository's own name]
+        name: Option<String>,
+    },
+    /// Move every source's pin to what its ref names now
+    Update,
+    /// Fill the cache with exactly what the lock pins
+    Fetch,
+}
+
+impl Command {
+    /// The command's name as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Gen => "gen",
+            Command::Verify => "verify",
+            Command::LintSelfcontain => "lint-selfcontain",
+            Command::SelfTest => "self-test",
+            Command::Add { .. } => "add",
+            Command::Update => "update",
+            Command::Fetch => "fetch",
+        }
+    }
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The compatibility lines, one per finding.
+    Text,
+    /// One JSON object per finding: kind, path, id, line, message.
+    Json,
+    /// GitHub Actions workflow commands (::error file=…::).
+    Github,
+}

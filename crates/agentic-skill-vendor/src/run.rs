@@ -1,0 +1,210 @@
+//! Parse, resolve, dispatch: from the typed arguments to an exit code.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use asv_contracts::{GenOutcome, Repository};
+use clap::Parser;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+use crate::cli::{Cli, Command, Format};
+use crate::render;
+
+/// A refusal worded for the user: printed as `error: <message>`, exit 2.
+#[derive(Debug)]
+struct Refusal(String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
+
+/// Words a clap parse failure the way the compatibility contract spells it.
+fn usage_refusal(err: &clap::Error) -> String {
+    let invalid = || match err.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => s.clone(),
+        Some(ContextValue::Strings(v)) => v.first().cloned().unwrap_or_default(),
+        _ => String::new(),
+    };
+    let subcommand = || match err.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let message = match err.kind() {
+        ErrorKind::UnknownArgument => {
+            let token = invalid();
+            if token.starts_with('-') {
+                let name = token.split('=').next().unwrap_or(&token).to_owned();
+                if name == "--root" {
+                    "--root needs a path; write --root <path>".to_owned()
+                } else {
+                    format!("unknown option: {token}")
+                }
+            } else {
+                format!("unexpected argument: {token}")
+            }
+        }
+        ErrorKind::InvalidSubcommand => format!("unknown command: {}", subcommand()),
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            "no command given".to_owned()
+        }
+        ErrorKind::InvalidValue | ErrorKind::NoEquals | ErrorKind::MissingRequiredArgument
+            if invalid().starts_with("--root") =>
+        {
+            "--root needs a path".to_owned()
+        }
+        _ => {
+            let text = err.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            first.trim_start_matches("error: ").to_owned()
+        }
+    };
+    format!("{message}\n{USAGE_HINT}")
+}
+
+/// Writes lines to stdout; a closed pipe ends the run quietly.
+fn emit(lines: &[String]) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<io::Error>()
+        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+}
+
+/// Runs the binary and returns its exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            return match err.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = err.print();
+                    ExitCode::SUCCESS
+                }
+                _ => {
+                    let _ = writeln!(io::stderr(), "error: {}", usage_refusal(&err));
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let mut message = err.to_string();
+            // Join the chain with ": ", skipping a source whose text the wrapper already holds.
+            for cause in err.chain().skip(1) {
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+            }
+            let _ = writeln!(io::stderr(), "error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Settings resolved from the typed arguments.
+struct Settings {
+    root: PathBuf,
+    format: Format,
+}
+
+fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
+    if cli.token_stdin && !matches!(cli.command, Command::Add { .. } | Command::Update | Command::Fetch) {
+        return Err(Refusal(format!(
+            "--token-stdin is not an option {} takes: it reaches no network; only add, update and fetch do\n{USAGE_HINT}",
+            cli.command.name()
+        ))
+        .into());
+    }
+    let root = match &cli.root {
+        Some(p) if p.as_os_str().is_empty() => {
+            return Err(Refusal("--root needs a path".to_owned()).into());
+        }
+        Some(p) => p.clone(),
+        None => PathBuf::from("."),
+    };
+    Ok(Settings {
+        root,
+        format: cli.format,
+    })
+}
+
+fn open_tree(settings: &Settings) -> anyhow::Result<asv_fs::Tree> {
+    asv_fs::Tree::open(&settings.root).map_err(|_| {
+        Refusal(format!(
+            "{}: no such directory; pass --root <path> naming the repository",
+            settings.root.display()
+        ))
+        .into()
+    })
+}
+
+fn finish(lines: Vec<String>, violations: bool) -> anyhow::Result<ExitCode> {
+    emit(&lines)?;
+    Ok(if violations {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let settings = resolve(&cli)?;
+    let format = settings.format;
+    match &cli.command {
+        Command::SelfTest => {
+            let violations = asv_contracts::selftest::run();
+            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            finish(lines, !violations.is_empty())
+        }
+        Command::Verify => {
+            let tree = open_tree(&settings)?;
+            let repo = Repository::load(&tree)?;
+            let violations = asv_contracts::verify(&repo)?;
+            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            finish(lines, !violations.is_empty())
+        }
+        Command::Gen => {
+            let tree = open_tree(&settings)?;
+            let repo = Repository::load(&tree)?;
+            match asv_contracts::generate(&repo)? {
+                GenOutcome::Closure(violations) => {
+                    let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+                    finish(lines, true)
+                }
+                GenOutcome::Done { events, .. } => {
+                    let lines = events.iter().map(|e| render::event(format, e)).collect();
+                    finish(lines, false)
+                }
+            }
+        }
+        Command::LintSelfcontain => {
+            let tree = open_tree(&settings)?;
+            let violations = asv_contracts::lint::lint_selfcontain(&tree)?;
+            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            finish(lines, !violations.is_empty())
+        }
+        Command::Add { .. } | Command::Update | Command::Fetch => Err(Refusal(format!(
+            "{} is not available in this build yet: contracts from other repositories are not implemented; keep canonical texts in this repository",
+            cli.command.name()
+        ))
+        .into()),
+    }
+}
