@@ -126,7 +126,12 @@ struct Settings {
 }
 
 fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
-    if cli.token_stdin && !matches!(cli.command, Command::Add { .. } | Command::Update | Command::Fetch) {
+    if cli.token_stdin
+        && !matches!(
+            cli.command,
+            Command::Add { .. } | Command::Update | Command::Fetch
+        )
+    {
         return Err(Refusal(format!(
             "--token-stdin is not an option {} takes: it reaches no network; only add, update and fetch do\n{USAGE_HINT}",
             cli.command.name()

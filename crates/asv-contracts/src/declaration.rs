@@ -143,7 +143,10 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
         refuse(
             path,
             e.line.map(|l| l + front.first_line - 1),
-            format!("frontmatter is not valid YAML ({}); fix the syntax", e.message),
+            format!(
+                "frontmatter is not valid YAML ({}); fix the syntax",
+                e.message
+            ),
         )
     })?;
     let metadata = match &root {
@@ -256,7 +259,10 @@ mod tests {
             ("---\nname: s\n---\n", &[]),
             ("---\n---\n", &[]),
             ("---\nmetadata: {}\n---\n", &[]),
-            ("---\nmetadata:\n  contracts:\n    - a\n    - b\n---\n", &["a", "b"]),
+            (
+                "---\nmetadata:\n  contracts:\n    - a\n    - b\n---\n",
+                &["a", "b"],
+            ),
             ("---\r\nmetadata: {contracts: [a]}\r\n---\r\n", &["a"]),
             (
                 "---\nx: &c [a, b]\nmetadata:\n  contracts: *c\n---\n",
@@ -266,7 +272,10 @@ mod tests {
                 "---\nbase: &b {contracts: [z]}\nmetadata:\n  <<: *b\n---\n",
                 &["z"],
             ),
-            ("---\nmetadata:\n  contracts: ['a', \"b\"]\n---\n", &["a", "b"]),
+            (
+                "---\nmetadata:\n  contracts: ['a', \"b\"]\n---\n",
+                &["a", "b"],
+            ),
         ];
         for (text, want) in rows {
             assert_eq!(ids(text).unwrap(), *want, "{text:?}");

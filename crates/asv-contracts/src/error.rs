@@ -134,7 +134,9 @@ pub enum Error {
         message: String,
     },
     /// `vendor-lock.json` cannot be read as a lock (input side).
-    #[error("vendor-lock.json: {problem}; fix it by hand or delete it and run gen to write it again")]
+    #[error(
+        "vendor-lock.json: {problem}; fix it by hand or delete it and run gen to write it again"
+    )]
     Lock {
         /// What is wrong.
         problem: LockProblem,

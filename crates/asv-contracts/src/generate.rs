@@ -146,7 +146,9 @@ fn write_tree(
             let bytes = vendored_copy(id, body);
             let path = skill.copy_path(id);
             if repo.tree.read_file(&path)?.as_deref() != Some(bytes.as_slice()) {
-                repo.tree.write_file(&path, &bytes).map_err(|e| interrupted(e.into()))?;
+                repo.tree
+                    .write_file(&path, &bytes)
+                    .map_err(|e| interrupted(e.into()))?;
                 writes += 1;
             }
         }
@@ -159,7 +161,8 @@ fn write_tree(
         placements: snap.lock.placements.clone(),
     };
     let rendered = lock.render();
-    let unchanged = matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
+    let unchanged =
+        matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
     if !unchanged {
         repo.tree
             .write_file(LOCK_FILE, rendered.as_bytes())

@@ -59,10 +59,9 @@ impl ContractId {
         if !(first.is_ascii_lowercase() || first.is_ascii_digit()) {
             return Err(IdProblem::BadCharacter);
         }
-        if !bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'))
-        {
+        if !bytes.iter().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        }) {
             return Err(IdProblem::BadCharacter);
         }
         if bytes.len() > MAX_ID_LEN {
@@ -98,8 +97,7 @@ mod tests {
 
     #[test]
     fn id_table() {
-        let ok = ["a", "0", "a.b", "a_b-c", "x".repeat(64).as_str(), "9lives"]
-            .map(str::to_owned);
+        let ok = ["a", "0", "a.b", "a_b-c", "x".repeat(64).as_str(), "9lives"].map(str::to_owned);
         for id in ok {
             assert!(ContractId::parse(&id).is_ok(), "{id}");
         }
@@ -118,9 +116,6 @@ mod tests {
         for (id, problem) in bad {
             assert_eq!(ContractId::parse(id), Err(*problem), "{id}");
         }
-        assert_eq!(
-            ContractId::parse(&"x".repeat(65)),
-            Err(IdProblem::TooLong)
-        );
+        assert_eq!(ContractId::parse(&"x".repeat(65)), Err(IdProblem::TooLong));
     }
 }

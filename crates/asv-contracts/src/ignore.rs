@@ -45,7 +45,11 @@ impl IgnoreRules {
     /// Whether the root-relative `path` is excluded by the rules added so far.
     pub fn is_excluded(&self, path: &str, is_dir: bool) -> bool {
         self.search
-            .pattern_matching_relative_path(path.as_bytes().as_bstr(), Some(is_dir), Case::Sensitive)
+            .pattern_matching_relative_path(
+                path.as_bytes().as_bstr(),
+                Some(is_dir),
+                Case::Sensitive,
+            )
             .is_some_and(|m| !m.pattern.is_negative())
     }
 

@@ -193,7 +193,12 @@ impl Lock {
             sorted.dedup();
             deps.insert(
                 skill.clone(),
-                Value::Array(sorted.into_iter().map(|s| Value::String(s.into())).collect()),
+                Value::Array(
+                    sorted
+                        .into_iter()
+                        .map(|s| Value::String(s.into()))
+                        .collect(),
+                ),
             );
         }
         root.insert("dependencies".into(), Value::Object(deps));

@@ -191,10 +191,8 @@ impl Violation {
     pub fn message(&self) -> String {
         match self {
             Violation::Closure { id, skills, path } => {
-                let names: Vec<String> = skills
-                    .iter()
-                    .map(|s| DisplayPath(s).to_string())
-                    .collect();
+                let names: Vec<String> =
+                    skills.iter().map(|s| DisplayPath(s).to_string()).collect();
                 format!(
                     "{id} is declared by {} but {path} does not exist",
                     names.join(", ")

@@ -16,7 +16,9 @@ struct Vector {
 }
 
 fn vectors() -> Vec<Vector> {
-    let body = CanonicalBody::from_text("---\r\nversion: \"1\"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n");
+    let body = CanonicalBody::from_text(
+        "---\r\nversion: \"1\"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n",
+    );
     let contract = format!("{}|{}", body.as_str(), body.digest());
     let contract_expected = format!(
         "{}|{}",
@@ -111,13 +113,24 @@ mod tests {
                 .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
                 .collect();
             let body = CanonicalBody::from_bytes(&bytes).expect("utf-8");
-            assert_eq!(body.as_str(), doc["body"].as_str().expect("body"), "{}", doc["name"]);
-            assert_eq!(body.digest().to_string(), doc["digest"].as_str().expect("d"));
+            assert_eq!(
+                body.as_str(),
+                doc["body"].as_str().expect("body"),
+                "{}",
+                doc["name"]
+            );
+            assert_eq!(
+                body.digest().to_string(),
+                doc["digest"].as_str().expect("d")
+            );
         }
         for f in all["framed"].as_array().expect("framed") {
             let mut framed = Framed::default();
             for (path, content) in f["files"].as_object().expect("files") {
-                framed.add(path.clone(), content.as_str().expect("s").as_bytes().to_vec());
+                framed.add(
+                    path.clone(),
+                    content.as_str().expect("s").as_bytes().to_vec(),
+                );
             }
             assert_eq!(
                 framed.finish().map(|d| d.to_string()).as_deref(),

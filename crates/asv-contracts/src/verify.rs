@@ -90,11 +90,7 @@ fn expected_lock(repo: &Repository<'_>, snap: &Snapshot) -> Lock {
         .lock
         .resolutions
         .iter()
-        .filter(|(id, _)| {
-            snap.canonical
-                .get(*id)
-                .is_some_and(|c| c.body.is_some())
-        })
+        .filter(|(id, _)| snap.canonical.get(*id).is_some_and(|c| c.body.is_some()))
         .map(|(id, r)| (id.clone(), r.clone()))
         .collect();
     Lock {

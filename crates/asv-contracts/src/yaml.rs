@@ -150,7 +150,12 @@ pub fn parse(text: &str) -> Result<Yaml, YamlError> {
 fn to_yaml_error(e: serde_saphyr::Error) -> YamlError {
     let line = e.location().map(|l| l.line() as usize);
     let full = e.to_string();
-    let first = full.lines().next().unwrap_or("invalid YAML").trim().to_owned();
+    let first = full
+        .lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_owned();
     YamlError {
         line,
         message: first,
@@ -185,7 +190,10 @@ mod tests {
 
     #[test]
     fn refusals() {
-        assert_eq!(parse("a: yes\n").unwrap().get("a"), Some(&Yaml::String("yes".into())));
+        assert_eq!(
+            parse("a: yes\n").unwrap().get("a"),
+            Some(&Yaml::String("yes".into()))
+        );
         for bad in ["a: 1\na: 2\n", "a: [\n", "a: 1\n---\nb: 2\n", "a: b: c\n"] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }

@@ -18,6 +18,8 @@
 //! # }
 //! ```
 #![deny(missing_docs)]
+// This crate is the one place allowed to touch the file system directly.
+#![allow(clippy::disallowed_methods)]
 
 pub mod error;
 pub mod quote;
