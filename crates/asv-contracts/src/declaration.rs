@@ -25,14 +25,29 @@ pub fn is_default_ignorable(c: char) -> bool {
         | 0xE0000..=0xE0FFF)
 }
 
-/// Whether `line` is not exactly `---` but reads as `---` once whitespace and invisible
-/// characters are taken away.
+/// Whether `c` is whitespace as JavaScript's `String.prototype.trim` and `\s` see it.
+///
+/// It differs from Rust's `char::is_whitespace`: U+FEFF counts, U+0085 does not.
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}'
+        | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}'
+        | '\u{3000}' | '\u{feff}')
+}
+
+/// The text a reader sees on a line: invisible characters (Default_Ignorable and the blank
+/// Braille pattern U+2800) removed anywhere, then surrounding whitespace trimmed.
+pub fn visible_text(line: &str) -> String {
+    let kept: String = line
+        .chars()
+        .filter(|c| !is_default_ignorable(*c) && *c != '\u{2800}')
+        .collect();
+    kept.trim_matches(is_js_whitespace).to_owned()
+}
+
+/// Whether `line` is not exactly `---` but reads as `---` to a person looking at it.
 pub fn looks_like_fence(line: &str) -> bool {
-    line != "---"
-        && line
-            .chars()
-            .filter(|c| !c.is_whitespace() && !is_default_ignorable(*c))
-            .eq("---".chars())
+    line != "---" && visible_text(line) == "---"
 }
 
 fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error {
@@ -50,32 +65,33 @@ fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error 
 /// [`Error::Declaration`] for an opening or closing line that only looks like `---`, a `---`
 /// reached only after blank lines, or a frontmatter that never closes.
 pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontmatter<'a>>> {
-    let mut lines = text.split('\n');
-    let first = lines.next().unwrap_or("");
+    let first = text.split('\n').next().unwrap_or("");
     if first != "---" {
-        if looks_like_fence(first) {
-            return Err(refuse(
-                path,
-                Some(1),
-                "the opening line only looks like ---; write exactly --- with nothing else on the line",
-            ));
-        }
-        if first.trim().is_empty() {
-            for (i, line) in text.split('\n').enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if line == "---" || looks_like_fence(line) {
-                    return Err(refuse(
-                        path,
-                        Some(i + 1),
-                        "the frontmatter's --- comes after blank lines; move it to line 1",
-                    ));
-                }
-                break;
+        // A lone CR counts as a line break here, so `---\r…` is caught as a lookalike.
+        let first_visible = text
+            .split(['\r', '\n'])
+            .enumerate()
+            .find(|(_, line)| !visible_text(line).is_empty());
+        match first_visible {
+            Some((0, line)) if visible_text(line) == "---" => {
+                return Err(refuse(
+                    path,
+                    Some(1),
+                    format!(
+                        "the line opening the frontmatter is {}, not exactly ---; write --- alone on line 1",
+                        asv_fs::quote::json_string(line)
+                    ),
+                ));
             }
+            Some((_, line)) if visible_text(line) == "---" => {
+                return Err(refuse(
+                    path,
+                    None,
+                    "the frontmatter's --- comes only after a blank line; move it to line 1",
+                ));
+            }
+            _ => return Ok(None),
         }
-        return Ok(None);
     }
     let start = 4; // "---\n"
     let mut offset = start;
@@ -92,7 +108,10 @@ pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontma
             return Err(refuse(
                 path,
                 Some(line_no),
-                "this line only looks like the closing ---; write exactly --- with nothing else on the line",
+                format!(
+                    "the line closing the frontmatter is {}, not exactly ---; write --- alone on the line",
+                    asv_fs::quote::json_string(line)
+                ),
             ));
         }
         offset += line.len() + 1;
@@ -125,6 +144,8 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
     let text = std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: path.to_owned(),
     })?;
+    // One leading BOM is dropped by the decoder, as the TypeScript tool's TextDecoder does.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = text.replace("\r\n", "\n");
     let Some(front) = split_frontmatter(path, &text)? else {
         return Ok(Vec::new());
@@ -161,7 +182,7 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
         }
     };
     let contracts = match metadata {
-        None | Some(Yaml::Null) => return Ok(Vec::new()),
+        None => return Ok(Vec::new()),
         Some(m @ Yaml::Map(_)) => m.get("contracts"),
         Some(other) => {
             return Err(refuse(
@@ -201,6 +222,16 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
     };
     let mut ids: Vec<ContractId> = Vec::with_capacity(items.len());
     for (n, item) in items.iter().enumerate() {
+        if matches!(item, Yaml::Map(_) | Yaml::Seq(_)) {
+            return Err(refuse(
+                path,
+                None,
+                format!(
+                    "metadata.contracts[{n}] is {}; an entry names a contract id and nothing else, digests live in vendor-lock.json",
+                    item.kind()
+                ),
+            ));
+        }
         let Yaml::String(text) = item else {
             return Err(refuse(
                 path,
@@ -211,16 +242,6 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
                 ),
             ));
         };
-        if text.contains("sha256:") || text.contains('@') {
-            return Err(refuse(
-                path,
-                None,
-                format!(
-                    "metadata.contracts[{n}] {} carries a digest; declare the id alone, pins live in vendor-lock.json",
-                    asv_fs::quote::json_string(text)
-                ),
-            ));
-        }
         let id = ContractId::parse(text).map_err(|p| {
             refuse(
                 path,
@@ -259,6 +280,11 @@ mod tests {
             ("---\nname: s\n---\n", &[]),
             ("---\n---\n", &[]),
             ("---\nmetadata: {}\n---\n", &[]),
+            ("\u{feff}---\nmetadata: {contracts: [a]}\n---\n", &["a"]),
+            ("", &[]),
+            ("# Title\n---\n", &[]),
+            ("---\n# only a comment\n---\n", &[]),
+            ("---\nmetadata:\n    contracts:\n    - a\n---\n", &["a"]),
             (
                 "---\nmetadata:\n  contracts:\n    - a\n    - b\n---\n",
                 &["a", "b"],
@@ -288,7 +314,11 @@ mod tests {
             "---\nmetadata: {contracts: [a]}\n",
             " ---\nname: s\n---\n",
             "--- \nname: s\n---\n",
-            "\u{feff}---\nname: s\n---\n",
+            "\u{feff}\u{feff}---\nname: s\n---\n",
+            "---\rname: s\n---\n",
+            "\u{200b}\n---\nname: s\n---\n",
+            "---\nmetadata:\n---\n",
+            "---\nmetadata:\n  contracts: [[a]]\n---\n",
             "\u{200b}---\nname: s\n---\n",
             "---\nname: s\n---\u{200b}\n",
             "---\nname: s\n ---\n",

@@ -20,17 +20,6 @@ pub enum LockProblem {
     Missing(&'static str),
     /// A top-level key holds something other than an object.
     NotAnObject(&'static str),
-    /// A top-level key the lock format does not have.
-    UnknownKey(String),
-    /// A `dependencies` entry is not a list.
-    DependencyNotList(String),
-    /// A `dependencies` list holds something that is not an id.
-    BadDependency {
-        /// The skill.
-        skill: String,
-        /// The offending value as JSON.
-        value: String,
-    },
     /// A `resolutions` key is not an id.
     BadResolutionId(String),
     /// A resolution is not an object.
@@ -44,13 +33,6 @@ pub enum LockProblem {
     },
     /// `kind` is not `"raw"`.
     BadKind(String),
-    /// A resolution key the lock format does not have.
-    UnknownResolutionKey {
-        /// The id.
-        id: String,
-        /// The key.
-        key: String,
-    },
 }
 
 impl std::fmt::Display for LockProblem {
@@ -63,19 +45,6 @@ impl std::fmt::Display for LockProblem {
             LockProblem::NotObject => f.write_str("is not a JSON object"),
             LockProblem::Missing(key) => write!(f, "has no \"{key}\" object"),
             LockProblem::NotAnObject(key) => write!(f, "\"{key}\" is not an object"),
-            LockProblem::UnknownKey(key) => {
-                write!(f, "has an unknown key {}", asv_fs::quote::json_string(key))
-            }
-            LockProblem::DependencyNotList(skill) => write!(
-                f,
-                "dependencies.{} is not a list of ids",
-                asv_fs::quote::json_string(skill)
-            ),
-            LockProblem::BadDependency { skill, value } => write!(
-                f,
-                "dependencies.{} holds {value}, which is not a contract id",
-                asv_fs::quote::json_string(skill)
-            ),
             LockProblem::BadResolutionId(id) => write!(
                 f,
                 "resolutions has the key {}, which is not a contract id",
@@ -89,11 +58,6 @@ impl std::fmt::Display for LockProblem {
             LockProblem::BadKind(id) => {
                 write!(f, "resolutions.{id}.kind is not \"raw\"")
             }
-            LockProblem::UnknownResolutionKey { id, key } => write!(
-                f,
-                "resolutions.{id} has an unknown key {}",
-                asv_fs::quote::json_string(key)
-            ),
         }
     }
 }
@@ -147,6 +111,15 @@ pub enum Error {
         /// The failure that stopped it.
         #[source]
         source: Box<Error>,
+    },
+    /// Only the lock's old name, `vendor-manifest.json`, stands at the root (input side).
+    #[error("vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file to vendor-lock.json")]
+    LegacyLock,
+    /// The lock records a skill whose entry under `skills/` is not a directory (input side).
+    #[error("{} is recorded in the lock but is not a directory; restore the skill directory or run gen after removing it from the lock", DisplayPath(path))]
+    SkillNotDirectory {
+        /// The entry.
+        path: String,
     },
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]

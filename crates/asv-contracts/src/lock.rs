@@ -91,28 +91,19 @@ impl Lock {
             None => None,
             Some(_) => return Err(problem(LockProblem::NotAnObject("placements"))),
         };
-        if let Some(key) = root.keys().next() {
-            return Err(problem(LockProblem::UnknownKey(key.clone())));
-        }
-
+        // Other top-level keys are dropped: verify then reports the lock as differing and
+        // gen writes it without them.
         let mut dependencies = BTreeMap::new();
+        // Only the keys of `dependencies` matter when reading: the values are rendered from
+        // the declarations, and a stale value shows up as a `lock` violation, not a refusal.
         for (skill, ids) in deps {
-            let Value::Array(items) = ids else {
-                return Err(problem(LockProblem::DependencyNotList(skill)));
+            let list = match ids {
+                Value::Array(items) => items
+                    .iter()
+                    .filter_map(|i| i.as_str().and_then(|s| ContractId::parse(s).ok()))
+                    .collect(),
+                _ => Vec::new(),
             };
-            let mut list = Vec::with_capacity(items.len());
-            for item in items {
-                let id = item
-                    .as_str()
-                    .and_then(|s| ContractId::parse(s).ok())
-                    .ok_or_else(|| {
-                        problem(LockProblem::BadDependency {
-                            skill: skill.clone(),
-                            value: item.to_string(),
-                        })
-                    })?;
-                list.push(id);
-            }
             dependencies.insert(skill, list);
         }
 
@@ -157,12 +148,6 @@ impl Lock {
                 Some(Value::String(s)) if s == "raw" => ContractKind::Raw,
                 Some(_) => return Err(problem(LockProblem::BadKind(key))),
             };
-            if let Some(extra) = fields.keys().next() {
-                return Err(problem(LockProblem::UnknownResolutionKey {
-                    id: key.clone(),
-                    key: extra.clone(),
-                }));
-            }
             resolutions.insert(
                 id,
                 Resolution {
@@ -263,7 +248,6 @@ mod tests {
             "{\"dependencies\": {}, \"resolutions\": {\"x\": {\"digest\": \"sha256:00\"}}}",
             "{\"dependencies\": {}, \"resolutions\": {\"x\": {}}}",
             "{\"dependencies\": {}, \"resolutions\": {\"X\": {\"digest\": \"sha256:00\"}}}",
-            "{\"dependencies\": {\"s\": \"x\"}, \"resolutions\": {}}",
         ];
         for row in rows {
             assert!(

@@ -90,26 +90,17 @@ impl Manifest {
                 ));
             }
         };
-        for (key, _) in entries {
-            match key {
-                Yaml::String(k) if matches!(k.as_str(), "contracts" | "sources" | "ignore") => {}
-                Yaml::String(k) => {
-                    return Err(refuse(
-                        None,
-                        format!(
-                            "unknown top-level key {}; the table has sources, ignore and contracts",
-                            asv_fs::quote::json_string(k)
-                        ),
-                    ));
-                }
-                other => {
-                    return Err(refuse(
-                        None,
-                        format!("a top-level key is {}, expected a string", other.kind()),
-                    ));
-                }
-            }
-        }
+        // Unknown keys are left alone: the table may carry what a newer tool writes.
+        let registered: Vec<String> = match root.get("sources") {
+            Some(Yaml::Map(sources)) => sources
+                .iter()
+                .filter_map(|(k, _)| match k {
+                    Yaml::String(k) => Some(k.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         let rows = match root.get("contracts") {
             None | Some(Yaml::Null) => return Ok(manifest),
             Some(Yaml::Map(rows)) => rows,
@@ -136,7 +127,7 @@ impl Manifest {
                     ),
                 )
             })?;
-            let origin = parse_row(&id, row)?;
+            let origin = parse_row(&id, row, &registered)?;
             manifest.contracts.insert(id, origin);
         }
         Ok(manifest)
@@ -164,7 +155,7 @@ pub fn conformance_dir(canonical_path: &str, id: &ContractId) -> String {
     }
 }
 
-fn parse_row(id: &ContractId, row: &Yaml) -> Result<Origin> {
+fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origin> {
     let Yaml::Map(fields) = row else {
         return Err(refuse(
             None,
@@ -194,21 +185,7 @@ fn parse_row(id: &ContractId, row: &Yaml) -> Result<Origin> {
                     format!("contracts.{id}.{k} is {}, expected a string", v.kind()),
                 ));
             }
-            (Yaml::String(k), _) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "contracts.{id} has an unknown key {}; a row has source, path, files and ignore",
-                        asv_fs::quote::json_string(k)
-                    ),
-                ));
-            }
-            (other, _) => {
-                return Err(refuse(
-                    None,
-                    format!("contracts.{id} has a key that is {}", other.kind()),
-                ));
-            }
+            _ => {}
         }
     }
     match source.as_deref() {
@@ -218,7 +195,19 @@ fn parse_row(id: &ContractId, row: &Yaml) -> Result<Origin> {
         )),
         Some("local") => match path {
             None => Ok(Origin::Local),
-            Some(p) if is_safe_relative_path(&p) => Ok(Origin::LocalPath(p)),
+            Some(p) if is_safe_relative_path(&p) => {
+                let first = p.split('/').next().unwrap_or_default();
+                if first == "skills" || first == ".agentic-skill-vendor" {
+                    return Err(refuse(
+                        None,
+                        format!(
+                            "contracts.{id}.path {} points into {first}/, which holds copies, not canonical text; keep the text elsewhere",
+                            asv_fs::quote::json_string(&p)
+                        ),
+                    ));
+                }
+                Ok(Origin::LocalPath(p))
+            }
             Some(p) => Err(refuse(
                 None,
                 format!(
@@ -228,6 +217,15 @@ fn parse_row(id: &ContractId, row: &Yaml) -> Result<Origin> {
             )),
         },
         Some(other) => {
+            if !registered.iter().any(|r| r == other) {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
+                        asv_fs::quote::json_string(other)
+                    ),
+                ));
+            }
             if path.is_some() {
                 return Err(refuse(
                     None,
@@ -262,6 +260,10 @@ mod tests {
         assert_eq!(conformance_dir("docs/a.md", &a), "docs/a/conformance");
         assert_eq!(conformance_dir("a.md", &a), "a/conformance");
         assert!(Manifest::parse("").unwrap().contracts.is_empty());
+        assert!(
+            Manifest::parse("future: 1\ncontracts:\n  a: {source: local, note: x}\n").is_ok(),
+            "unknown keys are left alone"
+        );
     }
 
     #[test]
@@ -273,7 +275,9 @@ mod tests {
             "contracts:\n  a: {source: local, path: ../x.md}\n",
             "contracts:\n  a: {source: local, path: /x.md}\n",
             "contracts:\n  A: {source: local}\n",
-            "contracts:\n  a: {source: local, bogus: 1}\n",
+            "contracts:\n  a: {source: local, path: skills/a/x.md}\n",
+            "contracts:\n  a: {source: elsewhere}\n",
+            "contracts:\n  a: {source: local, path: a//b.md}\n",
             "contracts:\n  a: {source: local}\n  a: {source: local}\n",
         ] {
             assert!(Manifest::parse(bad).is_err(), "{bad}");

@@ -17,6 +17,9 @@ use crate::manifest::{self, Manifest};
 /// The directory holding the skills.
 pub const SKILLS_DIR: &str = "skills";
 
+/// The name the lock had in early releases of the TypeScript tool.
+pub const LEGACY_LOCK_FILE: &str = "vendor-manifest.json";
+
 /// One skill directory and the ids its SKILL.md declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skill {
@@ -100,12 +103,25 @@ impl<'t> Repository<'t> {
         let skills = load_skills(tree)?;
         let manifest = Manifest::load(tree)?;
         let lock_file = match tree.read_file(LOCK_FILE)? {
+            None if tree.kind(LEGACY_LOCK_FILE)?.is_some() => {
+                return Err(Error::LegacyLock);
+            }
             None => LockFile::Missing,
             Some(bytes) => {
                 let lock = Lock::parse(&bytes)?;
                 LockFile::Present { bytes, lock }
             }
         };
+        if let LockFile::Present { lock, .. } = &lock_file {
+            for name in lock.dependencies.keys() {
+                let dir = join(SKILLS_DIR, name);
+                if !skills.iter().any(|s| &s.name == name)
+                    && matches!(tree.kind(&dir)?, Some(k) if k != EntryKind::Directory)
+                {
+                    return Err(Error::SkillNotDirectory { path: dir });
+                }
+            }
+        }
         Ok(Repository {
             tree,
             skills,
