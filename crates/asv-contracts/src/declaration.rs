@@ -29,10 +29,17 @@ pub fn is_default_ignorable(c: char) -> bool {
 ///
 /// It differs from Rust's `char::is_whitespace`: U+FEFF counts, U+0085 does not.
 pub fn is_js_whitespace(c: char) -> bool {
-    matches!(c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}'
-        | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}'
-        | '\u{3000}' | '\u{feff}')
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
 }
 
 /// The text a reader sees on a line: invisible characters (Default_Ignorable and the blank

@@ -113,14 +113,24 @@ pub enum Error {
         source: Box<Error>,
     },
     /// Only the lock's old name, `vendor-manifest.json`, stands at the root (input side).
-    #[error("vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file to vendor-lock.json")]
+    #[error(
+        "vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file to vendor-lock.json"
+    )]
     LegacyLock,
     /// The lock records a skill whose entry under `skills/` is not a directory (input side).
-    #[error("{} is recorded in the lock but is not a directory; restore the skill directory or run gen after removing it from the lock", DisplayPath(path))]
+    #[error(
+        "{} is recorded in the lock but is not a directory; restore the skill directory or run gen after removing it from the lock",
+        DisplayPath(path)
+    )]
     SkillNotDirectory {
         /// The entry.
         path: String,
     },
+    /// `lint-selfcontain` found no `skills/` directory to check (input side).
+    #[error(
+        "skills/ does not exist in this tree; run from the repository root or pass --root <path>"
+    )]
+    NoSkillsDir,
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]
     Gitignore {

@@ -1,14 +1,296 @@
-//! lint
+//! `lint-selfcontain`: can each skill directory be moved on its own?
+//!
+//! A skill is copied into agents' folders one directory at a time, so anything inside it that
+//! points above itself (`../`), at an absolute path, or through a link out of it breaks once
+//! moved. The scan is textual and deliberately simple, to agree line for line with the
+//! TypeScript tool:
+//!
+//! - `parent-escape`: the line contains `../` or `..\` anywhere.
+//! - `absolute-path`: a token starting at a boundary (line start, JavaScript whitespace, or one
+//!   of `"` `'` `` ` `` `=` `(` `[` `,` `;`) that is `/seg/more` (two segments at least, so
+//!   prose like `/help` passes), `~/…`, or a drive `X:\…` / `X:/…`; it runs until whitespace or
+//!   one of `"` `'` `` ` `` `)` `]`. `:` is not a boundary, which is what keeps URLs out.
+//!   A shebang's interpreter on line 1 is exempt.
+//! - `symlink-escape`: a link whose target, resolved from its directory, lies outside
+//!   `skills/<name>`.
+//!
+//! The absolute-path rule needs a look-behind, which the `regex` crate does not offer, and
+//! JavaScript's `\s`, which differs from Rust's; hence the small hand-written matcher.
 
-use asv_fs::Tree;
+use asv_fs::{EntryKind, Tree, join};
 
-use crate::error::Result;
+use crate::declaration::is_js_whitespace;
+use crate::error::{Error, Result};
 use crate::report::Violation;
+use crate::repository::SKILLS_DIR;
 
-/// Checks that no skill points outside its own directory.
+/// Checks every file and link under `skills/` and returns the violations in walk order
+/// (entries sorted in UTF-16 order, depth first).
 ///
 /// # Errors
-/// A guarded-read refusal.
-pub fn lint_selfcontain(_tree: &Tree) -> Result<Vec<Violation>> {
-    Ok(Vec::new())
+/// `skills/` missing or not a directory; a FIFO, socket or device under it; an I/O failure.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let tree = asv_fs::Tree::open(dir.path())?;
+/// tree.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
+/// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&tree)?
+///     .iter()
+///     .map(|v| v.line_text())
+///     .collect();
+/// assert_eq!(lines, [
+///     "parent-escape: skills/a/SKILL.md:1: reference above the skill directory",
+///     "absolute-path: skills/a/SKILL.md:2: absolute reference \"/usr/local/bin/tool\"",
+/// ]);
+/// # Ok(())
+/// # }
+/// ```
+pub fn lint_selfcontain(tree: &Tree) -> Result<Vec<Violation>> {
+    match tree.kind(SKILLS_DIR)? {
+        Some(EntryKind::Directory) => {}
+        Some(EntryKind::Symlink) => {
+            return Err(asv_fs::Error::Symlink {
+                path: SKILLS_DIR.to_owned(),
+            }
+            .into());
+        }
+        _ => return Err(Error::NoSkillsDir),
+    }
+    let Some(skills_real) = tree.real_path(SKILLS_DIR) else {
+        return Err(Error::NoSkillsDir);
+    };
+    let mut out = Vec::new();
+    walk(tree, &skills_real, SKILLS_DIR, &mut out)?;
+    Ok(out)
+}
+
+fn walk(
+    tree: &Tree,
+    skills_real: &std::path::Path,
+    dir: &str,
+    out: &mut Vec<Violation>,
+) -> Result<()> {
+    let mut entries = tree.read_dir(dir)?.unwrap_or_default();
+    entries.sort_by(|a, b| crate::digest::cmp_utf16(&a.name, &b.name));
+    for entry in entries {
+        let site = join(dir, &entry.name);
+        match entry.kind {
+            EntryKind::Symlink => {
+                let skill = site.split('/').nth(1).unwrap_or_default();
+                let boundary = skills_real.join(skill);
+                let resolved = tree.resolve_link(&site)?;
+                if !resolved.starts_with(&boundary) {
+                    out.push(Violation::SymlinkEscape { path: site });
+                }
+            }
+            EntryKind::Directory => walk(tree, skills_real, &site, out)?,
+            EntryKind::File => {
+                let bytes = tree.read_file(&site)?.unwrap_or_default();
+                lint_text(&site, &decode_for_scan(&bytes), out);
+            }
+            found => {
+                return Err(asv_fs::Error::WrongKind {
+                    path: site,
+                    expected: EntryKind::File,
+                    found,
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes bytes for scanning: strict UTF-8 (one BOM dropped), else windows-1252, so a file
+/// that is not UTF-8 is still scanned to its last line.
+pub fn decode_for_scan(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text).to_owned(),
+        Err(_) => bytes.iter().map(|&b| windows_1252(b)).collect(),
+    }
+}
+
+fn windows_1252(b: u8) -> char {
+    const HIGH: [u16; 32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+    ];
+    match b {
+        0x80..=0x9F => char::from_u32(u32::from(HIGH[usize::from(b - 0x80)])).unwrap_or('\u{fffd}'),
+        _ => char::from(b),
+    }
+}
+
+/// Scans one file's text line by line (lines split on LF only).
+pub fn lint_text(site: &str, text: &str, out: &mut Vec<Violation>) {
+    for (index, original) in text.split('\n').enumerate() {
+        let number = index + 1;
+        if original.contains("../") || original.contains("..\\") {
+            out.push(Violation::ParentEscape {
+                path: site.to_owned(),
+                line: number,
+            });
+        }
+        let chars: Vec<char> = if number == 1 && original.starts_with("#!") {
+            mask_shebang(original)
+        } else {
+            original.chars().collect()
+        };
+        for found in absolute_references(&chars) {
+            out.push(Violation::AbsolutePath {
+                path: site.to_owned(),
+                line: number,
+                text: found,
+            });
+        }
+    }
+}
+
+/// Replaces `#!` + optional whitespace + the interpreter token with spaces.
+fn mask_shebang(line: &str) -> Vec<char> {
+    let mut chars: Vec<char> = line.chars().collect();
+    let mut end = 2;
+    while end < chars.len() && is_js_whitespace(chars[end]) {
+        end += 1;
+    }
+    while end < chars.len() && !is_js_whitespace(chars[end]) {
+        end += 1;
+    }
+    for c in chars.iter_mut().take(end) {
+        *c = ' ';
+    }
+    chars
+}
+
+fn is_boundary(c: char) -> bool {
+    is_js_whitespace(c) || matches!(c, '"' | '\'' | '`' | '=' | '(' | '[' | ',' | ';')
+}
+
+/// A character that ends a reference.
+fn is_stop(c: char) -> bool {
+    is_js_whitespace(c) || matches!(c, '"' | '\'' | '`' | ')' | ']')
+}
+
+/// Every absolute reference on a line, left to right, non-overlapping.
+fn absolute_references(chars: &[char]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let at_boundary = i == 0 || is_boundary(chars[i - 1]);
+        if let Some(end) = at_boundary.then(|| match_at(chars, i)).flatten() {
+            found.push(chars[i..end].iter().collect());
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+/// The end of an absolute reference starting at `start`, if one does.
+fn match_at(chars: &[char], start: usize) -> Option<usize> {
+    let run = |from: usize, extra_stop: Option<char>| {
+        let mut end = from;
+        while end < chars.len() && !is_stop(chars[end]) && Some(chars[end]) != extra_stop {
+            end += 1;
+        }
+        end
+    };
+    match chars.get(start)? {
+        '/' => {
+            let seg_end = run(start + 1, Some('/'));
+            if seg_end == start + 1 || chars.get(seg_end) != Some(&'/') {
+                return None;
+            }
+            let end = run(seg_end + 1, None);
+            (end > seg_end + 1).then_some(end)
+        }
+        '~' => (chars.get(start + 1) == Some(&'/')).then(|| run(start + 2, None)),
+        c if c.is_ascii_alphabetic() => {
+            if chars.get(start + 1) != Some(&':')
+                || !matches!(chars.get(start + 2), Some('\\' | '/'))
+            {
+                return None;
+            }
+            let end = run(start + 3, None);
+            (end > start + 3).then_some(end)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(line: &str) -> Vec<String> {
+        let chars: Vec<char> = line.chars().collect();
+        absolute_references(&chars)
+    }
+
+    #[test]
+    fn absolute_reference_table() {
+        let rows: &[(&str, &[&str])] = &[
+            ("/usr/bin/env", &["/usr/bin/env"]),
+            ("see /help for more", &[]),
+            ("https://example.com/guide/x", &[]),
+            ("file:///etc/passwd", &[]),
+            ("path=/etc/hosts,", &["/etc/hosts,"]),
+            ("(/a/b) [/c/d]", &["/a/b", "/c/d"]),
+            ("\"/a/b\" '/c/d' `/e/f`", &["/a/b", "/c/d", "/e/f"]),
+            ("~/", &["~/"]),
+            ("cd ~/notes.", &["~/notes."]),
+            ("a~/b", &[]),
+            ("C:\\Users\\me", &["C:\\Users\\me"]),
+            ("d:/x", &["d:/x"]),
+            ("C:\\", &[]),
+            ("//double/slash", &[]),
+            ("/a/", &[]),
+            ("x/a/b", &[]),
+            (";/a/b;/c/d", &["/a/b;/c/d"]),
+            ("\u{a0}/a/b", &["/a/b"]),
+            ("\u{85}/a/b", &[]),
+            ("\u{feff}/a/b", &["/a/b"]),
+            ("</a/b>", &[]),
+            ("=/a/b>", &["/a/b>"]),
+        ];
+        for (line, want) in rows {
+            assert_eq!(refs(line), *want, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn shebang_interpreter_is_exempt_but_the_rest_is_not() {
+        let mut out = Vec::new();
+        lint_text(
+            "skills/a/run.sh",
+            "#!/usr/bin/env python3 /opt/x/y\n#!/bin/sh is text here\nexec /bin/sh\n",
+            &mut out,
+        );
+        let lines: Vec<String> = out.iter().map(Violation::line_text).collect();
+        assert_eq!(
+            lines,
+            [
+                "absolute-path: skills/a/run.sh:1: absolute reference \"/opt/x/y\"",
+                "absolute-path: skills/a/run.sh:3: absolute reference \"/bin/sh\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn parent_escape_comes_first_and_once_per_line() {
+        let mut out = Vec::new();
+        lint_text("s/f", "../a ../b /x/y ..\\c\r\nok\n", &mut out);
+        let kinds: Vec<&str> = out.iter().map(Violation::kind).collect();
+        assert_eq!(kinds, ["parent-escape", "absolute-path"]);
+    }
+
+    #[test]
+    fn non_utf8_is_scanned_as_windows_1252() {
+        assert_eq!(decode_for_scan(b"\x80 /a/b\xff"), "\u{20ac} /a/b\u{ff}");
+        assert_eq!(decode_for_scan("\u{feff}x".as_bytes()), "x");
+    }
 }

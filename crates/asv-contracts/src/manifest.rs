@@ -80,16 +80,16 @@ impl Manifest {
             )
         })?;
         let mut manifest = Manifest::default();
-        let entries = match &root {
+        match &root {
             Yaml::Null => return Ok(manifest),
-            Yaml::Map(entries) => entries,
+            Yaml::Map(_) => {}
             other => {
                 return Err(refuse(
                     None,
                     format!("the top level is {}, expected a mapping", other.kind()),
                 ));
             }
-        };
+        }
         // Unknown keys are left alone: the table may carry what a newer tool writes.
         let registered: Vec<String> = match root.get("sources") {
             Some(Yaml::Map(sources)) => sources

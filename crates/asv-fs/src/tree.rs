@@ -82,6 +82,28 @@ fn parent_of(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
 }
 
+/// Applies `.` and `..` lexically: empty and `.` parts dropped, `..` removes the previous part.
+fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    let mut parts: Vec<std::ffi::OsString> = Vec::new();
+    for comp in path.components() {
+        match comp {
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
+                out.push(comp.as_os_str());
+            }
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(p) => parts.push(p.to_owned()),
+        }
+    }
+    for p in parts {
+        out.push(p);
+    }
+    out
+}
+
 fn is_not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
 }
@@ -469,6 +491,56 @@ impl Tree {
             Err(e) if is_not_found(&e) => Ok(()),
             Err(e) => Err(Error::io(rel, "remove", e)),
         }
+    }
+
+    /// Where the link at `rel` points, resolved without requiring the target to exist and
+    /// without following the link itself: a relative target is joined to the link's
+    /// directory, `.`/`..` are applied lexically, and the deepest existing ancestor of the
+    /// result's parent is resolved to its real path with the rest re-attached.
+    ///
+    /// # Errors
+    /// An I/O failure reading the link.
+    pub fn resolve_link(&self, rel: &str) -> Result<PathBuf> {
+        let abs = self.absolute(rel);
+        let target = fs::read_link(&abs).map_err(|e| Error::io(rel, "read link", e))?;
+        let joined = if target.is_absolute() {
+            target
+        } else {
+            abs.parent().map(|p| p.join(&target)).unwrap_or(target)
+        };
+        let normalized = normalize_lexically(&joined);
+        let Some(name) = normalized.file_name().map(|n| n.to_owned()) else {
+            return Ok(normalized);
+        };
+        let mut ancestor = normalized.parent().map(Path::to_path_buf);
+        let mut tail: Vec<std::ffi::OsString> = Vec::new();
+        while let Some(dir) = ancestor {
+            if let Ok(real) = fs::canonicalize(&dir) {
+                let mut out = real;
+                for part in tail.iter().rev() {
+                    out.push(part);
+                }
+                out.push(name);
+                return Ok(out);
+            }
+            if let Some(last) = dir.file_name() {
+                tail.push(last.to_owned());
+            }
+            ancestor = dir.parent().map(Path::to_path_buf);
+        }
+        Ok(normalized)
+    }
+
+    /// The real path (all links resolved) of the directory `rel`, or `None` when it cannot be
+    /// resolved.
+    pub fn real_path(&self, rel: &str) -> Option<PathBuf> {
+        fs::canonicalize(self.absolute(rel)).ok()
+    }
+
+    /// The absolute path of `rel` (the root made absolute against the working directory).
+    fn absolute(&self, rel: &str) -> PathBuf {
+        let abs = self.abs(rel);
+        std::path::absolute(&abs).unwrap_or(abs)
     }
 
     /// Removes whatever stands at `rel` — a file, or a directory with everything below it —
