@@ -1,0 +1,214 @@
+//! Shared helpers of the integration tests: fixture trees copied to a temporary directory,
+//! the real binary run on them, and snapshots of a tree to prove nothing was written.
+#![allow(dead_code, clippy::disallowed_methods)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A temporary repository the binary runs on.
+pub struct Repo {
+    dir: tempfile::TempDir,
+}
+
+/// What one run of the binary printed and returned.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Repo {
+    /// An empty repository.
+    pub fn empty() -> Self {
+        Repo {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// A copy of `tests/fixtures/<name>`.
+    pub fn fixture(name: &str) -> Self {
+        let repo = Repo::empty();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        copy_dir(&src, repo.path());
+        repo
+    }
+
+    /// A copy of the demo repository in `examples/demo`.
+    pub fn demo() -> Self {
+        let repo = Repo::empty();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
+        copy_dir(&src, repo.path());
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn join(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Writes a file, creating its parents.
+    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        let p = self.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(p, bytes).expect("write");
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        fs::read(self.join(rel)).expect("read")
+    }
+
+    pub fn read_string(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).expect("utf-8")
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        fs::symlink_metadata(self.join(rel)).is_ok()
+    }
+
+    pub fn remove(&self, rel: &str) {
+        let p = self.join(rel);
+        if fs::symlink_metadata(&p)
+            .map(|m| m.is_dir())
+            .unwrap_or(false)
+        {
+            fs::remove_dir_all(p).expect("rm -r");
+        } else {
+            fs::remove_file(p).expect("rm");
+        }
+    }
+
+    /// Creates a symlink at `rel` pointing at `target` (as written).
+    pub fn symlink(&self, target: &str, rel: &str) {
+        let p = self.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, p).expect("symlink");
+    }
+
+    /// Creates a named pipe at `rel`.
+    pub fn fifo(&self, rel: &str) {
+        let p = self.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        let status = Command::new("mkfifo").arg(&p).status().expect("mkfifo");
+        assert!(status.success());
+    }
+
+    /// Runs the binary with `args` and `--root <this repo>`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.push("--root".into());
+        all.push(self.path().display().to_string());
+        run_bin(&all, None)
+    }
+
+    /// Every file (and link, and empty directory) below the root with its bytes or target.
+    pub fn snapshot(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        snap(self.path(), "", &mut out);
+        out
+    }
+}
+
+fn snap(dir: &Path, rel: &str, out: &mut BTreeMap<String, String>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry"))
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    if entries.is_empty() && !rel.is_empty() {
+        out.insert(format!("{rel}/"), "(empty dir)".into());
+    }
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let r = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        let ft = e.file_type().expect("type");
+        if ft.is_symlink() {
+            out.insert(
+                r,
+                format!("-> {}", fs::read_link(e.path()).expect("link").display()),
+            );
+        } else if ft.is_dir() {
+            snap(&e.path(), &r, out);
+        } else if ft.is_file() {
+            out.insert(
+                r,
+                String::from_utf8_lossy(&fs::read(e.path()).expect("read")).into_owned(),
+            );
+        } else {
+            out.insert(r, "(special)".into());
+        }
+    }
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).expect("mkdir");
+    for e in fs::read_dir(src).expect("read fixture") {
+        let e = e.expect("entry");
+        let to = dst.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            fs::copy(e.path(), &to).expect("copy");
+        }
+    }
+}
+
+/// Runs the binary with exactly `args`, a cleared environment (PATH kept) and optional stdin.
+pub fn run_bin(args: &[String], stdin: Option<&str>) -> Run {
+    let bin = env!("CARGO_BIN_EXE_agentic-skill-vendor");
+    let mut cmd = Command::new(bin);
+    cmd.args(args).env_clear();
+    if let Ok(path) = std::env::var("PATH") {
+        cmd.env("PATH", path);
+    }
+    let output = match stdin {
+        None => cmd
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run"),
+        Some(input) => {
+            use std::io::Write;
+            cmd.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("spawn");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())
+                .expect("stdin");
+            child.wait_with_output().expect("wait")
+        }
+    };
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A skill's SKILL.md declaring `ids`.
+pub fn skill_md(name: &str, ids: &[&str]) -> String {
+    if ids.is_empty() {
+        return format!("---\nname: {name}\ndescription: test skill {name}\n---\n\nBody\n");
+    }
+    let mut s =
+        format!("---\nname: {name}\ndescription: test skill {name}\nmetadata:\n  contracts:\n");
+    for id in ids {
+        s.push_str(&format!("    - {id}\n"));
+    }
+    s.push_str("---\n\nBody\n");
+    s
+}

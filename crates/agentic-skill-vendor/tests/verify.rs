@@ -1,0 +1,250 @@
+//! `verify`: every violation kind for local document contracts, exact lines and order.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::{Repo, Run, skill_md};
+
+const VERDICT: &str = "sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51";
+const STYLE: &str = "sha256:cea8f25f4e97d627c55eec0cf20e165fc1758df301a78fff67458c1c27b74af1";
+const CHANGELOG: &str = "sha256:1275923cb5f22fc6d1f481bd673666102eee696719f9cbc333702327c907552a";
+const CHANGELOG_CONFORMANCE: &str =
+    "sha256:103849c809f5b15cb017bdbe23cbe6b210a94002fa2d33cdd3be9dcec5e492cb";
+
+fn violations(stdout: &str) -> Run {
+    Run {
+        code: 1,
+        stdout: stdout.to_owned(),
+        stderr: String::new(),
+    }
+}
+
+#[test]
+fn the_demo_verifies_clean_and_quietly() {
+    let repo = Repo::demo();
+    assert_eq!(
+        repo.run(&["verify"]),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new()
+        }
+    );
+}
+
+#[test]
+fn closure_and_the_lock_it_no_longer_renders_to() {
+    let repo = Repo::demo();
+    repo.remove("contracts/verdict-format.md");
+    assert_eq!(
+        repo.run(&["verify"]),
+        violations(
+            "closure: verdict-format is declared by review-writer but contracts/verdict-format.md does not exist\n\
+             lock: vendor-lock.json differs from what the declarations and the lock render to\n"
+        )
+    );
+}
+
+#[test]
+fn closure_names_a_custom_path() {
+    let repo = Repo::demo();
+    repo.remove("docs/style/writing-style.md");
+    let run = repo.run(&["verify"]);
+    assert!(
+        run.stdout.starts_with(
+            "closure: writing-style is declared by release-notes, style-editor but docs/style/writing-style.md does not exist\n"
+        ),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn every_kind_at_once_in_the_fixed_order() {
+    let repo = Repo::demo();
+    // stale-lock: the canonical text moved on (appending "more\n").
+    let mut text = repo.read_string("contracts/verdict-format.md");
+    text.push_str("more\n");
+    repo.write("contracts/verdict-format.md", text);
+    // conformance-mismatch: a new case.
+    repo.write("contracts/changelog-entry/conformance/cases/new.md", "x\n");
+    // drift (body), drift (header), drift (missing).
+    let style = "skills/style-editor/references/vendor/writing-style.md";
+    repo.write(style, repo.read_string(style).replace("Short", "Brief"));
+    let changelog = "skills/release-notes/references/vendor/changelog-entry.md";
+    repo.write(
+        changelog,
+        repo.read_string(changelog).replacen("DO NOT", "DONT", 1),
+    );
+    repo.remove("skills/review-writer/references/vendor/verdict-format.md");
+    // extra: a file and a directory.
+    repo.write("skills/review-writer/references/vendor/notes.txt", "");
+    repo.write("skills/review-writer/references/vendor/sub/x.md", "");
+    // lock: dependencies no longer what the declarations say.
+    let lock = repo.read_string("vendor-lock.json");
+    repo.write(
+        "vendor-lock.json",
+        lock.replace("\"style-editor\"", "\"style-editor2\""),
+    );
+
+    assert_eq!(
+        repo.run(&["verify"]),
+        violations(&format!(
+            "stale-lock: verdict-format is recorded as {VERDICT} but contracts/verdict-format.md is sha256:e1661d75faab9bbbeccbfe514c4c879890f13aa74e520cafcb775f51c5a501f8; run gen to record the current text\n\
+             drift: skills/release-notes/references/vendor/changelog-entry.md does not carry the header generated for {CHANGELOG}\n\
+             drift: skills/review-writer/references/vendor/verdict-format.md is missing\n\
+             extra: skills/review-writer/references/vendor/notes.txt answers to no declaration\n\
+             extra: skills/review-writer/references/vendor/sub answers to no declaration\n\
+             drift: skills/style-editor/references/vendor/writing-style.md holds text digesting to sha256:b74ac17fe9f31d425bc34db7dc2c2b00d1724f6aec0c85ba5877b54f1a515c5c, the lock pins {STYLE}\n\
+             lock: vendor-lock.json differs from what the declarations and the lock render to\n\
+             conformance-mismatch: changelog-entry now has sha256:a14e54fe9de82dfa3637a1622cc88c851a6d608f1ef3cc079a236576f34ba35d, the lock records {CHANGELOG_CONFORMANCE}\n"
+        ))
+    );
+    // gen repairs all of it.
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn unresolved_and_lock_missing() {
+    let repo = Repo::demo();
+    repo.remove("vendor-lock.json");
+    assert_eq!(
+        repo.run(&["verify"]),
+        violations(
+            "unresolved: changelog-entry has no entry in vendor-lock.json; run gen to record one\n\
+             unresolved: verdict-format has no entry in vendor-lock.json; run gen to record one\n\
+             unresolved: writing-style has no entry in vendor-lock.json; run gen to record one\n\
+             lock: vendor-lock.json is missing\n"
+        )
+    );
+}
+
+#[test]
+fn conformance_tests_removed_or_added() {
+    let repo = Repo::demo();
+    repo.remove("contracts/changelog-entry/conformance");
+    repo.write("contracts/verdict-format/conformance/a.md", "XY");
+    let run = repo.run(&["verify"]);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        lines[0],
+        format!(
+            "conformance-mismatch: changelog-entry now has no conformance tests, the lock records {CHANGELOG_CONFORMANCE}"
+        )
+    );
+    assert!(
+        lines[1].starts_with("conformance-mismatch: verdict-format now has sha256:")
+            && lines[1].ends_with(", the lock records none"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn gitignored_conformance_files_do_not_count() {
+    let repo = Repo::demo();
+    repo.write(
+        "contracts/changelog-entry/conformance/cases/scratch.log",
+        "noise\n",
+    );
+    repo.write(
+        "contracts/changelog-entry/conformance/tmp/out.md",
+        "noise\n",
+    );
+    repo.write(
+        ".gitignore",
+        "*.log\ncontracts/changelog-entry/conformance/tmp/\n",
+    );
+    assert_eq!(repo.run(&["verify"]).code, 0);
+    // An excluded directory cannot be re-included from below.
+    repo.write(
+        "contracts/changelog-entry/conformance/tmp/.gitignore",
+        "!out.md\n",
+    );
+    assert_eq!(repo.run(&["verify"]).code, 0);
+    // A negation in a deeper file re-includes a file whose directory is not excluded.
+    repo.write(
+        "contracts/changelog-entry/conformance/cases/.gitignore",
+        "!scratch.log\n",
+    );
+    let run = repo.run(&["verify"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .starts_with("conformance-mismatch: changelog-entry"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn undeclared_contract_with_moved_text_is_stale() {
+    let repo = Repo::demo();
+    repo.write(
+        "skills/review-writer/SKILL.md",
+        skill_md("review-writer", &["changelog-entry"]),
+    );
+    repo.write("contracts/verdict-format.md", "New\n");
+    let run = repo.run(&["verify"]);
+    assert!(
+        run.stdout.starts_with(&format!("stale-lock: verdict-format is recorded as {VERDICT} but contracts/verdict-format.md is sha256:")),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("extra: skills/review-writer/references/vendor/verdict-format.md answers to no declaration\n"));
+    assert!(run.stdout.ends_with(
+        "lock: vendor-lock.json differs from what the declarations and the lock render to\n"
+    ));
+}
+
+#[test]
+fn a_lock_with_a_bom_is_tolerated() {
+    let repo = Repo::demo();
+    let lock = repo.read("vendor-lock.json");
+    repo.write(
+        "vendor-lock.json",
+        [b"\xef\xbb\xbf".as_slice(), &lock].concat(),
+    );
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn a_non_utf8_copy_is_drift_not_an_error() {
+    let repo = Repo::demo();
+    repo.write(
+        "skills/style-editor/references/vendor/writing-style.md",
+        b"\xff\xfe",
+    );
+    assert_eq!(
+        repo.run(&["verify"]),
+        violations(&format!(
+            "drift: skills/style-editor/references/vendor/writing-style.md does not carry the header generated for {STYLE}\n"
+        ))
+    );
+}
+
+#[test]
+fn json_and_github_formats() {
+    let repo = Repo::demo();
+    repo.remove("skills/review-writer/references/vendor/verdict-format.md");
+    assert_eq!(
+        repo.run(&["verify", "--format", "json"]),
+        violations(
+            "{\"kind\":\"drift\",\"path\":\"skills/review-writer/references/vendor/verdict-format.md\",\"id\":\"verdict-format\",\"line\":null,\"message\":\"skills/review-writer/references/vendor/verdict-format.md is missing\"}\n"
+        )
+    );
+    assert_eq!(
+        repo.run(&["--format", "github", "verify"]),
+        violations(
+            "::error file=skills/review-writer/references/vendor/verdict-format.md,title=drift::drift: skills/review-writer/references/vendor/verdict-format.md is missing\n"
+        )
+    );
+}
+
+#[test]
+fn verify_writes_nothing() {
+    let repo = Repo::demo();
+    repo.remove("vendor-lock.json");
+    repo.write("contracts/verdict-format.md", "x\n");
+    let before = repo.snapshot();
+    assert_eq!(repo.run(&["verify"]).code, 1);
+    assert_eq!(repo.snapshot(), before);
+}

@@ -1,0 +1,89 @@
+//! A `gen` that fails at its Nth write leaves a tree `verify` reports, never a clean one.
+//!
+//! Every write goes through `asv_fs::Tree`, whose fault injection fails the (N+1)th write or
+//! removal. For each N short of a complete run, the tree left behind must carry at least one
+//! violation; the complete run must verify clean.
+
+use asv_contracts::{Error, GenOutcome, Repository, generate, verify};
+use asv_fs::Tree;
+
+fn write(tree: &Tree, path: &str, text: &str) {
+    tree.write_file(path, text.as_bytes()).expect("write");
+}
+
+fn skill(ids: &[&str]) -> String {
+    format!("---\nmetadata:\n  contracts: [{}]\n---\n", ids.join(", "))
+}
+
+/// Builds the starting tree in `dir` by `setup`, then runs `gen` failing after `n` writes.
+/// Returns whether that run completed.
+fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
+    let tree = Tree::open(dir).expect("open").fail_writes_after(n);
+    let repo = Repository::load(&tree).expect("load");
+    match generate(&repo) {
+        Ok(GenOutcome::Done { .. }) => true,
+        Ok(GenOutcome::Closure(c)) => panic!("unexpected closure {c:?}"),
+        Err(Error::Interrupted { .. }) => false,
+        Err(other) => panic!("unexpected error {other}"),
+    }
+}
+
+fn violations(dir: &std::path::Path) -> Vec<String> {
+    let tree = Tree::open(dir).expect("open");
+    let repo = Repository::load(&tree).expect("load");
+    verify(&repo)
+        .expect("verify")
+        .iter()
+        .map(|v| v.line_text())
+        .collect()
+}
+
+fn check_every_interruption(setup: impl Fn(&Tree)) {
+    let mut completed_at = None;
+    for n in 0..64 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        setup(&Tree::open(dir.path()).expect("open"));
+        if gen_failing_after(dir.path(), n) {
+            completed_at = Some(n);
+            assert!(
+                violations(dir.path()).is_empty(),
+                "a complete run verifies clean"
+            );
+            break;
+        }
+        let found = violations(dir.path());
+        assert!(
+            !found.is_empty(),
+            "gen interrupted after {n} writes left a tree that verifies clean"
+        );
+    }
+    assert!(
+        completed_at.is_some_and(|n| n >= 2),
+        "the scenario needs several writes to be meaningful: {completed_at:?}"
+    );
+}
+
+#[test]
+fn fresh_tree() {
+    check_every_interruption(|tree| {
+        write(tree, "contracts/a.md", "A\n");
+        write(tree, "contracts/b.md", "B\n");
+        write(tree, "skills/one/SKILL.md", &skill(&["a", "b"]));
+        write(tree, "skills/two/SKILL.md", &skill(&["b"]));
+    });
+}
+
+#[test]
+fn edited_texts_and_a_withdrawn_declaration() {
+    check_every_interruption(|tree| {
+        write(tree, "contracts/a.md", "A\n");
+        write(tree, "contracts/b.md", "B\n");
+        write(tree, "skills/one/SKILL.md", &skill(&["a", "b"]));
+        write(tree, "skills/two/SKILL.md", &skill(&["a", "b"]));
+        let repo = Repository::load(tree).expect("load");
+        generate(&repo).expect("first gen");
+        write(tree, "contracts/a.md", "A, edited\n");
+        write(tree, "contracts/b.md", "B, edited\n");
+        write(tree, "skills/two/SKILL.md", &skill(&["a"]));
+    });
+}
