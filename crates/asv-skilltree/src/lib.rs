@@ -39,7 +39,10 @@ pub enum Error {
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
     /// An entry of a kind a skill cannot hold (input side).
-    #[error("{}: a skill holds only regular files and directories, found {kind}; remove it", asv_fs::quote::DisplayPath(path))]
+    #[error(
+        "{}: a skill holds only regular files and directories, found {kind}; remove it",
+        asv_fs::quote::DisplayPath(path)
+    )]
     Unsupported {
         /// The entry.
         path: String,
@@ -206,6 +209,9 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(SkillTree::read(&fs, "missing").unwrap(), SkillTree::default());
+        assert_eq!(
+            SkillTree::read(&fs, "missing").unwrap(),
+            SkillTree::default()
+        );
     }
 }
