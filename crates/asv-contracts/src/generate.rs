@@ -125,58 +125,92 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     Ok(GenOutcome::Done { events, writes })
 }
 
-/// The writing half of [`generate`]: copies, then the lock, then removals.
-fn write_tree(
+/// What `gen` will change, worked out (and every refusal met) before the first write.
+struct Plan<'s> {
+    /// Copies whose bytes differ from what stands there: (path, id, body).
+    copies: Vec<(
+        String,
+        &'s crate::id::ContractId,
+        &'s crate::document::CanonicalBody,
+    )>,
+    /// The lock's new text, when it differs from the file.
+    lock: Option<String>,
+    /// Entries of vendor directories that answer to no declaration.
+    removals: Vec<String>,
+}
+
+fn plan<'s>(
     repo: &Repository<'_>,
-    snap: &Snapshot,
+    snap: &'s Snapshot,
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
-) -> Result<usize> {
-    let interrupted = |e: crate::error::Error| crate::error::Error::Interrupted {
-        source: Box::new(e),
-    };
-    let mut writes = 0;
+) -> Result<Plan<'s>> {
+    let mut copies = Vec::new();
+    let mut removals = Vec::new();
     for skill in &repo.skills {
         for id in &skill.declared {
-            let Some(canonical) = snap.canonical.get(id) else {
+            let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
                 continue;
             };
             let Some(body) = &canonical.body else {
                 continue;
             };
-            let bytes = vendored_copy(id, body);
             let path = skill.copy_path(id);
-            if repo.tree.read_file(&path)?.as_deref() != Some(bytes.as_slice()) {
-                repo.tree
-                    .write_file(&path, &bytes)
-                    .map_err(|e| interrupted(e.into()))?;
-                writes += 1;
+            let current = repo.tree.read_file(&path)?;
+            let intact = current.as_deref().is_some_and(|bytes| {
+                crate::document::judge_copy(id, &body.digest(), bytes)
+                    == crate::document::CopyState::Intact
+            });
+            if !intact {
+                copies.push((path, id, body));
             }
         }
+        for name in extra_entries(repo, skill)? {
+            removals.push(format!("{}/{name}", skill.vendor_dir()));
+        }
     }
-
-    let lock = Lock {
+    let rendered = Lock {
         dependencies: Snapshot::dependencies(repo),
         resolutions: derived,
         sources: snap.lock.sources.clone(),
         placements: snap.lock.placements.clone(),
-    };
-    let rendered = lock.render();
+    }
+    .render();
     let unchanged =
         matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
-    if !unchanged {
+    Ok(Plan {
+        copies,
+        lock: (!unchanged).then_some(rendered),
+        removals,
+    })
+}
+
+/// The writing half of [`generate`]: copies, then the lock, then removals. Every refusal was
+/// met while planning, so what fails here is the environment, mid-run.
+fn write_tree(
+    repo: &Repository<'_>,
+    snap: &Snapshot,
+    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+) -> Result<usize> {
+    let plan = plan(repo, snap, derived)?;
+    let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
+        source: Box::new(e.into()),
+    };
+    let mut writes = 0;
+    for (path, id, body) in &plan.copies {
         repo.tree
-            .write_file(LOCK_FILE, rendered.as_bytes())
-            .map_err(|e| interrupted(e.into()))?;
+            .write_file(path, &vendored_copy(id, body))
+            .map_err(interrupted)?;
         writes += 1;
     }
-
-    for skill in &repo.skills {
-        for name in extra_entries(repo, skill)? {
-            repo.tree
-                .remove_all(&format!("{}/{name}", skill.vendor_dir()))
-                .map_err(|e| interrupted(e.into()))?;
-            writes += 1;
-        }
+    if let Some(text) = &plan.lock {
+        repo.tree
+            .write_file(LOCK_FILE, text.as_bytes())
+            .map_err(interrupted)?;
+        writes += 1;
+    }
+    for path in &plan.removals {
+        repo.tree.remove_all(path).map_err(interrupted)?;
+        writes += 1;
     }
     Ok(writes)
 }
