@@ -125,6 +125,13 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     Ok(GenOutcome::Done { events, writes })
 }
 
+/// One copy to write: its path, its contract and the body to put under the header.
+type CopyWrite<'s> = (
+    String,
+    &'s crate::id::ContractId,
+    &'s crate::document::CanonicalBody,
+);
+
 /// What `gen` will change, worked out (and every refusal met) before the first write.
 struct Plan<'s> {
     /// Copies whose bytes differ from what stands there: (path, id, body).
@@ -144,29 +151,44 @@ fn plan<'s>(
     snap: &'s Snapshot,
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
 ) -> Result<Plan<'s>> {
+    use rayon::prelude::*;
+
+    type SkillPlan<'s> = (Vec<CopyWrite<'s>>, Vec<String>);
+    let per_skill: Vec<Result<SkillPlan<'s>>> = repo
+        .skills
+        .par_iter()
+        .map(|skill| {
+            let mut copies = Vec::new();
+            for id in &skill.declared {
+                let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
+                    continue;
+                };
+                let Some(body) = &canonical.body else {
+                    continue;
+                };
+                let path = skill.copy_path(id);
+                let current = repo.tree.read_file(&path)?;
+                let intact = current.as_deref().is_some_and(|bytes| {
+                    crate::document::judge_copy(id, &body.digest(), bytes)
+                        == crate::document::CopyState::Intact
+                });
+                if !intact {
+                    copies.push((path, id, body));
+                }
+            }
+            let removals = extra_entries(repo, skill)?
+                .into_iter()
+                .map(|name| format!("{}/{name}", skill.vendor_dir()))
+                .collect();
+            Ok((copies, removals))
+        })
+        .collect();
     let mut copies = Vec::new();
     let mut removals = Vec::new();
-    for skill in &repo.skills {
-        for id in &skill.declared {
-            let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
-                continue;
-            };
-            let Some(body) = &canonical.body else {
-                continue;
-            };
-            let path = skill.copy_path(id);
-            let current = repo.tree.read_file(&path)?;
-            let intact = current.as_deref().is_some_and(|bytes| {
-                crate::document::judge_copy(id, &body.digest(), bytes)
-                    == crate::document::CopyState::Intact
-            });
-            if !intact {
-                copies.push((path, id, body));
-            }
-        }
-        for name in extra_entries(repo, skill)? {
-            removals.push(format!("{}/{name}", skill.vendor_dir()));
-        }
+    for found in per_skill {
+        let (c, r) = found?;
+        copies.extend(c);
+        removals.extend(r);
     }
     let rendered = Lock {
         dependencies: Snapshot::dependencies(repo),
@@ -195,11 +217,18 @@ fn write_tree(
     let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
         source: Box::new(e.into()),
     };
+    // Copies go in parallel; every one is attempted, and the first failure in plan order is
+    // the one reported. The lock is written only after all of them landed.
+    let results: Vec<std::result::Result<(), asv_fs::Error>> = {
+        use rayon::prelude::*;
+        plan.copies
+            .par_iter()
+            .map(|(path, id, body)| repo.tree.write_file(path, &vendored_copy(id, body)))
+            .collect()
+    };
     let mut writes = 0;
-    for (path, id, body) in &plan.copies {
-        repo.tree
-            .write_file(path, &vendored_copy(id, body))
-            .map_err(interrupted)?;
+    for result in results {
+        result.map_err(interrupted)?;
         writes += 1;
     }
     if let Some(text) = &plan.lock {

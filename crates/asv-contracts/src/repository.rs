@@ -181,27 +181,35 @@ pub fn conformance_digest(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
 }
 
 fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
+    use rayon::prelude::*;
+
     let Some(entries) = tree.read_dir(SKILLS_DIR)? else {
         return Ok(Vec::new());
     };
-    let mut skills = Vec::new();
+    let mut dirs = Vec::new();
     for entry in entries {
         let dir = join(SKILLS_DIR, &entry.name);
         match entry.kind {
-            EntryKind::Directory => {}
+            EntryKind::Directory => dirs.push(entry.name),
             EntryKind::Symlink => return Err(asv_fs::Error::Symlink { path: dir }.into()),
             _ => continue,
         }
-        let skill_md = join(&dir, "SKILL.md");
-        let declared = match tree.read_file(&skill_md)? {
-            None => Vec::new(),
-            Some(bytes) => declaration::declared_ids(&skill_md, &bytes)?,
-        };
-        skills.push(Skill {
-            name: entry.name,
-            declared,
-        });
     }
+    // Each SKILL.md is read and parsed on its own; the first refusal in name order wins, so
+    // the message does not depend on how the work was spread over threads.
+    let mut skills = dirs
+        .into_par_iter()
+        .map(|name| {
+            let skill_md = format!("{SKILLS_DIR}/{name}/SKILL.md");
+            let declared = match tree.read_file(&skill_md)? {
+                None => Vec::new(),
+                Some(bytes) => declaration::declared_ids(&skill_md, &bytes)?,
+            };
+            Ok(Skill { name, declared })
+        })
+        .collect::<Vec<Result<Skill>>>()
+        .into_iter()
+        .collect::<Result<Vec<Skill>>>()?;
     skills.sort_by(|a, b| crate::digest::cmp_utf16(&a.name, &b.name));
     Ok(skills)
 }

@@ -50,8 +50,20 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
         }
     }
 
-    for skill in &repo.skills {
-        check_copies(repo, &snap, skill, &mut out)?;
+    // Skills are checked in parallel and their findings joined in skill order.
+    let per_skill: Vec<Result<Vec<Violation>>> = {
+        use rayon::prelude::*;
+        repo.skills
+            .par_iter()
+            .map(|skill| {
+                let mut found = Vec::new();
+                check_copies(repo, &snap, skill, &mut found)?;
+                Ok(found)
+            })
+            .collect()
+    };
+    for found in per_skill {
+        out.extend(found?);
     }
 
     match &repo.lock_file {
