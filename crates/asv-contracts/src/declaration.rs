@@ -80,13 +80,15 @@ pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontma
             .enumerate()
             .find(|(_, line)| !visible_text(line).is_empty());
         match first_visible {
-            Some((0, line)) if visible_text(line) == "---" => {
+            Some((0, piece)) if visible_text(piece) == "---" => {
+                // Quote the whole first line (a lone CR in it is what is wrong), not the
+                // piece before the CR.
                 return Err(refuse(
                     path,
                     Some(1),
                     format!(
                         "the line opening the frontmatter is {}, not exactly ---; write --- alone on line 1",
-                        asv_fs::quote::json_string(line)
+                        asv_fs::quote::json_string(first)
                     ),
                 ));
             }

@@ -149,17 +149,24 @@ pub fn parse(text: &str) -> Result<Yaml, YamlError> {
 
 fn to_yaml_error(e: serde_saphyr::Error) -> YamlError {
     let line = e.location().map(|l| l.line() as usize);
-    let full = e.to_string();
-    let first = full
-        .lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_owned();
     YamlError {
         line,
-        message: first,
+        message: clean_message(&e.to_string()),
     }
+}
+
+/// The parser's description reduced to what is wrong: its own `error:` label, the position
+/// (reported separately, as a line of the file) and advice about the library's options go.
+fn clean_message(full: &str) -> String {
+    let mut text = full.lines().next().unwrap_or("invalid YAML").trim();
+    text = text.strip_prefix("error:").unwrap_or(text).trim_start();
+    if let Some((_, after)) = text
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+    {
+        text = after;
+    }
+    text.split(", set ").next().unwrap_or(text).to_owned()
 }
 
 #[cfg(test)]
@@ -186,6 +193,13 @@ mod tests {
             y.get("metadata").and_then(|m| m.get("contracts")),
             Some(&Yaml::Seq(vec![Yaml::String("a".into())]))
         );
+    }
+
+    #[test]
+    fn messages_are_cleaned() {
+        let e = parse("a: 1\na: 2\n").unwrap_err();
+        assert_eq!(e.message, "duplicate mapping key: a");
+        assert_eq!(e.line, Some(2));
     }
 
     #[test]

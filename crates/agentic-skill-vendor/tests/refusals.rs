@@ -1,0 +1,1527 @@
+//! Refusals: every way a tree can be broken so that `gen` and `verify` must stop with exit 2.
+//!
+//! Each case breaks a fresh copy of `examples/demo` (on which `verify` exits 0), runs the real
+//! binary for both `gen` and `verify`, and holds the run to the refusal contract of FORMATS.md:
+//! exit 2, nothing on stdout, exactly one line on stderr that opens with `error: ` and names the
+//! offending repository-relative path, and nothing written: the tree's snapshot is the same
+//! before and after. Where the message is the tool's own text it is compared in full; where
+//! part of it comes from a parser (YAML, JSON) only its fixed frame and a telling fragment are.
+//!
+//! Cases the binary gets wrong are kept here with the correct expectation and
+//! `#[ignore = "…"]`, so they turn green the day the bug is fixed.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Repo, Run, run_bin};
+
+// ---------------------------------------------------------------------------------------------
+// What a refusal must look like
+// ---------------------------------------------------------------------------------------------
+
+/// What the single stderr line must say after `error: `.
+enum Says {
+    /// The whole message, exactly.
+    Exactly(String),
+    /// A message whose middle is a parser's own wording (not ours to pin): it opens with
+    /// `starts`, holds `contains` and closes with `ends`.
+    Shaped {
+        starts: String,
+        contains: &'static str,
+        ends: &'static str,
+    },
+}
+
+fn exactly(message: impl Into<String>) -> Says {
+    Says::Exactly(message.into())
+}
+
+fn shaped(starts: impl Into<String>, contains: &'static str, ends: &'static str) -> Says {
+    Says::Shaped {
+        starts: starts.into(),
+        contains,
+        ends,
+    }
+}
+
+/// Checks one run against the refusal contract.
+fn assert_refusal(label: &str, command: &str, run: &Run, path: &str, says: &Says) {
+    let ctx = format!("[{label}] {command}: {run:?}");
+    assert_eq!(run.code, 2, "exit code {ctx}");
+    assert_eq!(run.stdout, "", "stdout must be empty {ctx}");
+    let line = run
+        .stderr
+        .strip_suffix('\n')
+        .unwrap_or_else(|| panic!("stderr must be one line ending in LF {ctx}"));
+    assert!(
+        !line.contains('\n'),
+        "stderr must be exactly one line {ctx}"
+    );
+    let message = line
+        .strip_prefix("error: ")
+        .unwrap_or_else(|| panic!("stderr must open with `error: ` {ctx}"));
+    assert!(message.contains(path), "message must name {path:?} {ctx}");
+    match says {
+        Says::Exactly(want) => assert_eq!(message, want, "{ctx}"),
+        Says::Shaped {
+            starts,
+            contains,
+            ends,
+        } => {
+            assert!(
+                message.starts_with(starts.as_str()),
+                "starts {starts:?} {ctx}"
+            );
+            assert!(message.contains(contains), "contains {contains:?} {ctx}");
+            assert!(message.ends_with(ends), "ends {ends:?} {ctx}");
+        }
+    }
+}
+
+/// How a test runs the binary on a repository.
+type Runner = fn(&Repo, &[&str]) -> Run;
+
+/// The common helper: the real binary with `--root <repo>` appended.
+fn plain(repo: &Repo, args: &[&str]) -> Run {
+    repo.run(args)
+}
+
+/// How long a run may take before it counts as hung. Generous for a loaded debug build; a
+/// refusal takes milliseconds.
+const HANG_LIMIT: Duration = Duration::from_secs(10);
+
+/// Runs the binary like `Repo::run`, but kills it (by its own pid) if it outlives
+/// [`HANG_LIMIT`]: a named pipe opened for reading blocks until a writer comes, so a test of a
+/// FIFO must not be able to hang the suite.
+fn bounded(repo: &Repo, args: &[&str]) -> Run {
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.push("--root".into());
+    all.push(repo.path().display().to_string());
+    run_bounded(&all, None)
+}
+
+/// Runs the binary with exactly `args` (environment cleared, PATH kept, as `run_bin` does),
+/// optionally feeding `stdin`, and kills it if it outlives [`HANG_LIMIT`].
+///
+/// Unlike `common::run_bin`, a stdin the binary closed before reading is not a failure: a
+/// command that refuses `--token-stdin` exits without reading, and writing to it then races
+/// with its exit (EPIPE).
+fn run_bounded(args: &[String], stdin: Option<&str>) -> Run {
+    use std::io::Write;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+    cmd.args(args).env_clear();
+    if let Ok(path) = std::env::var("PATH") {
+        cmd.env("PATH", path);
+    }
+    let mut child = cmd
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        match pipe.write_all(input.as_bytes()) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            Err(e) => panic!("writing stdin: {e}"),
+        }
+        // Dropping the pipe closes it, so a reader sees end of input.
+    }
+    let started = Instant::now();
+    while child.try_wait().expect("try_wait").is_none() {
+        if started.elapsed() > HANG_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} still running after {HANG_LIMIT:?}: it blocked (on a named pipe?)");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let output = child.wait_with_output().expect("output");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Runs `gen` and then `verify` on `repo` and checks both refuse alike and write nothing.
+fn both_refuse(label: &str, repo: &Repo, path: &str, says: &Says, runner: Runner) {
+    for command in ["gen", "verify"] {
+        let before = repo.snapshot();
+        let run = runner(repo, &[command]);
+        assert_refusal(label, command, &run, path, says);
+        assert_eq!(
+            repo.snapshot(),
+            before,
+            "[{label}] {command} wrote to the tree"
+        );
+    }
+}
+
+/// One row of a table: a label, how to break a fresh demo, what the refusal must say.
+struct Row {
+    label: &'static str,
+    breaks: Box<dyn Fn(&Repo)>,
+    path: String,
+    says: Says,
+}
+
+fn row(label: &'static str, path: &str, says: Says, breaks: impl Fn(&Repo) + 'static) -> Row {
+    Row {
+        label,
+        breaks: Box::new(breaks),
+        path: path.to_owned(),
+        says,
+    }
+}
+
+fn run_table(rows: &[Row], runner: Runner) {
+    for r in rows {
+        let repo = Repo::demo();
+        assert_eq!(repo.run(&["verify"]).code, 0, "the demo must verify clean");
+        (r.breaks)(&repo);
+        both_refuse(r.label, &repo, &r.path, &r.says, runner);
+    }
+}
+
+/// The message the guarded tree gives for any link it meets.
+fn symlink_message(path: &str) -> Says {
+    exactly(format!("symlink is not allowed inside the tree: {path}"))
+}
+
+/// The message the guarded tree gives for an entry of the wrong kind.
+fn wrong_kind(path: &str, found: &str, expected: &str) -> Says {
+    exactly(format!(
+        "{path} is {found} where {expected} belongs; move it aside or replace it"
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symbolic links: refused wherever the tool reads, even when they lead to identical bytes
+// ---------------------------------------------------------------------------------------------
+
+/// Where a link in the symlink table points.
+enum Target {
+    /// The same path in a second, untouched copy of the demo outside the tree: the bytes the
+    /// tool would read through the link are exactly the ones it expects.
+    Elsewhere,
+    /// A target written as it is (relative to the link's directory, possibly dangling).
+    Relative(&'static str),
+}
+
+#[test]
+fn symlinks_are_refused_wherever_the_tool_reads() {
+    // (label, path replaced by a link, where it points, the path the message names)
+    let rows: &[(&str, &str, Target, &str)] = &[
+        ("skills/ itself", "skills", Target::Elsewhere, "skills"),
+        (
+            "a skill directory",
+            "skills/style-editor",
+            Target::Elsewhere,
+            "skills/style-editor",
+        ),
+        (
+            "a SKILL.md",
+            "skills/release-notes/SKILL.md",
+            Target::Elsewhere,
+            "skills/release-notes/SKILL.md",
+        ),
+        (
+            "a skill's references/ directory",
+            "skills/release-notes/references",
+            Target::Elsewhere,
+            "skills/release-notes/references",
+        ),
+        (
+            "a skill's references/vendor directory",
+            "skills/style-editor/references/vendor",
+            Target::Elsewhere,
+            "skills/style-editor/references/vendor",
+        ),
+        (
+            "a vendored copy, to an identical copy inside the tree",
+            "skills/style-editor/references/vendor/writing-style.md",
+            Target::Relative("../../../release-notes/references/vendor/writing-style.md"),
+            "skills/style-editor/references/vendor/writing-style.md",
+        ),
+        (
+            "a contract file",
+            "contracts/verdict-format.md",
+            Target::Elsewhere,
+            "contracts/verdict-format.md",
+        ),
+        (
+            "a dangling link as a contract file (not read as absent)",
+            "contracts/verdict-format.md",
+            Target::Relative("no-such-file.md"),
+            "contracts/verdict-format.md",
+        ),
+        (
+            "contracts/ itself",
+            "contracts",
+            Target::Elsewhere,
+            "contracts",
+        ),
+        (
+            "a contract at the manifest's path",
+            "docs/style/writing-style.md",
+            Target::Elsewhere,
+            "docs/style/writing-style.md",
+        ),
+        (
+            "a conformance file",
+            "contracts/changelog-entry/conformance/cases/minimal.md",
+            Target::Elsewhere,
+            "contracts/changelog-entry/conformance/cases/minimal.md",
+        ),
+        (
+            "a conformance directory",
+            "contracts/changelog-entry/conformance",
+            Target::Elsewhere,
+            "contracts/changelog-entry/conformance",
+        ),
+        (
+            "vendor-lock.json",
+            "vendor-lock.json",
+            Target::Elsewhere,
+            "vendor-lock.json",
+        ),
+        (
+            "vendor-manifest.yaml",
+            "vendor-manifest.yaml",
+            Target::Elsewhere,
+            "vendor-manifest.yaml",
+        ),
+        (
+            "the root .gitignore (read for conformance trees)",
+            ".gitignore",
+            Target::Relative("README.md"),
+            ".gitignore",
+        ),
+        (
+            "an undeclared entry in a vendor directory",
+            "skills/style-editor/references/vendor/other.md",
+            Target::Relative("writing-style.md"),
+            "skills/style-editor/references/vendor/other.md",
+        ),
+    ];
+    for (label, rel, target, path) in rows {
+        let repo = Repo::demo();
+        let elsewhere = Repo::demo();
+        let elsewhere_before = elsewhere.snapshot();
+        if repo.exists(rel) {
+            repo.remove(rel);
+        }
+        match target {
+            Target::Elsewhere => {
+                let to = elsewhere.join(rel);
+                repo.symlink(to.to_str().expect("utf-8 temp path"), rel);
+            }
+            Target::Relative(to) => repo.symlink(to, rel),
+        }
+        both_refuse(label, &repo, path, &symlink_message(path), plain);
+        // Nothing was written through the link either.
+        assert_eq!(
+            elsewhere.snapshot(),
+            elsewhere_before,
+            "[{label}] elsewhere"
+        );
+    }
+}
+
+#[test]
+fn a_symlink_with_a_control_character_in_its_name_is_named_json_quoted() {
+    // A line break in the name must not split the one stderr line.
+    let repo = Repo::demo();
+    repo.symlink("style-editor", "skills/bad\nname");
+    let says = symlink_message("\"skills/bad\\nname\"");
+    both_refuse(
+        "skills/bad\\nname",
+        &repo,
+        "\"skills/bad\\nname\"",
+        &says,
+        plain,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Named pipes: refused without being waited on
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn named_pipes_are_refused_without_hanging() {
+    // Every run goes through `bounded`: opening a FIFO for reading without O_NONBLOCK would
+    // block forever, and the test must fail quickly instead of hanging.
+    let fifo = |rel: &'static str| {
+        row(
+            rel,
+            rel,
+            wrong_kind(rel, "a named pipe", "a regular file"),
+            move |repo: &Repo| {
+                if repo.exists(rel) {
+                    repo.remove(rel);
+                }
+                repo.fifo(rel);
+            },
+        )
+    };
+    let rows = [
+        fifo("contracts/verdict-format.md"),
+        fifo("skills/release-notes/SKILL.md"),
+        fifo("docs/style/writing-style.md"),
+        fifo("contracts/changelog-entry/conformance/cases/minimal.md"),
+        fifo("skills/review-writer/references/vendor/verdict-format.md"),
+        fifo("vendor-lock.json"),
+        fifo("vendor-manifest.yaml"),
+        fifo(".gitignore"),
+    ];
+    let started = Instant::now();
+    run_table(&rows, bounded);
+    assert!(
+        started.elapsed() < HANG_LIMIT,
+        "the FIFO refusals took {:?}",
+        started.elapsed()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entries of the wrong kind: a directory is not "no file", a file is not "no directory"
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn entries_of_the_wrong_kind_are_refused_not_read_as_absent() {
+    let dir_at = |rel: &'static str| {
+        move |repo: &Repo| {
+            repo.remove(rel);
+            repo.write(&format!("{rel}/inside.md"), "not a contract\n");
+        }
+    };
+    let file_at = |rel: &'static str| {
+        move |repo: &Repo| {
+            if repo.exists(rel) {
+                repo.remove(rel);
+            }
+            repo.write(rel, "a file\n");
+        }
+    };
+    let rows = [
+        row(
+            "a directory where a contract file belongs",
+            "contracts/verdict-format.md",
+            wrong_kind(
+                "contracts/verdict-format.md",
+                "a directory",
+                "a regular file",
+            ),
+            dir_at("contracts/verdict-format.md"),
+        ),
+        row(
+            "a directory where SKILL.md belongs",
+            "skills/style-editor/SKILL.md",
+            wrong_kind(
+                "skills/style-editor/SKILL.md",
+                "a directory",
+                "a regular file",
+            ),
+            dir_at("skills/style-editor/SKILL.md"),
+        ),
+        row(
+            "a directory where vendor-lock.json belongs",
+            "vendor-lock.json",
+            wrong_kind("vendor-lock.json", "a directory", "a regular file"),
+            dir_at("vendor-lock.json"),
+        ),
+        row(
+            "a directory where a vendored copy belongs",
+            "skills/review-writer/references/vendor/verdict-format.md",
+            wrong_kind(
+                "skills/review-writer/references/vendor/verdict-format.md",
+                "a directory",
+                "a regular file",
+            ),
+            dir_at("skills/review-writer/references/vendor/verdict-format.md"),
+        ),
+        row(
+            "a file where skills/x/references/vendor belongs",
+            "skills/review-writer/references/vendor",
+            wrong_kind(
+                "skills/review-writer/references/vendor",
+                "a regular file",
+                "a directory",
+            ),
+            file_at("skills/review-writer/references/vendor"),
+        ),
+        row(
+            "a file where skills/ belongs",
+            "skills",
+            wrong_kind("skills", "a regular file", "a directory"),
+            file_at("skills"),
+        ),
+        row(
+            "a file where contracts/ belongs",
+            "contracts",
+            wrong_kind("contracts", "a regular file", "a directory"),
+            file_at("contracts"),
+        ),
+        row(
+            "a file where a conformance directory belongs",
+            "contracts/changelog-entry/conformance",
+            wrong_kind(
+                "contracts/changelog-entry/conformance",
+                "a regular file",
+                "a directory",
+            ),
+            file_at("contracts/changelog-entry/conformance"),
+        ),
+        row(
+            "a file where a skill the lock records belongs",
+            "skills/style-editor",
+            exactly(
+                "skills/style-editor is recorded in the lock but is not a directory; restore the \
+                 skill directory or run gen after removing it from the lock",
+            ),
+            file_at("skills/style-editor"),
+        ),
+    ];
+    run_table(&rows, plain);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text that is not UTF-8
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn invalid_utf8_is_refused() {
+    let spoil = |rel: &'static str| {
+        move |repo: &Repo| {
+            let mut bytes = repo.read(rel);
+            bytes.extend_from_slice(b"\n\xff\xfe caf\xe9\n");
+            repo.write(rel, bytes);
+        }
+    };
+    let not_utf8 = |rel: &str| exactly(format!("{rel}: is not valid UTF-8; save it as UTF-8"));
+    let rows = [
+        row(
+            "a contract",
+            "contracts/verdict-format.md",
+            not_utf8("contracts/verdict-format.md"),
+            spoil("contracts/verdict-format.md"),
+        ),
+        row(
+            "a contract at the manifest's path",
+            "docs/style/writing-style.md",
+            not_utf8("docs/style/writing-style.md"),
+            spoil("docs/style/writing-style.md"),
+        ),
+        row(
+            "a SKILL.md",
+            "skills/release-notes/SKILL.md",
+            not_utf8("skills/release-notes/SKILL.md"),
+            spoil("skills/release-notes/SKILL.md"),
+        ),
+        row(
+            "vendor-manifest.yaml",
+            "vendor-manifest.yaml",
+            not_utf8("vendor-manifest.yaml"),
+            spoil("vendor-manifest.yaml"),
+        ),
+        row(
+            "vendor-lock.json",
+            "vendor-lock.json",
+            exactly(
+                "vendor-lock.json: is not valid UTF-8; fix it by hand or delete it and run gen \
+                 to write it again",
+            ),
+            spoil("vendor-lock.json"),
+        ),
+        row(
+            "a skill directory whose name is not UTF-8",
+            "skills/\u{fffd}",
+            exactly("skills/\u{fffd}: file name is not valid UTF-8; rename it"),
+            |repo: &Repo| {
+                use std::os::unix::ffi::OsStrExt;
+                let name = std::ffi::OsStr::from_bytes(b"\xff");
+                std::fs::create_dir(repo.join("skills").join(name)).expect("mkdir");
+            },
+        ),
+    ];
+    run_table(&rows, plain);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declarations: every frontmatter refusal FORMATS.md lists under "Declarations"
+// ---------------------------------------------------------------------------------------------
+
+/// The SKILL.md every declaration case replaces; style-editor declares only writing-style.
+const P: &str = "skills/style-editor/SKILL.md";
+
+/// A style-editor SKILL.md whose frontmatter ends with `yaml` (which starts on line 4).
+fn with_yaml(yaml: &str) -> String {
+    format!(
+        "---\nname: style-editor\ndescription: Edits prose to the house writing style.\n{yaml}---\n\n# Style editor\n"
+    )
+}
+
+/// A refusal of P without a line number.
+fn decl(message: &str) -> Says {
+    exactly(format!("{P}: {message}"))
+}
+
+/// A refusal of P at `line`.
+fn decl_at(line: usize, message: &str) -> Says {
+    exactly(format!("{P}:{line}: {message}"))
+}
+
+fn opening(line: &str) -> Says {
+    decl_at(
+        1,
+        &format!(
+            "the line opening the frontmatter is {line}, not exactly ---; write --- alone on line 1"
+        ),
+    )
+}
+
+fn closing(line_no: usize, line: &str) -> Says {
+    decl_at(
+        line_no,
+        &format!(
+            "the line closing the frontmatter is {line}, not exactly ---; write --- alone on the line"
+        ),
+    )
+}
+
+/// A frontmatter YAML failure: the parser's words in the middle.
+fn not_yaml(line: Option<usize>, fragment: &'static str) -> Says {
+    let at = line.map(|l| format!(":{l}")).unwrap_or_default();
+    shaped(
+        format!("{P}{at}: frontmatter is not valid YAML ("),
+        fragment,
+        "); fix the syntax",
+    )
+}
+
+const DIGEST: &str = "sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51";
+
+fn declaration_rows() -> Vec<(&'static str, String, Says)> {
+    let body = "name: style-editor\nmetadata:\n  contracts: [writing-style]\n";
+    let after_blank = "the frontmatter's --- comes only after a blank line; move it to line 1";
+    let never_closed =
+        "the frontmatter opened on line 1 is never closed; add a line holding exactly ---";
+    let tab = "indented with a tab; YAML indentation uses spaces";
+    let digest_entry =
+        "an entry names a contract id and nothing else, digests live in vendor-lock.json";
+    vec![
+        // --- the fences ---
+        (
+            "no closing ---",
+            format!("---\n{body}\n# Style editor\n"),
+            decl_at(1, never_closed),
+        ),
+        (
+            "opening ' ---'",
+            format!(" ---\n{body}---\n"),
+            opening("\" ---\""),
+        ),
+        (
+            "opening '--- '",
+            format!("--- \n{body}---\n"),
+            opening("\"--- \""),
+        ),
+        (
+            "opening ZERO WIDTH SPACE + ---",
+            format!("\u{200b}---\n{body}---\n"),
+            opening("\"\u{200b}---\""),
+        ),
+        (
+            "opening BOM BOM --- (one BOM is dropped, the second stays)",
+            format!("\u{feff}\u{feff}---\n{body}---\n"),
+            opening("\"\u{feff}---\""),
+        ),
+        (
+            "opening BRAILLE PATTERN BLANK + ---",
+            format!("\u{2800}---\n{body}---\n"),
+            opening("\"\u{2800}---\""),
+        ),
+        (
+            "closing '---' + ZERO WIDTH SPACE",
+            format!("---\n{body}---\u{200b}\n"),
+            closing(5, "\"---\u{200b}\""),
+        ),
+        (
+            "closing ' ---' before a real ---",
+            format!("---\n{body} ---\n---\n"),
+            closing(5, "\" ---\""),
+        ),
+        (
+            "closing '--- '",
+            format!("---\n{body}--- \n"),
+            closing(5, "\"--- \""),
+        ),
+        (
+            "--- only after blank lines",
+            format!("\n\n---\n{body}---\n"),
+            decl(after_blank),
+        ),
+        (
+            "--- only after a whitespace-only line",
+            format!("   \n---\n{body}---\n"),
+            decl(after_blank),
+        ),
+        (
+            "--- only after an invisible line",
+            format!("\u{200b}\n---\n{body}---\n"),
+            decl(after_blank),
+        ),
+        // --- the YAML ---
+        (
+            "tab indentation",
+            with_yaml("metadata:\n\tcontracts: [writing-style]\n"),
+            decl_at(5, tab),
+        ),
+        (
+            "tab after spaces in the indentation",
+            with_yaml("metadata:\n  \tcontracts: [writing-style]\n"),
+            decl_at(5, tab),
+        ),
+        (
+            "invalid YAML (unclosed flow list)",
+            with_yaml("metadata:\n  contracts: [writing-style\n"),
+            not_yaml(Some(5), "unclosed bracket"),
+        ),
+        (
+            "invalid YAML (mapping value in a plain scalar)",
+            with_yaml("metadata: contracts: [writing-style]\n"),
+            not_yaml(Some(4), "mapping values are not allowed"),
+        ),
+        (
+            "two YAML documents (a: 1 ... b: 2)",
+            "---\na: 1\n...\nb: 2\n---\n".to_owned(),
+            decl(
+                "frontmatter is not valid YAML (holds 2 YAML documents, expected one); fix the syntax",
+            ),
+        ),
+        (
+            "root is a list",
+            "---\n- writing-style\n---\n".to_owned(),
+            decl("frontmatter is a list, expected a mapping"),
+        ),
+        (
+            "root is a string",
+            "---\nstyle-editor\n---\n".to_owned(),
+            decl("frontmatter is a string, expected a mapping"),
+        ),
+        (
+            "metadata is a list",
+            with_yaml("metadata: [writing-style]\n"),
+            decl("metadata is a list, expected a mapping"),
+        ),
+        (
+            "metadata is a string",
+            with_yaml("metadata: writing-style\n"),
+            decl("metadata is a string, expected a mapping"),
+        ),
+        (
+            "metadata: (null)",
+            with_yaml("metadata:\n"),
+            decl("metadata is null, expected a mapping"),
+        ),
+        (
+            "metadata: ~",
+            with_yaml("metadata: ~\n"),
+            decl("metadata is null, expected a mapping"),
+        ),
+        (
+            "duplicate top-level key",
+            with_yaml("name: style-editor\nmetadata:\n  contracts: [writing-style]\n"),
+            not_yaml(Some(4), "duplicate mapping key: name"),
+        ),
+        (
+            "duplicate contracts key",
+            with_yaml("metadata:\n  contracts: [writing-style]\n  contracts: [writing-style]\n"),
+            not_yaml(Some(6), "duplicate mapping key: contracts"),
+        ),
+        // --- metadata.contracts ---
+        (
+            "contracts is a string",
+            with_yaml("metadata:\n  contracts: writing-style\n"),
+            decl("metadata.contracts is a string, expected a list of contract ids"),
+        ),
+        (
+            "contracts is a mapping",
+            with_yaml("metadata:\n  contracts: {writing-style: true}\n"),
+            decl("metadata.contracts is a mapping, expected a list of contract ids"),
+        ),
+        (
+            "contracts is an empty list",
+            with_yaml("metadata:\n  contracts: []\n"),
+            decl("metadata.contracts is an empty list; list the contract ids or remove the key"),
+        ),
+        (
+            "bare contracts:",
+            with_yaml("metadata:\n  contracts:\n"),
+            decl("metadata.contracts has no value; list the contract ids or remove the key"),
+        ),
+        (
+            "contracts: null",
+            with_yaml("metadata:\n  contracts: null\n"),
+            decl("metadata.contracts has no value; list the contract ids or remove the key"),
+        ),
+        (
+            "entry is a number",
+            with_yaml("metadata:\n  contracts: [1]\n"),
+            decl("metadata.contracts[0] is a number, expected a contract id"),
+        ),
+        (
+            "entry is null (second entry)",
+            with_yaml("metadata:\n  contracts: [writing-style, null]\n"),
+            decl("metadata.contracts[1] is null, expected a contract id"),
+        ),
+        (
+            "entry is an empty block item",
+            with_yaml("metadata:\n  contracts:\n    -\n"),
+            decl("metadata.contracts[0] is null, expected a contract id"),
+        ),
+        (
+            "entry is a boolean",
+            with_yaml("metadata:\n  contracts: [true]\n"),
+            decl("metadata.contracts[0] is a boolean, expected a contract id"),
+        ),
+        (
+            "entry is a digest-carrying mapping",
+            with_yaml(&format!(
+                "metadata:\n  contracts: [{{id: writing-style, digest: \"{DIGEST}\"}}]\n"
+            )),
+            decl(&format!(
+                "metadata.contracts[0] is a mapping; {digest_entry}"
+            )),
+        ),
+        (
+            "entry is a block mapping id: digest",
+            with_yaml(&format!(
+                "metadata:\n  contracts:\n    - writing-style: \"{DIGEST}\"\n"
+            )),
+            decl(&format!(
+                "metadata.contracts[0] is a mapping; {digest_entry}"
+            )),
+        ),
+        (
+            "entry is a nested list",
+            with_yaml("metadata:\n  contracts: [[writing-style]]\n"),
+            decl(&format!("metadata.contracts[0] is a list; {digest_entry}")),
+        ),
+        (
+            "entry is id@digest",
+            with_yaml(&format!(
+                "metadata:\n  contracts: [\"writing-style@{DIGEST}\"]\n"
+            )),
+            decl(&format!(
+                "metadata.contracts[0] \"writing-style@{DIGEST}\" is not a usable contract id: \
+                 an id starts with a-z or 0-9 and holds only a-z, 0-9, '.', '_' and '-'"
+            )),
+        ),
+        (
+            "duplicate id",
+            with_yaml("metadata:\n  contracts: [writing-style, writing-style]\n"),
+            decl("metadata.contracts declares writing-style twice; keep one of them"),
+        ),
+        (
+            "duplicate id spelled two ways",
+            with_yaml("metadata:\n  contracts:\n    - writing-style\n    - 'writing-style'\n"),
+            decl("metadata.contracts declares writing-style twice; keep one of them"),
+        ),
+    ]
+}
+
+#[test]
+fn declaration_refusals() {
+    for (label, text, says) in declaration_rows() {
+        let repo = Repo::demo();
+        repo.write(P, &text);
+        both_refuse(label, &repo, P, &says, plain);
+    }
+}
+
+#[test]
+fn ids_breaking_the_id_rule_are_refused() {
+    let bad_char = "an id starts with a-z or 0-9 and holds only a-z, 0-9, '.', '_' and '-'";
+    let long = "a".repeat(65);
+    // (label, the entry as written in YAML, the id as the message quotes it, the problem)
+    let rows: Vec<(&str, String, String, &str)> = vec![
+        ("Upper", "Upper".into(), "\"Upper\"".into(), bad_char),
+        (
+            "a..b",
+            "a..b".into(),
+            "\"a..b\"".into(),
+            "it contains \"..\"",
+        ),
+        ("-a", "\"-a\"".into(), "\"-a\"".into(), bad_char),
+        (".a", "\".a\"".into(), "\".a\"".into(), bad_char),
+        (
+            "65 characters",
+            long.clone(),
+            format!("\"{long}\""),
+            "it is longer than 64 characters",
+        ),
+        ("a/b", "a/b".into(), "\"a/b\"".into(), bad_char),
+        (
+            "../escape",
+            "\"../escape\"".into(),
+            "\"../escape\"".into(),
+            bad_char,
+        ),
+        ("empty string", "\"\"".into(), "\"\"".into(), "it is empty"),
+        ("non-ASCII", "é".into(), "\"é\"".into(), bad_char),
+        ("space inside", "\"a b\"".into(), "\"a b\"".into(), bad_char),
+        // A control character is JSON-escaped, so the message stays one line.
+        (
+            "line break inside",
+            "\"a\\nb\"".into(),
+            "\"a\\nb\"".into(),
+            bad_char,
+        ),
+        (
+            "ESC inside",
+            "\"a\\eb\"".into(),
+            "\"a\\u001bb\"".into(),
+            bad_char,
+        ),
+    ];
+    for (label, written, quoted, problem) in rows {
+        let repo = Repo::demo();
+        repo.write(
+            P,
+            with_yaml(&format!("metadata:\n  contracts: [{written}]\n")),
+        );
+        let says = decl(&format!(
+            "metadata.contracts[0] {quoted} is not a usable contract id: {problem}"
+        ));
+        both_refuse(label, &repo, P, &says, plain);
+    }
+}
+
+/// A lone CR is a line break when judging the opening fence, so `---\r…` is refused. The
+/// message quotes the line up to the CR, which prints as `is "---", not exactly ---`: it
+/// contradicts itself and hides the CR that is the actual problem.
+#[test]
+fn opening_fence_with_a_lone_cr_is_refused() {
+    let repo = Repo::demo();
+    repo.write(P, "---\rname: style-editor\n---\n");
+    let says = shaped(
+        format!("{P}:1: the line opening the frontmatter is "),
+        "",
+        ", not exactly ---; write --- alone on line 1",
+    );
+    both_refuse("---\\r", &repo, P, &says, plain);
+}
+
+#[test]
+fn opening_fence_with_a_lone_cr_shows_the_cr() {
+    let repo = Repo::demo();
+    repo.write(P, "---\rname: style-editor\n---\n");
+    let run = repo.run(&["verify"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("\\r"),
+        "the quoted line should show the CR: {run:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// vendor-lock.json
+// ---------------------------------------------------------------------------------------------
+
+const LOCK: &str = "vendor-lock.json";
+const LOCK_ADVICE: &str = "; fix it by hand or delete it and run gen to write it again";
+
+fn lock_says(problem: &str) -> Says {
+    exactly(format!("{LOCK}: {problem}{LOCK_ADVICE}"))
+}
+
+#[test]
+fn lock_refusals() {
+    let demo = Repo::demo().read_string(LOCK);
+    let verdict =
+        "\"digest\": \"sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51\"";
+    let conformance = "\"conformance\": \"sha256:103849c809f5b15cb017bdbe23cbe6b210a94002fa2d33cdd3be9dcec5e492cb\"";
+    let edit = |from: &str, to: &str| {
+        assert!(demo.contains(from), "the demo lock holds {from}");
+        demo.replacen(from, to, 1)
+    };
+    let bad_digest = |id: &str, field: &str| {
+        lock_says(&format!(
+            "resolutions.{id}.{field} is not a digest of the form sha256:<64 lowercase hex digits>"
+        ))
+    };
+    let not_json = |line: usize, fragment: &'static str| {
+        shaped(
+            format!("{LOCK}: line {line}: is not valid JSON ("),
+            fragment,
+            LOCK_ADVICE,
+        )
+    };
+    let rows: Vec<(&str, String, Says)> = vec![
+        (
+            "not JSON",
+            "not json\n".into(),
+            not_json(1, "expected ident"),
+        ),
+        ("empty file", String::new(), not_json(1, "EOF")),
+        (
+            "truncated",
+            demo[..demo.len() - 4].to_owned(),
+            not_json(26, "EOF"),
+        ),
+        ("a list", "[]\n".into(), lock_says("is not a JSON object")),
+        (
+            "a string",
+            "\"lock\"\n".into(),
+            lock_says("is not a JSON object"),
+        ),
+        ("null", "null\n".into(), lock_says("is not a JSON object")),
+        (
+            "lacks dependencies",
+            "{\"resolutions\": {}}\n".into(),
+            lock_says("has no \"dependencies\" object"),
+        ),
+        (
+            "lacks resolutions",
+            "{\"dependencies\": {}}\n".into(),
+            lock_says("has no \"resolutions\" object"),
+        ),
+        (
+            "dependencies is a list",
+            "{\"dependencies\": [], \"resolutions\": {}}\n".into(),
+            lock_says("\"dependencies\" is not an object"),
+        ),
+        (
+            "digest sha256:abc",
+            edit(verdict, "\"digest\": \"sha256:abc\""),
+            bad_digest("verdict-format", "digest"),
+        ),
+        (
+            "digest in uppercase hex",
+            edit(
+                verdict,
+                &verdict
+                    .to_uppercase()
+                    .replace("\"DIGEST\": \"SHA256:", "\"digest\": \"sha256:"),
+            ),
+            bad_digest("verdict-format", "digest"),
+        ),
+        (
+            "digest without the sha256: prefix",
+            edit(verdict, &verdict.replace("sha256:", "")),
+            bad_digest("verdict-format", "digest"),
+        ),
+        (
+            "digest missing",
+            edit(verdict, "\"note\": \"no digest\""),
+            bad_digest("verdict-format", "digest"),
+        ),
+        (
+            "conformance in uppercase hex",
+            edit(conformance, &conformance.replace("103849c8", "103849C8")),
+            bad_digest("changelog-entry", "conformance"),
+        ),
+        (
+            "resolution key not an id (Upper)",
+            edit("\"verdict-format\": {", "\"Verdict-Format\": {"),
+            lock_says("resolutions has the key \"Verdict-Format\", which is not a contract id"),
+        ),
+        (
+            "resolution key not an id (../x)",
+            edit("\"verdict-format\": {", "\"../x\": {"),
+            lock_says("resolutions has the key \"../x\", which is not a contract id"),
+        ),
+        (
+            "resolution key with a line break (JSON-quoted)",
+            edit("\"verdict-format\": {", "\"a\\nb\": {"),
+            lock_says("resolutions has the key \"a\\nb\", which is not a contract id"),
+        ),
+        (
+            "resolution is not an object",
+            edit(
+                "\"verdict-format\": {",
+                "\"verdict-format\": 1, \"x-unused\": {",
+            ),
+            lock_says("resolutions.verdict-format is not an object"),
+        ),
+        (
+            "kind \"document\"",
+            edit(verdict, &format!("{verdict}, \"kind\": \"document\"")),
+            lock_says("resolutions.verdict-format.kind is not \"raw\""),
+        ),
+        (
+            "kind true",
+            edit(verdict, &format!("{verdict}, \"kind\": true")),
+            lock_says("resolutions.verdict-format.kind is not \"raw\""),
+        ),
+    ];
+    for (label, text, says) in rows {
+        let repo = Repo::demo();
+        repo.write(LOCK, &text);
+        both_refuse(label, &repo, LOCK, &says, plain);
+    }
+}
+
+#[test]
+fn only_the_legacy_lock_name_is_refused() {
+    let repo = Repo::demo();
+    let bytes = repo.read(LOCK);
+    repo.remove(LOCK);
+    repo.write("vendor-manifest.json", bytes);
+    let says = exactly(
+        "vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file \
+         to vendor-lock.json",
+    );
+    both_refuse(
+        "vendor-manifest.json",
+        &repo,
+        "vendor-manifest.json",
+        &says,
+        plain,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// vendor-manifest.yaml
+// ---------------------------------------------------------------------------------------------
+
+const MANIFEST: &str = "vendor-manifest.yaml";
+
+fn manifest_says(message: &str) -> Says {
+    exactly(format!("{MANIFEST}: {message}"))
+}
+
+fn row_with_path(path: &str) -> String {
+    format!("contracts:\n  writing-style:\n    source: local\n    path: {path}\n")
+}
+
+fn not_inside(path: &str) -> Says {
+    manifest_says(&format!(
+        "contracts.writing-style.path \"{path}\" is not a relative path inside the repository; \
+         write it with / separators and no . or .. segments"
+    ))
+}
+
+#[test]
+fn manifest_refusals() {
+    let rows: Vec<(&str, String, Says)> = vec![
+        (
+            "invalid YAML",
+            "contracts:\n  writing-style: {source: local\n".into(),
+            shaped(
+                format!("{MANIFEST}:2: is not valid YAML ("),
+                "unclosed bracket",
+                "); fix the syntax",
+            ),
+        ),
+        (
+            "duplicate row",
+            "contracts:\n  writing-style: {source: local, path: docs/style/writing-style.md}\n  writing-style: {source: local}\n".into(),
+            shaped(
+                format!("{MANIFEST}:3: is not valid YAML ("),
+                "duplicate mapping key",
+                "); fix the syntax",
+            ),
+        ),
+        (
+            "path with ..",
+            row_with_path("../outside/writing-style.md"),
+            not_inside("../outside/writing-style.md"),
+        ),
+        (
+            "path with .. in the middle",
+            row_with_path("docs/../docs/style/writing-style.md"),
+            not_inside("docs/../docs/style/writing-style.md"),
+        ),
+        ("absolute path", row_with_path("/etc/passwd"), not_inside("/etc/passwd")),
+        (
+            "path with backslashes",
+            row_with_path("'docs\\style\\writing-style.md'"),
+            not_inside("docs\\\\style\\\\writing-style.md"),
+        ),
+        (
+            "path into skills/",
+            row_with_path("skills/style-editor/references/vendor/writing-style.md"),
+            manifest_says(
+                "contracts.writing-style.path \"skills/style-editor/references/vendor/writing-style.md\" \
+                 points into skills/, which holds copies, not canonical text; keep the text elsewhere",
+            ),
+        ),
+        (
+            "path into .agentic-skill-vendor/",
+            row_with_path(".agentic-skill-vendor/cache/writing-style.md"),
+            manifest_says(
+                "contracts.writing-style.path \".agentic-skill-vendor/cache/writing-style.md\" \
+                 points into .agentic-skill-vendor/, which holds copies, not canonical text; keep the text elsewhere",
+            ),
+        ),
+        (
+            "unregistered source",
+            "contracts:\n  writing-style:\n    source: elsewhere\n".into(),
+            manifest_says(
+                "contracts.writing-style names the source \"elsewhere\", which no sources entry \
+                 registers; register it with add or write source: local",
+            ),
+        ),
+        (
+            "row without a source",
+            "contracts:\n  writing-style:\n    path: docs/style/writing-style.md\n".into(),
+            manifest_says(
+                "contracts.writing-style has no source; write source: local or a source name",
+            ),
+        ),
+        (
+            "row id breaking the id rule",
+            "contracts:\n  Writing-Style: {source: local}\n".into(),
+            manifest_says(
+                "contracts.\"Writing-Style\" is not a usable contract id: an id starts with a-z or \
+                 0-9 and holds only a-z, 0-9, '.', '_' and '-'",
+            ),
+        ),
+        (
+            "top level a list",
+            "- writing-style\n".into(),
+            manifest_says("the top level is a list, expected a mapping"),
+        ),
+    ];
+    for (label, text, says) in rows {
+        let repo = Repo::demo();
+        repo.write(MANIFEST, &text);
+        both_refuse(label, &repo, MANIFEST, &says, plain);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+// ---------------------------------------------------------------------------------------------
+
+const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
+
+/// A usage refusal: the `error:` line, then the hint line pointing at --help.
+fn usage(message: &str) -> String {
+    format!("error: {message}\n{USAGE_HINT}\n")
+}
+
+#[test]
+fn command_line_refusals() {
+    let repo = Repo::demo();
+    let root = repo.path().display().to_string();
+    let missing = repo.join("no-such-dir").display().to_string();
+    let a_file = repo.join("README.md").display().to_string();
+    let token = |cmd: &str| {
+        usage(&format!(
+            "--token-stdin is not an option {cmd} takes: it reaches no network; only add, update \
+             and fetch do"
+        ))
+    };
+    let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // (label, arguments, stdin, the whole of stderr)
+    let rows: Vec<(&str, Vec<String>, Option<&str>, String)> = vec![
+        (
+            "gen --token-stdin",
+            args(&["gen", "--token-stdin", "--root", &root]),
+            None,
+            token("gen"),
+        ),
+        (
+            "verify --token-stdin",
+            args(&["verify", "--token-stdin", "--root", &root]),
+            None,
+            token("verify"),
+        ),
+        (
+            "lint-selfcontain --token-stdin",
+            args(&["lint-selfcontain", "--token-stdin", "--root", &root]),
+            None,
+            token("lint-selfcontain"),
+        ),
+        (
+            "self-test --token-stdin",
+            args(&["self-test", "--token-stdin"]),
+            None,
+            token("self-test"),
+        ),
+        (
+            "--token-stdin before the command",
+            args(&["--token-stdin", "verify", "--root", &root]),
+            None,
+            token("verify"),
+        ),
+        (
+            "gen --token-stdin with a token on stdin",
+            args(&["gen", "--token-stdin", "--root", &root]),
+            Some("ghp_0123456789abcdef\n"),
+            token("gen"),
+        ),
+        (
+            "unknown option --bogus",
+            args(&["verify", "--bogus", "--root", &root]),
+            None,
+            usage("unknown option: --bogus"),
+        ),
+        (
+            "unknown option before the command",
+            args(&["--bogus", "gen", "--root", &root]),
+            None,
+            usage("unknown option: --bogus"),
+        ),
+        (
+            "unknown short option",
+            args(&["gen", "-x", "--root", &root]),
+            None,
+            usage("unknown option: -x"),
+        ),
+        (
+            "gen extra",
+            args(&["gen", "extra", "--root", &root]),
+            None,
+            usage("unexpected argument: extra"),
+        ),
+        (
+            "verify a b",
+            args(&["verify", "a", "b", "--root", &root]),
+            None,
+            usage("unexpected argument: a"),
+        ),
+        (
+            "unknown command",
+            args(&["frobnicate", "--root", &root]),
+            None,
+            usage("unknown command: frobnicate"),
+        ),
+        (
+            "misspelt command",
+            args(&["verfiy", "--root", &root]),
+            None,
+            usage("unknown command: verfiy"),
+        ),
+        (
+            "no command",
+            args(&["--root", &root]),
+            None,
+            usage("no command given"),
+        ),
+        (
+            "no arguments at all",
+            args(&[]),
+            None,
+            usage("no command given"),
+        ),
+        (
+            "--root without a value",
+            args(&["verify", "--root"]),
+            None,
+            usage("--root needs a path"),
+        ),
+        (
+            "--root= empty",
+            args(&["gen", "--root="]),
+            None,
+            usage("--root needs a path"),
+        ),
+        (
+            "--root ''",
+            args(&["verify", "--root", ""]),
+            None,
+            usage("--root needs a path"),
+        ),
+        (
+            "--root naming a missing directory",
+            args(&["verify", "--root", &missing]),
+            None,
+            format!(
+                "error: {missing}: no such directory; pass --root <path> naming the repository\n"
+            ),
+        ),
+        (
+            "gen --root naming a missing directory",
+            args(&["gen", "--root", &missing]),
+            None,
+            format!(
+                "error: {missing}: no such directory; pass --root <path> naming the repository\n"
+            ),
+        ),
+        (
+            "--root naming a file",
+            args(&["verify", "--root", &a_file]),
+            None,
+            format!(
+                "error: {a_file}: no such directory; pass --root <path> naming the repository\n"
+            ),
+        ),
+    ];
+    for (label, argv, stdin, want) in rows {
+        let before = repo.snapshot();
+        // `run_bounded` when a token is fed: the binary refuses without reading stdin, and
+        // `run_bin` would panic on the broken pipe if the binary exits first.
+        let run = match stdin {
+            None => run_bin(&argv, None),
+            Some(_) => run_bounded(&argv, stdin),
+        };
+        assert_eq!(run.code, 2, "[{label}] {run:?}");
+        assert_eq!(run.stdout, "", "[{label}] {run:?}");
+        assert_eq!(run.stderr, want, "[{label}]");
+        assert_eq!(repo.snapshot(), before, "[{label}] wrote to the tree");
+        assert!(
+            !repo.exists("no-such-dir"),
+            "[{label}] created the missing root"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names with control characters are printed JSON-quoted
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn an_extra_file_under_a_name_with_a_line_break_is_reported_json_quoted() {
+    // A skill directory named "bad\nname" declaring nothing, with a stray file in its vendor
+    // directory: one `extra` line, the path spelled as JSON.stringify spells it.
+    let repo = Repo::demo();
+    repo.write("skills/bad\nname/references/vendor/x.md", "stray\n");
+    let before = repo.snapshot();
+    let run = repo.run(&["verify"]);
+    assert_eq!(
+        run,
+        Run {
+            code: 1,
+            stdout:
+                "extra: \"skills/bad\\nname/references/vendor/x.md\" answers to no declaration\n"
+                    .into(),
+            stderr: String::new(),
+        }
+    );
+    assert_eq!(repo.snapshot(), before, "verify never writes");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals met late: gen must meet every refusal before its first write
+// ---------------------------------------------------------------------------------------------
+
+/// A contract was edited (so copies and the lock need rewriting) and the last skill,
+/// style-editor, carries a problem met only when that skill's copies are looked at. Before
+/// commit 8add030 ("gen plans every change … before its first write") gen wrote the earlier
+/// skills' copies, and for a link among vendored files the lock too, before refusing; these rows
+/// guard that fix.
+fn late_refusal_rows() -> Vec<Row> {
+    let edit_contract = |repo: &Repo| {
+        let mut text = repo.read_string("contracts/changelog-entry.md");
+        text.push_str("\nOne more rule.\n");
+        repo.write("contracts/changelog-entry.md", text);
+    };
+    let vendor = "skills/style-editor/references/vendor";
+    let copy = "skills/style-editor/references/vendor/writing-style.md";
+    vec![
+        row(
+            "symlinked vendor dir of a later skill",
+            vendor,
+            symlink_message(vendor),
+            move |repo: &Repo| {
+                edit_contract(repo);
+                repo.remove(vendor);
+                repo.symlink("../../release-notes/references/vendor", vendor);
+            },
+        ),
+        row(
+            "symlink among a later skill's vendored files (met after the lock is rendered)",
+            "skills/style-editor/references/vendor/other.md",
+            symlink_message("skills/style-editor/references/vendor/other.md"),
+            move |repo: &Repo| {
+                edit_contract(repo);
+                repo.symlink("writing-style.md", &format!("{vendor}/other.md"));
+            },
+        ),
+        row(
+            "file where a later skill's vendor dir belongs",
+            vendor,
+            wrong_kind(vendor, "a regular file", "a directory"),
+            move |repo: &Repo| {
+                edit_contract(repo);
+                repo.remove(vendor);
+                repo.write(vendor, "a file\n");
+            },
+        ),
+        row(
+            "directory where a later skill's vendored copy belongs",
+            copy,
+            wrong_kind(copy, "a directory", "a regular file"),
+            move |repo: &Repo| {
+                edit_contract(repo);
+                repo.remove(copy);
+                repo.write(&format!("{copy}/inside.md"), "x\n");
+            },
+        ),
+        row(
+            "FIFO where a later skill's vendored copy belongs",
+            copy,
+            wrong_kind(copy, "a named pipe", "a regular file"),
+            move |repo: &Repo| {
+                edit_contract(repo);
+                repo.remove(copy);
+                repo.fifo(copy);
+            },
+        ),
+    ]
+}
+
+#[test]
+fn late_refusals_write_nothing() {
+    // `bounded`: one row puts a FIFO in the tree.
+    run_table(&late_refusal_rows(), bounded);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several problems at once: the same refusal every run
+// ---------------------------------------------------------------------------------------------
+
+/// Skills are loaded and checked in parallel; the refusal reported must still be the first in
+/// skill order, whichever thread meets its problem first.
+#[test]
+fn with_several_broken_skills_the_first_in_name_order_is_reported_every_run() {
+    let rows = [
+        row(
+            "three broken SKILL.md files",
+            "skills/release-notes/SKILL.md",
+            exactly(
+                "skills/release-notes/SKILL.md: metadata.contracts is an empty list; list the \
+                 contract ids or remove the key",
+            ),
+            |repo: &Repo| {
+                repo.write(
+                    "skills/release-notes/SKILL.md",
+                    "---\nmetadata:\n  contracts: []\n---\n",
+                );
+                repo.write(
+                    "skills/review-writer/SKILL.md",
+                    "---\nname: a\nname: b\n---\n",
+                );
+                repo.write(P, "---\nmetadata: [x]\n---\n");
+            },
+        ),
+        row(
+            "three symlinked vendor dirs",
+            "skills/release-notes/references/vendor",
+            symlink_message("skills/release-notes/references/vendor"),
+            |repo: &Repo| {
+                for skill in ["release-notes", "review-writer", "style-editor"] {
+                    let vendor = format!("skills/{skill}/references/vendor");
+                    repo.remove(&vendor);
+                    repo.write(&format!("skills/{skill}/references/real/keep.md"), "x\n");
+                    repo.symlink("real", &vendor);
+                }
+            },
+        ),
+    ];
+    for _ in 0..5 {
+        run_table(&rows, plain);
+    }
+}

@@ -1,0 +1,66 @@
+//! Criterion benchmarks of the hot functions: canonical body, framed digest, lock rendering,
+//! and `verify` in-process on a generated 200 × 10 repository.
+#![allow(clippy::disallowed_methods)]
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn functions(c: &mut Criterion) {
+    let mut rng = asv_bench::Rng::new(3);
+    let text = format!(
+        "---\ntitle: x\n---\n\n{}",
+        asv_bench::text(&mut rng, 20 * 1024)
+    );
+    c.bench_function("canonical body 20 KiB", |b| {
+        b.iter(|| asv_contracts::CanonicalBody::from_text(std::hint::black_box(&text)))
+    });
+    let files: Vec<(String, Vec<u8>)> = (0..50)
+        .map(|i| {
+            (
+                format!("cases/{i}.md"),
+                asv_bench::text(&mut rng, 1024).into_bytes(),
+            )
+        })
+        .collect();
+    c.bench_function("framed digest 50 files", |b| {
+        b.iter(|| {
+            let mut f = asv_contracts::digest::Framed::default();
+            for (p, d) in &files {
+                f.add(p.clone(), d.clone());
+            }
+            f.finish()
+        })
+    });
+}
+
+fn verify_tree(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = asv_bench::Spec {
+        skills: 200,
+        contracts: 10,
+        seed: 1,
+    };
+    asv_bench::generate(&spec, dir.path()).expect("generate");
+    let tree = asv_fs::Tree::open(dir.path()).expect("open");
+    let repo = asv_contracts::Repository::load(&tree).expect("load");
+    asv_contracts::generate(&repo).expect("gen");
+    let mut group = c.benchmark_group("in-process");
+    group.sample_size(20);
+    group.bench_function("verify 200 x 10", |b| {
+        b.iter(|| {
+            let tree = asv_fs::Tree::open(dir.path()).expect("open");
+            let repo = asv_contracts::Repository::load(&tree).expect("load");
+            let found = asv_contracts::verify(&repo).expect("verify");
+            assert!(found.is_empty());
+        })
+    });
+    group.bench_function("lock render 200 x 10", |b| {
+        let tree = asv_fs::Tree::open(dir.path()).expect("open");
+        let repo = asv_contracts::Repository::load(&tree).expect("load");
+        let lock = repo.lock_file.lock();
+        b.iter(|| lock.render())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, functions, verify_tree);
+criterion_main!(benches);

@@ -1,0 +1,202 @@
+//! Synthetic repositories for benchmarking agentic-skill-vendor.
+//!
+//! [`generate`] writes a repository of `skills` skills each declaring `contracts` document
+//! contracts, with bodies of 2–20 KiB of prose-like text and conformance trees on every third
+//! contract. The same [`Spec`] always produces the same bytes (a seeded SplitMix64 stream, no
+//! dependence on the host), so figures taken on two machines describe the same input.
+//! [`break_copies`] damages a chosen number of generated copies for the "violations" case.
+//!
+//! ```
+//! # fn main() -> anyhow::Result<()> {
+//! let dir = tempfile::tempdir()?;
+//! let spec = asv_bench::Spec { skills: 3, contracts: 2, seed: 7 };
+//! asv_bench::generate(&spec, dir.path())?;
+//! let tree = asv_fs::Tree::open(dir.path())?;
+//! let repo = asv_contracts::Repository::load(&tree)?;
+//! assert_eq!(repo.skills.len(), 3);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+use std::path::Path;
+
+use anyhow::Result;
+use asv_fs::Tree;
+
+/// The shape of a synthetic repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    /// Number of skills.
+    pub skills: usize,
+    /// Number of document contracts; every skill declares all of them.
+    pub contracts: usize,
+    /// Seed of the text generator.
+    pub seed: u64,
+}
+
+/// A SplitMix64 stream: tiny, fast and the same everywhere.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A stream from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next_u64() % ((hi - lo + 1) as u64)) as usize
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the", "skill", "contract", "reads", "writes", "every", "entry", "review", "change", "user",
+    "command", "file", "line", "version", "release", "note", "format", "verdict", "check", "copy",
+    "lock", "digest", "source", "tree", "agent", "prompt", "example", "rule", "section", "table",
+];
+
+/// Prose-like markdown of about `size` bytes.
+pub fn text(rng: &mut Rng, size: usize) -> String {
+    let mut out = String::with_capacity(size + 80);
+    let mut n = 0;
+    while out.len() < size {
+        if n % 12 == 0 {
+            out.push_str(&format!("\n## Section {}\n\n", n / 12 + 1));
+        }
+        let mut line = String::new();
+        while line.len() < 72 {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(WORDS[rng.range(0, WORDS.len() - 1)]);
+        }
+        out.push_str(&line);
+        out.push('\n');
+        n += 1;
+    }
+    out
+}
+
+/// The id of contract `i`.
+pub fn contract_id(i: usize) -> String {
+    format!("contract-{i:02}")
+}
+
+/// The name of skill `i`.
+pub fn skill_name(i: usize) -> String {
+    format!("skill-{i:05}")
+}
+
+/// Writes the canonical texts, conformance trees and skills of `spec` under `root` (which
+/// should be empty). Copies and the lock are left to `gen`.
+///
+/// # Errors
+/// A failed write.
+pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
+    let tree = Tree::open(root)?;
+    let mut rng = Rng::new(spec.seed);
+    for c in 0..spec.contracts {
+        let id = contract_id(c);
+        let size = rng.range(2 * 1024, 20 * 1024);
+        let body = text(&mut rng, size);
+        let doc = if c % 2 == 0 {
+            format!("---\ntitle: {id}\nowner: team-{c}\n---\n\n# {id}\n{body}")
+        } else {
+            format!("# {id}\n{body}")
+        };
+        tree.write_file(&format!("contracts/{id}.md"), doc.as_bytes())?;
+        if c % 3 == 0 {
+            for k in 0..3 {
+                let size = rng.range(256, 2048);
+                let case = text(&mut rng, size);
+                tree.write_file(
+                    &format!("contracts/{id}/conformance/cases/case-{k}.md"),
+                    case.as_bytes(),
+                )?;
+            }
+        }
+    }
+    let ids: Vec<String> = (0..spec.contracts).map(contract_id).collect();
+    for s in 0..spec.skills {
+        let name = skill_name(s);
+        let mut md = format!(
+            "---\nname: {name}\ndescription: Synthetic skill {s} for benchmarks.\nmetadata:\n  contracts:\n"
+        );
+        for id in &ids {
+            md.push_str(&format!("    - {id}\n"));
+        }
+        md.push_str("---\n\n# Instructions\n\n");
+        md.push_str(&text(&mut rng, 1024));
+        tree.write_file(&format!("skills/{name}/SKILL.md"), md.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Damages `count` generated copies, spread evenly over the tree (one byte of the body
+/// changed), and returns their paths. Run after `gen`.
+///
+/// # Errors
+/// A failed read or write.
+pub fn break_copies(spec: &Spec, root: &Path, count: usize) -> Result<Vec<String>> {
+    let tree = Tree::open(root)?;
+    let total = spec.skills * spec.contracts;
+    let mut broken = Vec::new();
+    if count == 0 || total == 0 {
+        return Ok(broken);
+    }
+    let step = (total / count).max(1);
+    for k in (0..total).step_by(step).take(count) {
+        let path = format!(
+            "skills/{}/references/vendor/{}.md",
+            skill_name(k / spec.contracts),
+            contract_id(k % spec.contracts)
+        );
+        let Some(mut bytes) = tree.read_file(&path)? else {
+            continue;
+        };
+        if let Some(last) = bytes.iter().rposition(|b| b.is_ascii_lowercase()) {
+            bytes[last] = bytes[last].to_ascii_uppercase();
+        }
+        tree.write_file(&path, &bytes)?;
+        broken.push(path);
+    }
+    Ok(broken)
+}
+
+/// Every file `verify` reads in a repository generated from `spec` after `gen`: the lock,
+/// each SKILL.md, each canonical text, each conformance file and each copy.
+pub fn files_verify_reads(spec: &Spec, root: &Path) -> Vec<String> {
+    let mut out = vec!["vendor-lock.json".to_owned()];
+    for c in 0..spec.contracts {
+        let id = contract_id(c);
+        out.push(format!("contracts/{id}.md"));
+        if c % 3 == 0 {
+            for k in 0..3 {
+                out.push(format!("contracts/{id}/conformance/cases/case-{k}.md"));
+            }
+        }
+    }
+    for s in 0..spec.skills {
+        let name = skill_name(s);
+        out.push(format!("skills/{name}/SKILL.md"));
+        for c in 0..spec.contracts {
+            out.push(format!(
+                "skills/{name}/references/vendor/{}.md",
+                contract_id(c)
+            ));
+        }
+    }
+    out.retain(|p| root.join(p).exists());
+    out
+}
