@@ -83,10 +83,14 @@ pub fn violation(format: Format, v: &Violation) -> String {
 pub fn event(format: Format, e: &Event) -> String {
     line_for(
         format,
-        "notice",
+        if matches!(e, Event::WorkdirNotIgnored) {
+            "warning"
+        } else {
+            "notice"
+        },
         e.kind(),
-        None,
-        Some(e.id().as_str()),
+        e.path(),
+        e.id().map(|i| i.as_str()),
         None,
         e.message(),
     )

@@ -31,6 +31,13 @@ pub enum LockProblem {
         /// `digest` or `conformance`.
         field: &'static str,
     },
+    /// A `placements` entry is malformed.
+    BadPlacement {
+        /// Where in the lock.
+        at: String,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// `kind` is not `"raw"`.
     BadKind(String),
 }
@@ -55,6 +62,7 @@ impl std::fmt::Display for LockProblem {
                 f,
                 "resolutions.{id}.{field} is not a digest of the form sha256:<64 lowercase hex digits>"
             ),
+            LockProblem::BadPlacement { at, what } => write!(f, "{at} {what}"),
             LockProblem::BadKind(id) => {
                 write!(f, "resolutions.{id}.kind is not \"raw\"")
             }
@@ -131,6 +139,20 @@ pub enum Error {
         "skills/ does not exist in this tree; run from the repository root or pass --root <path>"
     )]
     NoSkillsDir,
+    /// A raw-byte contract's src holds something it may not distribute (input side).
+    #[error("{}: {message}", DisplayPath(path))]
+    RawSource {
+        /// The offending file or src.
+        path: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// Raw-byte dests that cannot be combined or written (input / destination side).
+    #[error("{message}")]
+    Placement {
+        /// The whole refusal, naming the dest and what to do.
+        message: String,
+    },
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]
     Gitignore {

@@ -35,7 +35,12 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
     let Some(entries) = repo.tree.read_dir(&dir)? else {
         return Ok(Vec::new());
     };
-    let expected: BTreeSet<String> = skill.declared.iter().map(|id| format!("{id}.md")).collect();
+    let expected: BTreeSet<String> = skill
+        .declared
+        .iter()
+        .filter(|id| repo.manifest.raw(id).is_none())
+        .map(|id| format!("{id}.md"))
+        .collect();
     let mut extra = Vec::new();
     for entry in entries {
         if entry.kind == EntryKind::Symlink {
@@ -121,8 +126,18 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
         }
     }
 
-    let writes = write_tree(repo, &snap, derived)?;
-    Ok(GenOutcome::Done { events, writes })
+    let raw = crate::placement::plan(repo, &snap)?;
+    let mut report = Vec::new();
+    if raw.touches_dests && !crate::placement::workdir_ignored(repo.tree)? {
+        report.push(Event::WorkdirNotIgnored);
+    }
+    report.extend(raw.events.iter().cloned());
+    report.extend(events);
+    let writes = write_tree(repo, &snap, derived, &raw)?;
+    Ok(GenOutcome::Done {
+        events: report,
+        writes,
+    })
 }
 
 /// One copy to write: its path, its contract and the body to put under the header.
@@ -150,6 +165,7 @@ fn plan<'s>(
     repo: &Repository<'_>,
     snap: &'s Snapshot,
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    placements: crate::lock::Placements,
 ) -> Result<Plan<'s>> {
     use rayon::prelude::*;
 
@@ -194,7 +210,7 @@ fn plan<'s>(
         dependencies: Snapshot::dependencies(repo),
         resolutions: derived,
         sources: snap.lock.sources.clone(),
-        placements: snap.lock.placements.clone(),
+        placements,
     }
     .render();
     let unchanged =
@@ -212,8 +228,9 @@ fn write_tree(
     repo: &Repository<'_>,
     snap: &Snapshot,
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    raw: &crate::placement::RawPlan,
 ) -> Result<usize> {
-    let plan = plan(repo, snap, derived)?;
+    let plan = plan(repo, snap, derived, raw.placements.clone())?;
     let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
         source: Box::new(e.into()),
     };
@@ -231,6 +248,10 @@ fn write_tree(
         result.map_err(interrupted)?;
         writes += 1;
     }
+    writes += crate::placement::apply(repo.tree, raw).map_err(|e| match e {
+        crate::error::Error::Fs(fs) => interrupted(fs),
+        other => other,
+    })?;
     if let Some(text) = &plan.lock {
         repo.tree
             .write_file(LOCK_FILE, text.as_bytes())

@@ -53,6 +53,40 @@ impl IgnoreRules {
             .is_some_and(|m| !m.pattern.is_negative())
     }
 
+    /// Whether `base/rel` is excluded, judging every directory on the way from `base` down
+    /// (an excluded directory excludes everything below it, as in git).
+    pub fn excludes_below(&self, base: &str, rel: &str, is_dir: bool) -> bool {
+        let mut prefix = String::new();
+        let parts: Vec<&str> = rel.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            prefix = join(&prefix, part);
+            let last = i + 1 == parts.len();
+            if self.is_excluded(&join(base, &prefix), if last { is_dir } else { true }) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Rules from a list of patterns (the `ignore` arrays of the table), matched against
+    /// paths relative to whatever directory they are applied to.
+    pub fn from_patterns(patterns: &[String]) -> IgnoreRules {
+        let mut rules = IgnoreRules::default();
+        if !patterns.is_empty() {
+            let text = patterns.join("\n");
+            // A buffer without a base: patterns apply relative to the path they are asked about.
+            let _ = rules.search.add_patterns_buffer(
+                text.as_bytes(),
+                std::path::PathBuf::from("vendor-manifest.yaml"),
+                None,
+                gix_ignore::search::Ignore {
+                    support_precious: false,
+                },
+            );
+        }
+        rules
+    }
+
     /// The rules that apply inside `dir` (every `.gitignore` from the root down to `dir`), or
     /// `None` when `dir` or one of its ancestors is itself excluded.
     ///

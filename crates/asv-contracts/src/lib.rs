@@ -41,6 +41,8 @@ pub mod json;
 pub mod lint;
 pub mod lock;
 pub mod manifest;
+pub mod placement;
+pub mod raw;
 pub mod report;
 pub mod repository;
 pub mod selftest;

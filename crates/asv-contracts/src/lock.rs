@@ -32,10 +32,25 @@ pub struct Resolution {
     pub kind: ContractKind,
 }
 
+/// What the lock records one raw-byte dest holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The raw-byte contract placed there.
+    pub contract: ContractId,
+    /// The placement digest (files named relative to the dest, marker left out).
+    pub digest: Digest,
+    /// The mapping's src (a directory keeps its trailing `/`).
+    pub src: String,
+}
+
+/// Skill → dest key (a directory keeps its trailing `/`) → placement.
+pub type Placements = BTreeMap<String, BTreeMap<String, Placement>>;
+
 /// The parsed lock.
 ///
-/// `sources` and `placements` belong to the fetching and raw-byte commands; they are carried
-/// through unchanged as JSON so that a command which does not own them never rewrites them.
+/// `sources` belongs to the fetching commands; it is carried through unchanged as JSON so
+/// that a command which does not own it never rewrites it. `placements` is written by `gen`
+/// alone and carried unchanged by every other command.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lock {
     /// Skill name → the ids it declares, sorted.
@@ -44,8 +59,8 @@ pub struct Lock {
     pub resolutions: BTreeMap<ContractId, Resolution>,
     /// The `sources` object, carried unchanged (absent when empty).
     pub sources: Option<Map<String, Value>>,
-    /// The `placements` object, carried unchanged (absent when empty).
-    pub placements: Option<Map<String, Value>>,
+    /// What `gen` placed where (empty when no raw bytes are distributed).
+    pub placements: Placements,
 }
 
 fn problem(p: LockProblem) -> Error {
@@ -87,8 +102,8 @@ impl Lock {
             Some(_) => return Err(problem(LockProblem::NotAnObject("sources"))),
         };
         let placements = match root.remove("placements") {
-            Some(Value::Object(m)) => Some(m),
-            None => None,
+            Some(Value::Object(m)) => parse_placements(m)?,
+            None => Placements::new(),
             Some(_) => return Err(problem(LockProblem::NotAnObject("placements"))),
         };
         // Other top-level keys are dropped: verify then reports the lock as differing and
@@ -161,7 +176,7 @@ impl Lock {
             dependencies,
             resolutions,
             sources: sources.filter(|m| !m.is_empty()),
-            placements: placements.filter(|m| !m.is_empty()),
+            placements,
         })
     }
 
@@ -203,8 +218,23 @@ impl Lock {
         if let Some(s) = self.sources.as_ref().filter(|m| !m.is_empty()) {
             root.insert("sources".into(), Value::Object(s.clone()));
         }
-        if let Some(p) = self.placements.as_ref().filter(|m| !m.is_empty()) {
-            root.insert("placements".into(), Value::Object(p.clone()));
+        let mut placements = Map::new();
+        for (skill, dests) in &self.placements {
+            if dests.is_empty() {
+                continue;
+            }
+            let mut by_dest = Map::new();
+            for (dest, p) in dests {
+                let mut entry = Map::new();
+                entry.insert("contract".into(), Value::String(p.contract.to_string()));
+                entry.insert("digest".into(), Value::String(p.digest.to_string()));
+                entry.insert("src".into(), Value::String(p.src.clone()));
+                by_dest.insert(dest.clone(), Value::Object(entry));
+            }
+            placements.insert(skill.clone(), Value::Object(by_dest));
+        }
+        if !placements.is_empty() {
+            root.insert("placements".into(), Value::Object(placements));
         }
         Value::Object(root)
     }
@@ -213,6 +243,74 @@ impl Lock {
     pub fn render(&self) -> String {
         json::render(&self.to_value())
     }
+}
+
+fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
+    let mut out = Placements::new();
+    for (skill, dests) in map {
+        if skill.is_empty() || skill.contains('/') || skill == "." || skill == ".." {
+            return Err(problem(LockProblem::BadPlacement {
+                at: format!("placements.{}", asv_fs::quote::json_string(&skill)),
+                what: "does not name one skill directory",
+            }));
+        }
+        let Value::Object(dests) = dests else {
+            return Err(problem(LockProblem::BadPlacement {
+                at: format!("placements.{skill}"),
+                what: "is not an object",
+            }));
+        };
+        let mut by_dest: BTreeMap<String, Placement> = BTreeMap::new();
+        for (dest, entry) in dests {
+            let at = format!("placements.{skill}.{dest}");
+            let bare = dest.strip_suffix('/').unwrap_or(&dest);
+            if !crate::manifest::is_safe_relative_path(bare) {
+                return Err(problem(LockProblem::BadPlacement {
+                    at,
+                    what: "is not a path inside the skill",
+                }));
+            }
+            if by_dest.keys().any(|other| {
+                crate::manifest::paths_overlap(bare, other.strip_suffix('/').unwrap_or(other))
+            }) {
+                return Err(problem(LockProblem::BadPlacement {
+                    at,
+                    what: "is the same as or nests with another placement of the skill",
+                }));
+            }
+            let Value::Object(mut fields) = entry else {
+                return Err(problem(LockProblem::BadPlacement {
+                    at,
+                    what: "is not an object",
+                }));
+            };
+            let contract = fields
+                .remove("contract")
+                .and_then(|v| v.as_str().and_then(|s| ContractId::parse(s).ok()));
+            let digest = fields
+                .remove("digest")
+                .and_then(|v| v.as_str().and_then(Digest::parse));
+            let src = fields
+                .remove("src")
+                .and_then(|v| v.as_str().map(str::to_owned));
+            let (Some(contract), Some(digest), Some(src)) = (contract, digest, src) else {
+                return Err(problem(LockProblem::BadPlacement {
+                    at,
+                    what: "needs a contract id, a sha256 digest and a src",
+                }));
+            };
+            by_dest.insert(
+                dest,
+                Placement {
+                    contract,
+                    digest,
+                    src,
+                },
+            );
+        }
+        out.insert(skill, by_dest);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

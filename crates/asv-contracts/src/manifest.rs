@@ -1,8 +1,7 @@
 //! `vendor-manifest.yaml`, the table of origins: where each contract's canonical text lives.
 //!
-//! This crate reads the table; it never re-renders it. Rows naming a remote source or raw
-//! `files` mappings belong to the fetching and raw-byte commands and are reported as not yet
-//! supported by the offline core rather than silently ignored.
+//! This crate reads the table; it never re-renders it. Rows naming a remote source belong to
+//! the fetching commands and are reported as not yet supported rather than silently ignored.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +21,48 @@ pub enum Origin {
     LocalPath(String),
     /// A local document at its standard path.
     Local,
+    /// A local raw-byte contract: files and directories copied as they are.
+    Raw(RawRow),
+}
+
+/// A raw-byte contract's row: its mappings in table order and its own ignore patterns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRow {
+    /// `src: dest` mappings, in the order the table lists them.
+    pub mappings: Vec<Mapping>,
+    /// This contract's `ignore` patterns (added to the shared ones).
+    pub ignore: Vec<String>,
+}
+
+/// One `files` line: a file to a file, or a directory to a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mapping {
+    /// The canonical path, repository-relative, without a trailing `/`.
+    pub src: String,
+    /// Where the copy lands, skill-relative, without a trailing `/`.
+    pub dest: String,
+    /// Whether both sides name directories (written with a trailing `/`).
+    pub dir: bool,
+}
+
+impl Mapping {
+    /// The src as the lock spells it (directories keep their trailing `/`).
+    pub fn src_key(&self) -> String {
+        if self.dir {
+            format!("{}/", self.src)
+        } else {
+            self.src.clone()
+        }
+    }
+
+    /// The dest as the lock spells it (directories keep their trailing `/`).
+    pub fn dest_key(&self) -> String {
+        if self.dir {
+            format!("{}/", self.dest)
+        } else {
+            self.dest.clone()
+        }
+    }
 }
 
 /// The parsed table of origins.
@@ -29,6 +70,8 @@ pub enum Origin {
 pub struct Manifest {
     /// Id → origin, for every row of `contracts`.
     pub contracts: BTreeMap<ContractId, Origin>,
+    /// The top-level `ignore` patterns, shared by every raw directory mapping.
+    pub ignore: Vec<String>,
 }
 
 fn refuse(line: Option<usize>, message: impl Into<String>) -> Error {
@@ -101,6 +144,9 @@ impl Manifest {
                 .collect(),
             _ => Vec::new(),
         };
+        if let Some(value) = root.get("ignore") {
+            manifest.ignore = parse_ignore("ignore", value)?;
+        }
         let rows = match root.get("contracts") {
             None | Some(Yaml::Null) => return Ok(manifest),
             Some(Yaml::Map(rows)) => rows,
@@ -131,6 +177,14 @@ impl Manifest {
             manifest.contracts.insert(id, origin);
         }
         Ok(manifest)
+    }
+
+    /// The raw row of `id`, if the table makes it a raw-byte contract.
+    pub fn raw(&self, id: &ContractId) -> Option<&RawRow> {
+        match self.contracts.get(id) {
+            Some(Origin::Raw(row)) => Some(row),
+            _ => None,
+        }
     }
 
     /// The repository-relative path of `id`'s canonical text.
@@ -167,19 +221,16 @@ fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origi
     };
     let mut source = None;
     let mut path = None;
+    let mut files = None;
+    let mut ignore = Vec::new();
     for (k, v) in fields {
-        match (k, v) {
-            (Yaml::String(k), Yaml::String(v)) if k == "source" => source = Some(v.clone()),
-            (Yaml::String(k), Yaml::String(v)) if k == "path" => path = Some(v.clone()),
-            (Yaml::String(k), _) if k == "files" || k == "ignore" => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "contracts.{id} distributes raw files, which this build does not support yet; use a document contract"
-                    ),
-                ));
-            }
-            (Yaml::String(k), v) if k == "source" || k == "path" => {
+        let Yaml::String(k) = k else { continue };
+        match (k.as_str(), v) {
+            ("source", Yaml::String(v)) => source = Some(v.clone()),
+            ("path", Yaml::String(v)) => path = Some(v.clone()),
+            ("files", v) => files = Some(v),
+            ("ignore", v) => ignore = parse_ignore(&format!("contracts.{id}.ignore"), v)?,
+            ("source" | "path", v) => {
                 return Err(refuse(
                     None,
                     format!("contracts.{id}.{k} is {}, expected a string", v.kind()),
@@ -188,59 +239,199 @@ fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origi
             _ => {}
         }
     }
-    match source.as_deref() {
-        None => Err(refuse(
-            None,
-            format!("contracts.{id} has no source; write source: local or a source name"),
-        )),
-        Some("local") => match path {
-            None => Ok(Origin::Local),
-            Some(p) if is_safe_relative_path(&p) => {
-                let first = p.split('/').next().unwrap_or_default();
-                if first == "skills" || first == ".agentic-skill-vendor" {
-                    return Err(refuse(
-                        None,
-                        format!(
-                            "contracts.{id}.path {} points into {first}/, which holds copies, not canonical text; keep the text elsewhere",
-                            asv_fs::quote::json_string(&p)
-                        ),
-                    ));
-                }
-                Ok(Origin::LocalPath(p))
-            }
-            Some(p) => Err(refuse(
+    let source = match source {
+        None => {
+            return Err(refuse(
                 None,
-                format!(
-                    "contracts.{id}.path {} is not a relative path inside the repository; write it with / separators and no . or .. segments",
-                    asv_fs::quote::json_string(&p)
-                ),
-            )),
-        },
-        Some(other) => {
-            if !registered.iter().any(|r| r == other) {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
-                        asv_fs::quote::json_string(other)
-                    ),
-                ));
-            }
-            if path.is_some() {
-                return Err(refuse(
-                    None,
-                    format!("contracts.{id} has a path, which only a source: local row may carry"),
-                ));
-            }
-            Err(refuse(
-                None,
-                format!(
-                    "contracts.{id} comes from source {}, and contracts from other repositories are not supported by this build yet",
-                    asv_fs::quote::json_string(other)
-                ),
-            ))
+                format!("contracts.{id} has no source; write source: local or a source name"),
+            ));
         }
+        Some(s) => s,
+    };
+    if source != "local" && !registered.iter().any(|r| r == &source) {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
+                asv_fs::quote::json_string(&source)
+            ),
+        ));
     }
+    if files.is_some() && path.is_some() {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id} carries both files and path; a raw-byte contract's canonical paths are the keys of files, so remove path"
+            ),
+        ));
+    }
+    if source != "local" {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id} comes from source {}, and contracts from other repositories are not supported by this build yet",
+                asv_fs::quote::json_string(&source)
+            ),
+        ));
+    }
+    if let Some(files) = files {
+        return Ok(Origin::Raw(RawRow {
+            mappings: parse_files(id, files)?,
+            ignore,
+        }));
+    }
+    match path {
+        None => Ok(Origin::Local),
+        Some(p) => Ok(Origin::LocalPath(check_canonical_path(id, "path", &p)?)),
+    }
+}
+
+/// Checks a canonical path (a document's `path` or a `files` src).
+fn check_canonical_path(id: &ContractId, field: &str, p: &str) -> Result<String> {
+    if !is_safe_relative_path(p) {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id}.{field} {} is not a relative path inside the repository; write it with / separators and no . or .. segments",
+                asv_fs::quote::json_string(p)
+            ),
+        ));
+    }
+    let first = p.split('/').next().unwrap_or_default();
+    if first == "skills" || first == ".agentic-skill-vendor" {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id}.{field} {} points into {first}/, which holds copies, not canonical text; keep the text elsewhere",
+                asv_fs::quote::json_string(p)
+            ),
+        ));
+    }
+    Ok(p.to_owned())
+}
+
+/// Whether two slash paths are the same or one lies under the other.
+pub fn paths_overlap(a: &str, b: &str) -> bool {
+    a == b || a.starts_with(&format!("{b}/")) || b.starts_with(&format!("{a}/"))
+}
+
+fn parse_files(id: &ContractId, files: &Yaml) -> Result<Vec<Mapping>> {
+    let Yaml::Map(entries) = files else {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id}.files is {}, expected a mapping of src: dest lines",
+                files.kind()
+            ),
+        ));
+    };
+    let mut mappings = Vec::new();
+    for (k, v) in entries {
+        let (Yaml::String(src), Yaml::String(dest)) = (k, v) else {
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id}.files holds a line that is not text: text (found {}: {})",
+                    k.kind(),
+                    v.kind()
+                ),
+            ));
+        };
+        let src_dir = src.ends_with('/');
+        let dest_dir = dest.ends_with('/');
+        if src_dir != dest_dir {
+            let kind = |d: bool| if d { "directory" } else { "file" };
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id}.files maps {} to {}, a {} to a {}; end both sides in a slash (directories) or neither (files)",
+                    asv_fs::quote::json_string(src),
+                    asv_fs::quote::json_string(dest),
+                    kind(src_dir),
+                    kind(dest_dir)
+                ),
+            ));
+        }
+        let src = src.strip_suffix('/').unwrap_or(src);
+        let dest = dest.strip_suffix('/').unwrap_or(dest);
+        let src = check_canonical_path(id, "files src", src)?;
+        if !is_safe_relative_path(dest) {
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id}.files names the dest {}, which does not stay inside the skill; write it relative to the skill with no . or .. segments",
+                    asv_fs::quote::json_string(dest)
+                ),
+            ));
+        }
+        let reserved = if dest == "SKILL.md" {
+            Some("SKILL.md, which every skill keeps for itself".to_owned())
+        } else if dest == ".vendored" || dest.ends_with("/.vendored") {
+            Some(format!(
+                "{}, the name of the marker gen writes (left out of every digest, so it could never verify)",
+                asv_fs::quote::json_string(dest)
+            ))
+        } else if paths_overlap(dest, "references/vendor") {
+            Some(format!(
+                "{}, at, under or over references/vendor/, where the document copies live",
+                asv_fs::quote::json_string(dest)
+            ))
+        } else {
+            None
+        };
+        if let Some(what) = reserved {
+            return Err(refuse(
+                None,
+                format!("contracts.{id}.files names the dest {what}; choose another dest"),
+            ));
+        }
+        mappings.push(Mapping {
+            src,
+            dest: dest.to_owned(),
+            dir: src_dir,
+        });
+    }
+    if mappings.is_empty() {
+        return Err(refuse(
+            None,
+            format!(
+                "contracts.{id}.files maps nothing; a raw-byte contract distributes at least one file or directory"
+            ),
+        ));
+    }
+    Ok(mappings)
+}
+
+fn parse_ignore(field: &str, value: &Yaml) -> Result<Vec<String>> {
+    let Yaml::Seq(items) = value else {
+        return Err(refuse(
+            None,
+            format!(
+                "{field} is {}, expected a list of .gitignore patterns",
+                value.kind()
+            ),
+        ));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Yaml::String(p) = item else {
+            return Err(refuse(
+                None,
+                format!("{field} holds {}, expected only text patterns", item.kind()),
+            ));
+        };
+        if p.starts_with('!') {
+            return Err(refuse(
+                None,
+                format!(
+                    "{field} cannot re-include paths with {}; ignore rules only add exclusions (escape a literal leading ! as \\!)",
+                    asv_fs::quote::json_string(p)
+                ),
+            ));
+        }
+        out.push(p.clone());
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -260,6 +451,17 @@ mod tests {
         assert_eq!(conformance_dir("docs/a.md", &a), "docs/a/conformance");
         assert_eq!(conformance_dir("a.md", &a), "a/conformance");
         assert!(Manifest::parse("").unwrap().contracts.is_empty());
+        let m = Manifest::parse(
+            "ignore: ['**/*.test.ts']\ncontracts:\n  r:\n    source: local\n    ignore: [fixtures/]\n    files:\n      tools/rt/: scripts/_runtime/\n      tools/c.sh: scripts/c.sh\n",
+        )
+        .unwrap();
+        let r = m.raw(&ContractId::parse("r").unwrap()).unwrap();
+        assert_eq!(m.ignore, ["**/*.test.ts"]);
+        assert_eq!(r.ignore, ["fixtures/"]);
+        assert_eq!(r.mappings[0].src_key(), "tools/rt/");
+        assert_eq!(r.mappings[0].dest_key(), "scripts/_runtime/");
+        assert_eq!(r.mappings[1].dest, "scripts/c.sh");
+        assert!(!r.mappings[1].dir);
         assert!(
             Manifest::parse("future: 1\ncontracts:\n  a: {source: local, note: x}\n").is_ok(),
             "unknown keys are left alone"
@@ -278,6 +480,20 @@ mod tests {
             "contracts:\n  a: {source: local, path: skills/a/x.md}\n",
             "contracts:\n  a: {source: elsewhere}\n",
             "contracts:\n  a: {source: local, path: a//b.md}\n",
+            "contracts:\n  a: {source: local, files: {x/: y}}\n",
+            "contracts:\n  a: {source: local, files: {x: y/}}\n",
+            "contracts:\n  a: {source: local, files: {}}\n",
+            "contracts:\n  a: {source: local, path: p.md, files: {x: y}}\n",
+            "contracts:\n  a: {source: local, files: {x: SKILL.md}}\n",
+            "contracts:\n  a: {source: local, files: {x/: references/}}\n",
+            "contracts:\n  a: {source: local, files: {x/: references/vendor/x/}}\n",
+            "contracts:\n  a: {source: local, files: {x: d/.vendored}}\n",
+            "contracts:\n  a: {source: local, files: {x: ../y}}\n",
+            "contracts:\n  a: {source: local, files: {skills/x: y}}\n",
+            "contracts:\n  a: {source: local, files: {x: y}, ignore: ['!k']}\n",
+            "ignore: ['!k']\n",
+            "ignore: k\n",
+            "contracts:\n  a: {source: local, files: [x]}\n",
             "contracts:\n  a: {source: local}\n  a: {source: local}\n",
         ] {
             assert!(Manifest::parse(bad).is_err(), "{bad}");

@@ -36,6 +36,22 @@ pub enum Violation {
         /// What the text digests to now.
         current: Digest,
     },
+    /// The lock records a raw-byte digest the srcs no longer have.
+    RawStaleLock {
+        /// The contract.
+        id: ContractId,
+        /// What the lock records.
+        recorded: Digest,
+        /// What the srcs digest to now.
+        current: Digest,
+    },
+    /// The lock's record of what was placed where disagrees with the declarations and table.
+    Placement {
+        /// `skills/<skill>/<dest key>` (a directory keeps its `/`).
+        site: String,
+        /// What disagrees.
+        problem: PlacementProblem,
+    },
     /// A vendored copy is missing or not what the lock pins.
     Drift {
         /// The copy's path.
@@ -96,8 +112,30 @@ pub enum Violation {
     },
 }
 
+/// How the lock's placements disagree with the declarations and the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlacementProblem {
+    /// The lock records a dest no declaration places any more.
+    Gone {
+        /// The contract the lock records there.
+        id: ContractId,
+    },
+    /// A declared dest the lock records nothing for.
+    Unrecorded {
+        /// The contract declared there.
+        id: ContractId,
+    },
+    /// The lock records another contract or src there than the table places.
+    Differs {
+        /// What the lock records: contract and src.
+        recorded: (ContractId, String),
+        /// What the table places: contract and src.
+        placed: (ContractId, String),
+    },
+}
+
 /// What is wrong with a vendored copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriftProblem {
     /// Nothing stands there.
     Missing,
@@ -113,6 +151,25 @@ pub enum DriftProblem {
         /// The locked digest.
         locked: Digest,
     },
+    /// A raw-byte dest's files digest to another value than the placement recorded.
+    Files {
+        /// What the files digest to.
+        found: Digest,
+        /// The recorded placement digest.
+        locked: Digest,
+        /// The first file that differs from the current canonical files, when known.
+        differs: Option<String>,
+    },
+    /// A directory dest's `.vendored` marker is missing or not the one for the locked digest.
+    Marker {
+        /// The contract digest the lock records.
+        locked: Digest,
+    },
+    /// A directory dest still holds a file the `ignore` rules no longer select.
+    NoLongerSelected {
+        /// That file (repository-relative).
+        file: String,
+    },
 }
 
 /// Every violation kind code, in one place so they stay unique and stable.
@@ -122,6 +179,7 @@ pub const VIOLATION_KINDS: &[&str] = &[
     "stale-lock",
     "drift",
     "extra",
+    "placement",
     "lock",
     "conformance-mismatch",
     "parent-escape",
@@ -136,7 +194,8 @@ impl Violation {
         match self {
             Violation::Closure { .. } => "closure",
             Violation::Unresolved { .. } => "unresolved",
-            Violation::StaleLock { .. } => "stale-lock",
+            Violation::StaleLock { .. } | Violation::RawStaleLock { .. } => "stale-lock",
+            Violation::Placement { .. } => "placement",
             Violation::Drift { .. } => "drift",
             Violation::Extra { .. } => "extra",
             Violation::Lock { .. } => "lock",
@@ -159,7 +218,9 @@ impl Violation {
             | Violation::AbsolutePath { path, .. }
             | Violation::SymlinkEscape { path } => Some(path),
             Violation::Lock { .. } => Some(crate::lock::LOCK_FILE),
+            Violation::Placement { site, .. } => Some(site),
             Violation::Unresolved { .. }
+            | Violation::RawStaleLock { .. }
             | Violation::ConformanceMismatch { .. }
             | Violation::SelfTest { .. } => None,
         }
@@ -181,6 +242,7 @@ impl Violation {
             Violation::Closure { id, .. }
             | Violation::Unresolved { id }
             | Violation::StaleLock { id, .. }
+            | Violation::RawStaleLock { id, .. }
             | Violation::Drift { id, .. }
             | Violation::ConformanceMismatch { id, .. } => Some(id),
             _ => None,
@@ -209,9 +271,53 @@ impl Violation {
             } => format!(
                 "{id} is recorded as {recorded} but {path} is {current}; run gen to record the current text"
             ),
+            Violation::RawStaleLock {
+                id,
+                recorded,
+                current,
+            } => format!(
+                "{id} is recorded as {recorded} but its files digest to {current}; run gen to record the current files"
+            ),
+            Violation::Placement { site, problem } => {
+                let site = DisplayPath(site);
+                match problem {
+                    PlacementProblem::Gone { id } => format!(
+                        "vendor-lock.json records {site} for {id}, which no declaration places there any more; run gen to clear it"
+                    ),
+                    PlacementProblem::Unrecorded { id } => format!(
+                        "{site} is declared for {id} but vendor-lock.json records nothing there; run gen to place it"
+                    ),
+                    PlacementProblem::Differs { recorded, placed } => format!(
+                        "vendor-lock.json records {site} as {} from {}, the table places {} from {}; run gen",
+                        recorded.0, recorded.1, placed.0, placed.1
+                    ),
+                }
+            }
             Violation::Drift { path, problem, .. } => {
                 let path = DisplayPath(path);
                 match problem {
+                    DriftProblem::Files {
+                        found,
+                        locked,
+                        differs,
+                    } => match differs {
+                        Some(file) => format!(
+                            "{path} holds files digesting to {found}, the lock pins {locked} — {} differs",
+                            DisplayPath(file)
+                        ),
+                        None => {
+                            format!(
+                                "{path} holds files digesting to {found}, the lock pins {locked}"
+                            )
+                        }
+                    },
+                    DriftProblem::Marker { locked } => {
+                        format!("{path}/.vendored does not carry the marker generated for {locked}")
+                    }
+                    DriftProblem::NoLongerSelected { file } => format!(
+                        "{path} differs from the currently selected canonical files — {} is no longer selected; run gen to replace it",
+                        DisplayPath(file)
+                    ),
                     DriftProblem::Missing => format!("{path} is missing"),
                     DriftProblem::Header { locked } => {
                         format!("{path} does not carry the header generated for {locked}")
@@ -299,10 +405,30 @@ pub enum Event {
         /// The contract.
         id: ContractId,
     },
+    /// A raw-byte dest that already held exactly what this run writes, taken over.
+    Claimed {
+        /// `skills/<skill>/<dest>` (a directory keeps its `/`).
+        site: String,
+        /// The contract.
+        id: ContractId,
+    },
+    /// A recorded raw-byte dest no declaration places any more, removed.
+    Cleared {
+        /// `skills/<skill>/<dest>` (a directory keeps its `/`).
+        site: String,
+        /// The contract.
+        id: ContractId,
+        /// Whether nothing was left there to remove.
+        already_absent: bool,
+    },
+    /// The tool's working directory is not ignored by the repository.
+    WorkdirNotIgnored,
 }
 
 /// Every event kind code.
-pub const EVENT_KINDS: &[&str] = &["adopted", "retired", "unused"];
+pub const EVENT_KINDS: &[&str] = &[
+    "adopted", "retired", "unused", "claimed", "cleared", "warning",
+];
 
 impl Event {
     /// The stable kind code the line opens with.
@@ -311,17 +437,31 @@ impl Event {
             Event::Adopted { .. } | Event::AdoptedConformance { .. } => "adopted",
             Event::Retired { .. } | Event::RetiredConformance { .. } => "retired",
             Event::Unused { .. } => "unused",
+            Event::Claimed { .. } => "claimed",
+            Event::Cleared { .. } => "cleared",
+            Event::WorkdirNotIgnored => "warning",
         }
     }
 
-    /// The contract the event is about.
-    pub fn id(&self) -> &ContractId {
+    /// The contract the event is about, if any.
+    pub fn id(&self) -> Option<&ContractId> {
         match self {
             Event::Adopted { id, .. }
             | Event::AdoptedConformance { id, .. }
             | Event::Retired { id }
             | Event::RetiredConformance { id, .. }
-            | Event::Unused { id } => id,
+            | Event::Unused { id }
+            | Event::Claimed { id, .. }
+            | Event::Cleared { id, .. } => Some(id),
+            Event::WorkdirNotIgnored => None,
+        }
+    }
+
+    /// The path the event is about, if any.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Event::Claimed { site, .. } | Event::Cleared { site, .. } => Some(site),
+            _ => None,
         }
     }
 
@@ -351,6 +491,18 @@ impl Event {
             Event::Unused { id } => {
                 format!("{id} (no skill declares it; its resolution stays in the lock)")
             }
+            Event::Claimed { site, id } => format!("{} ({id})", DisplayPath(site)),
+            Event::Cleared {
+                site,
+                id,
+                already_absent: false,
+            } => format!("{} ({id})", DisplayPath(site)),
+            Event::Cleared {
+                site,
+                id,
+                already_absent: true,
+            } => format!("{} ({id}; already absent)", DisplayPath(site)),
+            Event::WorkdirNotIgnored => ".agentic-skill-vendor is not ignored by this repository; add /.agentic-skill-vendor/ to .gitignore so the tool's working files are never committed".to_owned(),
         }
     }
 

@@ -2,11 +2,71 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::error::Error;
 use crate::error::Result;
 use crate::id::ContractId;
 use crate::lock::{ContractKind, Lock, Resolution};
+use crate::manifest::Origin;
+use crate::raw::RawState;
 use crate::report::Violation;
 use crate::repository::{Canonical, Repository};
+
+/// A contract cannot change kind in place: a table row and the lock must agree on whether an
+/// id is a document or raw bytes.
+fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
+    for (id, origin) in &repo.manifest.contracts {
+        let Some(resolution) = lock.resolutions.get(id) else {
+            continue;
+        };
+        let (table, locked) = match (origin, resolution.kind) {
+            (Origin::Raw(_), ContractKind::Document) => ("a raw-byte", "a document"),
+            (Origin::Local | Origin::LocalPath(_), ContractKind::Raw) => ("a document", "raw-byte"),
+            _ => continue,
+        };
+        return Err(Error::Placement {
+            message: format!(
+                "{id} is {table} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {locked}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A raw src may not sit at, under or over a document contract's conformance directory:
+/// tests are collected by prefix, so the two would be confused.
+fn check_srcs_clear_of_conformance(
+    repo: &Repository<'_>,
+    canonical: &BTreeMap<ContractId, Canonical>,
+) -> Result<()> {
+    let mut positions: Vec<(ContractId, String)> = canonical
+        .iter()
+        .map(|(id, c)| (id.clone(), crate::manifest::conformance_dir(&c.path, id)))
+        .collect();
+    for (id, origin) in &repo.manifest.contracts {
+        if !matches!(origin, Origin::Raw(_)) && !canonical.contains_key(id) {
+            let path = repo.manifest.canonical_path(id);
+            positions.push((id.clone(), crate::manifest::conformance_dir(&path, id)));
+        }
+    }
+    for (id, origin) in &repo.manifest.contracts {
+        let Origin::Raw(row) = origin else { continue };
+        for mapping in &row.mappings {
+            for (doc, dir) in &positions {
+                if crate::manifest::paths_overlap(&mapping.src, dir) {
+                    return Err(Error::Manifest {
+                        path: crate::manifest::MANIFEST_FILE.to_owned(),
+                        line: None,
+                        message: format!(
+                            "contracts.{id}.files names the src {}, which is at, under or over {dir}, the conformance directory of {doc}; tests are collected by prefix, so move one of them",
+                            asv_fs::quote::json_string(&mapping.src_key())
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Declarations, the lock and the canonical side of every contract either of them names.
 #[derive(Debug)]
@@ -15,8 +75,11 @@ pub struct Snapshot {
     pub declared: BTreeMap<ContractId, Vec<String>>,
     /// The lock as read (empty when the file is missing).
     pub lock: Lock,
-    /// Id → canonical side, for every declared id and every id the lock resolves.
+    /// Id → canonical side of each document contract the declarations or the lock name.
     pub canonical: BTreeMap<ContractId, Canonical>,
+    /// Id → what the srcs hold, for each raw-byte contract (a `files` row of the table) the
+    /// declarations or the lock name.
+    pub raw: BTreeMap<ContractId, RawState>,
 }
 
 impl Snapshot {
@@ -31,49 +94,88 @@ impl Snapshot {
         }
         let lock = repo.lock_file.lock();
         let ids: BTreeSet<&ContractId> = declared.keys().chain(lock.resolutions.keys()).collect();
+        check_kinds(repo, &lock)?;
         let mut canonical = BTreeMap::new();
+        let mut raw = BTreeMap::new();
         for id in ids {
-            canonical.insert(id.clone(), repo.canonical(id)?);
+            match repo.manifest.raw(id) {
+                Some(row) => {
+                    raw.insert(
+                        id.clone(),
+                        crate::raw::read(repo.tree, id, row, &repo.manifest.ignore)?,
+                    );
+                }
+                None => {
+                    canonical.insert(id.clone(), repo.canonical(id)?);
+                }
+            }
         }
+        check_srcs_clear_of_conformance(repo, &canonical)?;
         Ok(Snapshot {
             declared,
             lock,
             canonical,
+            raw,
         })
     }
 
-    /// One `closure` violation per declared id whose canonical text is not there.
+    /// One `closure` violation per declared id whose canonical side is not there: document
+    /// contracts first, then raw-byte ones, each by id.
     pub fn closure(&self) -> Vec<Violation> {
-        self.declared
+        let documents = self.declared.iter().filter_map(|(id, skills)| {
+            let c = self.canonical.get(id)?;
+            c.body.is_none().then(|| Violation::Closure {
+                id: id.clone(),
+                skills: skills.clone(),
+                path: c.path.clone(),
+            })
+        });
+        let raw = self
+            .declared
             .iter()
-            .filter_map(|(id, skills)| {
-                let c = self.canonical.get(id)?;
-                c.body.is_none().then(|| Violation::Closure {
+            .filter_map(|(id, skills)| match self.raw.get(id)? {
+                RawState::Absent { src } => Some(Violation::Closure {
                     id: id.clone(),
                     skills: skills.clone(),
-                    path: c.path.clone(),
-                })
-            })
-            .collect()
+                    path: src.clone(),
+                }),
+                RawState::Present { .. } => None,
+            });
+        documents.chain(raw).collect()
     }
 
     /// The resolutions the current canonical texts give: every declared or locked id whose
     /// text is there.
     pub fn derived_resolutions(&self) -> BTreeMap<ContractId, Resolution> {
-        self.canonical
-            .iter()
-            .filter_map(|(id, c)| {
-                let body = c.body.as_ref()?;
-                Some((
-                    id.clone(),
-                    Resolution {
-                        digest: body.digest(),
-                        conformance: c.conformance,
-                        kind: ContractKind::Document,
-                    },
-                ))
-            })
-            .collect()
+        let documents = self.canonical.iter().filter_map(|(id, c)| {
+            let body = c.body.as_ref()?;
+            Some((
+                id.clone(),
+                Resolution {
+                    digest: body.digest(),
+                    conformance: c.conformance,
+                    kind: ContractKind::Document,
+                },
+            ))
+        });
+        let raw = self.raw.iter().filter_map(|(id, state)| match state {
+            RawState::Present { digest, .. } => Some((
+                id.clone(),
+                Resolution {
+                    digest: *digest,
+                    conformance: None,
+                    kind: ContractKind::Raw,
+                },
+            )),
+            RawState::Absent { .. } => None,
+        });
+        documents.chain(raw).collect()
+    }
+
+    /// Whether the canonical side of `id` (text or srcs) is there now.
+    pub fn is_located(&self, id: &ContractId) -> bool {
+        self.canonical.get(id).is_some_and(|c| c.body.is_some())
+            || matches!(self.raw.get(id), Some(RawState::Present { .. }))
     }
 
     /// `dependencies` as the declarations give it: skill → sorted ids, empty skills left out.

@@ -35,6 +35,9 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
         let Some(body) = &canonical.body else {
             continue;
         };
+        if snap.lock.resolutions.get(id).map(|r| r.kind) == Some(crate::lock::ContractKind::Raw) {
+            continue;
+        }
         match snap.lock.resolutions.get(id) {
             None if snap.declared.contains_key(id) => {
                 out.push(Violation::Unresolved { id: id.clone() });
@@ -47,6 +50,22 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
                 current: body.digest(),
             }),
             Some(_) => {}
+        }
+    }
+
+    for (id, state) in &snap.raw {
+        match (snap.lock.resolutions.get(id), state) {
+            (None, _) if snap.declared.contains_key(id) => {
+                out.push(Violation::Unresolved { id: id.clone() });
+            }
+            (Some(r), crate::raw::RawState::Present { digest, .. }) if r.digest != *digest => {
+                out.push(Violation::RawStaleLock {
+                    id: id.clone(),
+                    recorded: r.digest,
+                    current: *digest,
+                });
+            }
+            _ => {}
         }
     }
 
@@ -66,6 +85,8 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
         out.extend(found?);
     }
 
+    crate::placement::verify(repo, &snap, &mut out)?;
+
     match &repo.lock_file {
         LockFile::Missing => out.push(Violation::Lock { missing: true }),
         LockFile::Present { bytes, .. } => {
@@ -81,7 +102,7 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
         let Some(canonical) = snap.canonical.get(id) else {
             continue;
         };
-        if canonical.body.is_none() {
+        if canonical.body.is_none() || recorded.kind == crate::lock::ContractKind::Raw {
             continue;
         }
         if canonical.conformance != recorded.conformance {
@@ -102,7 +123,7 @@ fn expected_lock(repo: &Repository<'_>, snap: &Snapshot) -> Lock {
         .lock
         .resolutions
         .iter()
-        .filter(|(id, _)| snap.canonical.get(*id).is_some_and(|c| c.body.is_some()))
+        .filter(|(id, _)| snap.is_located(id))
         .map(|(id, r)| (id.clone(), r.clone()))
         .collect();
     Lock {
@@ -122,6 +143,9 @@ fn check_copies(
     let mut ids = skill.declared.clone();
     ids.sort();
     for id in &ids {
+        if repo.manifest.raw(id).is_some() {
+            continue;
+        }
         let Some(resolution) = snap.lock.resolutions.get(id) else {
             continue;
         };

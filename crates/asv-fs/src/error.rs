@@ -96,6 +96,18 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A staged entry and its destination are on different file systems (environment side).
+    #[error(
+        "{} and {} are on different file systems, so the dest cannot be replaced in one step; keep .agentic-skill-vendor on the file system the skills are on",
+        DisplayPath(dest),
+        DisplayPath(staged)
+    )]
+    CrossDevice {
+        /// The staged entry.
+        staged: String,
+        /// The destination.
+        dest: String,
+    },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
     InjectedFault {

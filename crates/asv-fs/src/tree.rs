@@ -450,8 +450,11 @@ impl Tree {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| self.root.clone());
+        // 0666 narrowed by the umask, as any other tool's new file: tempfile's default of 0600
+        // would leave copies unreadable to the rest of the team.
         let mut tmp = tempfile::Builder::new()
             .prefix(".asv-tmp-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
             .tempfile_in(&dir)
             .map_err(|e| Error::io(rel, "create a temporary file beside", e))?;
         // No fsync per file: the rename makes each write all-or-nothing for readers, and a
@@ -490,6 +493,72 @@ impl Tree {
             Ok(()) => Ok(()),
             Err(e) if is_not_found(&e) => Ok(()),
             Err(e) => Err(Error::io(rel, "remove", e)),
+        }
+    }
+
+    /// Moves the entry staged at `from` to `to` in one step, replacing whatever stands at
+    /// `to` (a file or a whole directory): the two are exchanged atomically where the
+    /// platform can (`renameat2` with `RENAME_EXCHANGE`) and the old entry, now at `from`, is
+    /// removed. Both must be on one file system.
+    ///
+    /// # Errors
+    /// A link on the way or at `to`; [`Error::CrossDevice`] when `from` and `to`'s directory
+    /// are on different file systems; an I/O failure.
+    pub fn swap_into_place(&self, from: &str, to: &str) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let parent = parent_of(to);
+        self.create_dir_all(parent)?;
+        let existing = match self.lstat_kind(to)? {
+            Some(EntryKind::Symlink) => {
+                return Err(Error::Symlink {
+                    path: to.to_owned(),
+                });
+            }
+            other => other,
+        };
+        let from_dev = fs::symlink_metadata(self.abs(from))
+            .map_err(|e| Error::io(from, "inspect", e))?
+            .dev();
+        let to_dev = fs::metadata(self.abs(parent))
+            .map_err(|e| Error::io(parent, "inspect", e))?
+            .dev();
+        if from_dev != to_dev {
+            return Err(Error::CrossDevice {
+                staged: from.to_owned(),
+                dest: to.to_owned(),
+            });
+        }
+        self.spend_write(to)?;
+        if existing.is_none() {
+            return fs::rename(self.abs(from), self.abs(to))
+                .map_err(|e| Error::io(to, "rename into place", e));
+        }
+        match rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            self.abs(from),
+            rustix::fs::CWD,
+            self.abs(to),
+            rustix::fs::RenameFlags::EXCHANGE,
+        ) {
+            Ok(()) => {
+                self.forget_checked(to);
+                self.forget_checked(from);
+                self.remove_all(from)
+            }
+            Err(errno)
+                if errno == rustix::io::Errno::INVAL || errno == rustix::io::Errno::NOSYS =>
+            {
+                // No atomic exchange here: remove, then rename (a stop between the two
+                // leaves the dest absent, which verify reports as missing).
+                self.remove_all(to)?;
+                fs::rename(self.abs(from), self.abs(to))
+                    .map_err(|e| Error::io(to, "rename into place", e))
+            }
+            Err(errno) => Err(Error::io(
+                to,
+                "exchange into place",
+                io::Error::from_raw_os_error(errno.raw_os_error()),
+            )),
         }
     }
 
@@ -619,6 +688,12 @@ mod tests {
         assert_eq!(t.read_file("nope/deeper").unwrap(), None);
         let names: Vec<_> = t.read_dir("x/y").unwrap().unwrap();
         assert_eq!(names.len(), 1, "no temporary file is left behind");
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(t.root().join("x/y/z.txt"))
+                .unwrap()
+                .permissions(),
+        );
+        assert_eq!(mode & 0o044, 0o044, "group and others can read: {mode:o}");
     }
 
     #[test]

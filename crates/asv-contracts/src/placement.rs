@@ -1,0 +1,652 @@
+//! Raw-byte placements: where each copy lands, who owns it, and how `gen` and `verify` judge it.
+//!
+//! A raw dest can be anywhere in a skill, so the tool must never overwrite something it cannot
+//! show it wrote. The lock's `placements` record each dest and the digest written there; `gen`
+//! writes an empty dest, replaces a recorded dest that still holds what was recorded, claims a
+//! dest that already holds exactly what it would write, and refuses anything else. A recorded
+//! dest no declaration places any more is cleared only while it still holds what was recorded.
+//! Inside a directory dest, files the repository's `.gitignore` excludes are neither checked nor
+//! protected. `verify` judges every recorded dest against its recorded digest without needing
+//! the canonical files.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use asv_fs::{EntryKind, Tree};
+
+use crate::digest::{Digest, Framed, cmp_utf16};
+use crate::document::header;
+use crate::error::{Error, Result};
+use crate::id::ContractId;
+use crate::ignore::IgnoreRules;
+use crate::lock::{Placement, Placements};
+use crate::manifest::{Mapping, paths_overlap};
+use crate::raw::{MARKER, MappingFiles, RawState};
+use crate::report::{DriftProblem, Event, PlacementProblem, Violation};
+use crate::repository::{Repository, SKILLS_DIR};
+use crate::snapshot::Snapshot;
+
+/// The tool's working directory at the repository root.
+pub const WORKDIR: &str = ".agentic-skill-vendor";
+/// Where raw dests are built before they are swapped into place.
+pub const STAGING: &str = ".agentic-skill-vendor/staging";
+
+/// One dest the declarations and the table place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    /// The skill.
+    pub skill: String,
+    /// The raw-byte contract.
+    pub id: ContractId,
+    /// The mapping of the table.
+    pub mapping: Mapping,
+}
+
+impl Expected {
+    /// `skills/<skill>/<dest>` without a trailing `/`.
+    pub fn site(&self) -> String {
+        format!("{SKILLS_DIR}/{}/{}", self.skill, self.mapping.dest)
+    }
+}
+
+fn sort_utf16(v: &mut [String]) {
+    v.sort_by(|a, b| cmp_utf16(a, b));
+}
+
+/// Every dest the declarations and the table place: skills in order, their raw ids sorted,
+/// mappings in table order.
+///
+/// # Errors
+/// Two dests of one skill that are the same or nest.
+pub fn expected(repo: &Repository<'_>) -> Result<Vec<Expected>> {
+    let mut out = Vec::new();
+    for skill in &repo.skills {
+        let mut ids = skill.declared.clone();
+        ids.sort();
+        let mut taken: Vec<(String, ContractId)> = Vec::new();
+        for id in ids {
+            let Some(row) = repo.manifest.raw(&id) else {
+                continue;
+            };
+            for mapping in &row.mappings {
+                if let Some((other, other_id)) =
+                    taken.iter().find(|(d, _)| paths_overlap(d, &mapping.dest))
+                {
+                    return Err(Error::Placement {
+                        message: format!(
+                            "skill {} places contract {id} at {}, which is the same as or nests with {} of contract {other_id}; two distributions cannot share a place in one skill, so change one dest in vendor-manifest.yaml",
+                            asv_fs::quote::json_string(&skill.name),
+                            asv_fs::quote::json_string(&mapping.dest),
+                            asv_fs::quote::json_string(other)
+                        ),
+                    });
+                }
+                taken.push((mapping.dest.clone(), id.clone()));
+                out.push(Expected {
+                    skill: skill.name.clone(),
+                    id: id.clone(),
+                    mapping: mapping.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What stands at a dest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Observed {
+    /// Nothing.
+    Absent,
+    /// A regular file and its bytes.
+    File(Vec<u8>),
+    /// A directory: every file below it (marker and ignored files included), UTF-16 order.
+    Dir(Vec<(String, Vec<u8>)>),
+}
+
+impl Observed {
+    fn kind_word(&self) -> &'static str {
+        match self {
+            Observed::Absent => "nothing",
+            Observed::File(_) => "file",
+            Observed::Dir(_) => "directory",
+        }
+    }
+}
+
+fn observe(tree: &Tree, site: &str) -> Result<Observed> {
+    match tree.kind(site)? {
+        None => Ok(Observed::Absent),
+        Some(EntryKind::File) => Ok(Observed::File(tree.read_file(site)?.unwrap_or_default())),
+        Some(EntryKind::Directory) => {
+            let mut files = Vec::new();
+            let mut paths = tree
+                .walk_files(site, &mut |_, _| false)?
+                .unwrap_or_default();
+            sort_utf16(&mut paths);
+            for rel in paths {
+                let bytes = tree
+                    .read_file(&format!("{site}/{rel}"))?
+                    .unwrap_or_default();
+                files.push((rel, bytes));
+            }
+            Ok(Observed::Dir(files))
+        }
+        Some(EntryKind::Symlink) => Err(asv_fs::Error::Symlink {
+            path: site.to_owned(),
+        }
+        .into()),
+        Some(found) => Err(asv_fs::Error::WrongKind {
+            path: site.to_owned(),
+            expected: EntryKind::File,
+            found,
+        }
+        .into()),
+    }
+}
+
+/// The `.gitignore` rules that apply at a dest (read from the root down to its parent; a
+/// `.gitignore` inside a dest is content, not rules). Refuses a dest those rules exclude.
+fn dest_rules(tree: &Tree, site: &str, dir: bool) -> Result<IgnoreRules> {
+    let parent = site.rsplit_once('/').map_or("", |(p, _)| p);
+    let refuse = || Error::Placement {
+        message: format!(
+            "{} is excluded by the repository's .gitignore rules; a dest verify cannot see is not one gen may write, so change the rule or the dest",
+            asv_fs::quote::DisplayPath(site)
+        ),
+    };
+    match IgnoreRules::for_dir(tree, parent)? {
+        Some(rules) if !rules.is_excluded(site, dir) => Ok(rules),
+        _ => Err(refuse()),
+    }
+}
+
+/// The files of an observed dest that count: the top-level marker and `.gitignore`-excluded
+/// files left out.
+fn counted<'o>(
+    observed: &'o Observed,
+    site: &str,
+    rules: &IgnoreRules,
+    dest_name: &str,
+) -> Vec<(String, &'o [u8])> {
+    match observed {
+        Observed::Absent => Vec::new(),
+        Observed::File(bytes) => vec![(dest_name.to_owned(), bytes.as_slice())],
+        Observed::Dir(files) => files
+            .iter()
+            .filter(|(rel, _)| rel != MARKER && !rules.excludes_below(site, rel, false))
+            .map(|(rel, bytes)| (rel.clone(), bytes.as_slice()))
+            .collect(),
+    }
+}
+
+fn digest_of(files: &[(String, &[u8])]) -> Digest {
+    let mut framed = Framed::default();
+    for (path, bytes) in files {
+        framed.add(path.clone(), bytes.to_vec());
+    }
+    framed.finish().unwrap_or_else(|| Digest::of(b""))
+}
+
+/// The first file where `observed` and `planned` disagree: an observed file not planned or
+/// with other bytes (in order), else a planned file that is missing (skipping `optional`).
+fn first_disagreement(
+    observed: &[(String, &[u8])],
+    planned: &[(String, Vec<u8>)],
+    optional: Option<&str>,
+) -> Option<String> {
+    let plan: BTreeMap<&str, &[u8]> = planned
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    for (path, bytes) in observed {
+        if plan.get(path.as_str()) != Some(bytes) {
+            return Some(path.clone());
+        }
+    }
+    let seen: BTreeSet<&str> = observed.iter().map(|(p, _)| p.as_str()).collect();
+    planned
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .find(|p| !seen.contains(p) && Some(*p) != optional)
+        .map(str::to_owned)
+}
+
+/// The files a dest receives: the mapping's files, plus the marker for a directory.
+fn planned_files(m: &MappingFiles, id: &ContractId, contract: &Digest) -> Vec<(String, Vec<u8>)> {
+    let mut files = m.files.clone();
+    if m.mapping.dir {
+        files.push((MARKER.to_owned(), header(id, contract).into_bytes()));
+    }
+    files
+}
+
+fn material<'s>(
+    snap: &'s Snapshot,
+    id: &ContractId,
+    mapping: &Mapping,
+) -> Option<(&'s MappingFiles, Digest)> {
+    match snap.raw.get(id)? {
+        RawState::Present { mappings, digest } => mappings
+            .iter()
+            .find(|m| &m.mapping == mapping)
+            .map(|m| (m, *digest)),
+        RawState::Absent { .. } => None,
+    }
+}
+
+/// One dest `gen` writes: where, and the files to put there.
+#[derive(Debug)]
+pub struct DestWrite {
+    /// `skills/<skill>/<dest>`.
+    pub site: String,
+    /// Whether it is a directory.
+    pub dir: bool,
+    /// Paths relative to the dest (for a file dest, one entry whose bytes are the file).
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// What `gen` will do with raw dests.
+#[derive(Debug, Default)]
+pub struct RawPlan {
+    /// `claimed`/`cleared` lines, in the order they are printed.
+    pub events: Vec<Event>,
+    /// Dests to write (only those whose content changes).
+    pub writes: Vec<DestWrite>,
+    /// Recorded dests to remove.
+    pub removals: Vec<String>,
+    /// The placements the new lock records.
+    pub placements: Placements,
+    /// Whether any raw dest is planned or cleared (the working directory is then used).
+    pub touches_dests: bool,
+}
+
+/// Plans every raw dest: write, replace, claim or refuse; clear or refuse. Nothing is written.
+///
+/// # Errors
+/// Something stands at a dest that the lock does not record and that is not what this run
+/// writes; a recorded dest to clear that was edited; a dest `.gitignore` excludes; overlapping
+/// old and new dests (a migration this build does not perform).
+pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
+    let tree = repo.tree;
+    let old = &snap.lock.placements;
+    let mut out = RawPlan::default();
+    let expected = expected(repo)?;
+    let mut claimed = Vec::new();
+    let mut planned_sites: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for e in &expected {
+        let Some((m, contract)) = material(snap, &e.id, &e.mapping) else {
+            continue;
+        };
+        out.touches_dests = true;
+        let site = e.site();
+        let dir = e.mapping.dir;
+        let rules = dest_rules(tree, &site, dir)?;
+        let files = planned_files(m, &e.id, &contract);
+        if dir {
+            for (rel, _) in &files {
+                if rules.excludes_below(&site, rel, false) {
+                    return Err(Error::Placement {
+                        message: format!(
+                            "{}/{rel} would be excluded by the repository's .gitignore rules once placed; a distributed file verify cannot see is not one gen may write, so change the rule or the dest",
+                            asv_fs::quote::DisplayPath(&site)
+                        ),
+                    });
+                }
+            }
+        }
+        let name = crate::raw::basename(&e.mapping.dest);
+        let observed = observe(tree, &site)?;
+        let all_observed: Vec<(String, &[u8])> = match &observed {
+            Observed::Absent => Vec::new(),
+            Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
+            Observed::Dir(fs) => fs.iter().map(|(p, b)| (p.clone(), b.as_slice())).collect(),
+        };
+        let identical = observed != Observed::Absent
+            && matches!(observed, Observed::Dir(_)) == dir
+            && first_disagreement(&all_observed, &files, None).is_none();
+        let recorded = old.get(&e.skill).and_then(|d| {
+            d.get(&e.mapping.dest_key())
+                .or_else(|| d.get(&e.mapping.dest))
+                .or_else(|| d.get(&format!("{}/", e.mapping.dest)))
+        });
+        let decision = match &observed {
+            Observed::Absent => true,
+            _ => {
+                let observed_dir = matches!(observed, Observed::Dir(_));
+                let recorded_intact = recorded.is_some_and(|p| {
+                    p.src.ends_with('/') == observed_dir
+                        && digest_of(&counted(&observed, &site, &rules, name)) == p.digest
+                });
+                if recorded_intact {
+                    true
+                } else if observed_dir != dir {
+                    return Err(Error::Placement {
+                        message: format!(
+                            "refusing to write {}: a {} stands there that the lock does not record as this tool's, and this run writes a {}; move it aside or delete it by hand",
+                            asv_fs::quote::DisplayPath(&site),
+                            observed.kind_word(),
+                            if dir { "directory" } else { "file" }
+                        ),
+                    });
+                } else if let Some(first) =
+                    first_disagreement(&all_observed, &files, dir.then_some(MARKER))
+                {
+                    let named = if dir {
+                        format!("{site}/{first}")
+                    } else {
+                        site.clone()
+                    };
+                    return Err(Error::Placement {
+                        message: format!(
+                            "refusing to write {}: something stands there that the lock does not record as this tool's, and it is not what this run would write — {} differs or is not this run's to write; move it aside or delete it by hand",
+                            asv_fs::quote::DisplayPath(&site),
+                            asv_fs::quote::DisplayPath(&named)
+                        ),
+                    });
+                } else {
+                    claimed.push(Event::Claimed {
+                        site: if dir {
+                            format!("{site}/")
+                        } else {
+                            site.clone()
+                        },
+                        id: e.id.clone(),
+                    });
+                    true
+                }
+            }
+        };
+        if decision && !identical {
+            out.writes.push(DestWrite {
+                site: site.clone(),
+                dir,
+                files,
+            });
+        }
+        planned_sites
+            .entry(e.skill.clone())
+            .or_default()
+            .push(e.mapping.dest.clone());
+        out.placements.entry(e.skill.clone()).or_default().insert(
+            e.mapping.dest_key(),
+            Placement {
+                contract: e.id.clone(),
+                digest: m.placement_digest(),
+                src: e.mapping.src_key(),
+            },
+        );
+    }
+    out.events.extend(claimed);
+
+    // The sweep: recorded dests no declaration places any more.
+    for (skill, dests) in old {
+        for (key, recorded) in dests {
+            let bare = key.strip_suffix('/').unwrap_or(key);
+            let dir = key.ends_with('/');
+            let planned = planned_sites.get(skill);
+            if planned.is_some_and(|p| p.iter().any(|d| d == bare)) {
+                continue;
+            }
+            let site = format!("{SKILLS_DIR}/{skill}/{bare}");
+            if let Some(other) = planned.and_then(|p| p.iter().find(|d| paths_overlap(d, bare))) {
+                return Err(Error::Placement {
+                    message: format!(
+                        "{} is recorded in the lock and nests with {}, which this run writes; this build does not move ownership between nested dests: withdraw the declaration from every skill, run gen, then place the new dest",
+                        asv_fs::quote::DisplayPath(&site),
+                        asv_fs::quote::DisplayPath(&format!("{SKILLS_DIR}/{skill}/{other}"))
+                    ),
+                });
+            }
+            out.touches_dests = true;
+            let rules = dest_rules(tree, &site, dir)?;
+            let observed = observe(tree, &site)?;
+            let shown = if dir {
+                format!("{site}/")
+            } else {
+                site.clone()
+            };
+            match &observed {
+                Observed::Absent => out.events.push(Event::Cleared {
+                    site: shown,
+                    id: recorded.contract.clone(),
+                    already_absent: true,
+                }),
+                Observed::File(_) | Observed::Dir(_) => {
+                    if matches!(observed, Observed::Dir(_)) != dir {
+                        return Err(Error::Placement {
+                            message: format!(
+                                "{}: the lock records a {} there, found a {}; it is not this tool's to clear, so move it aside by hand",
+                                asv_fs::quote::DisplayPath(&site),
+                                if dir { "directory" } else { "file" },
+                                observed.kind_word()
+                            ),
+                        });
+                    }
+                    let name = crate::raw::basename(bare);
+                    if digest_of(&counted(&observed, &site, &rules, name)) != recorded.digest {
+                        return Err(Error::Placement {
+                            message: format!(
+                                "refusing to clear {}: it no longer holds what the lock recorded this tool wrote there; delete it by hand if it is not yours",
+                                asv_fs::quote::DisplayPath(&site)
+                            ),
+                        });
+                    }
+                    out.removals.push(site.clone());
+                    out.events.push(Event::Cleared {
+                        site: shown,
+                        id: recorded.contract.clone(),
+                        already_absent: false,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the repository's `.gitignore` keeps the working directory out of git.
+///
+/// # Errors
+/// A guarded-read refusal of a `.gitignore`.
+pub fn workdir_ignored(tree: &Tree) -> Result<bool> {
+    Ok(match IgnoreRules::for_dir(tree, "")? {
+        Some(rules) => rules.is_excluded(WORKDIR, true),
+        None => true,
+    })
+}
+
+/// Writes the planned dests through the staging directory, then clears swept dests.
+/// Returns the number of dests written or removed.
+///
+/// # Errors
+/// A failed write, swap or removal (the lock is not yet written, so `verify` reports it).
+pub fn apply(tree: &Tree, plan: &RawPlan) -> Result<usize> {
+    let mut changes = 0;
+    if !plan.writes.is_empty() {
+        tree.remove_all(STAGING)?;
+        tree.create_dir_all(STAGING)?;
+        for (n, write) in plan.writes.iter().enumerate() {
+            let staged = format!("{STAGING}/{n}");
+            if write.dir {
+                tree.create_dir_all(&staged)?;
+                for (rel, bytes) in &write.files {
+                    tree.write_file(&format!("{staged}/{rel}"), bytes)?;
+                }
+            } else if let Some((_, bytes)) = write.files.first() {
+                tree.write_file(&staged, bytes)?;
+            }
+            tree.swap_into_place(&staged, &write.site)?;
+            changes += 1;
+        }
+        tree.remove_all(STAGING)?;
+        tree.remove_dir_if_empty(WORKDIR)?;
+    }
+    for site in &plan.removals {
+        tree.remove_all(site)?;
+        changes += 1;
+    }
+    Ok(changes)
+}
+
+/// `verify`'s checks of raw placements: the record against the declarations and the table,
+/// then each undisputed recorded dest against its recorded digest and marker.
+///
+/// # Errors
+/// A dest `.gitignore` excludes; a recorded dest of the wrong kind; a guarded-read refusal.
+pub fn verify(repo: &Repository<'_>, snap: &Snapshot, out: &mut Vec<Violation>) -> Result<()> {
+    let tree = repo.tree;
+    let lock = &snap.lock.placements;
+    let expected = expected(repo)?;
+    let mut by_skill: BTreeMap<String, BTreeMap<String, &Expected>> = BTreeMap::new();
+    for e in &expected {
+        by_skill
+            .entry(e.skill.clone())
+            .or_default()
+            .insert(e.mapping.dest_key(), e);
+    }
+    let mut skills: Vec<String> = by_skill.keys().chain(lock.keys()).cloned().collect();
+    sort_utf16(&mut skills);
+    skills.dedup();
+    let mut disputed: BTreeSet<(String, String)> = BTreeSet::new();
+    for skill in &skills {
+        let placed = by_skill.get(skill);
+        let recorded = lock.get(skill);
+        let mut keys: Vec<String> = placed
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .chain(recorded.into_iter().flat_map(|m| m.keys()))
+            .cloned()
+            .collect();
+        sort_utf16(&mut keys);
+        keys.dedup();
+        for key in keys {
+            let site = format!("{SKILLS_DIR}/{skill}/{key}");
+            match (
+                placed.and_then(|m| m.get(&key)),
+                recorded.and_then(|m| m.get(&key)),
+            ) {
+                (None, Some(r)) => {
+                    let declared_without_row = repo
+                        .skills
+                        .iter()
+                        .any(|s| &s.name == skill && s.declared.contains(&r.contract))
+                        && repo.manifest.raw(&r.contract).is_none();
+                    if !declared_without_row {
+                        out.push(Violation::Placement {
+                            site,
+                            problem: PlacementProblem::Gone {
+                                id: r.contract.clone(),
+                            },
+                        });
+                        disputed.insert((skill.clone(), key));
+                    }
+                }
+                (Some(e), None) => out.push(Violation::Placement {
+                    site,
+                    problem: PlacementProblem::Unrecorded { id: e.id.clone() },
+                }),
+                (Some(e), Some(r)) => {
+                    if r.contract != e.id || r.src != e.mapping.src_key() {
+                        out.push(Violation::Placement {
+                            site,
+                            problem: PlacementProblem::Differs {
+                                recorded: (r.contract.clone(), r.src.clone()),
+                                placed: (e.id.clone(), e.mapping.src_key()),
+                            },
+                        });
+                        disputed.insert((skill.clone(), key));
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    let mut recorded: Vec<(&String, &String, &Placement)> = lock
+        .iter()
+        .flat_map(|(s, d)| d.iter().map(move |(k, p)| (s, k, p)))
+        .collect();
+    recorded.sort_by(|a, b| cmp_utf16(a.0, b.0).then_with(|| cmp_utf16(a.1, b.1)));
+    for (skill, key, placement) in recorded {
+        if disputed.contains(&(skill.clone(), key.clone())) {
+            continue;
+        }
+        let bare = key.strip_suffix('/').unwrap_or(key);
+        let dir = key.ends_with('/');
+        let site = format!("{SKILLS_DIR}/{skill}/{bare}");
+        let rules = dest_rules(tree, &site, dir)?;
+        let observed = observe(tree, &site)?;
+        let drift = |problem| Violation::Drift {
+            path: site.clone(),
+            id: placement.contract.clone(),
+            problem,
+        };
+        if observed == Observed::Absent {
+            out.push(drift(DriftProblem::Missing));
+            continue;
+        }
+        if matches!(observed, Observed::Dir(_)) != dir {
+            return Err(Error::Placement {
+                message: format!(
+                    "{}: vendor-lock.json records a {} there, found a {}; move it aside and run gen",
+                    asv_fs::quote::DisplayPath(&site),
+                    if dir { "directory" } else { "file" },
+                    observed.kind_word()
+                ),
+            });
+        }
+        let name = crate::raw::basename(bare);
+        let counted = counted(&observed, &site, &rules, name);
+        let found = digest_of(&counted);
+        let current = by_skill
+            .get(skill)
+            .and_then(|m| m.get(key))
+            .and_then(|e| material(snap, &e.id, &e.mapping));
+        if found != placement.digest {
+            let differs = current.and_then(|(m, _)| {
+                first_disagreement(&counted, &m.files, None).map(|f| {
+                    if dir {
+                        format!("{site}/{f}")
+                    } else {
+                        site.clone()
+                    }
+                })
+            });
+            out.push(drift(DriftProblem::Files {
+                found,
+                locked: placement.digest,
+                differs,
+            }));
+        } else if let (true, Some(row), Observed::Dir(all)) =
+            (dir, repo.manifest.raw(&placement.contract), &observed)
+        {
+            let mut patterns = repo.manifest.ignore.clone();
+            patterns.extend(row.ignore.iter().cloned());
+            let selection = IgnoreRules::from_patterns(&patterns);
+            if let Some((rel, _)) = all.iter().find(|(rel, _)| {
+                rel != MARKER
+                    && !rules.excludes_below(&site, rel, false)
+                    && selection.excludes_below("", rel, false)
+            }) {
+                out.push(drift(DriftProblem::NoLongerSelected {
+                    file: format!("{site}/{rel}"),
+                }));
+            }
+        }
+        if let (true, Some(resolution)) = (dir, snap.lock.resolutions.get(&placement.contract)) {
+            let marker = header(&placement.contract, &resolution.digest);
+            let holds = match &observed {
+                Observed::Dir(all) => all
+                    .iter()
+                    .any(|(p, b)| p == MARKER && b.as_slice() == marker.as_bytes()),
+                _ => false,
+            };
+            if !holds {
+                out.push(drift(DriftProblem::Marker {
+                    locked: resolution.digest,
+                }));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! Raw-byte contracts: files and directories copied as they are.
+//!
+//! A raw row of the table maps canonical srcs (a file, or a directory with a trailing `/`) to
+//! dests inside each declaring skill. This module reads what the srcs hold now — guarded, with
+//! the repository's `.gitignore` rules and the table's `ignore` patterns applied to directory
+//! srcs — and computes the contract digest (files named by their canonical path) and each
+//! placement digest (files named relative to the dest).
+
+use asv_fs::{EntryKind, Tree, join};
+
+use crate::digest::{Digest, Framed, cmp_utf16};
+use crate::error::{Error, Result};
+use crate::id::ContractId;
+use crate::ignore::IgnoreRules;
+use crate::manifest::{Mapping, RawRow};
+
+/// Files as (relative path, bytes).
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// The marker file a directory dest carries.
+pub const MARKER: &str = ".vendored";
+
+/// What one mapping's src holds now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MappingFiles {
+    /// The mapping.
+    pub mapping: Mapping,
+    /// For a directory: paths relative to the src and their bytes, in UTF-16 path order.
+    /// For a file: one entry named by the dest's basename.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+impl MappingFiles {
+    /// The placement digest: files named relative to the dest (a file dest by its basename).
+    pub fn placement_digest(&self) -> Digest {
+        let mut framed = Framed::default();
+        for (path, bytes) in &self.files {
+            framed.add(path.clone(), bytes.clone());
+        }
+        framed.finish().unwrap_or_else(|| Digest::of(b""))
+    }
+}
+
+/// A raw-byte contract's canonical side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawState {
+    /// Every src is there.
+    Present {
+        /// Per mapping, in table order.
+        mappings: Vec<MappingFiles>,
+        /// The contract digest.
+        digest: Digest,
+    },
+    /// A src is missing (or excluded by `.gitignore` as a whole); the first such src in UTF-16
+    /// order, as the table spells it (a directory keeps its `/`).
+    Absent {
+        /// The src.
+        src: String,
+    },
+}
+
+/// The last path segment.
+pub fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Reads every src of `row` for contract `id`.
+///
+/// # Errors
+/// A link, FIFO or wrong kind at or inside a src; a `.gitignore` inside a directory src or a
+/// `.vendored` at its top; `ignore` patterns that exclude every file of a directory mapping.
+pub fn read(tree: &Tree, id: &ContractId, row: &RawRow, shared: &[String]) -> Result<RawState> {
+    let mut patterns = shared.to_vec();
+    patterns.extend(row.ignore.iter().cloned());
+    let distribution = IgnoreRules::from_patterns(&patterns);
+    let mut absent: Vec<String> = Vec::new();
+    let mut mappings = Vec::new();
+    for mapping in &row.mappings {
+        let files = if mapping.dir {
+            read_dir_src(tree, id, mapping, &distribution)?
+        } else {
+            read_file_src(tree, mapping)?
+        };
+        match files {
+            None => absent.push(mapping.src_key()),
+            Some(files) => mappings.push(MappingFiles {
+                mapping: mapping.clone(),
+                files,
+            }),
+        }
+    }
+    if let Some(first) = absent.into_iter().min_by(|a, b| cmp_utf16(a, b)) {
+        return Ok(RawState::Absent { src: first });
+    }
+    let mut framed = Framed::default();
+    for m in &mappings {
+        if m.mapping.dir {
+            for (rel, bytes) in &m.files {
+                framed.add(format!("{}/{rel}", m.mapping.src), bytes.clone());
+            }
+        } else if let Some((_, bytes)) = m.files.first() {
+            framed.add(m.mapping.src.clone(), bytes.clone());
+        }
+    }
+    let digest = framed.finish().unwrap_or_else(|| Digest::of(b""));
+    Ok(RawState::Present { mappings, digest })
+}
+
+fn chain_kind(tree: &Tree, src: &str) -> Result<Option<EntryKind>> {
+    match tree.kind(src) {
+        Ok(k) => Ok(k),
+        Err(asv_fs::Error::Symlink { .. }) => Err(asv_fs::Error::Symlink {
+            path: src.to_owned(),
+        }
+        .into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn read_file_src(tree: &Tree, mapping: &Mapping) -> Result<Option<Files>> {
+    match chain_kind(tree, &mapping.src)? {
+        None => return Ok(None),
+        Some(EntryKind::File) => {}
+        Some(EntryKind::Symlink) => {
+            return Err(asv_fs::Error::Symlink {
+                path: mapping.src.clone(),
+            }
+            .into());
+        }
+        Some(found) => {
+            return Err(asv_fs::Error::WrongKind {
+                path: mapping.src.clone(),
+                expected: EntryKind::File,
+                found,
+            }
+            .into());
+        }
+    }
+    let parent = mapping.src.rsplit_once('/').map_or("", |(p, _)| p);
+    match IgnoreRules::for_dir(tree, parent)? {
+        Some(rules) if !rules.is_excluded(&mapping.src, false) => {}
+        _ => return Ok(None),
+    }
+    let bytes = tree.read_file(&mapping.src)?.unwrap_or_default();
+    Ok(Some(vec![(basename(&mapping.dest).to_owned(), bytes)]))
+}
+
+fn read_dir_src(
+    tree: &Tree,
+    id: &ContractId,
+    mapping: &Mapping,
+    distribution: &IgnoreRules,
+) -> Result<Option<Files>> {
+    match chain_kind(tree, &mapping.src)? {
+        None => return Ok(None),
+        Some(EntryKind::Directory) => {}
+        Some(EntryKind::Symlink) => {
+            return Err(asv_fs::Error::Symlink {
+                path: mapping.src.clone(),
+            }
+            .into());
+        }
+        Some(found) => {
+            return Err(asv_fs::Error::WrongKind {
+                path: mapping.src.clone(),
+                expected: EntryKind::Directory,
+                found,
+            }
+            .into());
+        }
+    }
+    // The whole directory is judged before anything is filtered: a link or a reserved name
+    // refuses even where an ignore rule would have left it out.
+    let all = tree
+        .walk_files(&mapping.src, &mut |_, _| false)?
+        .unwrap_or_default();
+    for rel in &all {
+        if basename(rel) == ".gitignore" {
+            return Err(Error::RawSource {
+                path: format!("{}/{rel}", mapping.src),
+                message: format!(
+                    "a .gitignore inside a directory {id} distributes would govern what git tracks in every skill it lands in; keep it out of the src"
+                ),
+            });
+        }
+        if rel == MARKER {
+            return Err(Error::RawSource {
+                path: format!("{}/{rel}", mapping.src),
+                message: format!(
+                    "{MARKER} at the top of a directory {id} distributes is the marker gen writes, and a copy carrying one of its own could never verify; remove it from the src"
+                ),
+            });
+        }
+    }
+    let Some(rules) = IgnoreRules::for_dir(tree, &mapping.src)? else {
+        return Ok(None);
+    };
+    let tracked: Vec<&String> = all
+        .iter()
+        .filter(|rel| !rules.excludes_below(&mapping.src, rel, false))
+        .collect();
+    if tracked.is_empty() {
+        return Ok(None);
+    }
+    let mut selected: Vec<&String> = tracked
+        .into_iter()
+        .filter(|rel| !distribution.excludes_below("", rel, false))
+        .collect();
+    if selected.is_empty() {
+        return Err(Error::RawSource {
+            path: format!("{}/", mapping.src),
+            message: format!(
+                "the ignore rules exclude every file of directory mapping {id}; narrow the rules or remove the mapping"
+            ),
+        });
+    }
+    selected.sort_by(|a, b| cmp_utf16(a, b));
+    let mut files = Vec::with_capacity(selected.len());
+    for rel in selected {
+        let bytes = tree
+            .read_file(&join(&mapping.src, rel))?
+            .unwrap_or_default();
+        files.push((rel.clone(), bytes));
+    }
+    Ok(Some(files))
+}
