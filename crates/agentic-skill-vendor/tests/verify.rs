@@ -83,7 +83,7 @@ fn every_kind_at_once_in_the_fixed_order() {
     let lock = repo.read_string("vendor-lock.json");
     repo.write(
         "vendor-lock.json",
-        lock.replace("\"style-editor\"", "\"style-editor2\""),
+        lock.replacen("\"style-editor\"", "\"style-editor2\"", 1),
     );
 
     assert_eq!(
@@ -114,6 +114,10 @@ fn unresolved_and_lock_missing() {
             "unresolved: changelog-entry has no entry in vendor-lock.json; run gen to record one\n\
              unresolved: verdict-format has no entry in vendor-lock.json; run gen to record one\n\
              unresolved: writing-style has no entry in vendor-lock.json; run gen to record one\n\
+             unresolved: review-runtime has no entry in vendor-lock.json; run gen to record one\n\
+             unresolved: word-count has no entry in vendor-lock.json; run gen to record one\n\
+             placement: skills/review-writer/scripts/runtime/ is declared for review-runtime but vendor-lock.json records nothing there; run gen to place it\n\
+             placement: skills/style-editor/scripts/word-count.sh is declared for word-count but vendor-lock.json records nothing there; run gen to place it\n\
              lock: vendor-lock.json is missing\n"
         )
     );

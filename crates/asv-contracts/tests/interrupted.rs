@@ -87,3 +87,28 @@ fn edited_texts_and_a_withdrawn_declaration() {
         write(tree, "skills/two/SKILL.md", &skill(&["a"]));
     });
 }
+
+#[test]
+fn raw_dests_replaced_cleared_and_placed() {
+    check_every_interruption(|tree| {
+        write(tree, ".gitignore", "/.agentic-skill-vendor/\n");
+        write(tree, "tools/rt/a.py", "a = 1\n");
+        write(tree, "tools/rt/lib/b.py", "b = 2\n");
+        write(tree, "tools/c.sh", "echo c\n");
+        write(tree, "contracts/doc.md", "Doc\n");
+        write(
+            tree,
+            "vendor-manifest.yaml",
+            "contracts:\n  rt:\n    source: local\n    files:\n      tools/rt/: scripts/rt/\n  c:\n    source: local\n    files:\n      tools/c.sh: scripts/c.sh\n",
+        );
+        write(tree, "skills/one/SKILL.md", &skill(&["rt", "c", "doc"]));
+        write(tree, "skills/two/SKILL.md", &skill(&["rt", "c"]));
+        let repo = Repository::load(tree).expect("load");
+        generate(&repo).expect("first gen");
+        // Change the files, withdraw c from skill two, add a new skill.
+        write(tree, "tools/rt/a.py", "a = 10\n");
+        write(tree, "contracts/doc.md", "Doc, edited\n");
+        write(tree, "skills/two/SKILL.md", &skill(&["rt"]));
+        write(tree, "skills/three/SKILL.md", &skill(&["c"]));
+    });
+}
