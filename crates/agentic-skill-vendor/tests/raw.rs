@@ -397,3 +397,72 @@ fn warns_when_the_working_directory_is_not_ignored() {
         "{run:?}"
     );
 }
+
+const SPLIT_MANIFEST: &str = "contracts:\n  report-format:\n    source: local\n  workflow-runtime:\n    source: local\n    files:\n      tools/workflow-runtime/runtime.py: scripts/_runtime/runtime.py\n      tools/workflow-runtime/lib/: scripts/_runtime/lib/\n  check-script:\n    source: local\n    files:\n      tools/scripts/check.sh: scripts/check.sh\n";
+
+#[test]
+fn a_directory_dest_splits_into_parts_and_back_in_one_gen_each() {
+    let repo = generated();
+    let whole = repo.read_string("vendor-manifest.yaml");
+    repo.write("vendor-manifest.yaml", SPLIT_MANIFEST);
+    assert_eq!(
+        repo.run(&["gen"]),
+        ok(
+            "cleared: skills/implement/scripts/_runtime/ (workflow-runtime)\n\
+            cleared: skills/plan/scripts/_runtime/ (workflow-runtime)\n"
+        ),
+        "moving dests changes no contract digest, so nothing is adopted"
+    );
+    assert!(!repo.exists("skills/plan/scripts/_runtime/.vendored"));
+    assert!(repo.exists("skills/plan/scripts/_runtime/lib/.vendored"));
+    assert_eq!(repo.run(&["verify"]), ok(""));
+    repo.write("vendor-manifest.yaml", whole);
+    assert_eq!(
+        repo.run(&["gen"]),
+        ok(
+            "cleared: skills/implement/scripts/_runtime/lib/ (workflow-runtime)\n\
+            cleared: skills/implement/scripts/_runtime/runtime.py (workflow-runtime)\n\
+            cleared: skills/plan/scripts/_runtime/lib/ (workflow-runtime)\n\
+            cleared: skills/plan/scripts/_runtime/runtime.py (workflow-runtime)\n"
+        )
+    );
+    assert_eq!(repo.read_string("vendor-lock.json"), TS_LOCK);
+    assert_eq!(repo.run(&["verify"]), ok(""));
+}
+
+#[test]
+fn a_migration_refuses_what_it_does_not_own() {
+    let repo = generated();
+    repo.write("vendor-manifest.yaml", SPLIT_MANIFEST);
+    // An edited old placement.
+    repo.write("skills/plan/scripts/_runtime/runtime.py", "edited\n");
+    let before = repo.snapshot();
+    let run = repo.run(&["gen"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "error: refusing to migrate skills/plan/scripts/_runtime: it no longer holds the placement recorded by the lock; restore it or move it aside by hand\n"
+    );
+    assert_eq!(repo.snapshot(), before);
+}
+
+#[test]
+fn a_finished_artifact_with_the_old_lock_is_taken_over() {
+    // A run that stopped right after the swap: the dest holds the new artifact, the lock is old.
+    let repo = generated();
+    let old_lock = repo.read_string("vendor-lock.json");
+    repo.write("vendor-manifest.yaml", SPLIT_MANIFEST);
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    repo.write("vendor-lock.json", old_lock);
+    let run = repo.run(&["gen"]);
+    // New dests are claimed in table order.
+    assert!(
+        run.stdout.starts_with(
+            "cleared: skills/implement/scripts/_runtime/ (workflow-runtime)\n\
+             claimed: skills/implement/scripts/_runtime/runtime.py (workflow-runtime)\n\
+             claimed: skills/implement/scripts/_runtime/lib/ (workflow-runtime)\n"
+        ),
+        "{run:?}"
+    );
+    assert_eq!(repo.run(&["verify"]), ok(""));
+}

@@ -271,6 +271,12 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
     let old = &snap.lock.placements;
     let mut out = RawPlan::default();
     let expected = expected(repo)?;
+    let migration = migrations(tree, snap, &expected)?;
+    out.events.extend(migration.events);
+    out.writes.extend(migration.writes);
+    if !migration.handled_new.is_empty() {
+        out.touches_dests = true;
+    }
     let mut claimed = Vec::new();
     let mut planned_sites: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for e in &expected {
@@ -280,6 +286,24 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
         out.touches_dests = true;
         let site = e.site();
         let dir = e.mapping.dir;
+        if migration
+            .handled_new
+            .contains(&(e.skill.clone(), e.mapping.dest.clone()))
+        {
+            planned_sites
+                .entry(e.skill.clone())
+                .or_default()
+                .push(e.mapping.dest.clone());
+            out.placements.entry(e.skill.clone()).or_default().insert(
+                e.mapping.dest_key(),
+                Placement {
+                    contract: e.id.clone(),
+                    digest: m.placement_digest(),
+                    src: e.mapping.src_key(),
+                },
+            );
+            continue;
+        }
         let rules = dest_rules(tree, &site, dir)?;
         let files = planned_files(m, &e.id, &contract);
         if dir {
@@ -384,7 +408,11 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
             let bare = key.strip_suffix('/').unwrap_or(key);
             let dir = key.ends_with('/');
             let planned = planned_sites.get(skill);
-            if planned.is_some_and(|p| p.iter().any(|d| d == bare)) {
+            if planned.is_some_and(|p| p.iter().any(|d| d == bare))
+                || migration
+                    .handled_old
+                    .contains(&(skill.clone(), key.clone()))
+            {
                 continue;
             }
             let site = format!("{SKILLS_DIR}/{skill}/{bare}");
@@ -442,6 +470,297 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
         }
     }
     Ok(out)
+}
+
+/// What the migrations of one `gen` decided.
+#[derive(Default)]
+struct Migrations {
+    events: Vec<Event>,
+    writes: Vec<DestWrite>,
+    /// New dests written as part of a migration: (skill, dest without `/`).
+    handled_new: BTreeSet<(String, String)>,
+    /// Old lock keys given up by a migration: (skill, key with its `/`).
+    handled_old: BTreeSet<(String, String)>,
+}
+
+/// A dest taking part in a migration: old (from the lock) or new (from the table).
+struct Member<'a> {
+    bare: String,
+    dir: bool,
+    old: Option<(&'a String, &'a Placement)>,
+    new: Option<(&'a Expected, &'a MappingFiles, Digest)>,
+}
+
+/// Ownership moving between nested dests of one skill (a directory split into files, files
+/// gathered into a directory): each connected set of overlapping old and new dests is built
+/// as one artifact at its outermost dest and swapped in once.
+///
+/// From the intact old state every old placement must still hold what the lock recorded and
+/// nothing else may stand under the outermost dest; an absent outermost dest, or one already
+/// holding exactly the new artifact (a run stopped right after the swap), is taken as it is.
+fn migrations(tree: &Tree, snap: &Snapshot, expected: &[Expected]) -> Result<Migrations> {
+    let mut out = Migrations::default();
+    let mut skills: BTreeSet<&String> = snap.lock.placements.keys().collect();
+    skills.extend(expected.iter().map(|e| &e.skill));
+    for skill in skills {
+        let mut members: Vec<Member<'_>> = Vec::new();
+        if let Some(dests) = snap.lock.placements.get(skill) {
+            for (key, p) in dests {
+                members.push(Member {
+                    bare: key.strip_suffix('/').unwrap_or(key).to_owned(),
+                    dir: key.ends_with('/'),
+                    old: Some((key, p)),
+                    new: None,
+                });
+            }
+        }
+        for e in expected.iter().filter(|e| &e.skill == skill) {
+            if let Some((m, d)) = material(snap, &e.id, &e.mapping) {
+                members.push(Member {
+                    bare: e.mapping.dest.clone(),
+                    dir: e.mapping.dir,
+                    old: None,
+                    new: Some((e, m, d)),
+                });
+            }
+        }
+        // Union-find over "overlaps without being the same path", old against new.
+        let n = members.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(parent: &mut [usize], i: usize) -> usize {
+            let mut r = i;
+            while parent[r] != r {
+                r = parent[r];
+            }
+            parent[i] = r;
+            r
+        }
+        let mut linked = vec![false; n];
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (&members[i], &members[j]);
+                if a.old.is_some()
+                    && b.new.is_some()
+                    && a.bare != b.bare
+                    && paths_overlap(&a.bare, &b.bare)
+                {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[ri] = rj;
+                    linked[i] = true;
+                    linked[j] = true;
+                }
+            }
+        }
+        let mut components: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for i in (0..n).filter(|i| linked[*i]) {
+            let root = find(&mut parent, i);
+            components.entry(root).or_default().push(i);
+        }
+        for (_, group) in components {
+            migrate(tree, skill, &members, &group, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+fn migrate(
+    tree: &Tree,
+    skill: &str,
+    members: &[Member<'_>],
+    group: &[usize],
+    out: &mut Migrations,
+) -> Result<()> {
+    // The outermost dest: the shortest path, olds first on a tie.
+    let outer_idx = *group
+        .iter()
+        .min_by_key(|i| (members[**i].bare.len(), members[**i].old.is_none()))
+        .unwrap_or(&group[0]);
+    let outer = &members[outer_idx].bare;
+    if !group.iter().all(|i| {
+        let b = &members[*i].bare;
+        b == outer || b.starts_with(&format!("{outer}/"))
+    }) {
+        return Err(Error::Placement {
+            message: format!(
+                "placements in skill {} overlap but have no single owned outermost dest; withdraw the declarations, run gen, then place the new dests",
+                asv_fs::quote::json_string(skill)
+            ),
+        });
+    }
+    let outer_site = format!("{SKILLS_DIR}/{skill}/{outer}");
+    // The artifact: every new dest at its place under the outermost one.
+    let mut composite: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut composite_is_dir = true;
+    for i in group {
+        let Some((e, m, contract)) = &members[*i].new else {
+            continue;
+        };
+        let rel = members[*i]
+            .bare
+            .strip_prefix(outer.as_str())
+            .unwrap_or("")
+            .trim_start_matches('/');
+        let files = planned_files(m, &e.id, contract);
+        if e.mapping.dir {
+            for (p, b) in files {
+                composite.push((
+                    if rel.is_empty() {
+                        p
+                    } else {
+                        format!("{rel}/{p}")
+                    },
+                    b,
+                ));
+            }
+        } else if rel.is_empty() {
+            composite_is_dir = false;
+            composite = files;
+        } else if let Some((_, b)) = files.into_iter().next() {
+            composite.push((rel.to_owned(), b));
+        }
+    }
+    composite.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+    let rules = dest_rules(tree, &outer_site, composite_is_dir)?;
+    if composite_is_dir {
+        for (rel, _) in &composite {
+            if rules.excludes_below(&outer_site, rel, false) {
+                return Err(Error::Placement {
+                    message: format!(
+                        "{}/{rel} would be excluded by the repository's .gitignore rules once placed; a distributed file verify cannot see is not one gen may write, so change the rule or the dest",
+                        asv_fs::quote::DisplayPath(&outer_site)
+                    ),
+                });
+            }
+        }
+    }
+    let shown = |m: &Member<'_>| {
+        let site = format!("{SKILLS_DIR}/{skill}/{}", m.bare);
+        if m.dir { format!("{site}/") } else { site }
+    };
+    let observed = observe(tree, &outer_site)?;
+    let name = crate::raw::basename(outer);
+    let all_observed: Vec<(String, &[u8])> = match &observed {
+        Observed::Absent => Vec::new(),
+        Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
+        Observed::Dir(fs) => fs.iter().map(|(p, b)| (p.clone(), b.as_slice())).collect(),
+    };
+    let finished = observed != Observed::Absent
+        && matches!(observed, Observed::Dir(_)) == composite_is_dir
+        && all_observed.len() == composite.len()
+        && first_disagreement(&all_observed, &composite, None).is_none();
+    let olds = group
+        .iter()
+        .filter_map(|i| members[*i].old.map(|o| (&members[*i], o)));
+    if observed == Observed::Absent {
+        for (m, (_, p)) in olds {
+            out.events.push(Event::Cleared {
+                site: shown(m),
+                id: p.contract.clone(),
+                already_absent: true,
+            });
+        }
+    } else if finished {
+        for (m, (_, p)) in olds {
+            out.events.push(Event::Cleared {
+                site: shown(m),
+                id: p.contract.clone(),
+                already_absent: false,
+            });
+        }
+        for i in group {
+            if let Some((e, _, _)) = &members[*i].new {
+                out.events.push(Event::Claimed {
+                    site: shown(&members[*i]),
+                    id: e.id.clone(),
+                });
+            }
+        }
+    } else {
+        // From the intact old state only: every old placement as recorded, nothing foreign.
+        let mut owned: BTreeSet<String> = BTreeSet::new();
+        for (m, (_, p)) in olds.clone() {
+            let site = format!("{SKILLS_DIR}/{skill}/{}", m.bare);
+            let old_rules = dest_rules(tree, &site, m.dir)?;
+            let seen = observe(tree, &site)?;
+            if seen == Observed::Absent || matches!(seen, Observed::Dir(_)) != m.dir {
+                return Err(Error::Placement {
+                    message: format!(
+                        "{} no longer has the {} placement recorded by the lock; restore it or delete the lock's record by hand before moving the dest",
+                        asv_fs::quote::DisplayPath(&site),
+                        if m.dir { "directory" } else { "file" }
+                    ),
+                });
+            }
+            let oname = crate::raw::basename(&m.bare);
+            if digest_of(&counted(&seen, &site, &old_rules, oname)) != p.digest {
+                return Err(Error::Placement {
+                    message: format!(
+                        "refusing to migrate {}: it no longer holds the placement recorded by the lock; restore it or move it aside by hand",
+                        asv_fs::quote::DisplayPath(&site)
+                    ),
+                });
+            }
+            let rel = m
+                .bare
+                .strip_prefix(outer.as_str())
+                .unwrap_or("")
+                .trim_start_matches('/')
+                .to_owned();
+            match &seen {
+                Observed::Dir(files) => {
+                    for (f, _) in files {
+                        owned.insert(if rel.is_empty() {
+                            f.clone()
+                        } else {
+                            format!("{rel}/{f}")
+                        });
+                    }
+                }
+                _ => {
+                    owned.insert(if rel.is_empty() { name.to_owned() } else { rel });
+                }
+            }
+        }
+        if let Some((foreign, _)) = all_observed.iter().find(|(p, _)| !owned.contains(p)) {
+            let named = if matches!(observed, Observed::Dir(_)) {
+                format!("{outer_site}/{foreign}")
+            } else {
+                outer_site.clone()
+            };
+            return Err(Error::Placement {
+                message: format!(
+                    "refusing to write {}: {} is not owned by an old placement or written by this run; move it aside or delete it by hand",
+                    asv_fs::quote::DisplayPath(&outer_site),
+                    asv_fs::quote::DisplayPath(&named)
+                ),
+            });
+        }
+        for (m, (_, p)) in olds {
+            out.events.push(Event::Cleared {
+                site: shown(m),
+                id: p.contract.clone(),
+                already_absent: false,
+            });
+        }
+    }
+    for i in group {
+        let m = &members[*i];
+        if let Some((key, _)) = m.old {
+            out.handled_old.insert((skill.to_owned(), key.clone()));
+        }
+        if let Some((e, _, _)) = &m.new {
+            out.handled_new
+                .insert((skill.to_owned(), e.mapping.dest.clone()));
+        }
+    }
+    if !finished {
+        out.writes.push(DestWrite {
+            site: outer_site,
+            dir: composite_is_dir,
+            files: composite,
+        });
+    }
+    Ok(())
 }
 
 /// Whether the repository's `.gitignore` keeps the working directory out of git.

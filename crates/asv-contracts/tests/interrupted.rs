@@ -56,6 +56,15 @@ fn check_every_interruption(setup: impl Fn(&Tree)) {
             !found.is_empty(),
             "gen interrupted after {n} writes left a tree that verifies clean"
         );
+        // The next gen carries on from what the stopped one left, and finishes clean.
+        assert!(
+            gen_failing_after(dir.path(), usize::MAX),
+            "gen after a stop at write {n} completes"
+        );
+        assert!(
+            violations(dir.path()).is_empty(),
+            "gen after a stop at write {n} leaves a clean tree"
+        );
     }
     assert!(
         completed_at.is_some_and(|n| n >= 2),
@@ -110,5 +119,42 @@ fn raw_dests_replaced_cleared_and_placed() {
         write(tree, "contracts/doc.md", "Doc, edited\n");
         write(tree, "skills/two/SKILL.md", &skill(&["rt"]));
         write(tree, "skills/three/SKILL.md", &skill(&["c"]));
+    });
+}
+
+fn raw_runtime(tree: &Tree, files_line: &str) {
+    write(tree, ".gitignore", "/.agentic-skill-vendor/\n");
+    write(tree, "tools/rt/a.py", "a = 1\n");
+    write(tree, "tools/rt/lib/b.py", "b = 2\n");
+    write(
+        tree,
+        "vendor-manifest.yaml",
+        &format!("contracts:\n  rt:\n    source: local\n    files:\n{files_line}"),
+    );
+    write(tree, "skills/one/SKILL.md", &skill(&["rt"]));
+    write(tree, "skills/two/SKILL.md", &skill(&["rt"]));
+}
+
+#[test]
+fn migration_splitting_a_directory_into_its_parts() {
+    check_every_interruption(|tree| {
+        raw_runtime(tree, "      tools/rt/: scripts/rt/\n");
+        generate(&Repository::load(tree).expect("load")).expect("first gen");
+        raw_runtime(
+            tree,
+            "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
+        );
+    });
+}
+
+#[test]
+fn migration_gathering_parts_into_a_directory() {
+    check_every_interruption(|tree| {
+        raw_runtime(
+            tree,
+            "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
+        );
+        generate(&Repository::load(tree).expect("load")).expect("first gen");
+        raw_runtime(tree, "      tools/rt/: scripts/rt/\n");
     });
 }
