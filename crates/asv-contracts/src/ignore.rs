@@ -73,7 +73,12 @@ impl IgnoreRules {
     pub fn from_patterns(patterns: &[String]) -> IgnoreRules {
         let mut rules = IgnoreRules::default();
         if !patterns.is_empty() {
-            let text = patterns.join("\n");
+            // git drops a CR at the end of every line of a .gitignore; so do we.
+            let lines: Vec<&str> = patterns
+                .iter()
+                .map(|p| p.strip_suffix('\r').unwrap_or(p))
+                .collect();
+            let text = lines.join("\n");
             // A buffer without a base: patterns apply relative to the path they are asked about.
             let _ = rules.search.add_patterns_buffer(
                 text.as_bytes(),
@@ -99,16 +104,19 @@ impl IgnoreRules {
             return Ok(Some(rules));
         }
         let mut current = String::new();
+        let mut exists = true;
         for part in dir.split('/') {
             current = join(&current, part);
             if rules.is_excluded(&current, true) {
                 return Ok(None);
             }
-            if tree.kind(&current)? != Some(EntryKind::Directory) {
-                // Nothing more to read below a missing directory; the caller finds it absent.
-                return Ok(Some(rules));
+            // Below a missing directory there are no more files to read, but the rules read
+            // so far still judge every directory on the way (a dest about to be created).
+            if exists && tree.kind(&current)? == Some(EntryKind::Directory) {
+                rules.add_dir(tree, &current)?;
+            } else {
+                exists = false;
             }
-            rules.add_dir(tree, &current)?;
         }
         Ok(Some(rules))
     }

@@ -371,6 +371,11 @@ fn parse_files(id: &ContractId, files: &Yaml) -> Result<Vec<Mapping>> {
                 "{}, the name of the marker gen writes (left out of every digest, so it could never verify)",
                 asv_fs::quote::json_string(dest)
             ))
+        } else if !src_dir && crate::raw::basename(dest) == ".gitignore" {
+            Some(format!(
+                "{}, a .gitignore, which would govern what git tracks in every skill it lands in",
+                asv_fs::quote::json_string(dest)
+            ))
         } else if paths_overlap(dest, "references/vendor") {
             Some(format!(
                 "{}, at, under or over references/vendor/, where the document copies live",

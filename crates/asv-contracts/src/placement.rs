@@ -113,7 +113,7 @@ impl Observed {
     }
 }
 
-fn observe(tree: &Tree, site: &str) -> Result<Observed> {
+fn observe(tree: &Tree, site: &str, dir: bool) -> Result<Observed> {
     match tree.kind(site)? {
         None => Ok(Observed::Absent),
         Some(EntryKind::File) => Ok(Observed::File(tree.read_file(site)?.unwrap_or_default())),
@@ -137,7 +137,11 @@ fn observe(tree: &Tree, site: &str) -> Result<Observed> {
         .into()),
         Some(found) => Err(asv_fs::Error::WrongKind {
             path: site.to_owned(),
-            expected: EntryKind::File,
+            expected: if dir {
+                EntryKind::Directory
+            } else {
+                EntryKind::File
+            },
             found,
         }
         .into()),
@@ -319,7 +323,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
             }
         }
         let name = crate::raw::basename(&e.mapping.dest);
-        let observed = observe(tree, &site)?;
+        let observed = observe(tree, &site, dir)?;
         let all_observed: Vec<(String, &[u8])> = match &observed {
             Observed::Absent => Vec::new(),
             Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
@@ -427,7 +431,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
             }
             out.touches_dests = true;
             let rules = dest_rules(tree, &site, dir)?;
-            let observed = observe(tree, &site)?;
+            let observed = observe(tree, &site, dir)?;
             let shown = if dir {
                 format!("{site}/")
             } else {
@@ -637,7 +641,7 @@ fn migrate(
         let site = format!("{SKILLS_DIR}/{skill}/{}", m.bare);
         if m.dir { format!("{site}/") } else { site }
     };
-    let observed = observe(tree, &outer_site)?;
+    let observed = observe(tree, &outer_site, composite_is_dir)?;
     let name = crate::raw::basename(outer);
     let all_observed: Vec<(String, &[u8])> = match &observed {
         Observed::Absent => Vec::new(),
@@ -681,7 +685,7 @@ fn migrate(
         for (m, (_, p)) in olds.clone() {
             let site = format!("{SKILLS_DIR}/{skill}/{}", m.bare);
             let old_rules = dest_rules(tree, &site, m.dir)?;
-            let seen = observe(tree, &site)?;
+            let seen = observe(tree, &site, m.dir)?;
             if seen == Observed::Absent || matches!(seen, Observed::Dir(_)) != m.dir {
                 return Err(Error::Placement {
                     message: format!(
@@ -894,7 +898,7 @@ pub fn verify(repo: &Repository<'_>, snap: &Snapshot, out: &mut Vec<Violation>) 
         let dir = key.ends_with('/');
         let site = format!("{SKILLS_DIR}/{skill}/{bare}");
         let rules = dest_rules(tree, &site, dir)?;
-        let observed = observe(tree, &site)?;
+        let observed = observe(tree, &site, dir)?;
         let drift = |problem| Violation::Drift {
             path: site.clone(),
             id: placement.contract.clone(),

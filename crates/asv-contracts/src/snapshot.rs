@@ -14,7 +14,16 @@ use crate::repository::{Canonical, Repository};
 /// A contract cannot change kind in place: a table row and the lock must agree on whether an
 /// id is a document or raw bytes.
 fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
-    for (id, origin) in &repo.manifest.contracts {
+    // A declared id without a row is a document at its standard path, as if the table said
+    // `source: local` for it.
+    let declared: std::collections::BTreeSet<&ContractId> =
+        repo.skills.iter().flat_map(|s| s.declared.iter()).collect();
+    let local = Origin::Local;
+    let mut rows: BTreeMap<&ContractId, &Origin> = repo.manifest.contracts.iter().collect();
+    for id in declared {
+        rows.entry(id).or_insert(&local);
+    }
+    for (id, origin) in rows {
         let Some(resolution) = lock.resolutions.get(id) else {
             continue;
         };
