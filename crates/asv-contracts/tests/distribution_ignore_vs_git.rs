@@ -153,8 +153,6 @@ const CASES: &[&[&str]] = &[
     &["docs/x"],
 ];
 
-/// Pattern lists on which the table's rules and git disagree, with what differs.
-
 /// The files the table's rules keep.
 fn ours(patterns: &[&str]) -> BTreeSet<String> {
     let patterns: Vec<String> = patterns.iter().map(|p| (*p).to_owned()).collect();
