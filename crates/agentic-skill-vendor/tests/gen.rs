@@ -244,3 +244,42 @@ fn lock_keys_sort_like_javascript() {
         "{lock}"
     );
 }
+
+#[test]
+fn gen_keeps_the_table_of_origins_in_step() {
+    let repo = Repo::fixture("handworked");
+    // No table: gen never creates one.
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert!(!repo.exists("vendor-manifest.yaml"));
+    // A table with a comment, CRLF endings and a row nothing declares.
+    repo.write(
+        "vendor-manifest.yaml",
+        "# origins\r\ncontracts:\r\n  old-one:   # retired last week\r\n    source: local\r\n",
+    );
+    repo.write("contracts/old-one.md", "Old\n");
+    assert_eq!(
+        repo.run(&["gen"]),
+        ok("unmapped: old-one\nmapped: greeting <- local\n")
+    );
+    assert_eq!(
+        repo.read_string("vendor-manifest.yaml"),
+        "# origins\r\ncontracts:\r\n  greeting:\r\n    source: local\r\n"
+    );
+    assert_eq!(repo.run(&["gen"]), ok(""));
+    assert_eq!(repo.run(&["verify"]), ok(""));
+    // A row in flow style cannot be taken out: refused, nothing written.
+    repo.write(
+        "vendor-manifest.yaml",
+        "contracts:\n  greeting:\n    source: local\n  old-one: {source: local}\n",
+    );
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&["gen"]),
+        Run {
+            code: 2,
+            stdout: String::new(),
+            stderr: "error: vendor-manifest.yaml: nothing declares old-one any more, and its contracts.old-one entry is not written in a form this tool can take out; take the entry out by hand\n".to_owned(),
+        }
+    );
+    assert_eq!(repo.snapshot(), before);
+}

@@ -235,12 +235,13 @@ fn cleared_when_no_longer_declared_or_already_absent() {
     repo.remove("skills/plan/scripts/_runtime");
     assert_eq!(
         repo.run(&["gen"]),
-        ok(
-            "cleared: skills/implement/scripts/check.sh (check-script)\n\
+        // report-format's `source: local` row goes with its last declaration; the text stays
+        // at its standard path, so its resolution stays too.
+        ok("unmapped: report-format\n\
+             cleared: skills/implement/scripts/check.sh (check-script)\n\
              cleared: skills/plan/scripts/_runtime/ (workflow-runtime; already absent)\n\
              unused: check-script (no skill declares it; its resolution stays in the lock)\n\
-             unused: report-format (no skill declares it; its resolution stays in the lock)\n"
-        )
+             unused: report-format (no skill declares it; its resolution stays in the lock)\n")
     );
     assert!(!repo.exists("skills/implement/scripts/check.sh"));
     assert!(repo.exists("skills/implement/scripts/_runtime/runtime.py"));

@@ -81,6 +81,22 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// # }
 /// ```
 pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
+    // The table is revised first; everything after reads the revised table. Its text is
+    // written with the rest, so a run that stops before writing leaves it as it was.
+    let revision = crate::table_edit::revise(repo)?;
+    let revised;
+    let repo = match &revision {
+        Some(r) => {
+            revised = Repository {
+                tree: repo.tree,
+                skills: repo.skills.clone(),
+                manifest: r.manifest.clone(),
+                lock_file: repo.lock_file.clone(),
+            };
+            &revised
+        }
+        None => repo,
+    };
     let snap = Snapshot::take(repo)?;
     let closure = snap.closure();
     if !closure.is_empty() {
@@ -131,9 +147,18 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     if raw.touches_dests && !crate::placement::workdir_ignored(repo.tree)? {
         report.push(Event::WorkdirNotIgnored);
     }
+    if let Some(r) = &revision {
+        report.extend(r.events.iter().cloned());
+    }
     report.extend(raw.events.iter().cloned());
     report.extend(events);
-    let writes = write_tree(repo, &snap, derived, &raw)?;
+    let writes = write_tree(
+        repo,
+        &snap,
+        derived,
+        &raw,
+        revision.as_ref().map(|r| r.text.as_str()),
+    )?;
     Ok(GenOutcome::Done {
         events: report,
         writes,
@@ -229,6 +254,7 @@ fn write_tree(
     snap: &Snapshot,
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
     raw: &crate::placement::RawPlan,
+    table: Option<&str>,
 ) -> Result<usize> {
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
     let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
@@ -246,6 +272,12 @@ fn write_tree(
     let mut writes = 0;
     for result in results {
         result.map_err(interrupted)?;
+        writes += 1;
+    }
+    if let Some(text) = table {
+        repo.tree
+            .write_file(crate::manifest::MANIFEST_FILE, text.as_bytes())
+            .map_err(interrupted)?;
         writes += 1;
     }
     writes += crate::placement::apply(repo.tree, raw).map_err(|e| match e {

@@ -47,6 +47,7 @@ pub mod report;
 pub mod repository;
 pub mod selftest;
 pub mod snapshot;
+pub mod table_edit;
 pub mod verify;
 pub mod yaml;
 

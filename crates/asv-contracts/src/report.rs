@@ -423,6 +423,18 @@ pub enum Event {
     },
     /// The tool's working directory is not ignored by the repository.
     WorkdirNotIgnored,
+    /// A row written into the table of origins.
+    Mapped {
+        /// The contract.
+        id: ContractId,
+        /// The source it now comes from (`local` for this repository).
+        source: String,
+    },
+    /// A row taken out of the table of origins (no skill declares the contract any more).
+    Unmapped {
+        /// The contract.
+        id: ContractId,
+    },
 }
 
 /// Every event kind code.
@@ -440,6 +452,8 @@ impl Event {
             Event::Claimed { .. } => "claimed",
             Event::Cleared { .. } => "cleared",
             Event::WorkdirNotIgnored => "warning",
+            Event::Mapped { .. } => "mapped",
+            Event::Unmapped { .. } => "unmapped",
         }
     }
 
@@ -452,7 +466,9 @@ impl Event {
             | Event::RetiredConformance { id, .. }
             | Event::Unused { id }
             | Event::Claimed { id, .. }
-            | Event::Cleared { id, .. } => Some(id),
+            | Event::Cleared { id, .. }
+            | Event::Mapped { id, .. }
+            | Event::Unmapped { id } => Some(id),
             Event::WorkdirNotIgnored => None,
         }
     }
@@ -502,6 +518,8 @@ impl Event {
                 id,
                 already_absent: true,
             } => format!("{} ({id}; already absent)", DisplayPath(site)),
+            Event::Mapped { id, source } => format!("{id} <- {source}"),
+            Event::Unmapped { id } => id.to_string(),
             Event::WorkdirNotIgnored => ".agentic-skill-vendor is not ignored by this repository; add /.agentic-skill-vendor/ to .gitignore so the tool's working files are never committed".to_owned(),
         }
     }

@@ -1,0 +1,300 @@
+//! Keeping the table of origins up to date by editing its lines in place.
+//!
+//! When `vendor-manifest.yaml` exists, `gen` keeps its `contracts` block in step with the
+//! declarations: a row no skill declares any more is taken out (`unmapped: <id>`; raw `files`
+//! rows are never taken out), and a declared contract found at `contracts/<id>.md` without a
+//! row gets a `source: local` row (`mapped: <id> <- local`). The file is never re-rendered:
+//! rows are added and removed as lines, so comments, order and line endings survive. A block
+//! written in flow style leaves nowhere to add a line and is refused.
+
+use asv_fs::{EntryKind, Tree};
+
+use crate::declaration::is_js_whitespace;
+use crate::error::{Error, Result};
+use crate::id::ContractId;
+use crate::manifest::{MANIFEST_FILE, Manifest, Origin, standard_path};
+use crate::report::Event;
+use crate::repository::Repository;
+
+/// The table after `gen`'s revision: its new text, what it parses to, and the report lines.
+#[derive(Debug)]
+pub struct Revision {
+    /// The revised text, to be written by `gen`'s write phase.
+    pub text: String,
+    /// What the revised text parses to.
+    pub manifest: Manifest,
+    /// `unmapped` lines (sorted), then `mapped` lines (sorted).
+    pub events: Vec<Event>,
+}
+
+fn refuse(message: String) -> Error {
+    Error::Manifest {
+        path: MANIFEST_FILE.to_owned(),
+        line: None,
+        message,
+    }
+}
+
+/// A manifest's lines and the line ending it uses.
+struct Lines {
+    lines: Vec<String>,
+    eol: &'static str,
+}
+
+impl Lines {
+    fn parse(text: &str) -> Lines {
+        let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let body = text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+            .unwrap_or(text);
+        let lines = if text.is_empty() {
+            Vec::new()
+        } else {
+            body.split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
+                .collect()
+        };
+        Lines { lines, eol }
+    }
+
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for line in &self.lines {
+            out.push_str(line);
+            out.push_str(self.eol);
+        }
+        out
+    }
+
+    /// Rest after `prefix` is whitespace, optionally followed by a `#` comment.
+    fn only_comment_after(rest: &str) -> bool {
+        let rest = rest.trim_start_matches(is_js_whitespace);
+        rest.is_empty() || rest.starts_with('#')
+    }
+
+    /// The index of the block-form `contracts:` line, refusing a flow-style one.
+    fn block(&self) -> Result<Option<usize>> {
+        let open = self.lines.iter().position(|l| {
+            l.strip_prefix("contracts:")
+                .is_some_and(Self::only_comment_after)
+        });
+        if open.is_none()
+            && self.lines.iter().any(|l| {
+                l.strip_prefix("contracts:")
+                    .is_some_and(|r| r.is_empty() || r.starts_with(is_js_whitespace))
+            })
+        {
+            return Err(refuse(
+                "the contracts block is written on one line, which leaves nowhere to add an entry under it; write contracts: on a line of its own with each entry indented beneath it".to_owned(),
+            ));
+        }
+        Ok(open)
+    }
+
+    /// The index one past the block opened at `open`.
+    fn block_end(&self, open: usize) -> usize {
+        (open + 1..self.lines.len())
+            .find(|&i| {
+                let l = &self.lines[i];
+                !l.trim().is_empty() && !l.trim_start().starts_with('#') && !l.starts_with(' ')
+            })
+            .unwrap_or(self.lines.len())
+    }
+
+    fn with_entry(&mut self, id: &ContractId, source: &str) -> Result<()> {
+        let entry = [format!("  {id}:"), format!("    source: {source}")];
+        match self.block()? {
+            None => {
+                if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
+                    self.lines.push(String::new());
+                }
+                self.lines.push("contracts:".to_owned());
+                self.lines.extend(entry);
+            }
+            Some(open) => {
+                let end = self.block_end(open);
+                let after = (open + 1..end)
+                    .rev()
+                    .find(|&i| {
+                        let l = &self.lines[i];
+                        !l.is_empty() && !l.trim_start().starts_with('#')
+                    })
+                    .unwrap_or(open);
+                for (k, line) in entry.into_iter().enumerate() {
+                    self.lines.insert(after + 1 + k, line);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the entry of `id` out; `false` when it is not written in block form.
+    fn without_entry(&mut self, id: &ContractId) -> Result<bool> {
+        let Some(open) = self.block()? else {
+            return Ok(false);
+        };
+        let end = self.block_end(open);
+        let head = format!("  {id}:");
+        let Some(start) = (open + 1..end).find(|&i| {
+            self.lines[i]
+                .strip_prefix(&head)
+                .is_some_and(Self::only_comment_after)
+        }) else {
+            return Ok(false);
+        };
+        let mut stop = start + 1;
+        while stop < end && self.lines[stop].starts_with("    ") {
+            stop += 1;
+        }
+        self.lines.drain(start..stop);
+        Ok(true)
+    }
+}
+
+/// Revises the table against the declarations; `None` when there is no table or nothing to
+/// change.
+///
+/// # Errors
+/// A row to take out that is not written in a form this tool can take out; a flow-style
+/// `contracts` block where a row must be added; a link or wrong kind at a canonical text.
+pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
+    let tree: &Tree = repo.tree;
+    let Some(bytes) = tree.read_file(MANIFEST_FILE)? else {
+        return Ok(None);
+    };
+    let before = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+        path: MANIFEST_FILE.to_owned(),
+    })?;
+    let mut lines = Lines::parse(&before);
+    let declared: std::collections::BTreeSet<&ContractId> =
+        repo.skills.iter().flat_map(|s| s.declared.iter()).collect();
+    let mut unmapped = Vec::new();
+    for (id, origin) in &repo.manifest.contracts {
+        if declared.contains(id) || matches!(origin, Origin::Raw(_)) {
+            continue;
+        }
+        if !lines.without_entry(id)? {
+            return Err(refuse(format!(
+                "nothing declares {id} any more, and its contracts.{id} entry is not written in a form this tool can take out; take the entry out by hand"
+            )));
+        }
+        unmapped.push(Event::Unmapped { id: id.clone() });
+    }
+    let mut mapped = Vec::new();
+    for id in declared {
+        if repo.manifest.contracts.contains_key(id) {
+            continue;
+        }
+        let path = standard_path(id);
+        match tree.kind(&path)? {
+            Some(EntryKind::File) => {}
+            None => continue,
+            Some(EntryKind::Symlink) => return Err(asv_fs::Error::Symlink { path }.into()),
+            Some(found) => {
+                return Err(asv_fs::Error::WrongKind {
+                    path,
+                    expected: EntryKind::File,
+                    found,
+                }
+                .into());
+            }
+        }
+        lines.with_entry(id, "local")?;
+        mapped.push(Event::Mapped {
+            id: id.clone(),
+            source: "local".to_owned(),
+        });
+    }
+    let text = lines.render();
+    if unmapped.is_empty() && mapped.is_empty() {
+        return Ok(None);
+    }
+    let manifest = Manifest::parse(&text)?;
+    let mut events = unmapped;
+    events.extend(mapped);
+    Ok(Some(Revision {
+        text,
+        manifest,
+        events,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> ContractId {
+        ContractId::parse(s).unwrap()
+    }
+
+    fn add(text: &str, i: &str) -> String {
+        let mut l = Lines::parse(text);
+        l.with_entry(&id(i), "local").unwrap();
+        l.render()
+    }
+
+    fn remove(text: &str, i: &str) -> Option<String> {
+        let mut l = Lines::parse(text);
+        l.without_entry(&id(i)).unwrap().then(|| l.render())
+    }
+
+    #[test]
+    fn adding_rows() {
+        let rows: &[(&str, &str)] = &[
+            (
+                "contracts:\r\n  report-format:\r\n    source: local\r\n",
+                "contracts:\r\n  report-format:\r\n    source: local\r\n  x:\r\n    source: local\r\n",
+            ),
+            (
+                "sources:\n  w:\n    repository: o/r\n    ref: main\n",
+                "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  x:\n    source: local\n",
+            ),
+            ("", "contracts:\n  x:\n    source: local\n"),
+            (
+                "# just a comment",
+                "# just a comment\n\ncontracts:\n  x:\n    source: local\n",
+            ),
+            (
+                "contracts:\n  a:\n    source: local\n\n# trailing comment\nignore: []\n",
+                "contracts:\n  a:\n    source: local\n  x:\n    source: local\n\n# trailing comment\nignore: []\n",
+            ),
+            ("contracts:\n", "contracts:\n  x:\n    source: local\n"),
+            (
+                "contracts:   # ours\n",
+                "contracts:   # ours\n  x:\n    source: local\n",
+            ),
+        ];
+        for (before, after) in rows {
+            assert_eq!(add(before, "x"), *after, "{before:?}");
+        }
+    }
+
+    #[test]
+    fn removing_rows() {
+        let text = "contracts:\n  # kept\n  a:   # goes\n    source: local\n    # indented goes\n  b:\n    source: local\n# column 0 kept\n  c:\n    source: local\n";
+        assert_eq!(
+            remove(text, "a").unwrap(),
+            "contracts:\n  # kept\n  b:\n    source: local\n# column 0 kept\n  c:\n    source: local\n"
+        );
+        assert_eq!(
+            remove(text, "c").unwrap(),
+            "contracts:\n  # kept\n  a:   # goes\n    source: local\n    # indented goes\n  b:\n    source: local\n# column 0 kept\n"
+        );
+        assert_eq!(remove("contracts:\n  a: {source: local}\n", "a"), None);
+        assert_eq!(remove("sources:\n  a:\n    ref: x\n", "a"), None);
+        assert_eq!(
+            remove("contracts:\n  a:\n    source: local\n", "a").unwrap(),
+            "contracts:\n"
+        );
+    }
+
+    #[test]
+    fn flow_blocks_are_refused() {
+        let mut l = Lines::parse("contracts: {a: {source: local}}\n");
+        assert!(matches!(
+            l.with_entry(&id("x"), "local"),
+            Err(Error::Manifest { .. })
+        ));
+    }
+}
