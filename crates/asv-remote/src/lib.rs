@@ -1,0 +1,126 @@
+//! Sources: taking contracts from other repositories, pinned to commits.
+//!
+//! Two transports read a repository at a commit: the GitHub API ([`github`], HTTPS to the two
+//! fixed hosts only) and generic git ([`git`], the installed `git`, locked down). Both answer
+//! the same three questions through [`Transport`]: which branch the repository hands out,
+//! which commit a ref names, and what a commit's tree holds — every file checked against the
+//! blob id its own tree listing gives.
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod git;
+pub mod github;
+
+pub use error::{Error, Result};
+
+/// The object format of a repository: SHA-1 (40 hex digits) or SHA-256 (64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectFormat {
+    /// SHA-1 object ids.
+    Sha1,
+    /// SHA-256 object ids.
+    Sha256,
+}
+
+/// The mode of a tree entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryMode {
+    /// A regular file (100644).
+    File,
+    /// An executable file (100755).
+    Executable,
+    /// A symbolic link (120000).
+    Symlink,
+    /// A submodule (160000).
+    Submodule,
+    /// A directory (040000) — listed by some transports, never taken.
+    Tree,
+}
+
+/// One entry of a commit's recursive tree listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeEntry {
+    /// The path inside the repository, `/`-separated, exactly as the listing gives it.
+    pub path: String,
+    /// The entry's mode.
+    pub mode: EntryMode,
+    /// The object id (lowercase hex) the listing gives.
+    pub oid: String,
+}
+
+/// A resolved commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    /// The commit id (lowercase hex, 40 or 64 digits).
+    pub revision: String,
+    /// The repository's object format.
+    pub format: ObjectFormat,
+}
+
+/// What a source transport can do. Every method is one bounded, non-interactive exchange.
+pub trait Transport {
+    /// The branch the repository hands out by default (e.g. `main`).
+    ///
+    /// # Errors
+    /// A refusal or failure of the transport.
+    fn default_branch(&mut self) -> Result<String>;
+
+    /// The commit `reference` (a branch, tag or commit id) names now.
+    ///
+    /// # Errors
+    /// A refusal or failure of the transport; an unknown ref.
+    fn resolve(&mut self, reference: &str) -> Result<Commit>;
+
+    /// The recursive listing of `commit`'s tree.
+    ///
+    /// # Errors
+    /// A refusal or failure; a truncated listing.
+    fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>>;
+
+    /// The bytes of `entry` at `commit`, checked against `entry.oid` (`git hash-object`:
+    /// the SHA-1 or SHA-256 of `blob <len>\0<bytes>`).
+    ///
+    /// # Errors
+    /// A refusal or failure; bytes that do not match the blob id; a file over the size limit.
+    fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>>;
+}
+
+/// The git blob id of `bytes` in `format`, lowercase hex.
+pub fn blob_id(format: ObjectFormat, bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let head = format!("blob {}\0", bytes.len());
+    let digest: Vec<u8> = match format {
+        ObjectFormat::Sha1 => {
+            let mut h = sha1::Sha1::new();
+            h.update(head.as_bytes());
+            h.update(bytes);
+            h.finalize().to_vec()
+        }
+        ObjectFormat::Sha256 => {
+            let mut h = sha2::Sha256::new();
+            h.update(head.as_bytes());
+            h.update(bytes);
+            h.finalize().to_vec()
+        }
+    };
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blob_ids_match_git_hash_object() {
+        // printf 'hello\n' | git hash-object --stdin
+        assert_eq!(
+            blob_id(ObjectFormat::Sha1, b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        // printf '' | git hash-object --stdin
+        assert_eq!(
+            blob_id(ObjectFormat::Sha1, b""),
+            "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+        );
+    }
+}
