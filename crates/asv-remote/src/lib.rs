@@ -10,6 +10,7 @@
 pub mod error;
 pub mod git;
 pub mod github;
+pub mod token;
 
 pub use error::{Error, Result};
 
