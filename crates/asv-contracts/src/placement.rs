@@ -183,6 +183,15 @@ fn counted<'o>(
     }
 }
 
+/// Every file of an observed dest, marker and ignored files included (a file dest by `name`).
+fn all_entries<'o>(observed: &'o Observed, name: &str) -> Vec<(String, &'o [u8])> {
+    match observed {
+        Observed::Absent => Vec::new(),
+        Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
+        Observed::Dir(fs) => fs.iter().map(|(p, b)| (p.clone(), b.as_slice())).collect(),
+    }
+}
+
 fn digest_of(files: &[(String, &[u8])]) -> Digest {
     let mut framed = Framed::default();
     for (path, bytes) in files {
@@ -324,11 +333,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
         }
         let name = crate::raw::basename(&e.mapping.dest);
         let observed = observe(tree, &site, dir)?;
-        let all_observed: Vec<(String, &[u8])> = match &observed {
-            Observed::Absent => Vec::new(),
-            Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
-            Observed::Dir(fs) => fs.iter().map(|(p, b)| (p.clone(), b.as_slice())).collect(),
-        };
+        let all_observed = all_entries(&observed, name);
         let identical = observed != Observed::Absent
             && matches!(observed, Observed::Dir(_)) == dir
             && first_disagreement(&all_observed, &files, None).is_none();
@@ -643,11 +648,7 @@ fn migrate(
     };
     let observed = observe(tree, &outer_site, composite_is_dir)?;
     let name = crate::raw::basename(outer);
-    let all_observed: Vec<(String, &[u8])> = match &observed {
-        Observed::Absent => Vec::new(),
-        Observed::File(b) => vec![(name.to_owned(), b.as_slice())],
-        Observed::Dir(fs) => fs.iter().map(|(p, b)| (p.clone(), b.as_slice())).collect(),
-    };
+    let all_observed = all_entries(&observed, name);
     let finished = observed != Observed::Absent
         && matches!(observed, Observed::Dir(_)) == composite_is_dir
         && all_observed.len() == composite.len()

@@ -106,35 +106,38 @@ pub fn read(tree: &Tree, id: &ContractId, row: &RawRow, shared: &[String]) -> Re
     Ok(RawState::Present { mappings, digest })
 }
 
-fn chain_kind(tree: &Tree, src: &str) -> Result<Option<EntryKind>> {
-    match tree.kind(src) {
-        Ok(k) => Ok(k),
-        Err(asv_fs::Error::Symlink { .. }) => Err(asv_fs::Error::Symlink {
+/// Whether `src` exists with the kind the mapping needs; a link on the way or at it (named as
+/// the whole src) and any other kind are refusals.
+fn src_exists(tree: &Tree, src: &str, expected: EntryKind) -> Result<bool> {
+    let kind = match tree.kind(src) {
+        Ok(k) => k,
+        Err(asv_fs::Error::Symlink { .. }) => {
+            return Err(asv_fs::Error::Symlink {
+                path: src.to_owned(),
+            }
+            .into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    match kind {
+        None => Ok(false),
+        Some(k) if k == expected => Ok(true),
+        Some(EntryKind::Symlink) => Err(asv_fs::Error::Symlink {
             path: src.to_owned(),
         }
         .into()),
-        Err(e) => Err(e.into()),
+        Some(found) => Err(asv_fs::Error::WrongKind {
+            path: src.to_owned(),
+            expected,
+            found,
+        }
+        .into()),
     }
 }
 
 fn read_file_src(tree: &Tree, mapping: &Mapping) -> Result<Option<Files>> {
-    match chain_kind(tree, &mapping.src)? {
-        None => return Ok(None),
-        Some(EntryKind::File) => {}
-        Some(EntryKind::Symlink) => {
-            return Err(asv_fs::Error::Symlink {
-                path: mapping.src.clone(),
-            }
-            .into());
-        }
-        Some(found) => {
-            return Err(asv_fs::Error::WrongKind {
-                path: mapping.src.clone(),
-                expected: EntryKind::File,
-                found,
-            }
-            .into());
-        }
+    if !src_exists(tree, &mapping.src, EntryKind::File)? {
+        return Ok(None);
     }
     let parent = mapping.src.rsplit_once('/').map_or("", |(p, _)| p);
     match IgnoreRules::for_dir(tree, parent)? {
@@ -151,23 +154,8 @@ fn read_dir_src(
     mapping: &Mapping,
     distribution: &IgnoreRules,
 ) -> Result<Option<Files>> {
-    match chain_kind(tree, &mapping.src)? {
-        None => return Ok(None),
-        Some(EntryKind::Directory) => {}
-        Some(EntryKind::Symlink) => {
-            return Err(asv_fs::Error::Symlink {
-                path: mapping.src.clone(),
-            }
-            .into());
-        }
-        Some(found) => {
-            return Err(asv_fs::Error::WrongKind {
-                path: mapping.src.clone(),
-                expected: EntryKind::Directory,
-                found,
-            }
-            .into());
-        }
+    if !src_exists(tree, &mapping.src, EntryKind::Directory)? {
+        return Ok(None);
     }
     // The whole directory is judged before anything is filtered: a link or a reserved name
     // refuses even where an ignore rule would have left it out.
