@@ -7,6 +7,7 @@
 //! blob id its own tree listing gives.
 #![deny(missing_docs)]
 
+pub mod cache;
 pub mod error;
 pub mod git;
 pub mod github;

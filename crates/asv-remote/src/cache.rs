@@ -1,0 +1,116 @@
+//! Filling the cache: each fetched revision placed whole by one rename.
+//!
+//! The cache format belongs to `asv-contracts`, which reads it; this module writes it. A
+//! revision directory standing at its place means that revision was fetched whole: the files
+//! are written under a temporary directory beside the cache and the directory is renamed into
+//! place in one step, so a run stopped part-way leaves no revision for a later command to read
+//! as complete.
+
+use asv_fs::{EntryKind, Tree};
+
+use crate::error::{Error, Result};
+
+/// The cache directory, repository-relative.
+pub const CACHE_DIR: &str = ".agentic-skill-vendor/cache";
+
+/// `.agentic-skill-vendor/cache/<source>/<revision>`.
+pub fn revision_dir(source: &str, revision: &str) -> String {
+    format!("{CACHE_DIR}/{source}/{revision}")
+}
+
+/// Whether the cache holds `revision` of `source` (placed whole by an earlier fetch).
+///
+/// # Errors
+/// A link or wrong kind on the way.
+pub fn holds(tree: &Tree, source: &str, revision: &str) -> Result<bool> {
+    match tree.kind(&revision_dir(source, revision))? {
+        None => Ok(false),
+        Some(EntryKind::Directory) => Ok(true),
+        Some(EntryKind::Symlink) => Err(asv_fs::Error::Symlink {
+            path: revision_dir(source, revision),
+        }
+        .into()),
+        Some(found) => Err(asv_fs::Error::WrongKind {
+            path: revision_dir(source, revision),
+            expected: EntryKind::Directory,
+            found,
+        }
+        .into()),
+    }
+}
+
+/// Writes `files` (repository paths of the source and their bytes) as revision `revision` of
+/// `source`, in one rename. An existing revision directory is left as it is (it was placed
+/// whole, and a commit's files never change).
+///
+/// # Errors
+/// A failed write or rename; a link on the way.
+pub fn place(tree: &Tree, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+    if holds(tree, source, revision)? {
+        return Ok(());
+    }
+    let staging = format!(".agentic-skill-vendor/incoming-{source}-{revision}");
+    tree.remove_all(&staging)?;
+    let placed = (|| {
+        tree.create_dir_all(&staging)?;
+        for (path, bytes) in files {
+            if !asv_contracts::manifest::is_safe_relative_path(path) {
+                return Err(Error::Remote(format!(
+                    "the source {source} lists {}, which is not a path inside the repository; nothing was cached",
+                    asv_fs::quote::json_string(path)
+                )));
+            }
+            tree.write_file(&format!("{staging}/{path}"), bytes)?;
+        }
+        tree.create_dir_all(&format!("{CACHE_DIR}/{source}"))?;
+        tree.swap_into_place(&staging, &revision_dir(source, revision))?;
+        Ok(())
+    })();
+    if placed.is_err() {
+        // Leave no half-written revision behind; the error says what went wrong.
+        let _ = tree.remove_all(&staging);
+    }
+    placed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_revision_is_placed_whole_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = Tree::open(dir.path()).unwrap();
+        let files = vec![("contracts/a.md".to_owned(), b"A\n".to_vec())];
+        place(&tree, "w", "abc", &files).unwrap();
+        assert!(holds(&tree, "w", "abc").unwrap());
+        assert_eq!(
+            tree.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
+                .unwrap()
+                .unwrap(),
+            b"A\n"
+        );
+        // Placing again keeps what is there.
+        place(
+            &tree,
+            "w",
+            "abc",
+            &[("contracts/a.md".to_owned(), b"B\n".to_vec())],
+        )
+        .unwrap();
+        assert_eq!(
+            tree.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
+                .unwrap()
+                .unwrap(),
+            b"A\n"
+        );
+        let bad = vec![("../escape".to_owned(), b"x".to_vec())];
+        assert!(place(&tree, "w", "def", &bad).is_err());
+        assert!(!holds(&tree, "w", "def").unwrap());
+        assert_eq!(
+            tree.kind(".agentic-skill-vendor/incoming-w-def").unwrap(),
+            None,
+            "nothing half-written is left"
+        );
+    }
+}
