@@ -11,6 +11,7 @@ pub mod cache;
 pub mod error;
 pub mod git;
 pub mod github;
+pub mod take;
 pub mod token;
 
 pub use error::{Error, Result};
