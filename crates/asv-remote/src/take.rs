@@ -72,10 +72,12 @@ impl Listing {
         };
         let conformance = format!("{dir}/conformance");
         for at in [&dir, &conformance] {
-            if let Some(e) = self.entries.get(at.as_str()) {
-                if matches!(e.mode, EntryMode::Symlink | EntryMode::Submodule) {
-                    return Err(refuse_mode(source, e));
-                }
+            if let Some(e) = self
+                .entries
+                .get(at.as_str())
+                .filter(|e| matches!(e.mode, EntryMode::Symlink | EntryMode::Submodule))
+            {
+                return Err(refuse_mode(source, e));
             }
         }
         let prefix = format!("{conformance}/");

@@ -114,9 +114,7 @@ mod tests {
             format!("{:?}", Token::from_stdin_bytes(b"secret")),
             "Ok(Token(<redacted>))"
         );
-        let problem = Token::from_stdin_bytes(b"ghp_SECRETVALUE zz")
-            .err()
-            .expect("refused");
+        let problem = Token::from_stdin_bytes(b"ghp_SECRETVALUE zz").expect_err("refused");
         assert!(
             !problem.to_string().contains("SECRETVALUE"),
             "the refusal never shows the value"
