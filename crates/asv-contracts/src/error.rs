@@ -40,6 +40,16 @@ pub enum LockProblem {
     },
     /// `kind` is not `"raw"`.
     BadKind(String),
+    /// A `sources` entry is malformed.
+    BadSource {
+        /// The source name as the lock spells it.
+        name: String,
+        /// The field at fault (`repository`, `revision`, `objectFormat`), `None` for the
+        /// entry itself.
+        field: Option<&'static str>,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 impl std::fmt::Display for LockProblem {
@@ -65,6 +75,13 @@ impl std::fmt::Display for LockProblem {
             LockProblem::BadPlacement { at, what } => write!(f, "{at} {what}"),
             LockProblem::BadKind(id) => {
                 write!(f, "resolutions.{id}.kind is not \"raw\"")
+            }
+            LockProblem::BadSource { name, field, what } => {
+                write!(f, "sources.{}", DisplayPath(name))?;
+                if let Some(field) = field {
+                    write!(f, ".{field}")?;
+                }
+                write!(f, " {what}")
             }
         }
     }
@@ -153,6 +170,39 @@ pub enum Error {
         /// The whole refusal, naming the dest and what to do.
         message: String,
     },
+    /// The lock pins a source to another repository than the table registers it at, so a
+    /// command that would act on the pin stops (input side).
+    #[error(
+        "vendor-lock.json pins {name} to {pinned} while vendor-manifest.yaml registers {registered}; run update to pin the registered repository and take up what it holds"
+    )]
+    PinnedElsewhere {
+        /// The source name.
+        name: String,
+        /// The repository the lock pins it to.
+        pinned: String,
+        /// The repository the table registers.
+        registered: String,
+    },
+    /// Declared contracts from other repositories whose source the lock pins no commit for,
+    /// so `gen` has nothing to read them from (input side).
+    #[error(
+        "vendor-lock.json pins no commit for the source of {}; run update to resolve one",
+        remote_list(contracts)
+    )]
+    Unpinned {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
+    /// Declared contracts from other repositories whose text the cache does not hold at the
+    /// pinned commit (input side; a fetch puts it back).
+    #[error(
+        "the cache holds no text for {}; run fetch to put it back",
+        remote_list(contracts)
+    )]
+    NotCached {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]
     Gitignore {
@@ -161,6 +211,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+}
+
+/// `a (from s), b (from t)`.
+fn remote_list(contracts: &[(crate::id::ContractId, String)]) -> String {
+    contracts
+        .iter()
+        .map(|(id, source)| format!("{id} (from {source})"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Error {

@@ -81,6 +81,18 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// # }
 /// ```
 pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
+    // Asked before anything else: what follows reads a cache filled from the repository the
+    // lock names and rewrites the lock with the table's repository, so carrying on would
+    // distribute bytes the table attributes elsewhere and leave no trace of the disagreement.
+    if let LockFile::Present { lock, .. } = &repo.lock_file
+        && let Some(first) = lock.divergent_sources(&repo.manifest).into_iter().next()
+    {
+        return Err(crate::error::Error::PinnedElsewhere {
+            name: first.name,
+            pinned: first.pinned.as_str().to_owned(),
+            registered: first.registered.as_str().to_owned(),
+        });
+    }
     // The table is revised first; everything after reads the revised table. Its text is
     // written with the rest, so a run that stops before writing leaves it as it was.
     let revision = crate::table_edit::revise(repo)?;
@@ -102,6 +114,7 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     if !closure.is_empty() {
         return Ok(GenOutcome::Closure(closure));
     }
+    check_remote_texts(repo, &snap)?;
     let derived = snap.derived_resolutions();
     let old = &snap.lock.resolutions;
 
@@ -162,6 +175,36 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     Ok(GenOutcome::Done {
         events: report,
         writes,
+    })
+}
+
+/// Refuses a run whose declared remote contracts have no text in the cache. `gen` never
+/// resolves a ref itself (that would take up whatever the source holds today with nothing in
+/// any diff saying so): where the lock pins no commit for a source it asks for an update,
+/// otherwise for a fetch, which reproduces the pinned commit.
+fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
+    let unknown = snap.remote_unknown();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let pins = repo.lock_file.sources();
+    let named = |list: Vec<(crate::id::ContractId, crate::source::SourceName)>| {
+        list.into_iter()
+            .map(|(id, source)| (id, source.as_str().to_owned()))
+            .collect::<Vec<_>>()
+    };
+    let unpinned: Vec<_> = unknown
+        .iter()
+        .filter(|(_, source)| !pins.is_some_and(|p| p.contains_key(source.as_str())))
+        .cloned()
+        .collect();
+    if !unpinned.is_empty() {
+        return Err(crate::error::Error::Unpinned {
+            contracts: named(unpinned),
+        });
+    }
+    Err(crate::error::Error::NotCached {
+        contracts: named(unknown),
     })
 }
 
@@ -234,7 +277,7 @@ fn plan<'s>(
     let rendered = Lock {
         dependencies: Snapshot::dependencies(repo),
         resolutions: derived,
-        sources: snap.lock.sources.clone(),
+        sources: snap.lock.registered_sources(&repo.manifest),
         placements,
     }
     .render();

@@ -6,7 +6,9 @@
 //! This crate reads all of that, writes the copies and the lock ([`generate`]), checks the
 //! tree against the lock ([`verify`]), checks that skills stay self-contained ([`lint`]) and
 //! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
-//! process and reaches no network: every byte comes through [`asv_fs::Tree`].
+//! process and reaches no network: every byte comes through [`asv_fs::Tree`]. A contract taken
+//! from another repository ([`source`]) is read from the cache ([`cache`]) at the commit the
+//! lock pins; filling that cache is the fetching commands' business, not this crate's.
 //!
 //! The bytes and lines are fixed by the compatibility contract shared with the TypeScript
 //! tool of the same name, so a repository written by one verifies clean under the other.
@@ -30,6 +32,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cache;
 pub mod declaration;
 pub mod digest;
 pub mod document;
@@ -47,6 +50,7 @@ pub mod report;
 pub mod repository;
 pub mod selftest;
 pub mod snapshot;
+pub mod source;
 pub mod table_edit;
 pub mod verify;
 pub mod yaml;

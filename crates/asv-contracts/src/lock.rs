@@ -8,6 +8,8 @@ use crate::digest::Digest;
 use crate::error::{Error, LockProblem};
 use crate::id::ContractId;
 use crate::json;
+use crate::manifest::Manifest;
+use crate::source::{ObjectFormat, RepositorySpec, Revision};
 
 /// The lock's file name, at the repository root.
 pub const LOCK_FILE: &str = "vendor-lock.json";
@@ -46,19 +48,45 @@ pub struct Placement {
 /// Skill → dest key (a directory keeps its trailing `/`) → placement.
 pub type Placements = BTreeMap<String, BTreeMap<String, Placement>>;
 
+/// The commit one source is pinned at, and the repository it was resolved from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcePin {
+    /// The repository the pin was resolved from (rendered from the table's registration).
+    pub repository: RepositorySpec,
+    /// The commit id; its format decides whether `"objectFormat": "sha256"` is written.
+    pub revision: Revision,
+}
+
+/// Source name → pin, as the lock's `sources` records them.
+///
+/// The names are kept as the lock spells them: only pins whose name the table registers are
+/// ever acted on or rendered back, and the table's names are checked there.
+pub type SourcePins = BTreeMap<String, SourcePin>;
+
+/// A source whose pin names another repository than the table registers it at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DivergentSource {
+    /// The source name.
+    pub name: String,
+    /// The repository the lock pins it to.
+    pub pinned: RepositorySpec,
+    /// The repository the table registers it at.
+    pub registered: RepositorySpec,
+}
+
 /// The parsed lock.
 ///
-/// `sources` belongs to the fetching commands; it is carried through unchanged as JSON so
-/// that a command which does not own it never rewrites it. `placements` is written by `gen`
-/// alone and carried unchanged by every other command.
+/// `sources` is written by the fetching commands; `gen` and `verify` render back the pins whose
+/// source the table still registers (see [`Lock::registered_sources`]). `placements` is written
+/// by `gen` alone and carried unchanged by every other command.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lock {
     /// Skill name → the ids it declares, sorted.
     pub dependencies: BTreeMap<String, Vec<ContractId>>,
     /// Id → resolution.
     pub resolutions: BTreeMap<ContractId, Resolution>,
-    /// The `sources` object, carried unchanged (absent when empty).
-    pub sources: Option<Map<String, Value>>,
+    /// Source name → pin (`sources`, absent from the text when empty).
+    pub sources: SourcePins,
     /// What `gen` placed where (empty when no raw bytes are distributed).
     pub placements: Placements,
 }
@@ -97,8 +125,8 @@ impl Lock {
             None => return Err(problem(LockProblem::Missing("resolutions"))),
         };
         let sources = match root.remove("sources") {
-            Some(Value::Object(m)) => Some(m),
-            None => None,
+            Some(Value::Object(m)) => parse_sources(m)?,
+            None => SourcePins::new(),
             Some(_) => return Err(problem(LockProblem::NotAnObject("sources"))),
         };
         let placements = match root.remove("placements") {
@@ -175,7 +203,7 @@ impl Lock {
         Ok(Lock {
             dependencies,
             resolutions,
-            sources: sources.filter(|m| !m.is_empty()),
+            sources,
             placements,
         })
     }
@@ -215,8 +243,24 @@ impl Lock {
             res.insert(id.to_string(), Value::Object(entry));
         }
         root.insert("resolutions".into(), Value::Object(res));
-        if let Some(s) = self.sources.as_ref().filter(|m| !m.is_empty()) {
-            root.insert("sources".into(), Value::Object(s.clone()));
+        if !self.sources.is_empty() {
+            let mut sources = Map::new();
+            for (name, pin) in &self.sources {
+                let mut entry = Map::new();
+                if pin.revision.format() == ObjectFormat::Sha256 {
+                    entry.insert("objectFormat".into(), Value::String("sha256".into()));
+                }
+                entry.insert(
+                    "repository".into(),
+                    Value::String(pin.repository.as_str().to_owned()),
+                );
+                entry.insert(
+                    "revision".into(),
+                    Value::String(pin.revision.as_str().to_owned()),
+                );
+                sources.insert(name.clone(), Value::Object(entry));
+            }
+            root.insert("sources".into(), Value::Object(sources));
         }
         let mut placements = Map::new();
         for (skill, dests) in &self.placements {
@@ -243,6 +287,103 @@ impl Lock {
     pub fn render(&self) -> String {
         json::render(&self.to_value())
     }
+
+    /// The pins whose source `manifest` still registers, each with the repository the table
+    /// registers (the table is the authority over which repository a source is; the lock
+    /// only over which commit was resolved from it). This is what `gen` and `verify` render.
+    pub fn registered_sources(&self, manifest: &Manifest) -> SourcePins {
+        self.sources
+            .iter()
+            .filter_map(|(name, pin)| {
+                let entry = manifest.sources.get(name.as_str())?;
+                Some((
+                    name.clone(),
+                    SourcePin {
+                        repository: entry.repository.clone(),
+                        revision: pin.revision.clone(),
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// The pins naming another repository than `manifest` registers their source at, sorted
+    /// by name. A pin whose source the table no longer registers is not one of them (the
+    /// rendering drops it whole).
+    pub fn divergent_sources(&self, manifest: &Manifest) -> Vec<DivergentSource> {
+        self.sources
+            .iter()
+            .filter_map(|(name, pin)| {
+                let entry = manifest.sources.get(name.as_str())?;
+                (entry.repository.as_str() != pin.repository.as_str()).then(|| DivergentSource {
+                    name: name.clone(),
+                    pinned: pin.repository.clone(),
+                    registered: entry.repository.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+fn parse_sources(map: Map<String, Value>) -> Result<SourcePins, Error> {
+    let mut out = SourcePins::new();
+    for (name, entry) in map {
+        let Value::Object(mut fields) = entry else {
+            return Err(problem(LockProblem::BadSource {
+                name,
+                field: None,
+                what: "is not an object".to_owned(),
+            }));
+        };
+        let bad = |field: &'static str, what: String| {
+            problem(LockProblem::BadSource {
+                name: name.clone(),
+                field: Some(field),
+                what,
+            })
+        };
+        let format = match fields.remove("objectFormat") {
+            None => ObjectFormat::Sha1,
+            Some(Value::String(s)) if s == "sha256" => ObjectFormat::Sha256,
+            Some(_) => {
+                return Err(bad(
+                    "objectFormat",
+                    "is not \"sha256\" (the only value written; leave it out for SHA-1)".to_owned(),
+                ));
+            }
+        };
+        let repository = match fields.remove("repository") {
+            Some(Value::String(text)) => RepositorySpec::parse(&text)
+                .map_err(|p| bad("repository", format!("is not usable: {p}")))?,
+            _ => {
+                return Err(bad("repository", "is missing or not text".to_owned()));
+            }
+        };
+        let revision = match fields.remove("revision") {
+            Some(Value::String(text)) => Revision::parse(&text, format),
+            _ => None,
+        };
+        let Some(revision) = revision else {
+            return Err(bad(
+                "revision",
+                match format {
+                    ObjectFormat::Sha1 => "is not a commit id of 40 lowercase hex digits",
+                    ObjectFormat::Sha256 => {
+                        "is not a commit id of 64 lowercase hex digits (objectFormat sha256)"
+                    }
+                }
+                .to_owned(),
+            ));
+        };
+        out.insert(
+            name,
+            SourcePin {
+                repository,
+                revision,
+            },
+        );
+    }
+    Ok(out)
 }
 
 fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
@@ -332,6 +473,116 @@ mod tests {
         assert_eq!(lock.render(), text);
         let with_bom = [b"\xef\xbb\xbf".as_slice(), text.as_bytes()].concat();
         assert_eq!(Lock::parse(&with_bom).unwrap(), lock);
+    }
+
+    const SHA1: &str = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
+    const SHA256: &str = "0db72a1f69edeaabea98e6cb01de7218947c0dc6390800d38edf9270a7c88986";
+
+    fn with_sources(sources: &str) -> String {
+        format!(
+            "{{\n  \"dependencies\": {{}},\n  \"resolutions\": {{}},\n  \"sources\": {sources}\n}}\n"
+        )
+    }
+
+    #[test]
+    fn sources_round_trip() {
+        let text = with_sources(&format!(
+            "{{\n    \"g\": {{\n      \"objectFormat\": \"sha256\",\n      \"repository\": \"ssh://git@example.com/team/g.git\",\n      \"revision\": \"{SHA256}\"\n    }},\n    \"workflow\": {{\n      \"repository\": \"ba0918/agentic-workflow\",\n      \"revision\": \"{SHA1}\"\n    }}\n  }}"
+        ));
+        let lock = Lock::parse(text.as_bytes()).unwrap();
+        assert_eq!(lock.render(), text);
+        let pin = &lock.sources["g"];
+        assert_eq!(pin.revision.format(), ObjectFormat::Sha256);
+        assert_eq!(pin.repository.as_str(), "ssh://git@example.com/team/g.git");
+        assert_eq!(lock.sources["workflow"].revision.as_str(), SHA1);
+        // An empty object reads as no sources and is not written back.
+        let empty = Lock::parse(with_sources("{}").as_bytes()).unwrap();
+        assert!(empty.sources.is_empty());
+        assert_eq!(
+            empty.render(),
+            "{\n  \"dependencies\": {},\n  \"resolutions\": {}\n}\n"
+        );
+    }
+
+    #[test]
+    fn source_refusals() {
+        let entry = |body: &str| with_sources(&format!("{{\"w\": {body}}}"));
+        let rows: Vec<(String, &str)> = vec![
+            (with_sources("[]"), "\"sources\" is not an object"),
+            (entry("1"), "sources.w is not an object"),
+            (
+                entry(&format!(
+                    "{{\"repository\": \"o/r\", \"revision\": \"{SHA256}\"}}"
+                )),
+                "sources.w.revision is not a commit id of 40 lowercase hex digits",
+            ),
+            (
+                entry(&format!(
+                    "{{\"objectFormat\": \"sha256\", \"repository\": \"o/r\", \"revision\": \"{SHA1}\"}}"
+                )),
+                "sources.w.revision is not a commit id of 64 lowercase hex digits",
+            ),
+            (
+                entry(&format!(
+                    "{{\"objectFormat\": \"sha1\", \"repository\": \"o/r\", \"revision\": \"{SHA1}\"}}"
+                )),
+                "sources.w.objectFormat is not \"sha256\"",
+            ),
+            (
+                entry(&format!(
+                    "{{\"repository\": \"o/r\", \"revision\": \"{}\"}}",
+                    SHA1.to_uppercase()
+                )),
+                "sources.w.revision",
+            ),
+            (entry("{\"repository\": \"o/r\"}"), "sources.w.revision"),
+            (
+                entry(&format!("{{\"revision\": \"{SHA1}\"}}")),
+                "sources.w.repository is missing or not text",
+            ),
+            (
+                entry(&format!(
+                    "{{\"repository\": \"file:///tmp/r\", \"revision\": \"{SHA1}\"}}"
+                )),
+                "sources.w.repository is not usable: local paths",
+            ),
+            (
+                entry(&format!(
+                    "{{\"repository\": \"https://u:fake-secret-marker@h.example/r\", \"revision\": \"{SHA1}\"}}"
+                )),
+                "sources.w.repository is not usable: an https:// URL",
+            ),
+        ];
+        for (text, expected) in rows {
+            let err = Lock::parse(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.starts_with("vendor-lock.json: "), "{err}");
+            assert!(err.contains(expected), "{text}: {err}");
+            assert!(!err.contains("fake-secret-marker"), "{err}");
+        }
+    }
+
+    #[test]
+    fn registered_and_divergent_sources() {
+        let lock = Lock::parse(
+            with_sources(&format!(
+                "{{\"a\": {{\"repository\": \"o/a\", \"revision\": \"{SHA1}\"}}, \"b\": {{\"repository\": \"o/b\", \"revision\": \"{SHA1}\"}}, \"gone\": {{\"repository\": \"o/g\", \"revision\": \"{SHA1}\"}}}}"
+            ))
+            .as_bytes(),
+        )
+        .unwrap();
+        let manifest = Manifest::parse(
+            "sources:\n  a: {repository: o/a, ref: main}\n  b: {repository: o/moved, ref: main}\n  new: {repository: o/n, ref: main}\n",
+        )
+        .unwrap();
+        let kept = lock.registered_sources(&manifest);
+        assert_eq!(kept.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(kept["b"].repository.as_str(), "o/moved");
+        assert_eq!(kept["b"].revision.as_str(), SHA1);
+        let divergent = lock.divergent_sources(&manifest);
+        assert_eq!(divergent.len(), 1);
+        assert_eq!(divergent[0].name, "b");
+        assert_eq!(divergent[0].pinned.as_str(), "o/b");
+        assert_eq!(divergent[0].registered.as_str(), "o/moved");
     }
 
     #[test]

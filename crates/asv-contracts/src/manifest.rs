@@ -1,7 +1,9 @@
 //! `vendor-manifest.yaml`, the table of origins: where each contract's canonical text lives.
 //!
-//! This crate reads the table; it never re-renders it. Rows naming a remote source belong to
-//! the fetching commands and are reported as not yet supported rather than silently ignored.
+//! This crate reads the table; it never re-renders it. `sources` registers the other
+//! repositories contracts are taken from (name → repository and ref); a `contracts` row names
+//! `local` or one of those names. Raw-byte (`files`) rows from another repository are refused
+//! as not yet supported rather than silently ignored.
 
 use std::collections::BTreeMap;
 
@@ -9,6 +11,7 @@ use asv_fs::Tree;
 
 use crate::error::{Error, Result};
 use crate::id::ContractId;
+use crate::source::{LOCAL_SOURCE, Ref, RepositorySpec, SourceName};
 use crate::yaml::{self, Yaml};
 
 /// The manifest's file name, at the repository root.
@@ -23,6 +26,24 @@ pub enum Origin {
     Local,
     /// A local raw-byte contract: files and directories copied as they are.
     Raw(RawRow),
+    /// A document contract taken from a registered source: its text is read from the cache
+    /// at the commit the lock pins.
+    Remote {
+        /// The registered source holding it.
+        source: SourceName,
+        /// Its path inside that source, when not `contracts/<id>.md`.
+        path: Option<String>,
+    },
+}
+
+/// A registered source: the repository to fetch from, and what to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceEntry {
+    /// The repository, exactly as the table writes it.
+    pub repository: RepositorySpec,
+    /// The branch, tag or commit id the fetching commands resolve (the lock records the
+    /// commit it resolved to, never this).
+    pub reference: Ref,
 }
 
 /// A raw-byte contract's row: its mappings in table order and its own ignore patterns.
@@ -68,6 +89,8 @@ impl Mapping {
 /// The parsed table of origins.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Manifest {
+    /// Source name → registration, for every entry of `sources`.
+    pub sources: BTreeMap<SourceName, SourceEntry>,
     /// Id → origin, for every row of `contracts`.
     pub contracts: BTreeMap<ContractId, Origin>,
     /// The top-level `ignore` patterns, shared by every raw directory mapping.
@@ -134,16 +157,9 @@ impl Manifest {
             }
         }
         // Unknown keys are left alone: the table may carry what a newer tool writes.
-        let registered: Vec<String> = match root.get("sources") {
-            Some(Yaml::Map(sources)) => sources
-                .iter()
-                .filter_map(|(k, _)| match k {
-                    Yaml::String(k) => Some(k.clone()),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        if let Some(value) = root.get("sources") {
+            manifest.sources = parse_sources(value)?;
+        }
         if let Some(value) = root.get("ignore") {
             manifest.ignore = parse_ignore("ignore", value)?;
         }
@@ -173,7 +189,7 @@ impl Manifest {
                     ),
                 )
             })?;
-            let origin = parse_row(&id, row, &registered)?;
+            let origin = parse_row(&id, row, &manifest.sources)?;
             manifest.contracts.insert(id, origin);
         }
         Ok(manifest)
@@ -187,13 +203,128 @@ impl Manifest {
         }
     }
 
-    /// The repository-relative path of `id`'s canonical text.
+    /// The path of `id`'s canonical text inside the repository holding it: this one for a
+    /// local contract, the source for a remote one (`contracts/<id>.md` unless the row names
+    /// a `path`).
     pub fn canonical_path(&self, id: &ContractId) -> String {
         match self.contracts.get(id) {
             Some(Origin::LocalPath(p)) => p.clone(),
+            Some(Origin::Remote { path: Some(p), .. }) => p.clone(),
             _ => standard_path(id),
         }
     }
+
+    /// The registered source `id` is taken from, if its row names one.
+    pub fn remote_source(&self, id: &ContractId) -> Option<&SourceName> {
+        match self.contracts.get(id) {
+            Some(Origin::Remote { source, .. }) => Some(source),
+            _ => None,
+        }
+    }
+}
+
+fn parse_sources(value: &Yaml) -> Result<BTreeMap<SourceName, SourceEntry>> {
+    let entries = match value {
+        Yaml::Null => return Ok(BTreeMap::new()),
+        Yaml::Map(entries) => entries,
+        other => {
+            return Err(refuse(
+                None,
+                format!(
+                    "sources is {}, expected a mapping of source names",
+                    other.kind()
+                ),
+            ));
+        }
+    };
+    let mut sources = BTreeMap::new();
+    for (key, entry) in entries {
+        let Yaml::String(key) = key else {
+            return Err(refuse(
+                None,
+                format!("a sources key is {}, expected a source name", key.kind()),
+            ));
+        };
+        let quoted = asv_fs::quote::json_string(key);
+        let name = SourceName::parse(key).map_err(|p| {
+            refuse(
+                None,
+                format!("sources.{quoted} is not a usable source name: {p}; choose another name"),
+            )
+        })?;
+        let Yaml::Map(_) = entry else {
+            return Err(refuse(
+                None,
+                format!(
+                    "sources.{name} is {}, expected a mapping with repository and ref",
+                    entry.kind()
+                ),
+            ));
+        };
+        let repository = match entry.get("repository") {
+            None | Some(Yaml::Null) => {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "sources.{name} has no repository; write the repository the source is fetched from"
+                    ),
+                ));
+            }
+            Some(Yaml::String(text)) => RepositorySpec::parse(text).map_err(|p| {
+                refuse(
+                    None,
+                    format!(
+                        "sources.{name}.repository is not usable: {p}; write owner/repo, ssh://…, user@host:path or https://…"
+                    ),
+                )
+            })?,
+            Some(other) => {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "sources.{name}.repository is {}, expected the repository as text",
+                        other.kind()
+                    ),
+                ));
+            }
+        };
+        let reference = match entry.get("ref") {
+            None | Some(Yaml::Null) => {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "sources.{name} has no ref; write the branch, tag or commit id to fetch"
+                    ),
+                ));
+            }
+            Some(Yaml::String(text)) => Ref::parse(text).ok_or_else(|| {
+                refuse(
+                    None,
+                    format!(
+                        "sources.{name}.ref must be a branch, tag or commit id, found {}",
+                        asv_fs::quote::json_string(text)
+                    ),
+                )
+            })?,
+            Some(other) => {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "sources.{name}.ref is {}, expected a branch, tag or commit id as text",
+                        other.kind()
+                    ),
+                ));
+            }
+        };
+        sources.insert(
+            name,
+            SourceEntry {
+                repository,
+                reference,
+            },
+        );
+    }
+    Ok(sources)
 }
 
 /// `contracts/<id>.md`.
@@ -209,7 +340,11 @@ pub fn conformance_dir(canonical_path: &str, id: &ContractId) -> String {
     }
 }
 
-fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origin> {
+fn parse_row(
+    id: &ContractId,
+    row: &Yaml,
+    registered: &BTreeMap<SourceName, SourceEntry>,
+) -> Result<Origin> {
     let Yaml::Map(fields) = row else {
         return Err(refuse(
             None,
@@ -248,15 +383,19 @@ fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origi
         }
         Some(s) => s,
     };
-    if source != "local" && !registered.iter().any(|r| r == &source) {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
-                asv_fs::quote::json_string(&source)
-            ),
-        ));
-    }
+    let remote = match registered.get_key_value(source.as_str()) {
+        Some((name, _)) => Some(name.clone()),
+        None if source == LOCAL_SOURCE => None,
+        None => {
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
+                    asv_fs::quote::json_string(&source)
+                ),
+            ));
+        }
+    };
     if files.is_some() && path.is_some() {
         return Err(refuse(
             None,
@@ -265,14 +404,29 @@ fn parse_row(id: &ContractId, row: &Yaml, registered: &[String]) -> Result<Origi
             ),
         ));
     }
-    if source != "local" {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id} comes from source {}, and contracts from other repositories are not supported by this build yet",
-                asv_fs::quote::json_string(&source)
-            ),
-        ));
+    if let Some(source) = remote {
+        if files.is_some() {
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id} distributes files from source {source}, and raw-byte contracts from other repositories are not supported by this build yet; keep the files in this repository with source: local"
+                ),
+            ));
+        }
+        let path = match path {
+            None => None,
+            Some(p) if is_safe_relative_path(&p) => Some(p),
+            Some(p) => {
+                return Err(refuse(
+                    None,
+                    format!(
+                        "contracts.{id}.path {} is not a relative path inside the source; write it with / separators and no . or .. segments",
+                        asv_fs::quote::json_string(&p)
+                    ),
+                ));
+            }
+        };
+        return Ok(Origin::Remote { source, path });
     }
     if let Some(files) = files {
         return Ok(Origin::Raw(RawRow {
@@ -471,6 +625,144 @@ mod tests {
             Manifest::parse("future: 1\ncontracts:\n  a: {source: local, note: x}\n").is_ok(),
             "unknown keys are left alone"
         );
+    }
+
+    #[test]
+    fn sources_and_remote_rows() {
+        let m = Manifest::parse(
+            "sources:\n  workflow:\n    repository: ba0918/agentic-workflow\n    ref: main\n  git.x:\n    repository: git@example.com:team/x.git\n    ref: release/2.x\n\ncontracts:\n  tdd-contract:\n    source: workflow\n  style: {source: git.x, path: docs/style.md}\n  report-format:\n    source: local\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = m.sources.keys().map(SourceName::as_str).collect();
+        assert_eq!(names, ["git.x", "workflow"]);
+        let workflow = &m.sources["workflow"];
+        assert_eq!(workflow.repository.as_str(), "ba0918/agentic-workflow");
+        assert!(workflow.repository.is_github());
+        assert_eq!(workflow.reference.as_str(), "main");
+        assert_eq!(m.sources["git.x"].reference.as_str(), "release/2.x");
+        let tdd = ContractId::parse("tdd-contract").unwrap();
+        let style = ContractId::parse("style").unwrap();
+        assert_eq!(
+            m.contracts[&tdd],
+            Origin::Remote {
+                source: SourceName::parse("workflow").unwrap(),
+                path: None
+            }
+        );
+        assert_eq!(m.canonical_path(&tdd), "contracts/tdd-contract.md");
+        assert_eq!(m.canonical_path(&style), "docs/style.md");
+        assert_eq!(m.remote_source(&style).unwrap().as_str(), "git.x");
+        assert_eq!(
+            m.remote_source(&ContractId::parse("report-format").unwrap()),
+            None
+        );
+        // A remote path is a path inside the source: skills/ is not this repository's.
+        assert!(
+            Manifest::parse(
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, path: skills/a.md}\n"
+            )
+            .is_ok()
+        );
+        assert!(
+            Manifest::parse("sources:\ncontracts:\n")
+                .unwrap()
+                .sources
+                .is_empty()
+        );
+    }
+
+    fn message(text: &str) -> String {
+        match Manifest::parse(text) {
+            Err(Error::Manifest { message, .. }) => message,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn source_refusals() {
+        let rows: &[(&str, &str)] = &[
+            (
+                "sources: [a]\n",
+                "sources is a list, expected a mapping of source names",
+            ),
+            (
+                "sources:\n  local: {repository: o/r, ref: main}\n",
+                "sources.\"local\" is not a usable source name: local is reserved",
+            ),
+            (
+                "sources:\n  Work: {repository: o/r, ref: main}\n",
+                "sources.\"Work\" is not a usable source name",
+            ),
+            (
+                "sources:\n  a..b: {repository: o/r, ref: main}\n",
+                "sources.\"a..b\" is not a usable source name",
+            ),
+            (
+                "sources:\n  w: o/r\n",
+                "sources.w is a string, expected a mapping",
+            ),
+            (
+                "sources:\n  w: {ref: main}\n",
+                "sources.w has no repository",
+            ),
+            (
+                "sources:\n  w: {repository: 3, ref: main}\n",
+                "sources.w.repository is a number",
+            ),
+            (
+                "sources:\n  w: {repository: 'http://example.com/r.git', ref: main}\n",
+                "sources.w.repository is not usable: plain http:// is not accepted",
+            ),
+            (
+                "sources:\n  w: {repository: 'https://u:p@example.com/r.git', ref: main}\n",
+                "sources.w.repository is not usable: an https:// URL may not carry",
+            ),
+            ("sources:\n  w: {repository: o/r}\n", "sources.w has no ref"),
+            (
+                "sources:\n  w: {repository: o/r, ref: -main}\n",
+                "sources.w.ref must be a branch, tag or commit id, found \"-main\"",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: 'a..b'}\n",
+                "sources.w.ref must be a branch, tag or commit id, found \"a..b\"",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: 12}\n",
+                "sources.w.ref is a number",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: v}\n",
+                "contracts.a names the source \"v\", which no sources entry registers",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, files: {x: y}}\n",
+                "not supported by this build yet",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, path: ../a.md}\n",
+                "contracts.a.path \"../a.md\" is not a relative path inside the source",
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, path: /a.md}\n",
+                "is not a relative path inside the source",
+            ),
+        ];
+        for (text, expected) in rows {
+            let found = message(text);
+            assert!(found.contains(expected), "{text}: {found}");
+        }
+        let full = format!(
+            "{}",
+            Manifest::parse("sources:\n  w: {repository: o/r, ref: '-x'}\n").unwrap_err()
+        );
+        assert_eq!(
+            full,
+            "vendor-manifest.yaml: sources.w.ref must be a branch, tag or commit id, found \"-x\""
+        );
+        let secret = message(
+            "sources:\n  w: {repository: 'https://u:fake-secret-marker@example.com/r.git', ref: main}\n",
+        );
+        assert!(!secret.contains("fake-secret-marker"), "{secret}");
     }
 
     #[test]

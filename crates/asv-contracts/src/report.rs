@@ -31,10 +31,13 @@ pub enum Violation {
         id: ContractId,
         /// What the lock records.
         recorded: Digest,
-        /// The canonical text's path.
+        /// The canonical text's path (for a remote contract, its place in the cache).
         path: String,
         /// What the text digests to now.
         current: Digest,
+        /// Whether the text is the cached copy of a contract from another repository, which
+        /// changes the remedy (fetch, then gen).
+        remote: bool,
     },
     /// The lock records a raw-byte digest the srcs no longer have.
     RawStaleLock {
@@ -70,6 +73,15 @@ pub enum Violation {
     Lock {
         /// Whether the file is missing (else it differs).
         missing: bool,
+    },
+    /// The lock pins a source to another repository than the table registers it at.
+    SourceMismatch {
+        /// The source name.
+        name: String,
+        /// The repository the lock pins it to.
+        pinned: String,
+        /// The repository the table registers.
+        registered: String,
     },
     /// A conformance tree differs from the lock's record.
     ConformanceMismatch {
@@ -181,6 +193,7 @@ pub const VIOLATION_KINDS: &[&str] = &[
     "extra",
     "placement",
     "lock",
+    "source-mismatch",
     "conformance-mismatch",
     "parent-escape",
     "absolute-path",
@@ -199,6 +212,7 @@ impl Violation {
             Violation::Drift { .. } => "drift",
             Violation::Extra { .. } => "extra",
             Violation::Lock { .. } => "lock",
+            Violation::SourceMismatch { .. } => "source-mismatch",
             Violation::ConformanceMismatch { .. } => "conformance-mismatch",
             Violation::ParentEscape { .. } => "parent-escape",
             Violation::AbsolutePath { .. } => "absolute-path",
@@ -217,7 +231,9 @@ impl Violation {
             | Violation::ParentEscape { path, .. }
             | Violation::AbsolutePath { path, .. }
             | Violation::SymlinkEscape { path } => Some(path),
-            Violation::Lock { .. } => Some(crate::lock::LOCK_FILE),
+            Violation::Lock { .. } | Violation::SourceMismatch { .. } => {
+                Some(crate::lock::LOCK_FILE)
+            }
             Violation::Placement { site, .. } => Some(site),
             Violation::Unresolved { .. }
             | Violation::RawStaleLock { .. }
@@ -268,8 +284,14 @@ impl Violation {
                 recorded,
                 path,
                 current,
+                remote,
             } => format!(
-                "{id} is recorded as {recorded} but {path} is {current}; run gen to record the current text"
+                "{id} is recorded as {recorded} but {path} is {current}; {}",
+                if *remote {
+                    "run fetch to rebuild the cache from the commit the lock pins, then gen to record what that commit holds"
+                } else {
+                    "run gen to record the current text"
+                }
             ),
             Violation::RawStaleLock {
                 id,
@@ -335,6 +357,13 @@ impl Violation {
                 "vendor-lock.json differs from what the declarations and the lock render to"
                     .to_owned()
             }
+            Violation::SourceMismatch {
+                name,
+                pinned,
+                registered,
+            } => format!(
+                "vendor-lock.json pins {name} to {pinned} but vendor-manifest.yaml registers {registered}; run update to pin the registered repository"
+            ),
             Violation::ConformanceMismatch { id, now, recorded } => format!(
                 "{id} now has {}, the lock records {}",
                 now.map_or("no conformance tests".to_owned(), |d| d.to_string()),

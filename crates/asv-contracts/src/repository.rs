@@ -11,8 +11,9 @@ use crate::document::CanonicalBody;
 use crate::error::{Error, Result};
 use crate::id::ContractId;
 use crate::ignore;
-use crate::lock::{LOCK_FILE, Lock};
-use crate::manifest::{self, Manifest};
+use crate::lock::{LOCK_FILE, Lock, SourcePins};
+use crate::manifest::{self, Manifest, Origin};
+use crate::source::SourceName;
 
 /// The directory holding the skills.
 pub const SKILLS_DIR: &str = "skills";
@@ -68,17 +69,31 @@ impl LockFile {
             LockFile::Present { lock, .. } => lock.clone(),
         }
     }
+
+    /// The lock's source pins (none when the file is missing).
+    pub fn sources(&self) -> Option<&SourcePins> {
+        match self {
+            LockFile::Missing => None,
+            LockFile::Present { lock, .. } => Some(&lock.sources),
+        }
+    }
 }
 
 /// What the canonical side of one contract holds now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Canonical {
-    /// Where the text is (repository-relative).
+    /// Where the text is read from (repository-relative): for a remote contract, its place in
+    /// the cache at the pinned commit, or — when the lock pins no commit for its source — its
+    /// path inside the source.
     pub path: String,
-    /// The body and its digest, or `None` when no text stands at `path`.
+    /// The body and its digest, or `None` when no text stands at `path`. For a remote
+    /// contract `None` means the text is unknown here (not fetched, or no pin), not absent.
     pub body: Option<CanonicalBody>,
-    /// The conformance tree's digest, when it has files.
+    /// The conformance tree's digest, when it has files (for a remote contract, known only
+    /// when its text is).
     pub conformance: Option<Digest>,
+    /// The registered source the contract is taken from; `None` for this repository's own.
+    pub remote: Option<SourceName>,
 }
 
 /// Everything the offline commands read, loaded once.
@@ -147,6 +162,9 @@ impl<'t> Repository<'t> {
     /// [`Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal.
     pub fn canonical(&self, id: &ContractId) -> Result<Canonical> {
         let path = self.manifest.canonical_path(id);
+        if let Some(Origin::Remote { source, .. }) = self.manifest.contracts.get(id) {
+            return self.cached(id, source, path);
+        }
         let body = match self.tree.read_file(&path)? {
             None => None,
             Some(bytes) => Some(
@@ -159,6 +177,36 @@ impl<'t> Repository<'t> {
             path,
             body,
             conformance,
+            remote: None,
+        })
+    }
+
+    /// A remote contract's text and tests, read from the cache at the commit the lock pins
+    /// for `source`: unknown (`body: None`) without a pin or without the file.
+    fn cached(&self, id: &ContractId, source: &SourceName, path: String) -> Result<Canonical> {
+        let pin = self
+            .lock_file
+            .sources()
+            .and_then(|pins| pins.get(source.as_str()));
+        let Some(pin) = pin else {
+            return Ok(Canonical {
+                path,
+                body: None,
+                conformance: None,
+                remote: Some(source.clone()),
+            });
+        };
+        let site = crate::cache::site(source.as_str(), pin.revision.as_str(), &path);
+        let cached = crate::cache::read_text(self.tree, &site, id)?;
+        let (body, conformance) = match cached {
+            Some(c) => (Some(c.body), c.conformance),
+            None => (None, None),
+        };
+        Ok(Canonical {
+            path: site,
+            body,
+            conformance,
+            remote: Some(source.clone()),
         })
     }
 }

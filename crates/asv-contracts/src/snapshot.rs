@@ -10,6 +10,7 @@ use crate::manifest::Origin;
 use crate::raw::RawState;
 use crate::report::Violation;
 use crate::repository::{Canonical, Repository};
+use crate::source::SourceName;
 
 /// A contract cannot change kind in place: a table row and the lock must agree on whether an
 /// id is a document or raw bytes.
@@ -29,7 +30,9 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
         };
         let (table, locked) = match (origin, resolution.kind) {
             (Origin::Raw(_), ContractKind::Document) => ("a raw-byte", "a document"),
-            (Origin::Local | Origin::LocalPath(_), ContractKind::Raw) => ("a document", "raw-byte"),
+            (Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. }, ContractKind::Raw) => {
+                ("a document", "raw-byte")
+            }
             _ => continue,
         };
         return Err(Error::Placement {
@@ -42,17 +45,20 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
 }
 
 /// A raw src may not sit at, under or over a document contract's conformance directory:
-/// tests are collected by prefix, so the two would be confused.
+/// tests are collected by prefix, so the two would be confused. Only contracts of this
+/// repository are compared (raw srcs are all local; a remote contract's tests are in its
+/// source).
 fn check_srcs_clear_of_conformance(
     repo: &Repository<'_>,
     canonical: &BTreeMap<ContractId, Canonical>,
 ) -> Result<()> {
     let mut positions: Vec<(ContractId, String)> = canonical
         .iter()
+        .filter(|(_, c)| c.remote.is_none())
         .map(|(id, c)| (id.clone(), crate::manifest::conformance_dir(&c.path, id)))
         .collect();
     for (id, origin) in &repo.manifest.contracts {
-        if !matches!(origin, Origin::Raw(_)) && !canonical.contains_key(id) {
+        if matches!(origin, Origin::Local | Origin::LocalPath(_)) && !canonical.contains_key(id) {
             let path = repo.manifest.canonical_path(id);
             positions.push((id.clone(), crate::manifest::conformance_dir(&path, id)));
         }
@@ -129,11 +135,12 @@ impl Snapshot {
     }
 
     /// One `closure` violation per declared id whose canonical side is not there: document
-    /// contracts first, then raw-byte ones, each by id.
+    /// contracts first, then raw-byte ones, each by id. A contract from another repository is
+    /// never a closure gap: without its text in the cache, what is missing is a fetch.
     pub fn closure(&self) -> Vec<Violation> {
         let documents = self.declared.iter().filter_map(|(id, skills)| {
             let c = self.canonical.get(id)?;
-            c.body.is_none().then(|| Violation::Closure {
+            (c.body.is_none() && c.remote.is_none()).then(|| Violation::Closure {
                 id: id.clone(),
                 skills: skills.clone(),
                 path: c.path.clone(),
@@ -185,6 +192,26 @@ impl Snapshot {
     pub fn is_located(&self, id: &ContractId) -> bool {
         self.canonical.get(id).is_some_and(|c| c.body.is_some())
             || matches!(self.raw.get(id), Some(RawState::Present { .. }))
+    }
+
+    /// Whether the lock, rendered from this tree, keeps a recorded resolution of `id`: its
+    /// canonical side is there, or it comes from another repository (whose row, not the
+    /// cache, accounts for it: a clean checkout holds no cache).
+    pub fn keeps_resolution(&self, id: &ContractId) -> bool {
+        self.is_located(id) || self.canonical.get(id).is_some_and(|c| c.remote.is_some())
+    }
+
+    /// The declared contracts from other repositories whose text is not known here (no pin
+    /// for their source, or no text in the cache), by id, each with its source.
+    pub fn remote_unknown(&self) -> Vec<(ContractId, SourceName)> {
+        self.declared
+            .keys()
+            .filter_map(|id| {
+                let c = self.canonical.get(id)?;
+                let source = c.remote.as_ref()?;
+                c.body.is_none().then(|| (id.clone(), source.clone()))
+            })
+            .collect()
     }
 
     /// `dependencies` as the declarations give it: skill → sorted ids, empty skills left out.

@@ -1,9 +1,11 @@
 //! Keeping the table of origins up to date by editing its lines in place.
 //!
 //! When `vendor-manifest.yaml` exists, `gen` keeps its `contracts` block in step with the
-//! declarations: a row no skill declares any more is taken out (`unmapped: <id>`; raw `files`
-//! rows are never taken out), and a declared contract found at `contracts/<id>.md` without a
-//! row gets a `source: local` row (`mapped: <id> <- local`). The file is never re-rendered:
+//! declarations: a row no skill declares any more is taken out (`unmapped: <id>`), whether it
+//! names `local` or a registered source (raw `files` rows are never taken out), and a declared
+//! contract found at `contracts/<id>.md` without a row gets a `source: local` row
+//! (`mapped: <id> <- local`). A contract with a row — a remote one included — never gets a
+//! second one. The file is never re-rendered:
 //! rows are added and removed as lines, so comments, order and line endings survive. A block
 //! written in flow style leaves nowhere to add a line and is refused.
 
@@ -287,6 +289,33 @@ mod tests {
             remove("contracts:\n  a:\n    source: local\n", "a").unwrap(),
             "contracts:\n"
         );
+    }
+
+    #[test]
+    fn remote_rows_are_kept_while_declared_and_taken_out_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = Tree::open(dir.path()).unwrap();
+        let table = "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  remote-one:\n    source: w\n  gone:\n    source: w\n";
+        tree.write_file(MANIFEST_FILE, table.as_bytes()).unwrap();
+        // A local text by the same id does not earn a local row while the remote row stands.
+        tree.write_file("contracts/remote-one.md", b"x\n").unwrap();
+        tree.write_file(
+            "skills/s/SKILL.md",
+            b"---\nmetadata:\n  contracts: [remote-one]\n---\n",
+        )
+        .unwrap();
+        let repo = Repository::load(&tree).unwrap();
+        let revision = revise(&repo).unwrap().unwrap();
+        assert_eq!(
+            revision.text,
+            "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  remote-one:\n    source: w\n"
+        );
+        let lines: Vec<String> = revision.events.iter().map(Event::line_text).collect();
+        assert_eq!(lines, ["unmapped: gone"]);
+        assert!(matches!(
+            revision.manifest.contracts[&id("remote-one")],
+            Origin::Remote { .. }
+        ));
     }
 
     #[test]

@@ -11,7 +11,12 @@ use crate::snapshot::Snapshot;
 
 /// Checks the whole tree against the lock and returns every violation, in the order the
 /// compatibility contract fixes: closure, lock entries, copies (skill by skill, drift then
-/// extra), the lock file, conformance.
+/// extra), placements, the lock file (or one `source-mismatch` per source pinned to another
+/// repository than the table registers), conformance.
+///
+/// A contract from another repository is read from the cache at the pinned commit. Without
+/// the cache its text is unknown, and the two comparisons that need it (`stale-lock`,
+/// `conformance-mismatch`) are left out; it is never a `closure` gap.
 ///
 /// # Errors
 /// A refusal while reading (declarations, manifest, lock, guarded reads).
@@ -32,24 +37,29 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
     let mut out = snap.closure();
 
     for (id, canonical) in &snap.canonical {
-        let Some(body) = &canonical.body else {
+        // A remote contract's text may be unknown here (no cache); what the lock records for a
+        // declared one is still decidable, so `unresolved` is reported with or without it.
+        let remote = canonical.remote.is_some();
+        if canonical.body.is_none() && !remote {
             continue;
-        };
+        }
         if snap.lock.resolutions.get(id).map(|r| r.kind) == Some(crate::lock::ContractKind::Raw) {
             continue;
         }
-        match snap.lock.resolutions.get(id) {
-            None if snap.declared.contains_key(id) => {
+        match (snap.lock.resolutions.get(id), &canonical.body) {
+            (None, _) if snap.declared.contains_key(id) => {
                 out.push(Violation::Unresolved { id: id.clone() });
             }
-            None => {}
-            Some(r) if r.digest != body.digest() => out.push(Violation::StaleLock {
-                id: id.clone(),
-                recorded: r.digest,
-                path: canonical.path.clone(),
-                current: body.digest(),
-            }),
-            Some(_) => {}
+            (Some(r), Some(body)) if r.digest != body.digest() => {
+                out.push(Violation::StaleLock {
+                    id: id.clone(),
+                    recorded: r.digest,
+                    path: canonical.path.clone(),
+                    current: body.digest(),
+                    remote,
+                });
+            }
+            _ => {}
         }
     }
 
@@ -87,8 +97,19 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
 
     crate::placement::verify(repo, &snap, &mut out)?;
 
+    // A pin naming another repository than the table registers differs from the rendering by
+    // construction (the rendering takes the repository from the table); that one cause is
+    // reported once per source, in place of the whole-file comparison.
+    let divergent = snap.lock.divergent_sources(&repo.manifest);
     match &repo.lock_file {
         LockFile::Missing => out.push(Violation::Lock { missing: true }),
+        LockFile::Present { .. } if !divergent.is_empty() => {
+            out.extend(divergent.into_iter().map(|d| Violation::SourceMismatch {
+                name: d.name,
+                pinned: d.pinned.as_str().to_owned(),
+                registered: d.registered.as_str().to_owned(),
+            }));
+        }
         LockFile::Present { bytes, .. } => {
             let expected = expected_lock(repo, &snap).render();
             let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
@@ -117,19 +138,21 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
 }
 
 /// The lock the declarations and the recorded resolutions render to: current dependencies,
-/// recorded resolutions of contracts whose text is still there, `sources`/`placements` kept.
+/// recorded resolutions of contracts whose text is still there (or that come from another
+/// repository, with or without a cache), the pins of the sources the table still registers,
+/// `placements` kept.
 fn expected_lock(repo: &Repository<'_>, snap: &Snapshot) -> Lock {
     let resolutions: BTreeMap<_, _> = snap
         .lock
         .resolutions
         .iter()
-        .filter(|(id, _)| snap.is_located(id))
+        .filter(|(id, _)| snap.keeps_resolution(id))
         .map(|(id, r)| (id.clone(), r.clone()))
         .collect();
     Lock {
         dependencies: Snapshot::dependencies(repo),
         resolutions,
-        sources: snap.lock.sources.clone(),
+        sources: snap.lock.registered_sources(&repo.manifest),
         placements: snap.lock.placements.clone(),
     }
 }
