@@ -161,6 +161,38 @@ fn open_tree(settings: &Settings) -> anyhow::Result<asv_fs::Tree> {
     })
 }
 
+/// The options of the fetching commands: the token piped in with `--token-stdin`, and in
+/// debug builds only, test endpoints for the GitHub API (never reachable in a release build).
+fn remote_options(token_stdin: bool) -> anyhow::Result<asv_remote::commands::Options> {
+    use std::io::{IsTerminal, Read};
+    let mut options = asv_remote::commands::Options::default();
+    if token_stdin {
+        let stdin = io::stdin();
+        let problem = if stdin.is_terminal() {
+            Err(asv_remote::token::TokenProblem::Terminal)
+        } else {
+            let mut bytes = Vec::new();
+            stdin
+                .lock()
+                .take(64 * 1024)
+                .read_to_end(&mut bytes)
+                .map_err(|e| {
+                    Refusal(format!("--token-stdin could not read standard input: {e}"))
+                })?;
+            asv_remote::token::Token::from_stdin_bytes(&bytes)
+        };
+        options.token = Some(problem.map_err(|p| Refusal(p.to_string()))?);
+    }
+    #[cfg(debug_assertions)]
+    if let (Ok(api), Ok(raw)) = (
+        std::env::var("ASV_TEST_GITHUB_API"),
+        std::env::var("ASV_TEST_GITHUB_RAW"),
+    ) {
+        options.github_endpoints = Some((api, raw));
+    }
+    Ok(options)
+}
+
 fn finish(lines: Vec<String>, violations: bool) -> anyhow::Result<ExitCode> {
     emit(&lines)?;
     Ok(if violations {
@@ -176,14 +208,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::SelfTest => {
             let violations = asv_contracts::selftest::run();
-            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            let lines = violations
+                .iter()
+                .map(|v| render::violation(format, v))
+                .collect();
             finish(lines, !violations.is_empty())
         }
         Command::Verify => {
             let tree = open_tree(&settings)?;
             let repo = Repository::load(&tree)?;
             let violations = asv_contracts::verify(&repo)?;
-            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            let lines = violations
+                .iter()
+                .map(|v| render::violation(format, v))
+                .collect();
             finish(lines, !violations.is_empty())
         }
         Command::Gen => {
@@ -191,7 +229,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let repo = Repository::load(&tree)?;
             match asv_contracts::generate(&repo)? {
                 GenOutcome::Closure(violations) => {
-                    let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+                    let lines = violations
+                        .iter()
+                        .map(|v| render::violation(format, v))
+                        .collect();
                     finish(lines, true)
                 }
                 GenOutcome::Done { events, .. } => {
@@ -203,13 +244,38 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::LintSelfcontain => {
             let tree = open_tree(&settings)?;
             let violations = asv_contracts::lint::lint_selfcontain(&tree)?;
-            let lines = violations.iter().map(|v| render::violation(format, v)).collect();
+            let lines = violations
+                .iter()
+                .map(|v| render::violation(format, v))
+                .collect();
             finish(lines, !violations.is_empty())
         }
-        Command::Add { .. } | Command::Update | Command::Fetch => Err(Refusal(format!(
-            "{} is not available in this build yet: contracts from other repositories are not implemented; keep canonical texts in this repository",
-            cli.command.name()
-        ))
-        .into()),
+        Command::Add { repository, name } => {
+            let tree = open_tree(&settings)?;
+            let options = remote_options(cli.token_stdin)?;
+            let events = asv_remote::commands::add(&tree, repository, name.as_deref(), &options)?;
+            finish(
+                events.iter().map(|e| render::event(format, e)).collect(),
+                false,
+            )
+        }
+        Command::Update => {
+            let tree = open_tree(&settings)?;
+            let options = remote_options(cli.token_stdin)?;
+            let events = asv_remote::commands::update(&tree, &options)?;
+            finish(
+                events.iter().map(|e| render::event(format, e)).collect(),
+                false,
+            )
+        }
+        Command::Fetch => {
+            let tree = open_tree(&settings)?;
+            let options = remote_options(cli.token_stdin)?;
+            let events = asv_remote::commands::fetch(&tree, &options)?;
+            finish(
+                events.iter().map(|e| render::event(format, e)).collect(),
+                false,
+            )
+        }
     }
 }

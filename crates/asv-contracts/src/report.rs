@@ -459,6 +459,20 @@ pub enum Event {
         /// The source it now comes from (`local` for this repository).
         source: String,
     },
+    /// A source's pin recorded or moved.
+    Resolved {
+        /// The source.
+        source: String,
+        /// The previous commit, `None` on the first resolution.
+        old: Option<String>,
+        /// The commit pinned now.
+        new: String,
+    },
+    /// A declared contract no source holds at a conventional place.
+    Unlocated {
+        /// The contract.
+        id: ContractId,
+    },
     /// A row taken out of the table of origins (no skill declares the contract any more).
     Unmapped {
         /// The contract.
@@ -483,6 +497,8 @@ impl Event {
             Event::WorkdirNotIgnored => "warning",
             Event::Mapped { .. } => "mapped",
             Event::Unmapped { .. } => "unmapped",
+            Event::Resolved { .. } => "resolved",
+            Event::Unlocated { .. } => "unlocated",
         }
     }
 
@@ -497,7 +513,9 @@ impl Event {
             | Event::Claimed { id, .. }
             | Event::Cleared { id, .. }
             | Event::Mapped { id, .. }
-            | Event::Unmapped { id } => Some(id),
+            | Event::Unmapped { id }
+            | Event::Unlocated { id } => Some(id),
+            Event::Resolved { .. } => None,
             Event::WorkdirNotIgnored => None,
         }
     }
@@ -549,6 +567,19 @@ impl Event {
             } => format!("{} ({id}; already absent)", DisplayPath(site)),
             Event::Mapped { id, source } => format!("{id} <- {source}"),
             Event::Unmapped { id } => id.to_string(),
+            Event::Resolved {
+                source,
+                old: None,
+                new,
+            } => format!("{source} {new} (initial resolution)"),
+            Event::Resolved {
+                source,
+                old: Some(old),
+                new,
+            } => format!("{source} {old} -> {new}"),
+            Event::Unlocated { id } => {
+                format!("{id} (no canonical text at any conventional location)")
+            }
             Event::WorkdirNotIgnored => ".agentic-skill-vendor is not ignored by this repository; add /.agentic-skill-vendor/ to .gitignore so the tool's working files are never committed".to_owned(),
         }
     }

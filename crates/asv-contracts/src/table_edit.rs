@@ -77,19 +77,25 @@ impl Lines {
 
     /// The index of the block-form `contracts:` line, refusing a flow-style one.
     fn block(&self) -> Result<Option<usize>> {
+        self.named_block("contracts")
+    }
+
+    /// The index of the block-form `<name>:` line, refusing a flow-style one.
+    fn named_block(&self, name: &str) -> Result<Option<usize>> {
+        let key = format!("{name}:");
         let open = self.lines.iter().position(|l| {
-            l.strip_prefix("contracts:")
+            l.strip_prefix(key.as_str())
                 .is_some_and(Self::only_comment_after)
         });
         if open.is_none()
             && self.lines.iter().any(|l| {
-                l.strip_prefix("contracts:")
+                l.strip_prefix(key.as_str())
                     .is_some_and(|r| r.is_empty() || r.starts_with(is_js_whitespace))
             })
         {
-            return Err(refuse(
-                "the contracts block is written on one line, which leaves nowhere to add an entry under it; write contracts: on a line of its own with each entry indented beneath it".to_owned(),
-            ));
+            return Err(refuse(format!(
+                "the {name} block is written on one line, which leaves nowhere to add an entry under it; write {name}: on a line of its own with each entry indented beneath it"
+            )));
         }
         Ok(open)
     }
@@ -105,13 +111,19 @@ impl Lines {
     }
 
     fn with_entry(&mut self, id: &ContractId, source: &str) -> Result<()> {
-        let entry = [format!("  {id}:"), format!("    source: {source}")];
-        match self.block()? {
+        let entry = vec![format!("  {id}:"), format!("    source: {source}")];
+        self.with_block_entry("contracts", entry)
+    }
+
+    /// Adds `entry` (already indented) at the end of the block `name`, creating the block at
+    /// the end of the document (after a blank line) when there is none.
+    fn with_block_entry(&mut self, name: &str, entry: Vec<String>) -> Result<()> {
+        match self.named_block(name)? {
             None => {
                 if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
                     self.lines.push(String::new());
                 }
-                self.lines.push("contracts:".to_owned());
+                self.lines.push(format!("{name}:"));
                 self.lines.extend(entry);
             }
             Some(open) => {
@@ -152,6 +164,45 @@ impl Lines {
         self.lines.drain(start..stop);
         Ok(true)
     }
+}
+
+/// Adds a source registration (`sources:` block) and `source: <name>` rows for `ids` to the
+/// table's text (empty text for a table that does not exist yet).
+///
+/// # Errors
+/// A flow-style `sources` or `contracts` block.
+pub fn with_source(
+    text: &str,
+    name: &str,
+    repository: &str,
+    reference: &str,
+    ids: &[ContractId],
+) -> Result<String> {
+    let mut lines = Lines::parse(text);
+    lines.with_block_entry(
+        "sources",
+        vec![
+            format!("  {name}:"),
+            format!("    repository: {repository}"),
+            format!("    ref: {reference}"),
+        ],
+    )?;
+    for id in ids {
+        lines.with_entry(id, name)?;
+    }
+    Ok(lines.render())
+}
+
+/// Adds `source: <source>` rows to the table's text.
+///
+/// # Errors
+/// A flow-style `contracts` block.
+pub fn with_rows(text: &str, rows: &[(ContractId, String)]) -> Result<String> {
+    let mut lines = Lines::parse(text);
+    for (id, source) in rows {
+        lines.with_entry(id, source)?;
+    }
+    Ok(lines.render())
 }
 
 /// Revises the table against the declarations; `None` when there is no table or nothing to
@@ -316,6 +367,32 @@ mod tests {
             revision.manifest.contracts[&id("remote-one")],
             Origin::Remote { .. }
         ));
+    }
+
+    #[test]
+    fn a_source_and_its_rows_are_added() {
+        assert_eq!(
+            with_source(
+                "",
+                "workflow",
+                "ba0918/agentic-workflow",
+                "main",
+                &[id("tdd-contract")]
+            )
+            .unwrap(),
+            "sources:\n  workflow:\n    repository: ba0918/agentic-workflow\n    ref: main\n\ncontracts:\n  tdd-contract:\n    source: workflow\n"
+        );
+        assert_eq!(
+            with_source(
+                "contracts:\n  a:\n    source: local\n",
+                "w",
+                "o/r",
+                "main",
+                &[]
+            )
+            .unwrap(),
+            "contracts:\n  a:\n    source: local\n\nsources:\n  w:\n    repository: o/r\n    ref: main\n"
+        );
     }
 
     #[test]

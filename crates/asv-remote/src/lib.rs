@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod commands;
 pub mod error;
 pub mod git;
 pub mod github;

@@ -4,6 +4,8 @@
 //! One server answers both: `{base}/api/…` is the API, `{base}/raw/…` the raw-content host.
 //! Every request is recorded (URL and headers) so a test can say what went on the wire.
 
+#![allow(dead_code)] // each test file uses a part of the support module
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

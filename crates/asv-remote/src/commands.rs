@@ -1,0 +1,372 @@
+//! `add`, `update` and `fetch`: the three commands that reach a network.
+//!
+//! Each acquires first and publishes last: sources are resolved and every file is fetched and
+//! checked into the cache before the table of origins and the lock are touched, so a refused
+//! or failed run leaves the manifest, the lock and the cache as they were.
+
+use std::collections::BTreeMap;
+
+use asv_contracts::lock::{LOCK_FILE, Lock, SourcePin};
+use asv_contracts::manifest::{MANIFEST_FILE, Origin, standard_path};
+use asv_contracts::source::{RepositoryKind, RepositorySpec, Revision, SourceName};
+use asv_contracts::{ContractId, Event, Repository};
+use asv_fs::Tree;
+
+use crate::error::{Error, Result};
+use crate::take::{Held, Listing, read_all};
+use crate::token::Token;
+use crate::{Commit, ObjectFormat, Transport};
+
+/// Files taken from a source: repository path and bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// How the fetching commands reach sources.
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    /// A GitHub token, for `owner/repo` sources only.
+    pub token: Option<Token>,
+    /// Test-only GitHub endpoints (API, raw); honoured only in debug builds.
+    pub github_endpoints: Option<(String, String)>,
+    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA).
+    pub git_env: Vec<(String, String)>,
+}
+
+fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transport>> {
+    let token = options.token.as_ref().map(|t| t.expose().to_owned());
+    match spec.kind() {
+        RepositoryKind::GitHub { owner, repo } => {
+            #[cfg(debug_assertions)]
+            if let Some((api, raw)) = &options.github_endpoints {
+                return Ok(Box::new(crate::github::GitHub::with_endpoints(
+                    api, raw, owner, repo, token,
+                )?));
+            }
+            Ok(Box::new(crate::github::GitHub::new(owner, repo, token)?))
+        }
+        _ => {
+            let _ = &options.git_env;
+            Err(Error::Remote(format!(
+                "{} is a generic git repository, and git sources are not available in this build yet; use an owner/repo GitHub source",
+                spec.as_str()
+            )))
+        }
+    }
+}
+
+fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
+    let format = match commit.format {
+        ObjectFormat::Sha1 => asv_contracts::source::ObjectFormat::Sha1,
+        ObjectFormat::Sha256 => asv_contracts::source::ObjectFormat::Sha256,
+    };
+    let revision = Revision::parse(&commit.revision, format).ok_or_else(|| {
+        Error::Remote(format!(
+            "{} answered {} for a commit id, which is not one; nothing was changed",
+            spec.as_str(),
+            asv_fs::quote::json_string(&commit.revision)
+        ))
+    })?;
+    Ok(SourcePin {
+        repository: spec.clone(),
+        revision,
+    })
+}
+
+fn to_commit(pin: &SourcePin) -> Commit {
+    Commit {
+        revision: pin.revision.as_str().to_owned(),
+        format: match pin.revision.format() {
+            asv_contracts::source::ObjectFormat::Sha1 => ObjectFormat::Sha1,
+            asv_contracts::source::ObjectFormat::Sha256 => ObjectFormat::Sha256,
+        },
+    }
+}
+
+/// Takes the texts (and conformance tests) of `wanted` (id → path in the source) out of
+/// `commit`; returns the files to cache and the ids the source does not hold.
+fn take_up(
+    transport: &mut dyn Transport,
+    source: &str,
+    commit: &Commit,
+    listing: &Listing,
+    wanted: &[(ContractId, String)],
+) -> Result<(Files, Vec<ContractId>)> {
+    let mut entries = Vec::new();
+    let mut missing = Vec::new();
+    for (id, path) in wanted {
+        match listing.text(source, path)? {
+            Held::No => missing.push(id.clone()),
+            Held::Yes(entry) => {
+                entries.push(entry);
+                entries.extend(listing.conformance(source, path, id.as_str())?);
+            }
+        }
+    }
+    Ok((read_all(transport, commit, &entries)?, missing))
+}
+
+/// Declared ids that are neither in the table nor local texts: the ones a source may hold.
+fn unmapped_declared(repo: &Repository<'_>) -> Result<Vec<ContractId>> {
+    let mut ids: Vec<ContractId> = repo
+        .skills
+        .iter()
+        .flat_map(|s| s.declared.iter().cloned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut out = Vec::new();
+    for id in ids {
+        if repo.manifest.contracts.contains_key(&id) {
+            continue;
+        }
+        if repo.tree.kind(&standard_path(&id))?.is_some() {
+            continue;
+        }
+        out.push(id);
+    }
+    Ok(out)
+}
+
+fn write_lock(tree: &Tree, lock: &Lock) -> Result<()> {
+    tree.write_file(LOCK_FILE, lock.render().as_bytes())?;
+    Ok(())
+}
+
+fn manifest_text(tree: &Tree) -> Result<String> {
+    Ok(match tree.read_file(MANIFEST_FILE)? {
+        None => String::new(),
+        Some(bytes) => String::from_utf8(bytes).map_err(|_| {
+            Error::Contracts(asv_contracts::Error::NotUtf8 {
+                path: MANIFEST_FILE.to_owned(),
+            })
+        })?,
+    })
+}
+
+fn warn_if_not_ignored(tree: &Tree, events: &mut Vec<Event>) -> Result<()> {
+    if !asv_contracts::placement::workdir_ignored(tree)? {
+        events.insert(0, Event::WorkdirNotIgnored);
+    }
+    Ok(())
+}
+
+/// `add <repository> [name]`: register a source, resolve its default branch, and take up
+/// every declared contract it holds at `contracts/<id>.md`.
+///
+/// # Errors
+/// A repository or name that is not usable, a name already registered, a refusal of the
+/// transport; nothing is changed then.
+pub fn add(
+    tree: &Tree,
+    repository: &str,
+    name: Option<&str>,
+    options: &Options,
+) -> Result<Vec<Event>> {
+    let repo = Repository::load(tree)?;
+    let spec = RepositorySpec::parse(repository).map_err(|problem| {
+        Error::Remote(format!(
+            "the repository is not usable: {problem}; give owner/repo, ssh://…, user@host:path or https://…"
+        ))
+    })?;
+    let name = match name {
+        Some(n) => SourceName::parse(n).map_err(|p| {
+            Error::Remote(format!(
+                "the source name {} is not usable: {p}",
+                asv_fs::quote::json_string(n)
+            ))
+        })?,
+        None => spec.default_source_name().ok_or_else(|| {
+            Error::Remote(
+                "the repository's own name is not a usable source name; give one: add <repository> <name>"
+                    .to_owned(),
+            )
+        })?,
+    };
+    if repo.manifest.sources.contains_key(name.as_str()) {
+        return Err(Error::Remote(format!(
+            "{} is already registered in {MANIFEST_FILE}; run update to move its pin",
+            name.as_str()
+        )));
+    }
+    let mut t = transport(&spec, options)?;
+    let branch = t.default_branch()?;
+    let commit = t.resolve(&branch)?;
+    let pin = to_pin(&spec, &commit)?;
+    let listing = Listing::new(t.list(&commit)?);
+    let wanted: Vec<(ContractId, String)> = unmapped_declared(&repo)?
+        .into_iter()
+        .map(|id| {
+            let path = standard_path(&id);
+            (id, path)
+        })
+        .collect();
+    let (files, missing) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+    crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
+
+    // Publish: the table, then the lock.
+    let taken: Vec<ContractId> = wanted
+        .iter()
+        .map(|(id, _)| id.clone())
+        .filter(|id| !missing.contains(id))
+        .collect();
+    let text = asv_contracts::table_edit::with_source(
+        &manifest_text(tree)?,
+        name.as_str(),
+        spec.as_str(),
+        &branch,
+        &taken,
+    )?;
+    tree.write_file(MANIFEST_FILE, text.as_bytes())?;
+    let mut lock = repo.lock_file.lock();
+    lock.sources.insert(name.as_str().to_owned(), pin.clone());
+    write_lock(tree, &lock)?;
+
+    let mut events = vec![Event::Resolved {
+        source: name.as_str().to_owned(),
+        old: None,
+        new: pin.revision.as_str().to_owned(),
+    }];
+    events.extend(taken.into_iter().map(|id| Event::Mapped {
+        id,
+        source: name.as_str().to_owned(),
+    }));
+    events.extend(missing.into_iter().map(|id| Event::Unlocated { id }));
+    warn_if_not_ignored(tree, &mut events)?;
+    Ok(events)
+}
+
+/// `update`: move every source's pin to what its ref names now, map declared contracts held by
+/// exactly one source, and fetch what the new pins hold.
+///
+/// # Errors
+/// A refusal of a transport; a contract two sources hold with no row saying which.
+pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
+    let repo = Repository::load(tree)?;
+    let mut lock = repo.lock_file.lock();
+    let unmapped = unmapped_declared(&repo)?;
+    let mut holders: BTreeMap<ContractId, Vec<String>> = BTreeMap::new();
+    let mut resolved = Vec::new();
+    let mut staged: Vec<(String, SourcePin, Files)> = Vec::new();
+    for (name, entry) in &repo.manifest.sources {
+        let mut t = transport(&entry.repository, options)?;
+        let commit = t.resolve(entry.reference.as_str())?;
+        let pin = to_pin(&entry.repository, &commit)?;
+        let listing = Listing::new(t.list(&commit)?);
+        for id in &unmapped {
+            if matches!(
+                listing.text(name.as_str(), &standard_path(id))?,
+                Held::Yes(_)
+            ) {
+                holders
+                    .entry(id.clone())
+                    .or_default()
+                    .push(name.as_str().to_owned());
+            }
+        }
+        // Everything the table maps to this source, plus what only it may hold.
+        let mut wanted: Vec<(ContractId, String)> = repo
+            .manifest
+            .contracts
+            .iter()
+            .filter(|(_, o)| matches!(o, Origin::Remote { source, .. } if source == name))
+            .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
+            .collect();
+        wanted.extend(unmapped.iter().map(|id| (id.clone(), standard_path(id))));
+        let (files, _) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+        let old = lock
+            .sources
+            .get(name.as_str())
+            .map(|p| p.revision.as_str().to_owned());
+        if old.as_deref() != Some(pin.revision.as_str()) {
+            resolved.push(Event::Resolved {
+                source: name.as_str().to_owned(),
+                old,
+                new: pin.revision.as_str().to_owned(),
+            });
+        }
+        staged.push((name.as_str().to_owned(), pin, files));
+    }
+    let mut rows = Vec::new();
+    let mut mapped = Vec::new();
+    let mut unlocated = Vec::new();
+    for id in &unmapped {
+        match holders.get(id).map(Vec::as_slice) {
+            None | Some([]) => unlocated.push(Event::Unlocated { id: id.clone() }),
+            Some([one]) => {
+                rows.push((id.clone(), one.clone()));
+                mapped.push(Event::Mapped {
+                    id: id.clone(),
+                    source: one.clone(),
+                });
+            }
+            Some(many) => {
+                return Err(Error::Remote(format!(
+                    "{} both hold contracts/{id}.md; write the contracts.{id} line in {MANIFEST_FILE} to say which one {id} comes from",
+                    many.join(" and ")
+                )));
+            }
+        }
+    }
+    // Publish: the cache, then the table, then the lock.
+    for (name, pin, files) in &staged {
+        crate::cache::place(tree, name, pin.revision.as_str(), files)?;
+    }
+    if !rows.is_empty() {
+        let text = asv_contracts::table_edit::with_rows(&manifest_text(tree)?, &rows)?;
+        tree.write_file(MANIFEST_FILE, text.as_bytes())?;
+    }
+    for (name, pin, _) in staged {
+        lock.sources.insert(name, pin);
+    }
+    lock.sources = lock.registered_sources(&repo.manifest);
+    let before = match &repo.lock_file {
+        asv_contracts::repository::LockFile::Present { bytes, .. } => Some(bytes.clone()),
+        asv_contracts::repository::LockFile::Missing => None,
+    };
+    if before.as_deref() != Some(lock.render().as_bytes()) {
+        write_lock(tree, &lock)?;
+    }
+    let mut events = resolved;
+    events.extend(mapped);
+    events.extend(unlocated);
+    warn_if_not_ignored(tree, &mut events)?;
+    Ok(events)
+}
+
+/// `fetch`: fill the cache with exactly what the lock pins (what a clean checkout runs).
+///
+/// # Errors
+/// A source whose registered repository differs from its pin; a refusal of a transport.
+pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
+    let repo = Repository::load(tree)?;
+    let lock = repo.lock_file.lock();
+    if let Some(d) = lock.divergent_sources(&repo.manifest).into_iter().next() {
+        return Err(Error::Contracts(asv_contracts::Error::PinnedElsewhere {
+            name: d.name,
+            pinned: d.pinned.to_string(),
+            registered: d.registered.to_string(),
+        }));
+    }
+    for name in repo.manifest.sources.keys() {
+        let Some(pin) = lock.sources.get(name.as_str()) else {
+            continue;
+        };
+        if crate::cache::holds(tree, name.as_str(), pin.revision.as_str())? {
+            continue;
+        }
+        let mut t = transport(&pin.repository, options)?;
+        let commit = to_commit(pin);
+        let listing = Listing::new(t.list(&commit)?);
+        let wanted: Vec<(ContractId, String)> = repo
+            .manifest
+            .contracts
+            .iter()
+            .filter(|(_, o)| matches!(o, Origin::Remote { source, .. } if source == name))
+            .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
+            .collect();
+        let (files, _) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+        crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
+    }
+    let mut events = Vec::new();
+    warn_if_not_ignored(tree, &mut events)?;
+    Ok(events)
+}

@@ -1,0 +1,181 @@
+//! `add`, `fetch` and `update` end to end against a real HTTP server on 127.0.0.1 playing the
+//! GitHub API, then `gen` and `verify` on what they wrote.
+#![cfg(debug_assertions)]
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use asv_contracts::{GenOutcome, Repository};
+use asv_fs::Tree;
+use asv_remote::commands::{self, Options};
+use support::{COMMIT, Repo, Server};
+
+fn serve(repo: Arc<Mutex<Repo>>) -> Server {
+    Server::start(move |request| repo.lock().expect("repo").answer(request))
+}
+
+fn options(server: &Server) -> Options {
+    Options {
+        github_endpoints: Some((server.api(), server.raw())),
+        ..Options::default()
+    }
+}
+
+fn lines(events: &[asv_contracts::Event]) -> Vec<String> {
+    events.iter().map(|e| e.line_text()).collect()
+}
+
+fn skill(tree: &Tree, name: &str, ids: &[&str]) {
+    tree.write_file(
+        &format!("skills/{name}/SKILL.md"),
+        format!("---\nmetadata:\n  contracts: [{}]\n---\n", ids.join(", ")).as_bytes(),
+    )
+    .expect("write");
+}
+
+fn gen_and_verify(tree: &Tree) -> (Vec<String>, Vec<String>) {
+    let repo = Repository::load(tree).expect("load");
+    let GenOutcome::Done { events, .. } = asv_contracts::generate(&repo).expect("gen") else {
+        panic!("closure")
+    };
+    let repo = Repository::load(tree).expect("load");
+    let found = asv_contracts::verify(&repo).expect("verify");
+    (
+        lines(&events),
+        found.iter().map(|v| v.line_text()).collect(),
+    )
+}
+
+#[test]
+fn add_then_gen_then_a_fresh_checkout_fetches() {
+    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let server = serve(remote.clone());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+        .expect("write");
+    tree.write_file("contracts/local-one.md", b"Ours\n")
+        .expect("write");
+    skill(&tree, "writer", &["tdd-contract", "local-one", "nowhere"]);
+
+    let events = commands::add(&tree, "acme/contracts", None, &options(&server)).expect("add");
+    assert_eq!(
+        lines(&events),
+        [
+            format!("resolved: contracts {COMMIT} (initial resolution)"),
+            "mapped: tdd-contract <- contracts".to_owned(),
+            "unlocated: nowhere (no canonical text at any conventional location)".to_owned(),
+        ]
+    );
+    assert_eq!(
+        tree.read_file("vendor-manifest.yaml").expect("read").expect("manifest"),
+        b"sources:\n  contracts:\n    repository: acme/contracts\n    ref: main\n\ncontracts:\n  tdd-contract:\n    source: contracts\n"
+    );
+    let cached =
+        format!(".agentic-skill-vendor/cache/contracts/{COMMIT}/contracts/tdd-contract.md");
+    assert_eq!(
+        tree.read_file(&cached).expect("read").expect("cached"),
+        b"# TDD Contract\n\nWrite the test first.\n"
+    );
+
+    // Withdraw the id nothing holds, then gen distributes and verify agrees.
+    skill(&tree, "writer", &["tdd-contract", "local-one"]);
+    let (gen_lines, violations) = gen_and_verify(&tree);
+    assert_eq!(gen_lines[0], "mapped: local-one <- local");
+    assert!(
+        gen_lines
+            .iter()
+            .any(|l| l.starts_with("adopted: tdd-contract sha256:"))
+    );
+    assert!(violations.is_empty(), "{violations:?}");
+    assert!(
+        String::from_utf8(
+            tree.read_file("vendor-lock.json")
+                .expect("r")
+                .expect("lock")
+        )
+        .expect("utf-8")
+        .contains(&format!("\"revision\": \"{COMMIT}\""))
+    );
+
+    // A clean checkout has no cache: verify still passes, gen asks for a fetch, fetch restores.
+    tree.remove_all(".agentic-skill-vendor").expect("rm");
+    let repo = Repository::load(&tree).expect("load");
+    assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
+    let refusal = asv_contracts::generate(&repo).expect_err("gen needs the cache");
+    assert!(refusal.to_string().contains("run fetch"), "{refusal}");
+    let events = commands::fetch(&tree, &options(&server)).expect("fetch");
+    assert!(events.is_empty());
+    assert_eq!(gen_and_verify(&tree), (vec![], vec![]));
+
+    // Nothing moved upstream: update records nothing.
+    assert!(
+        commands::update(&tree, &options(&server))
+            .expect("update")
+            .is_empty()
+    );
+}
+
+#[test]
+fn update_moves_the_pin_and_gen_adopts_the_new_text() {
+    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let server = serve(remote.clone());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+        .expect("write");
+    skill(&tree, "writer", &["tdd-contract"]);
+    commands::add(&tree, "acme/contracts", Some("workflow"), &options(&server)).expect("add");
+    gen_and_verify(&tree);
+
+    let next = "2".repeat(40);
+    {
+        let mut r = remote.lock().expect("repo");
+        r.commit = next.clone();
+        for target in r.refs.values_mut() {
+            *target = next.clone();
+        }
+        for f in &mut r.files {
+            if f.path == "contracts/tdd-contract.md" {
+                f.bytes = b"# TDD Contract\n\nWrite the failing test first.\n".to_vec();
+            }
+        }
+    }
+    let events = commands::update(&tree, &options(&server)).expect("update");
+    assert_eq!(
+        lines(&events),
+        [format!("resolved: workflow {COMMIT} -> {next}")]
+    );
+    let (gen_lines, violations) = gen_and_verify(&tree);
+    assert!(
+        gen_lines[0].starts_with("adopted: tdd-contract sha256:"),
+        "{gen_lines:?}"
+    );
+    assert!(violations.is_empty(), "{violations:?}");
+}
+
+#[test]
+fn a_refused_add_changes_nothing() {
+    let mut fixture = Repo::fixture();
+    // The served bytes do not match the blob id the listing gives.
+    fixture.served.insert(
+        "contracts/tdd-contract.md".to_owned(),
+        b"tampered\n".to_vec(),
+    );
+    let server = serve(Arc::new(Mutex::new(fixture)));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    skill(&tree, "writer", &["tdd-contract"]);
+    let err = commands::add(&tree, "acme/contracts", None, &options(&server)).expect_err("refused");
+    assert!(
+        err.to_string().contains("contracts/tdd-contract.md"),
+        "{err}"
+    );
+    assert_eq!(tree.kind("vendor-manifest.yaml").expect("kind"), None);
+    assert_eq!(tree.kind("vendor-lock.json").expect("kind"), None);
+    assert_eq!(
+        tree.kind(".agentic-skill-vendor/cache").expect("kind"),
+        None
+    );
+}
