@@ -27,7 +27,8 @@ pub struct Options {
     pub token: Option<Token>,
     /// Test-only GitHub endpoints (API, raw); honoured only in debug builds.
     pub github_endpoints: Option<(String, String)>,
-    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA).
+    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA); honoured
+    /// only in debug builds.
     pub git_env: Vec<(String, String)>,
 }
 
@@ -44,11 +45,20 @@ fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transpo
             Ok(Box::new(crate::github::GitHub::new(owner, repo, token)?))
         }
         _ => {
-            let _ = &options.git_env;
-            Err(Error::Remote(format!(
-                "{} is a generic git repository, and git sources are not available in this build yet; use an owner/repo GitHub source",
-                spec.as_str()
-            )))
+            let git = crate::git::Git::new(spec.as_str())?;
+            #[cfg(debug_assertions)]
+            let git = if options.git_env.is_empty() {
+                git
+            } else {
+                git.with_env(
+                    options
+                        .git_env
+                        .iter()
+                        .map(|(k, v)| (k.into(), v.into()))
+                        .collect(),
+                )
+            };
+            Ok(Box::new(git))
         }
     }
 }

@@ -1,1 +1,1394 @@
 //! The generic git transport.
+//!
+//! A source written as `ssh://…`, `user@host:path` or `https://…` is read through the
+//! installed `git`, locked down: no shell, standard input closed, no prompt of any kind
+//! (`GIT_TERMINAL_PROMPT=0`, no askpass program, OpenSSH in batch mode), hooks, LFS smudge
+//! and submodules off, and only the `https` and `ssh` transports allowed — so a redirect or a
+//! `url.<base>.insteadOf` rewrite cannot lead git to a local path, `file://`, `git://` or a
+//! remote helper. The user's own git and OpenSSH configuration is otherwise kept: an SSH agent,
+//! keys, `known_hosts` and credential helpers work as they do for plain git.
+//!
+//! Everything happens in one temporary bare repository per source, in a directory under the
+//! OS temporary directory named with the prefix [`TEMP_PREFIX`]: depth 1, blob filter, each
+//! file's blob fetched when it is read. Git's standard error is captured and never shown; a
+//! failure is said in this tool's own words.
+//!
+//! Every git process starts in a process group of its own. The limits of one source
+//! ([`Limits`]: [`TIME_LIMIT`] in all, [`REPOSITORY_LIMIT`] for the temporary repository,
+//! [`FILE_LIMIT`] for one file, [`TOTAL_LIMIT`] for all files read) are watched while git
+//! runs; at a limit, or when git fails, the whole process group is killed and the temporary
+//! repository removed, and the source refuses everything after. If the group cannot be
+//! confirmed stopped, the temporary repository is kept (something may still write in it) and
+//! the refusal names that exact directory and the process group id.
+//!
+//! On Linux the calling process marks itself a child subreaper before it first starts git, so
+//! that git's own children, orphaned when a group is killed, are handed back to it and reaped
+//! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
+//! keep them as zombies and no group could ever be confirmed stopped.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io::Read;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+
+use crate::{Commit, EntryMode, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
+
+/// The most time all git processes of one source may take together.
+pub const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// The most bytes the temporary repository of one source may hold.
+pub const REPOSITORY_LIMIT: u64 = 256 * 1024 * 1024;
+/// The most bytes read for one file.
+pub const FILE_LIMIT: u64 = 1024 * 1024;
+/// The most bytes read for all files of one source together.
+pub const TOTAL_LIMIT: u64 = 256 * 1024 * 1024;
+/// The prefix of the temporary directory holding a source's bare repository.
+pub const TEMP_PREFIX: &str = "agentic-skill-git-";
+/// The SSH command git runs: OpenSSH, never asking anything.
+pub const SSH_COMMAND: &str = "ssh -o BatchMode=yes";
+
+/// The most bytes taken from one `git ls-remote` answer (a few refs are asked for).
+const REFS_LIMIT: u64 = 1024 * 1024;
+/// The most bytes taken from one tree listing.
+const LISTING_LIMIT: u64 = 64 * 1024 * 1024;
+/// The most bytes taken from any other git answer.
+const SMALL_LIMIT: u64 = 64 * 1024;
+/// The most bytes of git's standard error kept (to be summarized, never shown).
+const STDERR_LIMIT: usize = 64 * 1024;
+/// How long a killed process group is given to go before it is reported as not stopped.
+const GRACE: Duration = Duration::from_secs(5);
+/// How often the temporary repository is measured while git runs.
+const SIZE_EVERY: Duration = Duration::from_millis(200);
+/// The bare repository's name inside the temporary directory.
+const REPOSITORY: &str = "repository.git";
+/// The name of the source's remote in it (not `origin`: a user's global `remote.origin.*`
+/// settings stay out of it). Blobs are fetched from it lazily, as from a partial clone's.
+const REMOTE: &str = "agentic-skill-vendor-source";
+
+/// `remote.<REMOTE>.<key>`.
+fn remote_key(key: &str) -> String {
+    format!("remote.{REMOTE}.{key}")
+}
+
+/// The configuration every git process runs with (`-c name=value`), after the user's own.
+const CONFIG: &[&str] = &[
+    // Only https and ssh, whatever a redirect or an insteadOf rewrite says.
+    "protocol.allow=never",
+    "protocol.https.allow=always",
+    "protocol.ssh.allow=always",
+    "protocol.file.allow=never",
+    // No prompt from git, an askpass program or a credential helper that honours this.
+    "core.askPass=",
+    "credential.interactive=false",
+    // `GIT_SSH_COMMAND` is set too; this covers a git that reads only the configuration.
+    "core.sshCommand=ssh -o BatchMode=yes",
+    // Nothing the repository or a filter could run, no submodules.
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "filter.lfs.smudge=",
+    "filter.lfs.process=",
+    "filter.lfs.required=false",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    // No background work, least of all a detached `gc` leaving the process group.
+    "gc.auto=0",
+    "gc.autoDetach=false",
+    "maintenance.auto=false",
+    "fetch.writeCommitGraph=false",
+    // A SHA-1 repository is created as one whatever the user's default.
+    "init.defaultObjectFormat=sha1",
+];
+
+/// Environment variables removed from every git process: they would point git at another
+/// repository, turn lazy fetching off, or bring back a prompt.
+const ENV_REMOVED: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_SHALLOW_FILE",
+    "GIT_QUARANTINE_PATH",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_NO_LAZY_FETCH",
+    "GIT_DEFAULT_HASH",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "SSH_ASKPASS_REQUIRE",
+    "GIT_SSH",
+    "LANGUAGE",
+];
+
+/// The limits of one source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most time all git processes may take together.
+    pub time: Duration,
+    /// The most bytes the temporary repository may hold.
+    pub repository: u64,
+    /// The most bytes of one file.
+    pub file: u64,
+    /// The most bytes of all files read.
+    pub total: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            time: TIME_LIMIT,
+            repository: REPOSITORY_LIMIT,
+            file: FILE_LIMIT,
+            total: TOTAL_LIMIT,
+        }
+    }
+}
+
+/// Which [`Error`] a stopped source answers with.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Remote,
+    Limit,
+    Environment,
+}
+
+impl Kind {
+    fn error(self, message: String) -> Error {
+        match self {
+            Kind::Remote => Error::Remote(message),
+            Kind::Limit => Error::Limit(message),
+            Kind::Environment => Error::Environment(message),
+        }
+    }
+}
+
+/// Where a source is.
+#[derive(Debug)]
+enum State {
+    /// The temporary directory exists; `format` is set once the bare repository in it does.
+    Ready {
+        dir: tempfile::TempDir,
+        format: Option<ObjectFormat>,
+    },
+    /// A limit or a failure stopped the source; everything after answers with this.
+    Stopped { kind: Kind, message: String },
+}
+
+/// A generic git source, read through the installed `git` in a temporary bare repository.
+pub struct Git {
+    url: String,
+    limits: Limits,
+    env: Vec<(OsString, OsString)>,
+    state: State,
+    /// Time taken by git processes so far.
+    spent: Duration,
+    /// Bytes of files read so far.
+    read: u64,
+    /// Commits fetched into the repository.
+    fetched: Vec<String>,
+    /// The process group of the last git process started.
+    last_group: Option<u32>,
+}
+
+impl fmt::Debug for Git {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Git")
+            .field("url", &self.url)
+            .field("limits", &self.limits)
+            .field("directory", &self.temporary_directory())
+            .field("spent", &self.spent)
+            .field("read", &self.read)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a git process was stopped before it ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    Time,
+    Repository,
+    Output,
+}
+
+/// What one git process left.
+struct Finished {
+    status: ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// How one git process ended.
+enum Outcome {
+    /// It ended by itself (successfully or not) and its group is gone.
+    Ended(Finished),
+    /// It was killed at a limit and its group is gone.
+    Cut(Cut),
+}
+
+impl Git {
+    /// The source at `url` (`ssh://…`, `user@host:path` or `https://…`, already judged by the
+    /// caller), with a new temporary directory under the OS temporary directory.
+    ///
+    /// # Errors
+    /// A URL that is empty, option-like or holds whitespace or a control character (the
+    /// caller refuses those first; this is a second guard, since the URL becomes an argument);
+    /// a temporary directory that cannot be created.
+    pub fn new(url: &str) -> Result<Git> {
+        if url.is_empty()
+            || url.starts_with('-')
+            || url.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(Error::Remote(format!(
+                "git source {}: the URL is empty, option-like or holds whitespace or a control character; refused before git starts",
+                shown(url)
+            )));
+        }
+        let dir = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempdir_in(std::env::temp_dir())
+            .map_err(|e| {
+                Error::Environment(format!(
+                    "git source {url}: could not create a temporary directory under {}: {}; check the OS temporary directory (TMPDIR)",
+                    std::env::temp_dir().display(),
+                    io_kind(&e)
+                ))
+            })?;
+        Ok(Git {
+            url: url.to_owned(),
+            limits: Limits::default(),
+            env: Vec::new(),
+            state: State::Ready { dir, format: None },
+            spent: Duration::ZERO,
+            read: 0,
+            fetched: Vec::new(),
+            last_group: None,
+        })
+    }
+
+    /// The same source with other limits. Built only with debug assertions: a release build
+    /// keeps the documented ones.
+    #[doc(hidden)]
+    #[cfg(debug_assertions)]
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Git {
+        self.limits = limits;
+        self
+    }
+
+    /// The same source with environment variables added to every git process (a test's CA
+    /// bundle, a test's configuration files). Built only with debug assertions: a release
+    /// build has no way to change what git runs with.
+    #[doc(hidden)]
+    #[cfg(debug_assertions)]
+    #[must_use]
+    pub fn with_env(mut self, env: Vec<(OsString, OsString)>) -> Git {
+        self.env = env;
+        self
+    }
+
+    /// The source's URL, as given.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The temporary directory holding the bare repository, while it exists.
+    pub fn temporary_directory(&self) -> Option<&Path> {
+        match &self.state {
+            State::Ready { dir, .. } => Some(dir.path()),
+            State::Stopped { .. } => None,
+        }
+    }
+
+    /// The process group id of the last git process started (its pid), if any.
+    pub fn last_process_group(&self) -> Option<u32> {
+        self.last_group
+    }
+
+    /// Every message opens with the source it is about.
+    fn prefix(&self) -> String {
+        format!("git source {}", self.url)
+    }
+
+    /// The temporary directory, or the refusal of a stopped source.
+    fn dir(&self) -> Result<PathBuf> {
+        match &self.state {
+            State::Ready { dir, .. } => Ok(dir.path().to_owned()),
+            State::Stopped { kind, message } => Err(kind.error(format!(
+                "{}: stopped by an earlier refusal, nothing more is read from it ({message})",
+                self.prefix()
+            ))),
+        }
+    }
+
+    /// Stops the source: removes the temporary directory and answers `kind` with `message`
+    /// from now on.
+    fn stop(&mut self, kind: Kind, message: String) -> Error {
+        let previous = std::mem::replace(
+            &mut self.state,
+            State::Stopped {
+                kind,
+                message: message.clone(),
+            },
+        );
+        if let State::Ready { dir, .. } = previous {
+            let path = dir.path().to_owned();
+            if let Err(e) = dir.close() {
+                let message = format!(
+                    "{message}; the temporary repository {} could not be removed ({}), delete that exact directory",
+                    path.display(),
+                    io_kind(&e)
+                );
+                self.state = State::Stopped {
+                    kind,
+                    message: message.clone(),
+                };
+                return kind.error(message);
+            }
+        }
+        kind.error(message)
+    }
+
+    /// Stops the source keeping the temporary directory: process group `group` may still run.
+    fn retain(&mut self, group: u32, why: &str) -> Error {
+        let previous = std::mem::replace(
+            &mut self.state,
+            State::Stopped {
+                kind: Kind::Environment,
+                message: String::new(),
+            },
+        );
+        let path = match previous {
+            State::Ready { dir, .. } => dir.keep(),
+            State::Stopped { .. } => PathBuf::from("(already removed)"),
+        };
+        let message = format!(
+            "{}: {why}, and the git process group {group} could not be confirmed stopped, so its temporary repository {} was kept rather than deleted; confirm that process group {group} has stopped, then delete only that exact directory",
+            self.prefix(),
+            path.display()
+        );
+        self.state = State::Stopped {
+            kind: Kind::Environment,
+            message: message.clone(),
+        };
+        Error::Environment(message)
+    }
+
+    /// A git command: no shell, no stdin, its own process group, locked down.
+    fn command(&self, dir: &Path, repository: bool) -> Command {
+        let mut command = Command::new("git");
+        if repository {
+            command.arg(format!("--git-dir={}", dir.join(REPOSITORY).display()));
+            command.current_dir(dir.join(REPOSITORY));
+        } else {
+            command.current_dir(dir);
+        }
+        for setting in CONFIG {
+            command.arg("-c").arg(setting);
+        }
+        for name in ENV_REMOVED {
+            command.env_remove(name);
+        }
+        // No repository is looked for above the temporary directory.
+        let ceiling = dir.parent().unwrap_or(dir);
+        command
+            .env("GIT_CEILING_DIRECTORIES", ceiling)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_SSH_COMMAND", SSH_COMMAND)
+            .env("GIT_SSH_VARIANT", "ssh")
+            .env("GCM_INTERACTIVE", "never")
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("LC_ALL", "C");
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        command
+    }
+
+    /// Runs git with `args` (in the bare repository when `repository`), its standard output
+    /// taken up to `cap` bytes, the temporary repository measured while it runs when `watch`.
+    /// A failure to start git stops the source, and so does a group that cannot be confirmed
+    /// stopped; a cut is handed back for the caller to stop the source with its own words.
+    fn run<S: AsRef<OsStr>>(
+        &mut self,
+        args: &[S],
+        repository: bool,
+        cap: u64,
+        watch: bool,
+        what: &str,
+    ) -> Result<Outcome> {
+        let dir = self.dir()?;
+        let remaining = self.limits.time.saturating_sub(self.spent);
+        if remaining.is_zero() {
+            return Err(self.limit_error(Cut::Time, what));
+        }
+        let mut command = self.command(&dir, repository);
+        command.args(args);
+        become_subreaper();
+        let started = Instant::now();
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                let message = if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        "{}: git was not found; a generic git source needs git installed and on PATH",
+                        self.prefix()
+                    )
+                } else {
+                    format!(
+                        "{}: git could not be started: {}",
+                        self.prefix(),
+                        io_kind(&e)
+                    )
+                };
+                return Err(self.stop(Kind::Environment, message));
+            }
+        };
+        let group = child.id();
+        self.last_group = Some(group);
+        let (outcome, confirmed) = supervise(
+            &mut child,
+            &dir,
+            remaining,
+            cap,
+            watch,
+            self.limits.repository,
+        );
+        self.spent += started.elapsed();
+        if !confirmed {
+            let why = match &outcome {
+                Some(Outcome::Cut(cut)) => self.limit_text(*cut, what),
+                _ => format!("{what}: git did not end cleanly"),
+            };
+            return Err(self.retain(group, &why));
+        }
+        match outcome {
+            Some(cut @ Outcome::Cut(_)) => Ok(cut),
+            Some(ended @ Outcome::Ended(_)) => {
+                // A last measure, for what was written between two looks.
+                if watch && dir_size(&dir) > self.limits.repository {
+                    return Err(self.limit_error(Cut::Repository, what));
+                }
+                Ok(ended)
+            }
+            None => {
+                let message = format!("{}: {what}: git could not be watched", self.prefix());
+                Err(self.stop(Kind::Environment, message))
+            }
+        }
+    }
+
+    /// Runs git and insists on success: a failure stops the source, said in this tool's words.
+    fn git<S: AsRef<OsStr>>(
+        &mut self,
+        args: &[S],
+        repository: bool,
+        cap: u64,
+        watch: bool,
+        what: &str,
+    ) -> Result<Vec<u8>> {
+        match self.run(args, repository, cap, watch, what)? {
+            Outcome::Ended(finished) if finished.status.success() => Ok(finished.stdout),
+            Outcome::Ended(finished) => {
+                let message = format!(
+                    "{}: {what} failed: {}",
+                    self.prefix(),
+                    summarize(&finished.stderr, finished.status)
+                );
+                Err(self.stop(Kind::Remote, message))
+            }
+            Outcome::Cut(cut) => Err(self.limit_error(cut, what)),
+        }
+    }
+
+    fn limit_text(&self, cut: Cut, what: &str) -> String {
+        match cut {
+            Cut::Time => format!(
+                "{what}: the time limit of {} s for one git source was reached",
+                self.limits.time.as_secs_f64()
+            ),
+            Cut::Repository => format!(
+                "{what}: the temporary repository grew past the limit of {} for one git source",
+                size(self.limits.repository)
+            ),
+            Cut::Output => format!("{what}: git's answer was larger than this tool reads"),
+        }
+    }
+
+    fn limit_error(&mut self, cut: Cut, what: &str) -> Error {
+        let message = format!(
+            "{}: {}; git was stopped and its temporary repository removed",
+            self.prefix(),
+            self.limit_text(cut, what)
+        );
+        self.stop(Kind::Limit, message)
+    }
+
+    /// `git ls-remote [--symref] -- <url> <patterns…>`: (object id, ref name) pairs, and the
+    /// targets of symbolic refs as (target, name).
+    #[allow(clippy::type_complexity)]
+    fn ls_remote(
+        &mut self,
+        symref: bool,
+        patterns: &[String],
+        what: &str,
+    ) -> Result<(Vec<(String, String)>, Vec<(String, String)>)> {
+        let mut args: Vec<String> = vec!["ls-remote".to_owned()];
+        if symref {
+            args.push("--symref".to_owned());
+        }
+        args.push("--".to_owned());
+        args.push(self.url.clone());
+        args.extend(patterns.iter().cloned());
+        let out = self.git(&args, false, REFS_LIMIT, false, what)?;
+        let text = String::from_utf8_lossy(&out);
+        let mut refs = Vec::new();
+        let mut symrefs = Vec::new();
+        for line in text.lines() {
+            let Some((left, name)) = line.split_once('\t') else {
+                return Err(self.malformed(what, line));
+            };
+            if let Some(target) = left.strip_prefix("ref: ") {
+                symrefs.push((target.to_owned(), name.to_owned()));
+            } else if is_hex_id(left, 40) || is_hex_id(left, 64) {
+                refs.push((left.to_owned(), name.to_owned()));
+            } else {
+                return Err(self.malformed(what, line));
+            }
+        }
+        Ok((refs, symrefs))
+    }
+
+    fn malformed(&mut self, what: &str, line: &str) -> Error {
+        let message = format!(
+            "{}: {what}: git answered a line this tool does not read, {}; refused",
+            self.prefix(),
+            shown(line)
+        );
+        self.stop(Kind::Remote, message)
+    }
+
+    /// The bare repository in `format`, created the first time.
+    fn repository(&mut self, format: ObjectFormat) -> Result<()> {
+        let State::Ready { format: have, .. } = &self.state else {
+            self.dir()?;
+            return Ok(());
+        };
+        match *have {
+            Some(have) if have == format => return Ok(()),
+            Some(have) => {
+                return Err(Error::Remote(format!(
+                    "{}: a {} commit was asked for from a {} repository; check the recorded revision",
+                    self.prefix(),
+                    format_name(format),
+                    format_name(have)
+                )));
+            }
+            None => {}
+        }
+        let what = "creating the temporary repository";
+        let mut init = vec!["init", "--quiet", "--bare", "--template="];
+        // SHA-1 is the default (`init.defaultObjectFormat=sha1` above, `GIT_DEFAULT_HASH`
+        // removed): a git too old to know `--object-format` still reads those.
+        if format == ObjectFormat::Sha256 {
+            init.push("--object-format=sha256");
+        }
+        init.extend(["--", REPOSITORY]);
+        self.git(&init, false, SMALL_LIMIT, true, what)?;
+        let url = self.url.clone();
+        for (name, value) in [
+            (remote_key("url").as_str(), url.as_str()),
+            (remote_key("promisor").as_str(), "true"),
+            (remote_key("partialclonefilter").as_str(), "blob:none"),
+        ] {
+            self.git(&["config", name, value], true, SMALL_LIMIT, true, what)?;
+        }
+        if let State::Ready { format: have, .. } = &mut self.state {
+            *have = Some(format);
+        }
+        Ok(())
+    }
+
+    /// `revision` fetched into the repository (depth 1, no blobs) and checked to be a commit.
+    fn fetch(&mut self, revision: &str, format: ObjectFormat) -> Result<()> {
+        self.repository(format)?;
+        if self.fetched.iter().any(|r| r == revision) {
+            return Ok(());
+        }
+        let what = format!("fetching commit {revision}");
+        self.git(
+            &[
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-recurse-submodules",
+                "--depth=1",
+                "--filter=blob:none",
+                "--",
+                REMOTE,
+                revision,
+            ],
+            true,
+            SMALL_LIMIT,
+            true,
+            &what,
+        )?;
+        let kind = self.git(
+            &["cat-file", "-t", revision],
+            true,
+            SMALL_LIMIT,
+            true,
+            &what,
+        )?;
+        let kind = String::from_utf8_lossy(&kind);
+        if kind.trim_end() != "commit" {
+            return Err(Error::Remote(format!(
+                "{}: {revision} names a {}, not a commit; name a branch, tag or commit",
+                self.prefix(),
+                shown(kind.trim_end())
+            )));
+        }
+        self.fetched.push(revision.to_owned());
+        Ok(())
+    }
+
+    /// The commit's revision, checked against its object format.
+    fn revision_of<'c>(&self, commit: &'c Commit) -> Result<&'c str> {
+        if is_hex_id(&commit.revision, id_len(commit.format)) {
+            Ok(&commit.revision)
+        } else {
+            Err(Error::Remote(format!(
+                "{}: {} is not a {}-digit {} commit id; check the recorded revision",
+                self.prefix(),
+                shown(&commit.revision),
+                id_len(commit.format),
+                format_name(commit.format)
+            )))
+        }
+    }
+}
+
+impl Transport for Git {
+    fn default_branch(&mut self) -> Result<String> {
+        let what = "asking which branch the repository hands out";
+        let (_, symrefs) = self.ls_remote(true, &["HEAD".to_owned()], what)?;
+        let target = symrefs
+            .iter()
+            .find(|(_, name)| name == "HEAD")
+            .map(|(target, _)| target.clone());
+        match target
+            .as_deref()
+            .and_then(|t| t.strip_prefix("refs/heads/"))
+        {
+            Some(branch) if is_ref(branch) => Ok(branch.to_owned()),
+            _ => Err(Error::Remote(format!(
+                "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
+                self.prefix(),
+                target.as_deref().map_or_else(|| "none".to_owned(), shown)
+            ))),
+        }
+    }
+
+    fn resolve(&mut self, reference: &str) -> Result<Commit> {
+        self.dir()?;
+        if !is_ref(reference) {
+            return Err(Error::Remote(format!(
+                "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
+                self.prefix(),
+                shown(reference)
+            )));
+        }
+        let format_of = |id: &str| {
+            if id.len() == 64 {
+                ObjectFormat::Sha256
+            } else {
+                ObjectFormat::Sha1
+            }
+        };
+        let revision = if is_hex_id(reference, 40) || is_hex_id(reference, 64) {
+            reference.to_owned()
+        } else {
+            let what = format!("looking up ref {reference}");
+            let branch = format!("refs/heads/{reference}");
+            let tag = format!("refs/tags/{reference}");
+            let peeled = format!("refs/tags/{reference}^{{}}");
+            let (refs, _) =
+                self.ls_remote(false, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
+            let find = |name: &str| {
+                refs.iter()
+                    .find(|(_, n)| n == name)
+                    .map(|(id, _)| id.clone())
+            };
+            let on_branch = find(&branch);
+            let on_tag = find(&peeled).or_else(|| find(&tag));
+            match (on_branch, on_tag) {
+                (Some(b), Some(t)) if b != t => {
+                    return Err(Error::Remote(format!(
+                        "{}: ref {reference} names both a branch (commit {b}) and a tag (commit {t}); name the commit id instead",
+                        self.prefix()
+                    )));
+                }
+                (Some(id), _) | (None, Some(id)) => id,
+                (None, None) => {
+                    return Err(Error::Remote(format!(
+                        "{}: ref {reference} names no branch or tag of the repository; check the ref",
+                        self.prefix()
+                    )));
+                }
+            }
+        };
+        let format = format_of(&revision);
+        self.fetch(&revision, format)?;
+        Ok(Commit { revision, format })
+    }
+
+    fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        self.fetch(&revision, commit.format)?;
+        let what = format!("the tree listing of commit {revision}");
+        let out = self.git(
+            &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
+            true,
+            LISTING_LIMIT,
+            true,
+            &what,
+        )?;
+        let len = id_len(commit.format);
+        let mut entries = Vec::new();
+        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let parsed = parse_entry(record, len);
+            let Some(entry) = parsed else {
+                let line = String::from_utf8_lossy(record).into_owned();
+                return Err(self.malformed(&what, &line));
+            };
+            entries.push(entry);
+        }
+        Ok(entries)
+    }
+
+    fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        let path = &entry.path;
+        let what = format!("{} at commit {revision}", shown_path(path));
+        match entry.mode {
+            EntryMode::File | EntryMode::Executable => {}
+            other => {
+                let kind = match other {
+                    EntryMode::Symlink => "a symlink",
+                    EntryMode::Submodule => "a submodule",
+                    _ => "a directory",
+                };
+                return Err(Error::Remote(format!(
+                    "{}: {what} is listed as {kind}, and only an ordinary file (100644 or 100755) is read; refused rather than left out",
+                    self.prefix()
+                )));
+            }
+        }
+        if !is_inside(path) {
+            return Err(Error::Remote(format!(
+                "{}: {what}: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused",
+                self.prefix()
+            )));
+        }
+        if !is_hex_id(&entry.oid, id_len(commit.format)) {
+            return Err(Error::Remote(format!(
+                "{}: {what} is listed with blob id {}, not a {}-digit {} id; refused",
+                self.prefix(),
+                shown(&entry.oid),
+                id_len(commit.format),
+                format_name(commit.format)
+            )));
+        }
+        self.fetch(&revision, commit.format)?;
+        let left = self.limits.total.saturating_sub(self.read);
+        let cap = self.limits.file.min(left);
+        let object = format!("{revision}:{path}");
+        let bytes = match self.run(&["cat-file", "blob", &object], true, cap, true, &what)? {
+            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
+            Outcome::Ended(finished) => {
+                let message = format!(
+                    "{}: reading {what} failed: {}",
+                    self.prefix(),
+                    summarize(&finished.stderr, finished.status)
+                );
+                return Err(self.stop(Kind::Remote, message));
+            }
+            Outcome::Cut(Cut::Output) => {
+                let message = if cap == self.limits.file {
+                    format!(
+                        "{}: {what} is larger than the limit of {} for one file; git was stopped and its temporary repository removed",
+                        self.prefix(),
+                        size(self.limits.file)
+                    )
+                } else {
+                    format!(
+                        "{}: reading {what} would take the files read from this source past the limit of {} in all; git was stopped and its temporary repository removed",
+                        self.prefix(),
+                        size(self.limits.total)
+                    )
+                };
+                return Err(self.stop(Kind::Limit, message));
+            }
+            Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+        };
+        self.read += bytes.len() as u64;
+        let got = blob_id(commit.format, &bytes);
+        if got != entry.oid {
+            return Err(Error::Remote(format!(
+                "{}: {what} does not match its blob id: the listing gives {}, the bytes read hash to {got}; refused",
+                self.prefix(),
+                entry.oid
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
+/// Marks this process a child subreaper (Linux), once: children of a killed git are handed
+/// back here to be reaped, so their process group can be seen to end.
+fn become_subreaper() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // Failing leaves orphans to PID 1; a group that then lingers is reported, not hidden.
+            let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+        });
+    }
+}
+
+/// Watches one git process until it ends or a limit cuts it, then makes sure its whole
+/// process group is gone. Returns how it ended (`None` when it could not be watched) and
+/// whether the group was confirmed stopped.
+fn supervise(
+    child: &mut Child,
+    dir: &Path,
+    remaining: Duration,
+    cap: u64,
+    watch: bool,
+    repository_limit: u64,
+) -> (Option<Outcome>, bool) {
+    let started = Instant::now();
+    let pid = Pid::from_child(child);
+    let over = Arc::new(AtomicBool::new(false));
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        let over = Arc::clone(&over);
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut limited = stdout.take(cap.saturating_add(1));
+            let _ = limited.read_to_end(&mut buf);
+            if buf.len() as u64 > cap {
+                over.store(true, Ordering::SeqCst);
+            }
+            let _ = out_tx.send(buf);
+        });
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            loop {
+                match stderr.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let room = STDERR_LIMIT.saturating_sub(buf.len());
+                        buf.extend_from_slice(&chunk[..n.min(room)]);
+                    }
+                }
+            }
+            let _ = err_tx.send(buf);
+        });
+    }
+
+    // Wait without reaping: while the leader is unreaped its id cannot be reused, so the
+    // group can be signalled safely.
+    let mut cut = None;
+    let mut broken = false;
+    let mut nap = Duration::from_millis(1);
+    let mut measured = Instant::now();
+    loop {
+        match rustix::process::waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+        ) {
+            Ok(Some(_)) => break,
+            Ok(None) | Err(Errno::INTR) => {}
+            Err(_) => {
+                broken = true;
+                break;
+            }
+        }
+        if over.load(Ordering::SeqCst) {
+            cut = Some(Cut::Output);
+            break;
+        }
+        if started.elapsed() >= remaining {
+            cut = Some(Cut::Time);
+            break;
+        }
+        if watch && measured.elapsed() >= SIZE_EVERY {
+            measured = Instant::now();
+            if dir_size(dir) > repository_limit {
+                cut = Some(Cut::Repository);
+                break;
+            }
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(25));
+    }
+
+    // Whatever happened, nothing of the group outlives this call: the leader is either still
+    // running or an unreaped zombie, so the group id is still this group's.
+    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    let deadline = Instant::now() + GRACE;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => break None,
+        }
+    };
+    let mut confirmed = status.is_some() && group_gone(pid, deadline);
+    let stdout = out_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    // An answer that never ends means something outside the group holds git's output.
+    if stdout.is_err() || stderr.is_err() {
+        confirmed = false;
+    }
+    if let Some(cut) = cut {
+        return (Some(Outcome::Cut(cut)), confirmed);
+    }
+    if over.load(Ordering::SeqCst) {
+        return (Some(Outcome::Cut(Cut::Output)), confirmed);
+    }
+    match (broken, status) {
+        (false, Some(status)) => (
+            Some(Outcome::Ended(Finished {
+                status,
+                stdout: stdout.unwrap_or_default(),
+                stderr: stderr.unwrap_or_default(),
+            })),
+            confirmed,
+        ),
+        _ => (None, confirmed),
+    }
+}
+
+/// Whether process group `group` (its leader already reaped) is gone by `deadline`: what is
+/// left of it is reaped here (this process being their subreaper) until no member answers.
+fn group_gone(group: Pid, deadline: Instant) -> bool {
+    loop {
+        // Reap members orphaned to this process; only this group's, never another child.
+        while let Ok(Some(_)) = rustix::process::waitid(
+            WaitId::Pgid(Some(group)),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
+        ) {}
+        match rustix::process::test_kill_process_group(group) {
+            Err(Errno::SRCH) => return true,
+            _ if Instant::now() >= deadline => return false,
+            _ => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+/// The bytes under `dir`, links not followed; what vanishes while it is walked is not counted.
+// The source's own temporary directory, never a user's tree, measured while git writes in it:
+// an entry vanishing mid-walk is normal here, where `asv_fs::Tree` would rightly refuse.
+#[allow(clippy::disallowed_methods)]
+fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut pending = vec![dir.to_owned()];
+    while let Some(next) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                total = total.saturating_add(meta.len());
+            }
+        }
+    }
+    total
+}
+
+/// One `git ls-tree -z` record: `<mode> SP <type> SP <oid> TAB <path>`.
+fn parse_entry(record: &[u8], len: usize) -> Option<TreeEntry> {
+    let tab = record.iter().position(|&b| b == b'\t')?;
+    let (head, path) = (&record[..tab], &record[tab + 1..]);
+    let head = std::str::from_utf8(head).ok()?;
+    let mut fields = head.split(' ');
+    let (mode, kind, oid) = (fields.next()?, fields.next()?, fields.next()?);
+    if fields.next().is_some() || !is_hex_id(oid, len) || path.is_empty() {
+        return None;
+    }
+    let mode = mode_of(mode)?;
+    let expected = match mode {
+        EntryMode::File | EntryMode::Executable | EntryMode::Symlink => "blob",
+        EntryMode::Submodule => "commit",
+        EntryMode::Tree => "tree",
+    };
+    if kind != expected {
+        return None;
+    }
+    Some(TreeEntry {
+        // A path that is not UTF-8 stays listed, its odd bytes replaced, rather than vanish.
+        path: String::from_utf8_lossy(path).into_owned(),
+        mode,
+        oid: oid.to_owned(),
+    })
+}
+
+/// What git's standard error says went wrong, in this tool's words (never git's own).
+fn summarize(stderr: &[u8], status: ExitStatus) -> String {
+    let text = String::from_utf8_lossy(stderr).to_lowercase();
+    let has = |needles: &[&str]| needles.iter().any(|n| text.contains(n));
+    let said = if has(&["transport '", "not allowed"]) && has(&["not allowed"]) {
+        "the URL leads to a transport this tool does not allow (only https and ssh are; a redirect or a url.insteadOf rewrite may have changed it)"
+    } else if has(&[
+        "terminal prompts disabled",
+        "could not read username",
+        "could not read password",
+        "unable to get password",
+        "unable to get username",
+        "authentication failed",
+        "access denied",
+        "http basic",
+        "401",
+        "403",
+    ]) {
+        "the server asked for credentials that are not available without a prompt; set up a credential helper or key, confirm that plain git reaches this URL without a prompt, and retry"
+    } else if has(&[
+        "host key verification failed",
+        "no matching host key",
+        "remote host identification has changed",
+    ]) {
+        "the SSH host key could not be verified without a prompt; connect once with plain ssh or git to confirm it, then retry"
+    } else if has(&[
+        "permission denied (publickey",
+        "permission denied, please try again",
+    ]) {
+        "the SSH server refused the credentials; check the SSH key or agent with plain ssh, then retry"
+    } else if has(&["could not read from remote repository"]) {
+        "the SSH connection failed or was refused; confirm that plain ssh and git reach this URL without a prompt, then retry"
+    } else if has(&[
+        "could not resolve host",
+        "could not resolve hostname",
+        "name or service not known",
+        "temporary failure in name resolution",
+    ]) {
+        "the host name did not resolve"
+    } else if has(&[
+        "ssl certificate",
+        "certificate verify",
+        "server certificate verification failed",
+        "ssl_connect",
+        "tls",
+        "ssl",
+    ]) {
+        "the TLS connection failed (the server's certificate was not accepted, or the handshake broke off)"
+    } else if has(&[
+        "connection refused",
+        "failed to connect",
+        "couldn't connect",
+        "connection timed out",
+        "network is unreachable",
+        "connection reset",
+        "connection closed",
+        "broken pipe",
+        "early eof",
+        "unexpected disconnect",
+    ]) {
+        "the connection failed or broke off"
+    } else if has(&["mismatched algorithms", "object-format", "object format"]) {
+        "the repository's object format (sha1 or sha256) is not the one recorded"
+    } else if has(&[
+        "not our ref",
+        "unadvertised object",
+        "couldn't find remote ref",
+        "no such remote ref",
+        "not a valid object",
+        "bad object",
+        "invalid object",
+    ]) {
+        "the server would not hand out that commit (unknown to it, or not reachable from its refs)"
+    } else if has(&[
+        "not found",
+        "does not appear to be a git repository",
+        "404",
+        "repository not exported",
+        "no such repository",
+    ]) {
+        "the server has no such repository, or does not show it without credentials"
+    } else if has(&["does not exist in", "exists on disk, but not in", "path '"]) {
+        "the file is not in that commit's tree"
+    } else {
+        return match status.code() {
+            Some(code) => format!("git exited with status {code}"),
+            None => "git was ended by a signal".to_owned(),
+        };
+    };
+    said.to_owned()
+}
+
+/// `sha1` or `sha256`, as git names it.
+fn format_name(format: ObjectFormat) -> &'static str {
+    match format {
+        ObjectFormat::Sha1 => "sha1",
+        ObjectFormat::Sha256 => "sha256",
+    }
+}
+
+/// The length of an object id in `format`.
+fn id_len(format: ObjectFormat) -> usize {
+    match format {
+        ObjectFormat::Sha1 => 40,
+        ObjectFormat::Sha256 => 64,
+    }
+}
+
+/// A usable ref: `^[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]$`, no `..` or `//`.
+fn is_ref(reference: &str) -> bool {
+    let bytes = reference.as_bytes();
+    bytes.len() >= 2
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+        && !reference.contains("..")
+        && !reference.contains("//")
+}
+
+/// `len` lowercase hex digits.
+fn is_hex_id(text: &str, len: usize) -> bool {
+    text.len() == len && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A listed mode, read the way git reads one; `None` for anything that is not a mode.
+fn mode_of(mode: &str) -> Option<EntryMode> {
+    if !(5..=6).contains(&mode.len()) || !mode.bytes().all(|b| matches!(b, b'0'..=b'7')) {
+        return None;
+    }
+    let bits = u32::from_str_radix(mode, 8).ok()?;
+    match bits & 0o170_000 {
+        0o100_000 if bits & 0o100 != 0 => Some(EntryMode::Executable),
+        0o100_000 => Some(EntryMode::File),
+        0o120_000 => Some(EntryMode::Symlink),
+        0o160_000 => Some(EntryMode::Submodule),
+        0o040_000 => Some(EntryMode::Tree),
+        _ => None,
+    }
+}
+
+/// A path that stays inside the repository: no empty segment, no `.`/`..` step, no backslash.
+fn is_inside(path: &str) -> bool {
+    !path.contains('\\')
+        && path
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
+/// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
+fn shown(text: &str) -> String {
+    const MAX: usize = 120;
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+/// A listed path as written when it is plain, quoted and escaped when it is not.
+fn shown_path(path: &str) -> String {
+    if !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_graphic() || c == ' ' || (!c.is_ascii() && !c.is_control()))
+    {
+        path.to_owned()
+    } else {
+        shown(path)
+    }
+}
+
+/// A byte count as a person reads it.
+fn size(bytes: u64) -> String {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// An I/O error's kind, lowercased (never a path or OS text that could hold anything else).
+fn io_kind(error: &std::io::Error) -> String {
+    format!("{}", error.kind()).to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt as _;
+
+    #[test]
+    fn tree_records_read_as_git_writes_them() {
+        let blob = "ce013625030ba8dba906f756967f9e9ca394464a";
+        assert_eq!(
+            parse_entry(format!("100755 blob {blob}\tbin/run.sh").as_bytes(), 40),
+            Some(TreeEntry {
+                path: "bin/run.sh".to_owned(),
+                mode: EntryMode::Executable,
+                oid: blob.to_owned(),
+            })
+        );
+        assert_eq!(
+            parse_entry(format!("040000 tree {blob}\tdir with space").as_bytes(), 40)
+                .map(|e| (e.mode, e.path)),
+            Some((EntryMode::Tree, "dir with space".to_owned()))
+        );
+        assert_eq!(
+            parse_entry(format!("160000 commit {blob}\tsub").as_bytes(), 40).map(|e| e.mode),
+            Some(EntryMode::Submodule)
+        );
+        // A type that does not go with the mode, a short id, no path: not a record.
+        assert_eq!(
+            parse_entry(format!("100644 tree {blob}\tx").as_bytes(), 40),
+            None
+        );
+        assert_eq!(
+            parse_entry(format!("100644 blob {blob}\tx").as_bytes(), 64),
+            None
+        );
+        assert_eq!(
+            parse_entry(format!("100644 blob {blob}\t").as_bytes(), 40),
+            None
+        );
+        assert_eq!(parse_entry(b"100644 blob", 40), None);
+    }
+
+    #[test]
+    fn failures_are_said_in_our_words() {
+        let failed = ExitStatus::from_raw(128 << 8);
+        let cases = [
+            (
+                "fatal: could not read Username for 'https://h': terminal prompts disabled",
+                "credentials",
+            ),
+            ("fatal: unable to get password from user", "credentials"),
+            (
+                "fatal: transport 'file' not allowed",
+                "transport this tool does not allow",
+            ),
+            (
+                "Host key verification failed.\nfatal: Could not read from remote repository.",
+                "host key",
+            ),
+            (
+                "fatal: unable to access 'https://h/': Could not resolve host: h",
+                "did not resolve",
+            ),
+            (
+                "fatal: unable to access 'https://h/': SSL certificate problem: unable to get local issuer certificate",
+                "TLS",
+            ),
+            (
+                "fatal: repository 'https://h/x.git/' not found",
+                "no such repository",
+            ),
+            (
+                "fatal: remote error: upload-pack: not our ref 0123",
+                "would not hand out",
+            ),
+            (
+                "fatal: Could not read from remote repository.\n\nPlease make sure",
+                "SSH connection failed",
+            ),
+        ];
+        for (stderr, expected) in cases {
+            let said = summarize(stderr.as_bytes(), failed);
+            assert!(said.contains(expected), "{stderr:?} → {said}");
+            assert!(!said.contains("fatal"), "never git's own words: {said}");
+        }
+        assert_eq!(
+            summarize(b"something new", failed),
+            "git exited with status 128"
+        );
+    }
+
+    #[test]
+    fn refs_ids_and_sizes() {
+        assert!(is_ref("main") && is_ref("release/v1.2") && !is_ref("-x") && !is_ref("a..b"));
+        assert!(is_hex_id(&"a".repeat(64), 64) && !is_hex_id(&"A".repeat(40), 40));
+        assert_eq!(size(FILE_LIMIT), "1 MiB");
+        assert_eq!(size(100), "100 bytes");
+        assert_eq!(mode_of("100644"), Some(EntryMode::File));
+        assert_eq!(mode_of("120000"), Some(EntryMode::Symlink));
+        assert_eq!(mode_of("40000"), Some(EntryMode::Tree));
+    }
+
+    #[test]
+    fn option_like_and_odd_urls_are_refused_before_git() {
+        for url in ["", "-uploadpack=x", "https://h/a b", "https://h/\n"] {
+            assert!(matches!(Git::new(url), Err(Error::Remote(_))), "{url:?}");
+        }
+    }
+
+    #[test]
+    fn a_new_source_holds_one_prefixed_temporary_directory_until_dropped() {
+        let git = Git::new("https://git.example.com/team/contracts.git").expect("a source");
+        let dir = git.temporary_directory().expect("a directory").to_owned();
+        assert!(dir.is_dir());
+        assert!(
+            dir.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(TEMP_PREFIX))
+        );
+        assert_eq!(dir.parent(), Some(std::env::temp_dir().as_path()));
+        drop(git);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_kept_directory_is_named_with_its_process_group() {
+        let mut git = Git::new("ssh://git@git.example.com/team/contracts.git").expect("a source");
+        let dir = git.temporary_directory().expect("a directory").to_owned();
+        let error = git.retain(4242, "fetching commit x: the time limit was reached");
+        let text = error.to_string();
+        assert!(matches!(error, Error::Environment(_)));
+        assert!(text.contains(&dir.display().to_string()), "{text}");
+        assert!(text.contains("process group 4242"), "{text}");
+        assert!(dir.is_dir(), "kept");
+        assert!(git.temporary_directory().is_none());
+        assert!(git.resolve("main").is_err(), "a stopped source refuses");
+        std::fs::remove_dir(&dir).expect("remove the kept test directory");
+    }
+}

@@ -1,0 +1,151 @@
+//! `add`, `fetch` and `update` with a generic git source: real `git` over HTTPS on 127.0.0.1
+//! (`git http-backend` behind a TLS bridge with a test CA), then `gen` and `verify`.
+#![cfg(debug_assertions)]
+#![allow(clippy::disallowed_methods)]
+
+#[path = "support/git_server.rs"]
+mod git_server;
+
+use asv_contracts::{GenOutcome, Repository};
+use asv_fs::Tree;
+use asv_remote::ObjectFormat;
+use asv_remote::commands::{self, Options};
+use git_server::{Behaviour, Fixture, Https, Tls};
+
+fn options(tls: &Tls) -> Options {
+    Options {
+        git_env: tls
+            .env()
+            .into_iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
+            .collect(),
+        ..Options::default()
+    }
+}
+
+fn end_to_end(format: ObjectFormat) {
+    let fixture = Fixture::new(format);
+    let tls = Tls::new();
+    let server = Https::start(&tls, &fixture.served(), Behaviour::Serve);
+    let url = server.url("contracts.git");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+        .expect("write");
+    tree.write_file(
+        "skills/writer/SKILL.md",
+        b"---\nmetadata:\n  contracts: [tdd-contract]\n---\n",
+    )
+    .expect("write");
+
+    let events = commands::add(&tree, &url, None, &options(&tls)).expect("add");
+    let lines: Vec<String> = events.iter().map(|e| e.line_text()).collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "resolved: contracts {} (initial resolution)",
+                fixture.second
+            ),
+            "mapped: tdd-contract <- contracts".to_owned(),
+        ]
+    );
+    let manifest = String::from_utf8(
+        tree.read_file("vendor-manifest.yaml")
+            .expect("read")
+            .expect("manifest"),
+    )
+    .expect("utf-8");
+    assert!(
+        manifest.contains(&format!("    repository: {url}\n    ref: trunk\n")),
+        "{manifest}"
+    );
+    let lock = String::from_utf8(
+        tree.read_file("vendor-lock.json")
+            .expect("r")
+            .expect("lock"),
+    )
+    .expect("utf-8");
+    if format == ObjectFormat::Sha256 {
+        assert!(lock.contains("\"objectFormat\": \"sha256\""), "{lock}");
+    } else {
+        assert!(!lock.contains("objectFormat"), "{lock}");
+    }
+
+    let repo = Repository::load(&tree).expect("load");
+    let GenOutcome::Done { events, .. } = asv_contracts::generate(&repo).expect("gen") else {
+        panic!("closure");
+    };
+    let gen_lines: Vec<String> = events.iter().map(|e| e.line_text()).collect();
+    assert!(
+        gen_lines[0].starts_with("adopted: tdd-contract sha256:"),
+        "{gen_lines:?}"
+    );
+    assert!(
+        gen_lines[1].starts_with("adopted: tdd-contract conformance sha256:"),
+        "the executable conformance file is taken too: {gen_lines:?}"
+    );
+    assert_eq!(
+        tree.read_file("skills/writer/references/vendor/tdd-contract.md")
+            .expect("read")
+            .expect("copy")
+            .ends_with(git_server::TEXT),
+        true
+    );
+    let repo = Repository::load(&tree).expect("load");
+    assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
+
+    // A clean checkout: fetch restores exactly the pinned commit.
+    tree.remove_all(".agentic-skill-vendor").expect("rm");
+    commands::fetch(&tree, &options(&tls)).expect("fetch");
+    let repo = Repository::load(&tree).expect("load");
+    let GenOutcome::Done { events, writes } = asv_contracts::generate(&repo).expect("gen") else {
+        panic!("closure");
+    };
+    assert!(events.is_empty() && writes == 0);
+    assert!(
+        commands::update(&tree, &options(&tls))
+            .expect("update")
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_sha1_repository_end_to_end() {
+    end_to_end(ObjectFormat::Sha1);
+}
+
+#[test]
+fn a_sha256_repository_end_to_end() {
+    end_to_end(ObjectFormat::Sha256);
+}
+
+#[test]
+fn a_server_asking_for_a_password_changes_nothing() {
+    let fixture = Fixture::new(ObjectFormat::Sha1);
+    let tls = Tls::new();
+    let server = Https::start(&tls, &fixture.served(), Behaviour::Unauthorized);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    tree.write_file(
+        "skills/writer/SKILL.md",
+        b"---\nmetadata:\n  contracts: [tdd-contract]\n---\n",
+    )
+    .expect("write");
+    let err = commands::add(&tree, &server.url("contracts.git"), None, &options(&tls))
+        .expect_err("refused");
+    assert!(!err.to_string().is_empty());
+    for path in [
+        "vendor-manifest.yaml",
+        "vendor-lock.json",
+        ".agentic-skill-vendor",
+    ] {
+        assert_eq!(tree.kind(path).expect("kind"), None, "{path}");
+    }
+}
