@@ -7,6 +7,7 @@
 
 // Fixtures are built in the tests' own temporary directories, never in a user's tree.
 #![allow(clippy::disallowed_methods)]
+#![allow(dead_code)] // each test file uses a part of the support module
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
