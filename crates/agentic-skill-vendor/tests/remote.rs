@@ -189,3 +189,199 @@ fn add_refuses_unusable_repositories_before_any_request() {
     );
     assert!(server.requests().is_empty());
 }
+
+#[path = "../../asv-remote/tests/support/git_server.rs"]
+mod git_server;
+
+/// Runs the binary with exactly `env` (plus PATH and HOME-free defaults) and `stdin`.
+fn run_with_env(repo: &Repo, args: &[&str], env: &[(String, String)], stdin: Option<&str>) -> Run {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+    cmd.args(args)
+        .arg("--root")
+        .arg(repo.path())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let _ = pipe.write_all(input.as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_git_source_end_to_end_from_the_binary() {
+    let fixture = git_server::Fixture::new(asv_remote::ObjectFormat::Sha256);
+    let tls = git_server::Tls::new();
+    let server = git_server::Https::start(&tls, &fixture.served(), git_server::Behaviour::Serve);
+    let env: Vec<(String, String)> = tls
+        .env()
+        .into_iter()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect();
+    let url = server.url("contracts.git");
+    let repo = declaring_repo();
+    assert_eq!(
+        run_with_env(&repo, &["add", &url, "upstream"], &env, None),
+        Run {
+            code: 0,
+            stdout: format!(
+                "resolved: upstream {} (initial resolution)\nmapped: tdd-contract <- upstream\n",
+                fixture.second
+            ),
+            stderr: String::new(),
+        }
+    );
+    assert_eq!(run_with_env(&repo, &["gen"], &[], None).code, 0);
+    assert_eq!(
+        run_with_env(&repo, &["verify"], &[], None),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new()
+        }
+    );
+    repo.remove(".agentic-skill-vendor");
+    assert_eq!(run_with_env(&repo, &["fetch"], &env, None).code, 0);
+    assert_eq!(
+        run_with_env(&repo, &["update"], &env, None),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new()
+        }
+    );
+    assert_eq!(
+        run_with_env(&repo, &["gen"], &[], None),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new()
+        }
+    );
+}
+
+#[test]
+fn the_token_is_nowhere_in_any_output_or_file() {
+    let server = serve();
+    let repo = declaring_repo();
+    let token = "ghp_Zx9SecretTokenValue42";
+    let mut outputs = Vec::new();
+    outputs.push(run(
+        &repo,
+        &server,
+        &["add", "acme/contracts", "--token-stdin"],
+        Some(token),
+    ));
+    outputs.push(run(
+        &repo,
+        &server,
+        &["update", "--token-stdin"],
+        Some(token),
+    ));
+    outputs.push(run(
+        &repo,
+        &server,
+        &["fetch", "--token-stdin"],
+        Some(&format!("{token}\n")),
+    ));
+    outputs.push(repo.run(&["gen"]));
+    outputs.push(repo.run(&["verify"]));
+    // A refused run too: a token with a space in it.
+    outputs.push(run(
+        &repo,
+        &server,
+        &["update", "--token-stdin"],
+        Some(&format!("{token} x")),
+    ));
+    for out in &outputs {
+        assert!(
+            !out.stdout.contains(token) && !out.stderr.contains(token),
+            "{out:?}"
+        );
+    }
+    assert!(outputs[..5].iter().all(|o| o.code == 0), "{outputs:?}");
+    for (path, content) in repo.snapshot() {
+        assert!(!content.contains(token), "{path} holds the token");
+        assert!(
+            !content.contains("Zx9Secret"),
+            "{path} holds part of the token"
+        );
+    }
+}
+
+#[test]
+fn table_refusals_change_nothing() {
+    let server = serve();
+    // A source name that is reserved, one already registered, a bad ref, two sources holding
+    // the same id with no row saying which.
+    let repo = declaring_repo();
+    let run1 = run(&repo, &server, &["add", "acme/contracts", "local"], None);
+    assert_eq!(run1.code, 2, "{run1:?}");
+    assert!(run1.stderr.contains("local"), "{run1:?}");
+    assert!(!repo.exists("vendor-manifest.yaml"));
+
+    assert_eq!(
+        run(&repo, &server, &["add", "acme/contracts", "first"], None).code,
+        0
+    );
+    let before = repo.snapshot();
+    let again = run(&repo, &server, &["add", "acme/contracts", "first"], None);
+    assert_eq!(again.code, 2, "{again:?}");
+    assert_eq!(
+        again.stderr,
+        "error: first is already registered in vendor-manifest.yaml; run update to move its pin\n"
+    );
+    assert_eq!(repo.snapshot(), before);
+
+    // Two sources hold tdd-contract and no row says which.
+    let manifest = repo.read_string("vendor-manifest.yaml");
+    let manifest = manifest
+        .replace("  tdd-contract:\n    source: first\n", "")
+        .replace(
+            "sources:\n",
+            "sources:\n  second:\n    repository: acme/contracts\n    ref: main\n",
+        );
+    repo.write("vendor-manifest.yaml", &manifest);
+    let before = repo.snapshot();
+    let both = run(&repo, &server, &["update"], None);
+    assert_eq!(both.code, 2, "{both:?}");
+    assert_eq!(
+        both.stderr,
+        "error: first and second both hold contracts/tdd-contract.md; write the contracts.tdd-contract line in vendor-manifest.yaml to say which one tdd-contract comes from\n"
+    );
+    assert_eq!(repo.snapshot(), before);
+
+    // A ref the table may not carry.
+    repo.write(
+        "vendor-manifest.yaml",
+        manifest.replace("ref: main", "ref: ../main"),
+    );
+    let before = repo.snapshot();
+    let bad_ref = run(&repo, &server, &["update"], None);
+    assert_eq!(bad_ref.code, 2, "{bad_ref:?}");
+    assert!(
+        bad_ref.stderr.starts_with("error: vendor-manifest.yaml"),
+        "{bad_ref:?}"
+    );
+    assert_eq!(repo.snapshot(), before);
+}
