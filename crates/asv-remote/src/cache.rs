@@ -10,13 +10,7 @@ use asv_fs::{EntryKind, Tree};
 
 use crate::error::{Error, Result};
 
-/// The cache directory, repository-relative.
-pub const CACHE_DIR: &str = ".agentic-skill-vendor/cache";
-
-/// `.agentic-skill-vendor/cache/<source>/<revision>`.
-pub fn revision_dir(source: &str, revision: &str) -> String {
-    format!("{CACHE_DIR}/{source}/{revision}")
-}
+pub use asv_contracts::cache::{CACHE_DIR, revision_dir};
 
 /// Whether the cache holds `revision` of `source` (placed whole by an earlier fetch).
 ///

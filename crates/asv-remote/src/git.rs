@@ -26,6 +26,8 @@
 //! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
 //! keep them as zombies and no group could ever be confirmed stopped.
 
+use crate::ids::{is_hex_id, mode_of};
+use crate::take::is_inside;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Read;
@@ -699,7 +701,7 @@ impl Transport for Git {
             .as_deref()
             .and_then(|t| t.strip_prefix("refs/heads/"))
         {
-            Some(branch) if is_ref(branch) => Ok(branch.to_owned()),
+            Some(branch) if asv_contracts::source::is_usable_ref(branch) => Ok(branch.to_owned()),
             _ => Err(Error::Remote(format!(
                 "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
                 self.prefix(),
@@ -710,7 +712,7 @@ impl Transport for Git {
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
         self.dir()?;
-        if !is_ref(reference) {
+        if !asv_contracts::source::is_usable_ref(reference) {
             return Err(Error::Remote(format!(
                 "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
                 self.prefix(),
@@ -1174,48 +1176,6 @@ fn id_len(format: ObjectFormat) -> usize {
     }
 }
 
-/// A usable ref: `^[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]$`, no `..` or `//`.
-fn is_ref(reference: &str) -> bool {
-    let bytes = reference.as_bytes();
-    bytes.len() >= 2
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
-        && !reference.contains("..")
-        && !reference.contains("//")
-}
-
-/// `len` lowercase hex digits.
-fn is_hex_id(text: &str, len: usize) -> bool {
-    text.len() == len && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// A listed mode, read the way git reads one; `None` for anything that is not a mode.
-fn mode_of(mode: &str) -> Option<EntryMode> {
-    if !(5..=6).contains(&mode.len()) || !mode.bytes().all(|b| matches!(b, b'0'..=b'7')) {
-        return None;
-    }
-    let bits = u32::from_str_radix(mode, 8).ok()?;
-    match bits & 0o170_000 {
-        0o100_000 if bits & 0o100 != 0 => Some(EntryMode::Executable),
-        0o100_000 => Some(EntryMode::File),
-        0o120_000 => Some(EntryMode::Symlink),
-        0o160_000 => Some(EntryMode::Submodule),
-        0o040_000 => Some(EntryMode::Tree),
-        _ => None,
-    }
-}
-
-/// A path that stays inside the repository: no empty segment, no `.`/`..` step, no backslash.
-fn is_inside(path: &str) -> bool {
-    !path.contains('\\')
-        && path
-            .split('/')
-            .all(|s| !s.is_empty() && s != "." && s != "..")
-}
-
 /// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
 fn shown(text: &str) -> String {
     const MAX: usize = 120;
@@ -1346,7 +1306,12 @@ mod tests {
 
     #[test]
     fn refs_ids_and_sizes() {
-        assert!(is_ref("main") && is_ref("release/v1.2") && !is_ref("-x") && !is_ref("a..b"));
+        assert!(
+            asv_contracts::source::is_usable_ref("main")
+                && asv_contracts::source::is_usable_ref("release/v1.2")
+                && !asv_contracts::source::is_usable_ref("-x")
+                && !asv_contracts::source::is_usable_ref("a..b")
+        );
         assert!(is_hex_id(&"a".repeat(64), 64) && !is_hex_id(&"A".repeat(40), 40));
         assert_eq!(size(FILE_LIMIT), "1 MiB");
         assert_eq!(size(100), "100 bytes");

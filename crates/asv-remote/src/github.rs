@@ -13,6 +13,8 @@
 //! message, no `Debug` output, no file. A refused authenticated request says to look at the
 //! token, since a wrong or expired one makes even public files answer 404.
 
+use crate::ids::{is_hex_id, mode_of};
+use crate::take::is_inside;
 use std::fmt;
 use std::time::Duration;
 
@@ -348,7 +350,9 @@ impl Transport for GitHub {
         let what = "the repository";
         let document = self.get_object(&self.repos_path(), what)?;
         match document.get("default_branch") {
-            Some(Value::String(branch)) if is_ref(branch) => Ok(branch.clone()),
+            Some(Value::String(branch)) if asv_contracts::source::is_usable_ref(branch) => {
+                Ok(branch.clone())
+            }
             found => Err(Error::Remote(format!(
                 "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
                 self.prefix(),
@@ -362,7 +366,7 @@ impl Transport for GitHub {
     }
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
-        if !is_ref(reference) {
+        if !asv_contracts::source::is_usable_ref(reference) {
             return Err(Error::Remote(format!(
                 "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
                 self.prefix(),
@@ -516,49 +520,6 @@ fn is_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
-/// A usable ref: `^[A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9]$`, no `..` or `//`.
-fn is_ref(reference: &str) -> bool {
-    let bytes = reference.as_bytes();
-    bytes.len() >= 2
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
-        && !reference.contains("..")
-        && !reference.contains("//")
-}
-
-/// `len` lowercase hex digits.
-fn is_hex_id(text: &str, len: usize) -> bool {
-    text.len() == len && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// A listed mode, read the way git reads one (any regular file is 100644 or 100755 by its
-/// owner-execute bit); `None` for anything that is not a mode.
-fn mode_of(mode: &str) -> Option<EntryMode> {
-    if !(5..=6).contains(&mode.len()) || !mode.bytes().all(|b| matches!(b, b'0'..=b'7')) {
-        return None;
-    }
-    let bits = u32::from_str_radix(mode, 8).ok()?;
-    match bits & 0o170_000 {
-        0o100_000 if bits & 0o100 != 0 => Some(EntryMode::Executable),
-        0o100_000 => Some(EntryMode::File),
-        0o120_000 => Some(EntryMode::Symlink),
-        0o160_000 => Some(EntryMode::Submodule),
-        0o040_000 => Some(EntryMode::Tree),
-        _ => None,
-    }
-}
-
-/// A path that stays inside the repository: no empty segment, no `.`/`..` step, no backslash.
-fn is_inside(path: &str) -> bool {
-    !path.contains('\\')
-        && path
-            .split('/')
-            .all(|s| !s.is_empty() && s != "." && s != "..")
-}
-
 /// One URL path segment: every byte outside the unreserved set percent-encoded.
 fn encode_segment(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
@@ -619,13 +580,14 @@ mod tests {
 
     #[test]
     fn refs_and_names() {
-        for ok in ["main", "release/2.x", "v1.0.0", "a1", "feature/x-y_z"] {
-            assert!(is_ref(ok), "{ok}");
+        // The table's rule (as the TypeScript tool's): a single character is a usable ref too.
+        for ok in ["main", "release/2.x", "v1.0.0", "a1", "feature/x-y_z", "a"] {
+            assert!(asv_contracts::source::is_usable_ref(ok), "{ok}");
         }
         for bad in [
-            "", "a", "-x", "x-", "a..b", "a//b", "/a", "a/", "a b", "a\nb", "a~1", "a:b",
+            "", "-x", "x-", "a..b", "a//b", "/a", "a/", "a b", "a\nb", "a~1", "a:b",
         ] {
-            assert!(!is_ref(bad), "{bad:?}");
+            assert!(!asv_contracts::source::is_usable_ref(bad), "{bad:?}");
         }
         assert!(is_name("ba0918") && is_name("agentic-skill-vendor") && is_name("a.b_c"));
         assert!(!is_name("") && !is_name(".x") && !is_name("a/b") && !is_name("a b"));

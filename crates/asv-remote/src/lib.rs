@@ -12,6 +12,7 @@ pub mod commands;
 pub mod error;
 pub mod git;
 pub mod github;
+mod ids;
 pub mod take;
 pub mod token;
 

@@ -1,0 +1,43 @@
+//! Reading object ids and modes out of a listing, shared by both transports.
+
+use crate::EntryMode;
+
+/// `len` lowercase hex digits.
+pub(crate) fn is_hex_id(text: &str, len: usize) -> bool {
+    text.len() == len && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A listed mode, read the way git reads one (any regular file is 100644 or 100755 by its
+/// owner-execute bit); `None` for anything that is not a mode.
+pub(crate) fn mode_of(mode: &str) -> Option<EntryMode> {
+    if !(5..=6).contains(&mode.len()) || !mode.bytes().all(|b| matches!(b, b'0'..=b'7')) {
+        return None;
+    }
+    let bits = u32::from_str_radix(mode, 8).ok()?;
+    match bits & 0o170_000 {
+        0o100_000 if bits & 0o100 != 0 => Some(EntryMode::Executable),
+        0o100_000 => Some(EntryMode::File),
+        0o120_000 => Some(EntryMode::Symlink),
+        0o160_000 => Some(EntryMode::Submodule),
+        0o040_000 => Some(EntryMode::Tree),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_ids() {
+        assert_eq!(mode_of("100644"), Some(EntryMode::File));
+        assert_eq!(mode_of("100664"), Some(EntryMode::File));
+        assert_eq!(mode_of("100755"), Some(EntryMode::Executable));
+        assert_eq!(mode_of("120000"), Some(EntryMode::Symlink));
+        assert_eq!(mode_of("160000"), Some(EntryMode::Submodule));
+        assert_eq!(mode_of("40000"), Some(EntryMode::Tree));
+        assert_eq!(mode_of("100648"), None);
+        assert!(is_hex_id(&"a".repeat(40), 40));
+        assert!(!is_hex_id(&"A".repeat(40), 40));
+    }
+}
