@@ -166,6 +166,14 @@ fn open_tree(settings: &Settings) -> anyhow::Result<asv_fs::Tree> {
 fn remote_options(token_stdin: bool) -> anyhow::Result<asv_remote::commands::Options> {
     use std::io::{IsTerminal, Read};
     let mut options = asv_remote::commands::Options::default();
+    // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
+    if io::stderr().is_terminal() {
+        options.progress = Some(asv_remote::commands::Progress(std::sync::Arc::new(
+            |message: &str| {
+                let _ = writeln!(io::stderr(), "{message}");
+            },
+        )));
+    }
     if token_stdin {
         let stdin = io::stdin();
         let problem = if stdin.is_terminal() {

@@ -20,9 +20,22 @@ use crate::{Commit, ObjectFormat, Transport};
 /// Files taken from a source: repository path and bytes.
 type Files = Vec<(String, Vec<u8>)>;
 
+/// Where the fetching commands report what they are doing, a step at a time (the binary
+/// shows it on stderr when stderr is a terminal).
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
 /// How the fetching commands reach sources.
 #[derive(Debug, Default, Clone)]
 pub struct Options {
+    /// Told about each step of a fetch (resolving, listing, reading files).
+    pub progress: Option<Progress>,
     /// A GitHub token, for `owner/repo` sources only.
     pub token: Option<Token>,
     /// Test-only GitHub endpoints (API, raw); honoured only in debug builds.
@@ -93,12 +106,19 @@ fn to_commit(pin: &SourcePin) -> Commit {
 
 /// Takes the texts (and conformance tests) of `wanted` (id → path in the source) out of
 /// `commit`; returns the files to cache and the ids the source does not hold.
+fn step(options: &Options, message: &str) {
+    if let Some(Progress(report)) = &options.progress {
+        report(message);
+    }
+}
+
 fn take_up(
     transport: &mut dyn Transport,
     source: &str,
     commit: &Commit,
     listing: &Listing,
     wanted: &[(ContractId, String)],
+    options: &Options,
 ) -> Result<(Files, Vec<ContractId>)> {
     let mut entries = Vec::new();
     let mut missing = Vec::new();
@@ -111,6 +131,14 @@ fn take_up(
             }
         }
     }
+    step(
+        options,
+        &format!(
+            "{source}: reading {} files at {}",
+            entries.len(),
+            commit.revision
+        ),
+    );
     Ok((read_all(transport, commit, &entries)?, missing))
 }
 
@@ -198,6 +226,10 @@ pub fn add(
         )));
     }
     let mut t = transport(&spec, options)?;
+    step(
+        options,
+        &format!("{}: resolving the default branch", name.as_str()),
+    );
     let branch = t.default_branch()?;
     let commit = t.resolve(&branch)?;
     let pin = to_pin(&spec, &commit)?;
@@ -209,7 +241,14 @@ pub fn add(
             (id, path)
         })
         .collect();
-    let (files, missing) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+    let (files, missing) = take_up(
+        t.as_mut(),
+        name.as_str(),
+        &commit,
+        &listing,
+        &wanted,
+        options,
+    )?;
     crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
 
     // Publish: the table, then the lock.
@@ -258,6 +297,10 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
     let mut staged: Vec<(String, SourcePin, Files)> = Vec::new();
     for (name, entry) in &repo.manifest.sources {
         let mut t = transport(&entry.repository, options)?;
+        step(
+            options,
+            &format!("{}: resolving {}", name.as_str(), entry.reference.as_str()),
+        );
         let commit = t.resolve(entry.reference.as_str())?;
         let pin = to_pin(&entry.repository, &commit)?;
         let listing = Listing::new(t.list(&commit)?);
@@ -281,7 +324,14 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
             .collect();
         wanted.extend(unmapped.iter().map(|id| (id.clone(), standard_path(id))));
-        let (files, _) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+        let (files, _) = take_up(
+            t.as_mut(),
+            name.as_str(),
+            &commit,
+            &listing,
+            &wanted,
+            options,
+        )?;
         let old = lock
             .sources
             .get(name.as_str())
@@ -364,6 +414,10 @@ pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             continue;
         }
         let mut t = transport(&pin.repository, options)?;
+        step(
+            options,
+            &format!("{}: listing {}", name.as_str(), pin.revision.as_str()),
+        );
         let commit = to_commit(pin);
         let listing = Listing::new(t.list(&commit)?);
         let wanted: Vec<(ContractId, String)> = repo
@@ -373,7 +427,14 @@ pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             .filter(|(_, o)| matches!(o, Origin::Remote { source, .. } if source == name))
             .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
             .collect();
-        let (files, _) = take_up(t.as_mut(), name.as_str(), &commit, &listing, &wanted)?;
+        let (files, _) = take_up(
+            t.as_mut(),
+            name.as_str(),
+            &commit,
+            &listing,
+            &wanted,
+            options,
+        )?;
         crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
     }
     let mut events = Vec::new();
