@@ -203,6 +203,16 @@ pub enum Error {
         /// Each contract with the source it is taken from, by id.
         contracts: Vec<(crate::id::ContractId, String)>,
     },
+    /// Declared raw-byte contracts from other repositories whose files the cache does not hold
+    /// at the pinned commit (input side; a fetch puts them back).
+    #[error(
+        "the cache holds no files for {}; run fetch to put them back",
+        remote_list(contracts)
+    )]
+    NotCachedFiles {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
     /// A `.gitignore` file cannot be used (input side).
     #[error("{}: {message}", DisplayPath(path))]
     Gitignore {

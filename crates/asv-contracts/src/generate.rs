@@ -183,7 +183,9 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
 /// any diff saying so): where the lock pins no commit for a source it asks for an update,
 /// otherwise for a fetch, which reproduces the pinned commit.
 fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
-    let unknown = snap.remote_unknown();
+    let mut unknown = snap.remote_unknown();
+    let raw_unknown = snap.raw_unknown(&repo.manifest);
+    unknown.extend(raw_unknown.iter().cloned());
     if unknown.is_empty() {
         return Ok(());
     }
@@ -201,6 +203,11 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
     if !unpinned.is_empty() {
         return Err(crate::error::Error::Unpinned {
             contracts: named(unpinned),
+        });
+    }
+    if raw_unknown.len() == unknown.len() {
+        return Err(crate::error::Error::NotCachedFiles {
+            contracts: named(raw_unknown),
         });
     }
     Err(crate::error::Error::NotCached {

@@ -49,6 +49,8 @@ pub struct SourceEntry {
 /// A raw-byte contract's row: its mappings in table order and its own ignore patterns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawRow {
+    /// The source the files come from; `None` for this repository.
+    pub source: Option<SourceName>,
     /// `src: dest` mappings, in the order the table lists them.
     pub mappings: Vec<Mapping>,
     /// This contract's `ignore` patterns (added to the shared ones).
@@ -405,13 +407,12 @@ fn parse_row(
         ));
     }
     if let Some(source) = remote {
-        if files.is_some() {
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id} distributes files from source {source}, and raw-byte contracts from other repositories are not supported by this build yet; keep the files in this repository with source: local"
-                ),
-            ));
+        if let Some(files) = files {
+            return Ok(Origin::Raw(RawRow {
+                mappings: parse_files(id, files, false)?,
+                source: Some(source),
+                ignore,
+            }));
         }
         let path = match path {
             None => None,
@@ -430,7 +431,8 @@ fn parse_row(
     }
     if let Some(files) = files {
         return Ok(Origin::Raw(RawRow {
-            mappings: parse_files(id, files)?,
+            mappings: parse_files(id, files, true)?,
+            source: None,
             ignore,
         }));
     }
@@ -469,7 +471,7 @@ pub fn paths_overlap(a: &str, b: &str) -> bool {
     a == b || a.starts_with(&format!("{b}/")) || b.starts_with(&format!("{a}/"))
 }
 
-fn parse_files(id: &ContractId, files: &Yaml) -> Result<Vec<Mapping>> {
+fn parse_files(id: &ContractId, files: &Yaml, local: bool) -> Result<Vec<Mapping>> {
     let Yaml::Map(entries) = files else {
         return Err(refuse(
             None,
@@ -508,7 +510,20 @@ fn parse_files(id: &ContractId, files: &Yaml) -> Result<Vec<Mapping>> {
         }
         let src = src.strip_suffix('/').unwrap_or(src);
         let dest = dest.strip_suffix('/').unwrap_or(dest);
-        let src = check_canonical_path(id, "files src", src)?;
+        // The bans on skills/ and the tool's directory concern this repository only.
+        let src = if local {
+            check_canonical_path(id, "files src", src)?
+        } else if is_safe_relative_path(src) {
+            src.to_owned()
+        } else {
+            return Err(refuse(
+                None,
+                format!(
+                    "contracts.{id}.files src {} is not a relative path inside the source; write it with / separators and no . or .. segments",
+                    asv_fs::quote::json_string(src)
+                ),
+            ));
+        };
         if !is_safe_relative_path(dest) {
             return Err(refuse(
                 None,
@@ -735,8 +750,8 @@ mod tests {
                 "contracts.a names the source \"v\", which no sources entry registers",
             ),
             (
-                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, files: {x: y}}\n",
-                "not supported by this build yet",
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, files: {../x: y}}\n",
+                "contracts.a.files src \"../x\" is not a relative path inside the source",
             ),
             (
                 "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, path: ../a.md}\n",

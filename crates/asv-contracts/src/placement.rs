@@ -243,7 +243,7 @@ fn material<'s>(
             .iter()
             .find(|m| &m.mapping == mapping)
             .map(|m| (m, *digest)),
-        RawState::Absent { .. } => None,
+        RawState::Absent { .. } | RawState::NotHeld { .. } => None,
     }
 }
 

@@ -57,6 +57,12 @@ pub enum RawState {
         /// The src.
         src: String,
     },
+    /// The files come from another repository and the cache does not hold them at the pinned
+    /// commit (or nothing is pinned): unknown here, not absent.
+    NotHeld {
+        /// The first src in UTF-16 order the cache does not hold.
+        src: String,
+    },
 }
 
 /// The last path segment.
@@ -69,17 +75,49 @@ pub fn basename(path: &str) -> &str {
 /// # Errors
 /// A link, FIFO or wrong kind at or inside a src; a `.gitignore` inside a directory src or a
 /// `.vendored` at its top; `ignore` patterns that exclude every file of a directory mapping.
-pub fn read(tree: &Tree, id: &ContractId, row: &RawRow, shared: &[String]) -> Result<RawState> {
+/// For a row from another repository, `pin` is the revision the lock pins for its source:
+/// the srcs are read from the cache at that commit, without this repository's `.gitignore`
+/// rules, and a src the cache does not hold makes the contract [`RawState::NotHeld`].
+pub fn read(
+    tree: &Tree,
+    id: &ContractId,
+    row: &RawRow,
+    shared: &[String],
+    pin: Option<&str>,
+) -> Result<RawState> {
     let mut patterns = shared.to_vec();
     patterns.extend(row.ignore.iter().cloned());
     let distribution = IgnoreRules::from_patterns(&patterns);
+    let base = match (&row.source, pin) {
+        (None, _) => None,
+        (Some(source), Some(revision)) => {
+            Some(crate::cache::revision_dir(source.as_str(), revision))
+        }
+        (Some(_), None) => {
+            let first = row
+                .mappings
+                .iter()
+                .map(Mapping::src_key)
+                .min_by(|a, b| cmp_utf16(a, b))
+                .unwrap_or_default();
+            return Ok(RawState::NotHeld { src: first });
+        }
+    };
     let mut absent: Vec<String> = Vec::new();
     let mut mappings = Vec::new();
     for mapping in &row.mappings {
+        // Read a remote src where the cache keeps it, but name it by its canonical path.
+        let located = match &base {
+            None => mapping.clone(),
+            Some(dir) => Mapping {
+                src: format!("{dir}/{}", mapping.src),
+                ..mapping.clone()
+            },
+        };
         let files = if mapping.dir {
-            read_dir_src(tree, id, mapping, &distribution)?
+            read_dir_src(tree, id, &located, &distribution, base.is_none())?
         } else {
-            read_file_src(tree, mapping)?
+            read_file_src(tree, &located, base.is_none())?
         };
         match files {
             None => absent.push(mapping.src_key()),
@@ -90,7 +128,11 @@ pub fn read(tree: &Tree, id: &ContractId, row: &RawRow, shared: &[String]) -> Re
         }
     }
     if let Some(first) = absent.into_iter().min_by(|a, b| cmp_utf16(a, b)) {
-        return Ok(RawState::Absent { src: first });
+        return Ok(if base.is_some() {
+            RawState::NotHeld { src: first }
+        } else {
+            RawState::Absent { src: first }
+        });
     }
     let mut framed = Framed::default();
     for m in &mappings {
@@ -135,14 +177,16 @@ fn src_exists(tree: &Tree, src: &str, expected: EntryKind) -> Result<bool> {
     }
 }
 
-fn read_file_src(tree: &Tree, mapping: &Mapping) -> Result<Option<Files>> {
+fn read_file_src(tree: &Tree, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
     if !src_exists(tree, &mapping.src, EntryKind::File)? {
         return Ok(None);
     }
-    let parent = mapping.src.rsplit_once('/').map_or("", |(p, _)| p);
-    match IgnoreRules::for_dir(tree, parent)? {
-        Some(rules) if !rules.is_excluded(&mapping.src, false) => {}
-        _ => return Ok(None),
+    if local {
+        let parent = mapping.src.rsplit_once('/').map_or("", |(p, _)| p);
+        match IgnoreRules::for_dir(tree, parent)? {
+            Some(rules) if !rules.is_excluded(&mapping.src, false) => {}
+            _ => return Ok(None),
+        }
     }
     let bytes = tree.read_file(&mapping.src)?.unwrap_or_default();
     Ok(Some(vec![(basename(&mapping.dest).to_owned(), bytes)]))
@@ -153,6 +197,7 @@ fn read_dir_src(
     id: &ContractId,
     mapping: &Mapping,
     distribution: &IgnoreRules,
+    local: bool,
 ) -> Result<Option<Files>> {
     if !src_exists(tree, &mapping.src, EntryKind::Directory)? {
         return Ok(None);
@@ -180,8 +225,14 @@ fn read_dir_src(
             });
         }
     }
-    let Some(rules) = IgnoreRules::for_dir(tree, &mapping.src)? else {
-        return Ok(None);
+    // This repository's `.gitignore` rules say nothing about another repository's files.
+    let rules = if local {
+        match IgnoreRules::for_dir(tree, &mapping.src)? {
+            Some(rules) => rules,
+            None => return Ok(None),
+        }
+    } else {
+        IgnoreRules::default()
     };
     let tracked: Vec<&String> = all
         .iter()

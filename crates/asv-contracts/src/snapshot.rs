@@ -52,21 +52,38 @@ fn check_srcs_clear_of_conformance(
     repo: &Repository<'_>,
     canonical: &BTreeMap<ContractId, Canonical>,
 ) -> Result<()> {
-    let mut positions: Vec<(ContractId, String)> = canonical
+    // Positions are compared within one source: this repository's, or one registered source's.
+    let mut positions: Vec<(Option<&str>, ContractId, String)> = canonical
         .iter()
-        .filter(|(_, c)| c.remote.is_none())
-        .map(|(id, c)| (id.clone(), crate::manifest::conformance_dir(&c.path, id)))
+        .map(|(id, c)| {
+            (
+                c.remote.as_ref().map(|s| s.as_str()),
+                id.clone(),
+                crate::manifest::conformance_dir(&c.path, id),
+            )
+        })
         .collect();
     for (id, origin) in &repo.manifest.contracts {
-        if matches!(origin, Origin::Local | Origin::LocalPath(_)) && !canonical.contains_key(id) {
-            let path = repo.manifest.canonical_path(id);
-            positions.push((id.clone(), crate::manifest::conformance_dir(&path, id)));
+        if canonical.contains_key(id) {
+            continue;
         }
+        let source = match origin {
+            Origin::Local | Origin::LocalPath(_) => None,
+            Origin::Remote { source, .. } => Some(source.as_str()),
+            Origin::Raw(_) => continue,
+        };
+        let path = repo.manifest.canonical_path(id);
+        positions.push((
+            source,
+            id.clone(),
+            crate::manifest::conformance_dir(&path, id),
+        ));
     }
     for (id, origin) in &repo.manifest.contracts {
         let Origin::Raw(row) = origin else { continue };
+        let source = row.source.as_ref().map(|s| s.as_str());
         for mapping in &row.mappings {
-            for (doc, dir) in &positions {
+            for (_, doc, dir) in positions.iter().filter(|(s, _, _)| *s == source) {
                 if crate::manifest::paths_overlap(&mapping.src, dir) {
                     return Err(Error::Manifest {
                         path: crate::manifest::MANIFEST_FILE.to_owned(),
@@ -115,9 +132,20 @@ impl Snapshot {
         for id in ids {
             match repo.manifest.raw(id) {
                 Some(row) => {
+                    let pin = row
+                        .source
+                        .as_ref()
+                        .and_then(|s| lock.sources.get(s.as_str()))
+                        .map(|p| p.revision.as_str().to_owned());
                     raw.insert(
                         id.clone(),
-                        crate::raw::read(repo.tree, id, row, &repo.manifest.ignore)?,
+                        crate::raw::read(
+                            repo.tree,
+                            id,
+                            row,
+                            &repo.manifest.ignore,
+                            pin.as_deref(),
+                        )?,
                     );
                 }
                 None => {
@@ -155,7 +183,7 @@ impl Snapshot {
                     skills: skills.clone(),
                     path: src.clone(),
                 }),
-                RawState::Present { .. } => None,
+                RawState::Present { .. } | RawState::NotHeld { .. } => None,
             });
         documents.chain(raw).collect()
     }
@@ -183,7 +211,7 @@ impl Snapshot {
                     kind: ContractKind::Raw,
                 },
             )),
-            RawState::Absent { .. } => None,
+            RawState::Absent { .. } | RawState::NotHeld { .. } => None,
         });
         documents.chain(raw).collect()
     }
@@ -198,7 +226,9 @@ impl Snapshot {
     /// canonical side is there, or it comes from another repository (whose row, not the
     /// cache, accounts for it: a clean checkout holds no cache).
     pub fn keeps_resolution(&self, id: &ContractId) -> bool {
-        self.is_located(id) || self.canonical.get(id).is_some_and(|c| c.remote.is_some())
+        self.is_located(id)
+            || self.canonical.get(id).is_some_and(|c| c.remote.is_some())
+            || matches!(self.raw.get(id), Some(RawState::NotHeld { .. }))
     }
 
     /// The declared contracts from other repositories whose text is not known here (no pin
@@ -210,6 +240,24 @@ impl Snapshot {
                 let c = self.canonical.get(id)?;
                 let source = c.remote.as_ref()?;
                 c.body.is_none().then(|| (id.clone(), source.clone()))
+            })
+            .collect()
+    }
+
+    /// The declared raw-byte contracts from other repositories whose files the cache does not
+    /// hold, by id, each with its source.
+    pub fn raw_unknown(
+        &self,
+        manifest: &crate::manifest::Manifest,
+    ) -> Vec<(ContractId, SourceName)> {
+        self.declared
+            .keys()
+            .filter_map(|id| match self.raw.get(id)? {
+                RawState::NotHeld { .. } => manifest
+                    .raw(id)
+                    .and_then(|row| row.source.clone())
+                    .map(|s| (id.clone(), s)),
+                _ => None,
             })
             .collect()
     }

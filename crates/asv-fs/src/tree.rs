@@ -529,6 +529,9 @@ impl Tree {
             });
         }
         self.spend_write(to)?;
+        // Whatever moves, the directories known to be checked below `from` and `to` change.
+        self.forget_checked(from);
+        self.forget_checked(to);
         if existing.is_none() {
             return fs::rename(self.abs(from), self.abs(to))
                 .map_err(|e| Error::io(to, "rename into place", e));
@@ -540,17 +543,14 @@ impl Tree {
             self.abs(to),
             rustix::fs::RenameFlags::EXCHANGE,
         ) {
-            Ok(()) => {
-                self.forget_checked(to);
-                self.forget_checked(from);
-                self.remove_all(from)
-            }
+            Ok(()) => self.remove_all(from),
             Err(errno)
                 if errno == rustix::io::Errno::INVAL || errno == rustix::io::Errno::NOSYS =>
             {
                 // No atomic exchange here: remove, then rename (a stop between the two
                 // leaves the dest absent, which verify reports as missing).
                 self.remove_all(to)?;
+                self.forget_checked(from);
                 fs::rename(self.abs(from), self.abs(to))
                     .map_err(|e| Error::io(to, "rename into place", e))
             }

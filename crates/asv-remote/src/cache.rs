@@ -34,15 +34,39 @@ pub fn holds(tree: &Tree, source: &str, revision: &str) -> Result<bool> {
 }
 
 /// Writes `files` (repository paths of the source and their bytes) as revision `revision` of
-/// `source`, in one rename. An existing revision directory is left as it is (it was placed
-/// whole, and a commit's files never change).
+/// `source`, in one rename. When the revision is already cached, what it holds is kept and a
+/// new directory holding both is swapped in for it (a commit's files never change, but a
+/// later run may need more of them).
 ///
 /// # Errors
 /// A failed write or rename; a link on the way.
 pub fn place(tree: &Tree, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+    let dir = revision_dir(source, revision);
+    let mut all: Vec<(String, Vec<u8>)> = Vec::new();
     if holds(tree, source, revision)? {
-        return Ok(());
+        let mut missing = false;
+        for (path, _) in files {
+            if tree.kind(&format!("{dir}/{path}"))?.is_none() {
+                missing = true;
+            }
+        }
+        if !missing {
+            return Ok(());
+        }
+        for rel in tree
+            .walk_files(&dir, &mut |_, _| false)?
+            .unwrap_or_default()
+        {
+            let bytes = tree.read_file(&format!("{dir}/{rel}"))?.unwrap_or_default();
+            all.push((rel, bytes));
+        }
     }
+    for (path, bytes) in files {
+        if !all.iter().any(|(p, _)| p == path) {
+            all.push((path.clone(), bytes.clone()));
+        }
+    }
+    let files = &all;
     let staging = format!(".agentic-skill-vendor/incoming-{source}-{revision}");
     tree.remove_all(&staging)?;
     let placed = (|| {

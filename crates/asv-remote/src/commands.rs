@@ -112,15 +112,35 @@ fn step(options: &Options, message: &str) {
     }
 }
 
+/// The raw-byte srcs the table maps to `source`: (src without `/`, is a directory).
+fn raw_srcs(repo: &Repository<'_>, source: &str) -> Vec<(String, bool)> {
+    repo.manifest
+        .contracts
+        .values()
+        .filter_map(|o| match o {
+            Origin::Raw(row) if row.source.as_ref().is_some_and(|s| s.as_str() == source) => {
+                Some(row.mappings.iter().map(|m| (m.src.clone(), m.dir)))
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
 fn take_up(
     transport: &mut dyn Transport,
     source: &str,
     commit: &Commit,
     listing: &Listing,
     wanted: &[(ContractId, String)],
+    raw: &[(String, bool)],
     options: &Options,
 ) -> Result<(Files, Vec<ContractId>)> {
     let mut entries = Vec::new();
+    for (src, dir) in raw {
+        entries.extend(listing.raw_src(source, src, *dir)?);
+    }
     let mut missing = Vec::new();
     for (id, path) in wanted {
         match listing.text(source, path)? {
@@ -247,6 +267,7 @@ pub fn add(
         &commit,
         &listing,
         &wanted,
+        &raw_srcs(&repo, name.as_str()),
         options,
     )?;
     crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
@@ -330,6 +351,7 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             &commit,
             &listing,
             &wanted,
+            &raw_srcs(&repo, name.as_str()),
             options,
         )?;
         let old = lock
@@ -392,6 +414,34 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
     Ok(events)
 }
 
+/// Whether the cache holds every text and raw src the table maps to `source` at `revision`.
+fn cache_complete(
+    tree: &Tree,
+    repo: &Repository<'_>,
+    source: &str,
+    revision: &str,
+) -> Result<bool> {
+    if !crate::cache::holds(tree, source, revision)? {
+        return Ok(false);
+    }
+    let dir = crate::cache::revision_dir(source, revision);
+    for (id, origin) in &repo.manifest.contracts {
+        if matches!(origin, Origin::Remote { source: s, .. } if s.as_str() == source)
+            && tree
+                .kind(&format!("{dir}/{}", repo.manifest.canonical_path(id)))?
+                .is_none()
+        {
+            return Ok(false);
+        }
+    }
+    for (src, _) in raw_srcs(repo, source) {
+        if tree.kind(&format!("{dir}/{src}"))?.is_none() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// `fetch`: fill the cache with exactly what the lock pins (what a clean checkout runs).
 ///
 /// # Errors
@@ -410,7 +460,7 @@ pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
         let Some(pin) = lock.sources.get(name.as_str()) else {
             continue;
         };
-        if crate::cache::holds(tree, name.as_str(), pin.revision.as_str())? {
+        if cache_complete(tree, &repo, name.as_str(), pin.revision.as_str())? {
             continue;
         }
         let mut t = transport(&pin.repository, options)?;
@@ -433,6 +483,7 @@ pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             &commit,
             &listing,
             &wanted,
+            &raw_srcs(&repo, name.as_str()),
             options,
         )?;
         crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;

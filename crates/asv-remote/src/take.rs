@@ -102,6 +102,49 @@ impl Listing {
     }
 }
 
+impl Listing {
+    /// Every file of a raw-byte contract's src: the file itself, or everything under a
+    /// directory src. The whole directory is judged before any `ignore` rule filters it.
+    ///
+    /// # Errors
+    /// A link or submodule at or under the src; a path that does not stay inside the
+    /// repository.
+    pub fn raw_src(&self, source: &str, src: &str, dir: bool) -> Result<Vec<TreeEntry>> {
+        if !dir {
+            return Ok(match self.text(source, src)? {
+                Held::Yes(e) => vec![e],
+                Held::No => Vec::new(),
+            });
+        }
+        if let Some(e) = self
+            .entries
+            .get(src)
+            .filter(|e| matches!(e.mode, EntryMode::Symlink | EntryMode::Submodule))
+        {
+            return Err(refuse_mode(source, e));
+        }
+        let prefix = format!("{src}/");
+        let mut out = Vec::new();
+        for (path, e) in self.entries.range(prefix.clone()..) {
+            if !path.starts_with(&prefix) {
+                break;
+            }
+            if !is_inside(path) {
+                return Err(Error::Remote(format!(
+                    "{source} lists {} under {src}/, a path that does not stay inside the repository; nothing was taken",
+                    asv_fs::quote::json_string(path)
+                )));
+            }
+            match e.mode {
+                EntryMode::File | EntryMode::Executable => out.push(e.clone()),
+                EntryMode::Tree => {}
+                EntryMode::Symlink | EntryMode::Submodule => return Err(refuse_mode(source, e)),
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn refuse_mode(source: &str, e: &TreeEntry) -> Error {
     let what = match e.mode {
         EntryMode::Symlink => "a symbolic link",

@@ -179,3 +179,75 @@ fn a_refused_add_changes_nothing() {
         None
     );
 }
+
+#[test]
+fn raw_files_from_a_source_end_to_end() {
+    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let server = serve(remote.clone());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = Tree::open(dir.path()).expect("open");
+    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+        .expect("write");
+    tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\n---\n")
+        .expect("write");
+    commands::add(&tree, "acme/contracts", None, &options(&server)).expect("add");
+    // A raw row from the source: its bin/ directory, as it is.
+    let mut manifest = String::from_utf8(
+        tree.read_file("vendor-manifest.yaml")
+            .expect("read")
+            .expect("manifest"),
+    )
+    .expect("utf-8");
+    manifest.push_str(
+        "contracts:\n  runner:\n    source: contracts\n    files:\n      bin/: scripts/bin/\n",
+    );
+    tree.write_file("vendor-manifest.yaml", manifest.as_bytes())
+        .expect("write");
+    skill(&tree, "writer", &["runner"]);
+
+    // Declared but not fetched yet: gen asks for a fetch of the files.
+    let repo = Repository::load(&tree).expect("load");
+    let refusal = asv_contracts::generate(&repo).expect_err("no files cached yet");
+    assert_eq!(
+        refusal.to_string(),
+        "the cache holds no files for runner (from contracts); run fetch to put them back"
+    );
+    commands::update(&tree, &options(&server)).expect("update");
+    let (gen_lines, violations) = gen_and_verify(&tree);
+    assert!(
+        gen_lines[0].starts_with("adopted: runner sha256:"),
+        "{gen_lines:?}"
+    );
+    assert!(violations.is_empty(), "{violations:?}");
+    assert_eq!(
+        tree.read_file("skills/writer/scripts/bin/run.sh")
+            .expect("read")
+            .expect("placed"),
+        b"#!/bin/sh\necho run\n"
+    );
+    assert!(
+        tree.kind("skills/writer/scripts/bin/.vendored")
+            .expect("kind")
+            .is_some()
+    );
+
+    // A clean checkout: verify still passes without the cache; fetch puts the files back.
+    tree.remove_all(".agentic-skill-vendor").expect("rm");
+    let repo = Repository::load(&tree).expect("load");
+    assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
+    commands::fetch(&tree, &options(&server)).expect("fetch");
+    assert_eq!(gen_and_verify(&tree), (vec![], vec![]));
+
+    // A directory src holding a link is refused before anything is taken.
+    let manifest = String::from_utf8(
+        tree.read_file("vendor-manifest.yaml")
+            .expect("r")
+            .expect("m"),
+    )
+    .expect("utf-8")
+    .replace("bin/: scripts/bin/", "docs/: scripts/docs/");
+    tree.write_file("vendor-manifest.yaml", manifest.as_bytes())
+        .expect("write");
+    let err = commands::update(&tree, &options(&server)).expect_err("a link in docs/");
+    assert!(err.to_string().contains("docs/link.md"), "{err}");
+}
