@@ -385,3 +385,41 @@ fn table_refusals_change_nothing() {
     );
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn a_token_is_never_read_from_a_terminal() {
+    // `script` gives the binary a pseudo-terminal as standard input, as a person typing would.
+    let Ok(script) = which("script") else {
+        eprintln!("skipped: util-linux script is not installed");
+        return;
+    };
+    let repo = declaring_repo();
+    let command = format!(
+        "{} update --token-stdin --root {}",
+        env!("CARGO_BIN_EXE_agentic-skill-vendor"),
+        repo.path().display()
+    );
+    let out = std::process::Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains(
+            "error: --token-stdin reads the token from a pipe, and standard input is a terminal"
+        ),
+        "{text}"
+    );
+    assert!(!repo.exists("vendor-manifest.yaml"));
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| std::path::Path::new(dir).join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
