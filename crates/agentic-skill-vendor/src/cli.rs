@@ -60,6 +60,30 @@ pub enum Command {
     Update,
     /// Fill the cache with exactly what the lock pins
     Fetch,
+    /// Work with whole skills
+    Skill {
+        /// What to do with skills.
+        #[command(subcommand)]
+        command: SkillCommand,
+    },
+}
+
+/// The `skill` commands.
+#[derive(Debug, Subcommand)]
+pub enum SkillCommand {
+    /// Check skills against the Agent Skills rules (default: every skill under skills/)
+    Validate {
+        /// Skill directories, relative to the root
+        dirs: Vec<String>,
+        /// Treat warnings as errors
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Print the tree hash (sha256:<hex>) of a skill directory
+    Hash {
+        /// The skill directory
+        dir: std::path::PathBuf,
+    },
 }
 
 impl Command {
@@ -73,6 +97,7 @@ impl Command {
             Command::Add { .. } => "add",
             Command::Update => "update",
             Command::Fetch => "fetch",
+            Command::Skill { .. } => "skill",
         }
     }
 }

@@ -79,6 +79,30 @@ pub fn violation(format: Format, v: &Violation) -> String {
     )
 }
 
+/// Renders one skill finding as a line (without the line break).
+pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
+    let (kind, level) = match f.severity {
+        asv_skills::Severity::Error => ("error", "error"),
+        asv_skills::Severity::Warning => ("warning", "warning"),
+    };
+    match format {
+        Format::Text => format!(
+            "{kind}: {}: {}",
+            asv_fs::quote::DisplayPath(&f.path),
+            f.message
+        ),
+        _ => line_for(
+            format,
+            level,
+            kind,
+            Some(&f.path),
+            None,
+            None,
+            f.message.clone(),
+        ),
+    }
+}
+
 /// Renders one `gen` event as a line (without the line break).
 pub fn event(format: Format, e: &Event) -> String {
     line_for(

@@ -8,7 +8,7 @@ use asv_contracts::{GenOutcome, Repository};
 use clap::Parser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::cli::{Cli, Command, Format};
+use crate::cli::{Cli, Command, Format, SkillCommand};
 use crate::render;
 
 /// A refusal worded for the user: printed as `error: <message>`, exit 2.
@@ -275,6 +275,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 events.iter().map(|e| render::event(format, e)).collect(),
                 false,
             )
+        }
+        Command::Skill {
+            command: SkillCommand::Hash { dir },
+        } => {
+            let tree = asv_fs::Tree::open(dir).map_err(|_| {
+                Refusal(format!(
+                    "{}: no such directory; name a skill directory",
+                    dir.display()
+                ))
+            })?;
+            let skill = asv_skilltree::SkillTree::read(&tree, "")?;
+            finish(vec![skill.hash()], false)
+        }
+        Command::Skill {
+            command: SkillCommand::Validate { dirs, strict },
+        } => {
+            let tree = open_tree(&settings)?;
+            let dirs: Vec<String> = if dirs.is_empty() {
+                tree.read_dir("skills")?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|e| e.kind == asv_fs::EntryKind::Directory)
+                    .map(|e| format!("skills/{}", e.name))
+                    .collect()
+            } else {
+                dirs.iter()
+                    .map(|d| d.trim_end_matches('/').to_owned())
+                    .collect()
+            };
+            let mut findings = Vec::new();
+            for dir in &dirs {
+                findings.extend(asv_skills::validate_skill(&tree, dir)?);
+            }
+            let failed = findings
+                .iter()
+                .any(|f| f.severity == asv_skills::Severity::Error || *strict);
+            let lines = findings
+                .iter()
+                .map(|f| render::finding(format, f))
+                .collect();
+            finish(lines, failed)
         }
         Command::Fetch => {
             let tree = open_tree(&settings)?;
