@@ -26,7 +26,7 @@
 //! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
 //! keep them as zombies and no group could ever be confirmed stopped.
 
-use crate::ids::{is_hex_id, mode_of};
+use crate::ids::{is_hex_id, mode_of, shown, shown_path};
 use crate::take::is_inside;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -1173,30 +1173,6 @@ fn id_len(format: ObjectFormat) -> usize {
     match format {
         ObjectFormat::Sha1 => 40,
         ObjectFormat::Sha256 => 64,
-    }
-}
-
-/// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
-fn shown(text: &str) -> String {
-    const MAX: usize = 120;
-    if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut:?}…")
-    } else {
-        format!("{text:?}")
-    }
-}
-
-/// A listed path as written when it is plain, quoted and escaped when it is not.
-fn shown_path(path: &str) -> String {
-    if !path.is_empty()
-        && path
-            .chars()
-            .all(|c| c.is_ascii_graphic() || c == ' ' || (!c.is_ascii() && !c.is_control()))
-    {
-        path.to_owned()
-    } else {
-        shown(path)
     }
 }
 

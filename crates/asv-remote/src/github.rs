@@ -13,7 +13,7 @@
 //! message, no `Debug` output, no file. A refused authenticated request says to look at the
 //! token, since a wrong or expired one makes even public files answer 404.
 
-use crate::ids::{is_hex_id, mode_of};
+use crate::ids::{is_hex_id, mode_of, shown, shown_path};
 use crate::take::is_inside;
 use std::fmt;
 use std::time::Duration;
@@ -539,30 +539,6 @@ fn encode_path(path: &str) -> String {
         .map(encode_segment)
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
-fn shown(text: &str) -> String {
-    const MAX: usize = 120;
-    if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut:?}…")
-    } else {
-        format!("{text:?}")
-    }
-}
-
-/// A listed path as written when it is plain, quoted and escaped when it is not.
-fn shown_path(path: &str) -> String {
-    if !path.is_empty()
-        && path
-            .chars()
-            .all(|c| c.is_ascii_graphic() || c == ' ' || (!c.is_ascii() && !c.is_control()))
-    {
-        path.to_owned()
-    } else {
-        shown(path)
-    }
 }
 
 /// A byte count as a person reads it.

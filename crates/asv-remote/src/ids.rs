@@ -1,4 +1,5 @@
-//! Reading object ids and modes out of a listing, shared by both transports.
+//! Reading object ids, modes and paths out of a listing, and showing them in messages; shared
+//! by both transports.
 
 use crate::EntryMode;
 
@@ -21,6 +22,30 @@ pub(crate) fn mode_of(mode: &str) -> Option<EntryMode> {
         0o160_000 => Some(EntryMode::Submodule),
         0o040_000 => Some(EntryMode::Tree),
         _ => None,
+    }
+}
+
+/// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
+pub(crate) fn shown(text: &str) -> String {
+    const MAX: usize = 120;
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+/// A listed path as written when it is plain, quoted and escaped when it is not.
+pub(crate) fn shown_path(path: &str) -> String {
+    if !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_graphic() || c == ' ' || (!c.is_ascii() && !c.is_control()))
+    {
+        path.to_owned()
+    } else {
+        shown(path)
     }
 }
 

@@ -80,25 +80,7 @@ impl Listing {
                 return Err(refuse_mode(source, e));
             }
         }
-        let prefix = format!("{conformance}/");
-        let mut out = Vec::new();
-        for (path, e) in self.entries.range(prefix.clone()..) {
-            if !path.starts_with(&prefix) {
-                break;
-            }
-            if !is_inside(path) {
-                return Err(Error::Remote(format!(
-                    "{source} lists {} under the conformance tests of {id}, a path that does not stay inside the repository; nothing was taken",
-                    asv_fs::quote::json_string(path)
-                )));
-            }
-            match e.mode {
-                EntryMode::File | EntryMode::Executable => out.push(e.clone()),
-                EntryMode::Tree => {}
-                EntryMode::Symlink | EntryMode::Submodule => return Err(refuse_mode(source, e)),
-            }
-        }
-        Ok(out)
+        self.files_under(source, &conformance)
     }
 }
 
@@ -123,7 +105,15 @@ impl Listing {
         {
             return Err(refuse_mode(source, e));
         }
-        let prefix = format!("{src}/");
+        self.files_under(source, src)
+    }
+}
+
+impl Listing {
+    /// Every ordinary file below the directory `dir`; a link or submodule below it, or a path
+    /// that leaves the repository, refuses.
+    fn files_under(&self, source: &str, dir: &str) -> Result<Vec<TreeEntry>> {
+        let prefix = format!("{dir}/");
         let mut out = Vec::new();
         for (path, e) in self.entries.range(prefix.clone()..) {
             if !path.starts_with(&prefix) {
@@ -131,7 +121,7 @@ impl Listing {
             }
             if !is_inside(path) {
                 return Err(Error::Remote(format!(
-                    "{source} lists {} under {src}/, a path that does not stay inside the repository; nothing was taken",
+                    "{source} lists {} under {dir}/, a path that does not stay inside the repository; nothing was taken",
                     asv_fs::quote::json_string(path)
                 )));
             }
