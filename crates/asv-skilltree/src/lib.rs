@@ -23,6 +23,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod merge;
+
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 
