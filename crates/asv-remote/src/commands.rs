@@ -112,6 +112,16 @@ fn step(options: &Options, message: &str) {
     }
 }
 
+/// The document contracts the table maps to `source`, with their paths in it.
+fn mapped_texts(repo: &Repository<'_>, source: &str) -> Vec<(ContractId, String)> {
+    repo.manifest
+        .contracts
+        .iter()
+        .filter(|(_, o)| matches!(o, Origin::Remote { source: s, .. } if s.as_str() == source))
+        .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
+        .collect()
+}
+
 /// The raw-byte srcs the table maps to `source`: (src without `/`, is a directory).
 fn raw_srcs(repo: &Repository<'_>, source: &str) -> Vec<(String, bool)> {
     repo.manifest
@@ -337,13 +347,7 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
             }
         }
         // Everything the table maps to this source, plus what only it may hold.
-        let mut wanted: Vec<(ContractId, String)> = repo
-            .manifest
-            .contracts
-            .iter()
-            .filter(|(_, o)| matches!(o, Origin::Remote { source, .. } if source == name))
-            .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
-            .collect();
+        let mut wanted = mapped_texts(&repo, name.as_str());
         wanted.extend(unmapped.iter().map(|id| (id.clone(), standard_path(id))));
         let (files, _) = take_up(
             t.as_mut(),
@@ -425,12 +429,8 @@ fn cache_complete(
         return Ok(false);
     }
     let dir = crate::cache::revision_dir(source, revision);
-    for (id, origin) in &repo.manifest.contracts {
-        if matches!(origin, Origin::Remote { source: s, .. } if s.as_str() == source)
-            && tree
-                .kind(&format!("{dir}/{}", repo.manifest.canonical_path(id)))?
-                .is_none()
-        {
+    for (_, path) in mapped_texts(repo, source) {
+        if tree.kind(&format!("{dir}/{path}"))?.is_none() {
             return Ok(false);
         }
     }
@@ -470,13 +470,7 @@ pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
         );
         let commit = to_commit(pin);
         let listing = Listing::new(t.list(&commit)?);
-        let wanted: Vec<(ContractId, String)> = repo
-            .manifest
-            .contracts
-            .iter()
-            .filter(|(_, o)| matches!(o, Origin::Remote { source, .. } if source == name))
-            .map(|(id, _)| (id.clone(), repo.manifest.canonical_path(id)))
-            .collect();
+        let wanted = mapped_texts(&repo, name.as_str());
         let (files, _) = take_up(
             t.as_mut(),
             name.as_str(),

@@ -26,8 +26,7 @@
 //! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
 //! keep them as zombies and no group could ever be confirmed stopped.
 
-use crate::ids::{is_hex_id, mode_of, shown, shown_path};
-use crate::take::is_inside;
+use crate::ids::{check_readable, is_hex_id, mode_of, shown, shown_path};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Read;
@@ -793,26 +792,7 @@ impl Transport for Git {
         let revision = self.revision_of(commit)?.to_owned();
         let path = &entry.path;
         let what = format!("{} at commit {revision}", shown_path(path));
-        match entry.mode {
-            EntryMode::File | EntryMode::Executable => {}
-            other => {
-                let kind = match other {
-                    EntryMode::Symlink => "a symlink",
-                    EntryMode::Submodule => "a submodule",
-                    _ => "a directory",
-                };
-                return Err(Error::Remote(format!(
-                    "{}: {what} is listed as {kind}, and only an ordinary file (100644 or 100755) is read; refused rather than left out",
-                    self.prefix()
-                )));
-            }
-        }
-        if !is_inside(path) {
-            return Err(Error::Remote(format!(
-                "{}: {what}: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused",
-                self.prefix()
-            )));
-        }
+        check_readable(&self.prefix(), &what, entry)?;
         if !is_hex_id(&entry.oid, id_len(commit.format)) {
             return Err(Error::Remote(format!(
                 "{}: {what} is listed with blob id {}, not a {}-digit {} id; refused",

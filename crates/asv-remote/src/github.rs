@@ -13,14 +13,13 @@
 //! message, no `Debug` output, no file. A refused authenticated request says to look at the
 //! token, since a wrong or expired one makes even public files answer 404.
 
-use crate::ids::{is_hex_id, mode_of, shown, shown_path};
-use crate::take::is_inside;
+use crate::ids::{check_readable, is_hex_id, mode_of, shown, shown_path};
 use std::fmt;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{Commit, EntryMode, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
+use crate::{Commit, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
 
 /// The API host.
 pub const API_HOST: &str = "https://api.github.com";
@@ -473,26 +472,7 @@ impl Transport for GitHub {
         let revision = self.revision_of(commit)?;
         let path = &entry.path;
         let what = format!("{} at commit {revision}", shown_path(path));
-        match entry.mode {
-            EntryMode::File | EntryMode::Executable => {}
-            other => {
-                let kind = match other {
-                    EntryMode::Symlink => "a symlink",
-                    EntryMode::Submodule => "a submodule",
-                    _ => "a directory",
-                };
-                return Err(Error::Remote(format!(
-                    "{}: {what} is listed as {kind}, and only an ordinary file (100644 or 100755) is read; refused rather than left out",
-                    self.prefix()
-                )));
-            }
-        }
-        if !is_inside(path) {
-            return Err(Error::Remote(format!(
-                "{}: {what}: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused",
-                self.prefix()
-            )));
-        }
+        check_readable(&self.prefix(), &what, entry)?;
         let url_path = format!(
             "/{}/{}/{}/{}",
             encode_segment(&self.owner),
@@ -553,6 +533,7 @@ fn size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::EntryMode;
 
     #[test]
     fn refs_and_names() {
