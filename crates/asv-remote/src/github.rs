@@ -534,6 +534,7 @@ fn size(bytes: u64) -> String {
 mod tests {
     use super::*;
     use crate::EntryMode;
+    use crate::take::is_inside;
 
     #[test]
     fn refs_and_names() {
