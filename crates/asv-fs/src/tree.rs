@@ -428,6 +428,15 @@ impl Tree {
     /// A link or wrong kind on the way or at `rel` (a regular file there is replaced; anything
     /// else is refused); an I/O failure, after which the temporary file is removed.
     pub fn write_file(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.write_file_mode(rel, bytes, false)
+    }
+
+    /// [`Tree::write_file`] with the executable bit chosen: an executable file is created
+    /// `0777` and any other `0666`, both narrowed by the process umask.
+    ///
+    /// # Errors
+    /// As [`Tree::write_file`].
+    pub fn write_file_mode(&self, rel: &str, bytes: &[u8], executable: bool) -> Result<()> {
         self.create_dir_all(parent_of(rel))?;
         match self.lstat_kind(rel)? {
             None | Some(EntryKind::File) => {}
@@ -454,7 +463,9 @@ impl Tree {
         // would leave copies unreadable to the rest of the team.
         let mut tmp = tempfile::Builder::new()
             .prefix(".asv-tmp-")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(
+                if executable { 0o777 } else { 0o666 },
+            ))
             .tempfile_in(&dir)
             .map_err(|e| Error::io(rel, "create a temporary file beside", e))?;
         // No fsync per file: the rename makes each write all-or-nothing for readers, and a
