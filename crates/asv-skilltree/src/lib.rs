@@ -24,6 +24,9 @@
 #![deny(missing_docs)]
 
 pub mod merge;
+mod path;
+
+pub use path::{PathProblem, validate_relative_path};
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
@@ -33,6 +36,25 @@ use sha2::{Digest, Sha256};
 
 /// Names skipped wherever they appear.
 pub const SKIPPED_NAMES: &[&str] = &[".git", ".DS_Store", "Thumbs.db"];
+
+/// The manifest every skill carries at its root, spelled exactly so.
+pub const SKILL_MANIFEST: &str = "SKILL.md";
+
+/// Whether `name` is one of the three entries every read skips ([`SKIPPED_NAMES`]).
+pub fn is_ignored_name(name: &str) -> bool {
+    SKIPPED_NAMES.contains(&name)
+}
+
+/// A name as compared across configuration, imports and directories: Unicode NFKC, then
+/// surrounding whitespace trimmed.
+///
+/// ```
+/// assert_eq!(asv_skilltree::normalize_name(" ｐｄｆ "), "pdf");
+/// ```
+pub fn normalize_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfkc().collect::<String>().trim().to_owned()
+}
 
 /// The one error type of `asv-skilltree`.
 #[derive(Debug, thiserror::Error)]
@@ -50,6 +72,57 @@ pub enum Error {
         path: String,
         /// What it is ("a symbolic link", "a named pipe", …).
         kind: EntryKind,
+    },
+    /// A strict read met an entry a plain read would skip (input side).
+    #[error(
+        "{}: {} would not be copied with the skill; remove it before taking the skill",
+        asv_fs::quote::DisplayPath(path),
+        asv_fs::quote::json_string(path.rsplit('/').next().unwrap_or(path))
+    )]
+    IgnoredMetadata {
+        /// The entry.
+        path: String,
+    },
+    /// A strict read's root is missing or not a directory (input side).
+    #[error(
+        "{}: {}; give the directory of a skill",
+        asv_fs::quote::DisplayPath(path),
+        match found { None => "does not exist".to_owned(), Some(k) => format!("is {k}, not a directory") }
+    )]
+    NotADirectory {
+        /// The root asked for.
+        path: String,
+        /// What stands there instead, if anything.
+        found: Option<EntryKind>,
+    },
+    /// A tree path that could escape its skill root or cannot be written (input side).
+    #[error(
+        "{}: the path {problem}; a skill's paths are relative, `/`-separated, without `.` or `..`",
+        asv_fs::quote::json_string(path)
+    )]
+    UnsafePath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        problem: PathProblem,
+    },
+    /// A tree holds a file where another of its files needs a directory (input side).
+    #[error(
+        "{}: is a file and a directory in one tree; keep one of them",
+        asv_fs::quote::json_string(path)
+    )]
+    FileDirectory {
+        /// The path that is both.
+        path: String,
+    },
+    /// Materializing into a directory that is not empty (destination side).
+    #[error(
+        "{}: is not empty; materialize into a new empty directory",
+        asv_fs::quote::DisplayPath(path)
+    )]
+    NotEmpty {
+        /// The directory.
+        path: String,
     },
 }
 
@@ -84,8 +157,129 @@ impl SkillTree {
     /// guarded-read refusal.
     pub fn read(fs: &Tree, dir: &str) -> Result<Self, Error> {
         let mut files = Vec::new();
-        read_into(fs, dir, "", &mut files)?;
+        read_into(fs, dir, "", false, &mut files)?;
         Ok(Self::from_files(files))
+    }
+
+    /// Reads `dir` as [`SkillTree::read`] does, but requires a real directory at `dir` and
+    /// refuses the entries a plain read skips: for hashing exactly what will be copied, so no
+    /// content can hide from the hash by being left behind.
+    ///
+    /// # Errors
+    /// [`Error::NotADirectory`] for a missing root or one of another kind;
+    /// [`Error::IgnoredMetadata`] for a `.git`, `.DS_Store` or `Thumbs.db` entry; as
+    /// [`SkillTree::read`].
+    pub fn read_strict(fs: &Tree, dir: &str) -> Result<Self, Error> {
+        match fs.kind(dir)? {
+            Some(EntryKind::Directory) => {}
+            found => {
+                return Err(Error::NotADirectory {
+                    path: dir.to_owned(),
+                    found,
+                });
+            }
+        }
+        let mut files = Vec::new();
+        read_into(fs, dir, "", true, &mut files)?;
+        Ok(Self::from_files(files))
+    }
+
+    /// One regular file as a one-file tree whose only path is `name`.
+    ///
+    /// # Errors
+    /// [`Error::NotADirectory`]-like refusals do not apply; a missing file, a link or another
+    /// kind at `path` is [`Error::Unsupported`] or a guarded-read refusal; a `name` that is not
+    /// a safe relative path is [`Error::UnsafePath`].
+    pub fn read_file_node(fs: &Tree, path: &str, name: &str) -> Result<Self, Error> {
+        validate_relative_path(name).map_err(|problem| Error::UnsafePath {
+            path: name.to_owned(),
+            problem,
+        })?;
+        let node = read_node(fs, path, name.to_owned())?;
+        Ok(SkillTree { files: vec![node] })
+    }
+
+    /// Whether the tree has a `SKILL.md` at its root.
+    pub fn has_manifest(&self) -> bool {
+        self.get(SKILL_MANIFEST).is_some()
+    }
+
+    /// The file at `path`, if the tree holds one.
+    pub fn get(&self, path: &str) -> Option<&FileNode> {
+        self.files
+            .binary_search_by(|f| f.path.as_bytes().cmp(path.as_bytes()))
+            .ok()
+            .map(|i| &self.files[i])
+    }
+
+    /// Whether the tree holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Checks every path: safe ([`validate_relative_path`]), none of the skipped names, and
+    /// no file standing where another needs a directory.
+    ///
+    /// # Errors
+    /// [`Error::UnsafePath`] or [`Error::FileDirectory`] for the first path that fails.
+    pub fn check_paths(&self) -> Result<(), Error> {
+        let mut dirs = std::collections::HashSet::new();
+        for f in &self.files {
+            validate_relative_path(&f.path).map_err(|problem| Error::UnsafePath {
+                path: f.path.clone(),
+                problem,
+            })?;
+            if f.path.split('/').any(is_ignored_name) {
+                return Err(Error::UnsafePath {
+                    path: f.path.clone(),
+                    problem: PathProblem::Skipped,
+                });
+            }
+            let mut p = f.path.as_str();
+            while let Some(cut) = p.rfind('/') {
+                p = &p[..cut];
+                if !dirs.insert(p) {
+                    break;
+                }
+            }
+        }
+        match self.files.iter().find(|f| dirs.contains(f.path.as_str())) {
+            Some(f) => Err(Error::FileDirectory {
+                path: f.path.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the tree into `dir` of `fs`, which must already exist and be empty. Every path is
+    /// checked first ([`SkillTree::check_paths`]), so a refused tree writes nothing, and every
+    /// write goes through `fs`'s guarded access, so nothing lands outside `dir`. Files get
+    /// `0666` or, when executable, `0777`, narrowed by the umask.
+    ///
+    /// # Errors
+    /// As [`SkillTree::check_paths`]; [`Error::NotADirectory`] or [`Error::NotEmpty`] for
+    /// `dir`; a guarded-write failure (after which `dir` holds part of the tree and belongs
+    /// to the caller to remove).
+    pub fn materialize(&self, fs: &Tree, dir: &str) -> Result<(), Error> {
+        self.check_paths()?;
+        match fs.kind(dir)? {
+            Some(EntryKind::Directory) => {}
+            found => {
+                return Err(Error::NotADirectory {
+                    path: dir.to_owned(),
+                    found,
+                });
+            }
+        }
+        if !fs.read_dir(dir)?.unwrap_or_default().is_empty() {
+            return Err(Error::NotEmpty {
+                path: dir.to_owned(),
+            });
+        }
+        for f in &self.files {
+            fs.write_file_mode(&join(dir, &f.path), &f.data, f.executable)?;
+        }
+        Ok(())
     }
 
     /// The files, sorted by path.
@@ -116,43 +310,59 @@ impl SkillTree {
     }
 }
 
-fn read_into(fs: &Tree, top: &str, sub: &str, files: &mut Vec<FileNode>) -> Result<(), Error> {
+fn read_into(
+    fs: &Tree,
+    top: &str,
+    sub: &str,
+    strict: bool,
+    files: &mut Vec<FileNode>,
+) -> Result<(), Error> {
     let here = join(top, sub);
     let Some(entries) = fs.read_dir(&here)? else {
         return Ok(());
     };
     for entry in entries {
-        if SKIPPED_NAMES.contains(&entry.name.as_str()) {
-            continue;
-        }
         let rel = join(sub, &entry.name);
         let full = join(top, &rel);
-        match entry.kind {
-            EntryKind::Directory => read_into(fs, top, &rel, files)?,
-            EntryKind::File => {
-                let Some(mut file) = fs.open_file(&full)? else {
-                    continue;
-                };
-                let executable = file
-                    .metadata()
-                    .map(|m| m.permissions().mode() & 0o100 != 0)
-                    .unwrap_or(false);
-                let mut data = Vec::new();
-                file.read_to_end(&mut data).map_err(|e| asv_fs::Error::Io {
-                    path: full.clone(),
-                    op: "read",
-                    source: e,
-                })?;
-                files.push(FileNode {
-                    path: rel,
-                    data,
-                    executable,
-                });
+        if is_ignored_name(&entry.name) {
+            if strict {
+                return Err(Error::IgnoredMetadata { path: full });
             }
+            continue;
+        }
+        match entry.kind {
+            EntryKind::Directory => read_into(fs, top, &rel, strict, files)?,
+            EntryKind::File => files.push(read_node(fs, &full, rel)?),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }
     }
     Ok(())
+}
+
+/// Reads the regular file at `full` as the node `rel`, judged on the handle it is read from.
+fn read_node(fs: &Tree, full: &str, rel: String) -> Result<FileNode, Error> {
+    let Some(mut file) = fs.open_file(full)? else {
+        return Err(Error::NotADirectory {
+            path: full.to_owned(),
+            found: None,
+        });
+    };
+    let meta = file.metadata().map_err(|e| asv_fs::Error::Io {
+        path: full.to_owned(),
+        op: "inspect",
+        source: e,
+    })?;
+    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut data).map_err(|e| asv_fs::Error::Io {
+        path: full.to_owned(),
+        op: "read",
+        source: e,
+    })?;
+    Ok(FileNode {
+        path: rel,
+        data,
+        executable: meta.permissions().mode() & 0o100 != 0,
+    })
 }
 
 #[cfg(test)]
@@ -214,6 +424,115 @@ mod tests {
         assert_eq!(
             SkillTree::read(&fs, "missing").unwrap(),
             SkillTree::default()
+        );
+    }
+
+    #[test]
+    fn strict_read_wants_a_real_root_and_no_skipped_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        assert!(matches!(
+            SkillTree::read_strict(&fs, "s"),
+            Err(Error::NotADirectory { found: None, .. })
+        ));
+        fs.write_file("f", b"x").unwrap();
+        assert!(matches!(
+            SkillTree::read_strict(&fs, "f"),
+            Err(Error::NotADirectory {
+                found: Some(EntryKind::File),
+                ..
+            })
+        ));
+        fs.write_file("s/SKILL.md", b"x").unwrap();
+        assert_eq!(SkillTree::read_strict(&fs, "s").unwrap().files().len(), 1);
+        for skipped in SKIPPED_NAMES {
+            fs.write_file(&format!("s/sub/{skipped}"), b"junk").unwrap();
+            assert_eq!(SkillTree::read(&fs, "s").unwrap().files().len(), 1);
+            let err = SkillTree::read_strict(&fs, "s").unwrap_err();
+            assert!(
+                matches!(&err, Error::IgnoredMetadata { path } if path == &format!("s/sub/{skipped}")),
+                "{err}"
+            );
+            fs.remove_file(&format!("s/sub/{skipped}")).unwrap();
+        }
+    }
+
+    #[test]
+    fn one_file_node() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        fs.write_file_mode("bin/tool", b"#!/bin/sh\n", true)
+            .unwrap();
+        let tree = SkillTree::read_file_node(&fs, "bin/tool", "scripts/tool.sh").unwrap();
+        assert_eq!(tree.files().len(), 1);
+        assert_eq!(tree.files()[0].path, "scripts/tool.sh");
+        assert!(tree.files()[0].executable);
+        assert!(SkillTree::read_file_node(&fs, "bin/tool", "../x").is_err());
+        assert!(SkillTree::read_file_node(&fs, "bin/none", "x").is_err());
+        std::os::unix::fs::symlink("tool", dir.path().join("bin/link")).unwrap();
+        assert!(SkillTree::read_file_node(&fs, "bin/link", "x").is_err());
+    }
+
+    #[test]
+    fn materialize_round_trips_and_refuses_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        let node = |path: &str, data: &str, executable| FileNode {
+            path: path.to_owned(),
+            data: data.as_bytes().to_vec(),
+            executable,
+        };
+        let tree = SkillTree::from_files(vec![
+            node("SKILL.md", "---\nname: s\n---\n", false),
+            node("scripts/run.sh", "#!/bin/sh\n", true),
+            node(".hidden", "", false),
+        ]);
+        fs.create_dir_all("out").unwrap();
+        tree.materialize(&fs, "out").unwrap();
+        assert_eq!(SkillTree::read_strict(&fs, "out").unwrap(), tree);
+        // not empty now
+        assert!(matches!(
+            tree.materialize(&fs, "out"),
+            Err(Error::NotEmpty { .. })
+        ));
+        // missing directory
+        assert!(matches!(
+            tree.materialize(&fs, "nowhere"),
+            Err(Error::NotADirectory { .. })
+        ));
+        // hostile paths: nothing written
+        for bad in [
+            "../escape",
+            "/abs",
+            "a//b",
+            "a/./b",
+            "x\\y",
+            ".git/hooks/pre-commit",
+        ] {
+            fs.create_dir_all("bad").unwrap();
+            let hostile =
+                SkillTree::from_files(vec![node("ok.md", "fine", false), node(bad, "evil", false)]);
+            assert!(
+                matches!(
+                    hostile.materialize(&fs, "bad"),
+                    Err(Error::UnsafePath { .. })
+                ),
+                "{bad}"
+            );
+            assert!(fs.read_dir("bad").unwrap().unwrap().is_empty(), "{bad}");
+        }
+        let clash = SkillTree::from_files(vec![node("x", "", false), node("x/y", "", false)]);
+        assert!(matches!(
+            clash.materialize(&fs, "bad"),
+            Err(Error::FileDirectory { .. })
+        ));
+        assert!(
+            dir.path()
+                .parent()
+                .unwrap()
+                .join("escape")
+                .metadata()
+                .is_err()
         );
     }
 }

@@ -1,12 +1,17 @@
-//! Three-way merge of a text file: base, local and remote versions, as git's `merge-file`.
+//! Three-way merges: of a whole skill tree ([`merge`]) and of one text file ([`merge_text`], as
+//! git's `merge-file`).
 //!
 //! gix-merge's built-in text driver does the diff3 work; this module fixes the options (Myers
 //! diff, diff3 conflict style with git's labels) so a conflicted file reads as
 //! `git merge-file --diff3` would write it.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use gix_merge::blob::Resolution;
 use gix_merge::blob::builtin_driver::text as merge_driver;
-use gix_merge::blob::builtin_driver::text::{self, Conflict, ConflictStyle, Labels};
+use gix_merge::blob::builtin_driver::text::{self, Conflict as Markers, ConflictStyle, Labels};
+
+use crate::{FileNode, SkillTree};
 
 /// The outcome of merging one text file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,9 +36,9 @@ pub fn merge_text(base: &[u8], local: &[u8], remote: &[u8], labels: [&str; 3]) -
     let mut input = imara_diff::InternedInput::default();
     let options = text::Options {
         diff_algorithm: imara_diff::Algorithm::Myers,
-        conflict: Conflict::Keep {
+        conflict: Markers::Keep {
             style: ConflictStyle::Diff3,
-            marker_size: Conflict::DEFAULT_MARKER_SIZE
+            marker_size: Markers::DEFAULT_MARKER_SIZE
                 .try_into()
                 .unwrap_or(std::num::NonZeroU8::MIN),
         },
@@ -56,5 +61,555 @@ pub fn merge_text(base: &[u8], local: &[u8], remote: &[u8], labels: [&str; 3]) -
         Resolution::Complete | Resolution::CompleteWithAutoResolvedConflict => {
             TextMerge::Clean(out)
         }
+    }
+}
+
+/// Why a path could not be merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ConflictKind {
+    /// Both sides changed the same text file and the changes overlap.
+    Content,
+    /// One side deleted a file the other side changed.
+    DeleteModify,
+    /// Both sides changed a file that is not text, differently.
+    Binary,
+    /// Both sides added the same path with different executable bits (with a base, the bit
+    /// merges on its own and never conflicts).
+    Mode,
+    /// One side has a file where the other has files beneath a directory of that name.
+    FileDirectory,
+}
+
+impl ConflictKind {
+    /// The kind as printed: `content`, `delete/modify`, `binary`, `mode`, `file/directory`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictKind::Content => "content",
+            ConflictKind::DeleteModify => "delete/modify",
+            ConflictKind::Binary => "binary",
+            ConflictKind::Mode => "mode",
+            ConflictKind::FileDirectory => "file/directory",
+        }
+    }
+}
+
+impl std::fmt::Display for ConflictKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One path the merge could not reconcile.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Conflict {
+    /// The path, relative to the skill root.
+    pub path: String,
+    /// Why.
+    pub kind: ConflictKind,
+}
+
+/// The outcome of a tree merge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeMerge {
+    /// With no conflicts, the merged tree. With conflicts, the tree a user would resolve by
+    /// hand: conflicting text files hold diff3 markers, and every other conflict keeps the
+    /// local side (for a delete/modify, the side that still has the file). Never the result of
+    /// the merge when [`TreeMerge::conflicts`] is not empty.
+    pub tree: SkillTree,
+    /// The conflicts, sorted by path; empty for a clean merge.
+    pub conflicts: Vec<Conflict>,
+}
+
+impl TreeMerge {
+    /// Whether the merge reconciled every path.
+    pub fn is_clean(&self) -> bool {
+        self.conflicts.is_empty()
+    }
+}
+
+/// Whether `data` is text for merging: valid UTF-8 with no NUL byte.
+pub fn is_text(data: &[u8]) -> bool {
+    !data.contains(&0) && std::str::from_utf8(data).is_ok()
+}
+
+type Side<'a> = Option<&'a FileNode>;
+
+/// A three-way text merger: (base, local, remote) to the merged bytes or a conflict.
+/// [`merge_text`] with fixed labels is the usual one.
+pub type TextMerger<'a> = dyn Fn(&[u8], &[u8], &[u8]) -> TextMerge + 'a;
+
+fn same(a: Side<'_>, b: Side<'_>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.data == b.data && a.executable == b.executable,
+        _ => false,
+    }
+}
+
+/// Merges `local` and `remote`, two descendants of `base`, path by path.
+///
+/// A path changed on one side only takes that side; a path changed alike on both sides takes
+/// the change once; content and the executable bit merge independently, so a content change
+/// on one side combines with a mode change on the other. Text files changed on both sides go
+/// through `merge_text` (base, local, remote); every other divergence is a [`Conflict`]. A
+/// rename is the deletion and addition it is recorded as.
+///
+/// # Example
+/// ```
+/// use asv_skilltree::{FileNode, SkillTree};
+/// use asv_skilltree::merge::{merge, merge_text};
+/// let file = |data: &str, executable| {
+///     SkillTree::from_files(vec![FileNode { path: "run.sh".into(), data: data.into(), executable }])
+/// };
+/// let base = file("a\nb\n", false);
+/// let local = file("a\nb\n", true); // local makes it executable
+/// let remote = file("a\nB\n", false); // upstream edits it
+/// let merged = merge(&base, &local, &remote, &|b, l, r| {
+///     merge_text(b, l, r, ["local", "base", "upstream"])
+/// });
+/// assert!(merged.is_clean());
+/// assert_eq!(merged.tree, file("a\nB\n", true));
+/// ```
+pub fn merge(
+    base: &SkillTree,
+    local: &SkillTree,
+    remote: &SkillTree,
+    merge_text: &TextMerger<'_>,
+) -> TreeMerge {
+    let (b, l, r) = (index(base), index(local), index(remote));
+    let paths: BTreeSet<&str> = b.keys().chain(l.keys()).chain(r.keys()).copied().collect();
+    let mut out = Vec::with_capacity(paths.len());
+    let mut conflicts = Vec::new();
+    for path in paths {
+        let (bs, ls, rs) = (
+            b.get(path).copied(),
+            l.get(path).copied(),
+            r.get(path).copied(),
+        );
+        let taken = if same(ls, rs) || same(bs, rs) {
+            ls.cloned()
+        } else if same(bs, ls) {
+            rs.cloned()
+        } else {
+            match (ls, rs) {
+                (Some(lf), Some(rf)) => {
+                    let (node, kind) = merge_file(path, bs, lf, rf, merge_text);
+                    if let Some(kind) = kind {
+                        conflicts.push(Conflict {
+                            path: path.to_owned(),
+                            kind,
+                        });
+                    }
+                    Some(node)
+                }
+                // One side deleted what the other changed: keep the changed file for a user
+                // resolving by hand.
+                (kept, other) => {
+                    conflicts.push(Conflict {
+                        path: path.to_owned(),
+                        kind: ConflictKind::DeleteModify,
+                    });
+                    kept.or(other).cloned()
+                }
+            }
+        };
+        out.extend(taken);
+    }
+    let clashes = file_directory_clashes(&out, &l);
+    if !clashes.is_empty() {
+        out.retain(|f| !clashes.dropped.contains(f.path.as_str()));
+        conflicts.extend(clashes.files.into_iter().map(|path| Conflict {
+            path,
+            kind: ConflictKind::FileDirectory,
+        }));
+    }
+    conflicts.sort();
+    conflicts.dedup_by(|a, b| a.path == b.path);
+    TreeMerge {
+        tree: SkillTree::from_files(out),
+        conflicts,
+    }
+}
+
+fn index(tree: &SkillTree) -> BTreeMap<&str, &FileNode> {
+    tree.files().iter().map(|f| (f.path.as_str(), f)).collect()
+}
+
+/// Merges one file both sides changed differently; the conflict kind, if any.
+fn merge_file(
+    path: &str,
+    base: Side<'_>,
+    local: &FileNode,
+    remote: &FileNode,
+    merge_text: &TextMerger<'_>,
+) -> (FileNode, Option<ConflictKind>) {
+    let mut conflict = None;
+    let executable = match base {
+        // With a base the bit merges alone: whichever side moved it wins, and both moving it
+        // means both moved it the same way.
+        Some(b) if local.executable == b.executable => remote.executable,
+        Some(_) => local.executable,
+        None if local.executable == remote.executable => local.executable,
+        None => {
+            conflict = Some(ConflictKind::Mode);
+            local.executable
+        }
+    };
+    let base_data: &[u8] = base.map_or(&[], |b| &b.data);
+    let data = if local.data == remote.data {
+        local.data.clone()
+    } else if base.is_some() && local.data == base_data {
+        remote.data.clone()
+    } else if base.is_some() && remote.data == base_data {
+        local.data.clone()
+    } else if is_text(base_data) && is_text(&local.data) && is_text(&remote.data) {
+        match merge_text(base_data, &local.data, &remote.data) {
+            TextMerge::Clean(merged) => merged,
+            TextMerge::Conflict(marked) => {
+                conflict = Some(ConflictKind::Content);
+                marked
+            }
+        }
+    } else {
+        conflict = Some(ConflictKind::Binary);
+        local.data.clone()
+    };
+    (
+        FileNode {
+            path: path.to_owned(),
+            data,
+            executable,
+        },
+        conflict,
+    )
+}
+
+#[derive(Default)]
+struct Clashes {
+    /// The file paths in conflict.
+    files: Vec<String>,
+    /// Paths dropped from the merged view (the non-local side of each clash).
+    dropped: BTreeSet<String>,
+}
+
+impl Clashes {
+    fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// Files of the merged result that stand where another merged file needs a directory.
+fn file_directory_clashes(merged: &[FileNode], local: &BTreeMap<&str, &FileNode>) -> Clashes {
+    let mut dirs: BTreeSet<&str> = BTreeSet::new();
+    for f in merged {
+        let mut p = f.path.as_str();
+        while let Some(cut) = p.rfind('/') {
+            p = &p[..cut];
+            if !dirs.insert(p) {
+                break;
+            }
+        }
+    }
+    let mut clashes = Clashes::default();
+    for f in merged {
+        if !dirs.contains(f.path.as_str()) {
+            continue;
+        }
+        clashes.files.push(f.path.clone());
+        if local.contains_key(f.path.as_str()) {
+            // Local has the file: the other side's files beneath it leave the view.
+            let prefix = format!("{}/", f.path);
+            for g in merged {
+                if g.path.starts_with(&prefix) && !local.contains_key(g.path.as_str()) {
+                    clashes.dropped.insert(g.path.clone());
+                }
+            }
+        } else {
+            clashes.dropped.insert(f.path.clone());
+        }
+    }
+    clashes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Files<'a> = &'a [(&'a str, &'a str, bool)];
+
+    fn tree(files: Files<'_>) -> SkillTree {
+        SkillTree::from_files(
+            files
+                .iter()
+                .map(|(path, data, executable)| FileNode {
+                    path: (*path).to_owned(),
+                    data: data.as_bytes().to_vec(),
+                    executable: *executable,
+                })
+                .collect(),
+        )
+    }
+
+    fn run(base: Files<'_>, local: Files<'_>, remote: Files<'_>) -> TreeMerge {
+        merge(&tree(base), &tree(local), &tree(remote), &|b, l, r| {
+            merge_text(b, l, r, ["local", "base", "upstream"])
+        })
+    }
+
+    const TEXT: &str = "one\ntwo\nthree\nfour\nfive\n";
+    const LOCAL_EDIT: &str = "ONE\ntwo\nthree\nfour\nfive\n";
+    const REMOTE_EDIT: &str = "one\ntwo\nthree\nfour\nFIVE\n";
+    const BOTH_EDITS: &str = "ONE\ntwo\nthree\nfour\nFIVE\n";
+    const OTHER_EDIT: &str = "uno\ntwo\nthree\nfour\nfive\n";
+    const BIN: &str = "a\0b";
+    const BIN_L: &str = "a\0l";
+    const BIN_R: &str = "a\0r";
+
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn clean_merges() {
+        let f = |d| [("f.md", d, false)];
+        let rows: &[(&str, Files<'_>, Files<'_>, Files<'_>, Files<'_>)] = &[
+            ("nothing changed", &f(TEXT), &f(TEXT), &f(TEXT), &f(TEXT)),
+            (
+                "local edit only",
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+            ),
+            (
+                "remote edit only",
+                &f(TEXT),
+                &f(TEXT),
+                &f(REMOTE_EDIT),
+                &f(REMOTE_EDIT),
+            ),
+            (
+                "same edit both",
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+                &f(LOCAL_EDIT),
+                &f(LOCAL_EDIT),
+            ),
+            (
+                "disjoint text edits",
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+                &f(REMOTE_EDIT),
+                &f(BOTH_EDITS),
+            ),
+            ("local add", &[], &f(TEXT), &[], &f(TEXT)),
+            ("remote add", &[], &[], &f(TEXT), &f(TEXT)),
+            ("same add both", &[], &f(TEXT), &f(TEXT), &f(TEXT)),
+            ("local delete", &f(TEXT), &[], &f(TEXT), &[]),
+            ("remote delete", &f(TEXT), &f(TEXT), &[], &[]),
+            ("both delete", &f(TEXT), &[], &[], &[]),
+            (
+                "binary edited on one side",
+                &f(BIN),
+                &f(BIN),
+                &f(BIN_R),
+                &f(BIN_R),
+            ),
+            (
+                "binary same edit both",
+                &f(BIN),
+                &f(BIN_L),
+                &f(BIN_L),
+                &f(BIN_L),
+            ),
+            (
+                "exec bit local, content remote",
+                &[("f.md", TEXT, false)],
+                &[("f.md", TEXT, true)],
+                &[("f.md", REMOTE_EDIT, false)],
+                &[("f.md", REMOTE_EDIT, true)],
+            ),
+            (
+                "content local, exec bit remote",
+                &[("f.md", TEXT, true)],
+                &[("f.md", LOCAL_EDIT, true)],
+                &[("f.md", TEXT, false)],
+                &[("f.md", LOCAL_EDIT, false)],
+            ),
+            (
+                "exec bit both the same way, contents merged",
+                &[("f.md", TEXT, false)],
+                &[("f.md", LOCAL_EDIT, true)],
+                &[("f.md", REMOTE_EDIT, true)],
+                &[("f.md", BOTH_EDITS, true)],
+            ),
+            (
+                "binary one side, exec other",
+                &[("b", BIN, false)],
+                &[("b", BIN, true)],
+                &[("b", BIN_R, false)],
+                &[("b", BIN_R, true)],
+            ),
+            (
+                "rename on one side is a delete and an add",
+                &[("a.md", TEXT, false)],
+                &[("b.md", TEXT, false)],
+                &[("a.md", TEXT, false), ("c.md", TEXT, false)],
+                &[("b.md", TEXT, false), ("c.md", TEXT, false)],
+            ),
+            (
+                "file replaced by a directory on one side",
+                &[("x", TEXT, false)],
+                &[("x/y", TEXT, false)],
+                &[("x", TEXT, false)],
+                &[("x/y", TEXT, false)],
+            ),
+        ];
+        for (name, base, local, remote, want) in rows {
+            let got = run(base, local, remote);
+            assert!(got.is_clean(), "{name}: {:?}", got.conflicts);
+            assert_eq!(got.tree, tree(want), "{name}");
+        }
+    }
+
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn conflicts() {
+        let f = |d| [("f.md", d, false)];
+        let rows: &[(
+            &str,
+            Files<'_>,
+            Files<'_>,
+            Files<'_>,
+            &[(&str, ConflictKind)],
+        )] = &[
+            (
+                "overlapping text edits",
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+                &f(OTHER_EDIT),
+                &[("f.md", ConflictKind::Content)],
+            ),
+            (
+                "both added different text",
+                &[],
+                &f(LOCAL_EDIT),
+                &f(OTHER_EDIT),
+                &[("f.md", ConflictKind::Content)],
+            ),
+            (
+                "local deleted, remote modified",
+                &f(TEXT),
+                &[],
+                &f(REMOTE_EDIT),
+                &[("f.md", ConflictKind::DeleteModify)],
+            ),
+            (
+                "local modified, remote deleted",
+                &f(TEXT),
+                &f(LOCAL_EDIT),
+                &[],
+                &[("f.md", ConflictKind::DeleteModify)],
+            ),
+            (
+                "local deleted, remote changed only the bit",
+                &[("f.md", TEXT, false)],
+                &[],
+                &[("f.md", TEXT, true)],
+                &[("f.md", ConflictKind::DeleteModify)],
+            ),
+            (
+                "binary changed both sides",
+                &f(BIN),
+                &f(BIN_L),
+                &f(BIN_R),
+                &[("f.md", ConflictKind::Binary)],
+            ),
+            (
+                "text became binary on one side, text edit on the other",
+                &f(TEXT),
+                &f(BIN_L),
+                &f(REMOTE_EDIT),
+                &[("f.md", ConflictKind::Binary)],
+            ),
+            (
+                "both added the same bytes with different bits",
+                &[],
+                &[("run.sh", TEXT, true)],
+                &[("run.sh", TEXT, false)],
+                &[("run.sh", ConflictKind::Mode)],
+            ),
+            (
+                "file on one side, directory on the other",
+                &[],
+                &[("x", TEXT, false)],
+                &[("x/y", TEXT, false)],
+                &[("x", ConflictKind::FileDirectory)],
+            ),
+            (
+                "directory locally, file upstream",
+                &[],
+                &[("x/y", TEXT, false)],
+                &[("x", TEXT, false)],
+                &[("x", ConflictKind::FileDirectory)],
+            ),
+            (
+                "several, sorted by path",
+                &[("b.md", TEXT, false), ("a.md", TEXT, false)],
+                &[("b.md", LOCAL_EDIT, false)],
+                &[("b.md", OTHER_EDIT, false), ("a.md", REMOTE_EDIT, false)],
+                &[
+                    ("a.md", ConflictKind::DeleteModify),
+                    ("b.md", ConflictKind::Content),
+                ],
+            ),
+        ];
+        for (name, base, local, remote, want) in rows {
+            let got = run(base, local, remote);
+            let got_conflicts: Vec<(&str, ConflictKind)> = got
+                .conflicts
+                .iter()
+                .map(|c| (c.path.as_str(), c.kind))
+                .collect();
+            assert_eq!(got_conflicts, *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_conflict_view_keeps_what_a_user_needs() {
+        let got = run(
+            &[("f.md", TEXT, false)],
+            &[("f.md", LOCAL_EDIT, false)],
+            &[("f.md", OTHER_EDIT, false)],
+        );
+        let text = String::from_utf8(got.tree.files()[0].data.clone()).unwrap();
+        assert!(text.contains("<<<<<<< local\n"), "{text}");
+        assert!(text.contains("||||||| base\n"), "{text}");
+        assert!(text.contains(">>>>>>> upstream\n"), "{text}");
+        // delete/modify keeps the modified side
+        let got = run(
+            &[("f.md", TEXT, false)],
+            &[],
+            &[("f.md", REMOTE_EDIT, false)],
+        );
+        assert_eq!(got.tree, tree(&[("f.md", REMOTE_EDIT, false)]));
+        // binary keeps local
+        let got = run(
+            &[("b", BIN, false)],
+            &[("b", BIN_L, false)],
+            &[("b", BIN_R, false)],
+        );
+        assert_eq!(got.tree, tree(&[("b", BIN_L, false)]));
+        // file/directory keeps the local side only, so the view can be written
+        let got = run(&[], &[("x", TEXT, false)], &[("x/y", TEXT, false)]);
+        assert_eq!(got.tree, tree(&[("x", TEXT, false)]));
+        got.tree.check_paths().unwrap();
+        let got = run(&[], &[("x/y", TEXT, false)], &[("x", TEXT, false)]);
+        assert_eq!(got.tree, tree(&[("x/y", TEXT, false)]));
+    }
+
+    #[test]
+    fn text_is_utf8_without_nul() {
+        assert!(is_text(b"plain\n"));
+        assert!(is_text("ünïcödé".as_bytes()));
+        assert!(!is_text(b"a\0b"));
+        assert!(!is_text(&[0xff, 0xfe]));
     }
 }
