@@ -114,18 +114,275 @@ pub enum Error {
         /// The path whose write was failed.
         path: String,
     },
+    /// A destination of a tree change is not a plain path below the root (input side).
+    #[error(
+        "{}: a destination must be a relative path below the root with no empty, `.` or `..` segment; name it from the root with `/` separators",
+        DisplayPath(dest)
+    )]
+    InvalidDest {
+        /// The destination as given.
+        dest: String,
+    },
+    /// A file of a `write` fill has a path that is not a plain relative path, or clashes with
+    /// another file of the same fill (input side).
+    #[error(
+        "{}: file {} of the new content is not a plain relative path or clashes with another file of it; give each file its own path below the destination",
+        DisplayPath(dest),
+        DisplayPath(path)
+    )]
+    InvalidFillPath {
+        /// The destination the fill is for.
+        dest: String,
+        /// The offending path inside the fill.
+        path: String,
+    },
+    /// A change that needs its destination free found something there (destination side).
+    #[error(
+        "{}: {found} is already there and this change only writes where nothing is; move it aside or remove it",
+        DisplayPath(dest)
+    )]
+    DestOccupied {
+        /// The destination.
+        dest: String,
+        /// What stands there.
+        found: EntryKind,
+    },
+    /// The entry at a destination is not one the tool made, so it is not the tool's to
+    /// replace or remove (destination side).
+    #[error(
+        "{}: not written by this tool ({reason}); move it aside or remove it if it may go",
+        DisplayPath(dest)
+    )]
+    NotOwned {
+        /// The destination.
+        dest: String,
+        /// Why the recogniser disowned it.
+        reason: String,
+    },
+    /// Two changes of one plan reach the same entry (input side).
+    #[error(
+        "{} lies inside {} (or is it) and both are changed by one run; give each change its own destination",
+        DisplayPath(inner),
+        DisplayPath(outer)
+    )]
+    DestsOverlap {
+        /// The outer (or equal) destination.
+        outer: String,
+        /// The destination inside it.
+        inner: String,
+    },
+    /// A copy's source is its destination or lies inside it, so replacing the destination
+    /// would destroy what is being copied (input side).
+    #[error(
+        "{}: the destination holds its own copy source {}; copy from outside the destination",
+        DisplayPath(dest),
+        DisplayPath(copy_source)
+    )]
+    DestHoldsSource {
+        /// The destination.
+        dest: String,
+        /// The copy source, as given.
+        copy_source: String,
+    },
+    /// A copy's destination lies inside its source, so the copy would read what it writes
+    /// (input side).
+    #[error(
+        "{}: the destination lies inside its copy source {}; copy from a directory that does not hold the destination",
+        DisplayPath(dest),
+        DisplayPath(copy_source)
+    )]
+    SourceHoldsDest {
+        /// The destination.
+        dest: String,
+        /// The copy source, as given.
+        copy_source: String,
+    },
+    /// A symbolic link in (or as) a copy source; links are never copied or followed (input side).
+    #[error(
+        "copy source {}: {} is a symbolic link; replace it with the file or directory it points to",
+        DisplayPath(copy_source),
+        SourceMember(path)
+    )]
+    SourceLink {
+        /// The copy source, as given.
+        copy_source: String,
+        /// The link's path relative to the source (empty: the source itself).
+        path: String,
+    },
+    /// A named pipe, socket, device or other special file in (or as) a copy source (input side).
+    #[error(
+        "copy source {}: {} is {found}, which cannot be copied; remove it from the source",
+        DisplayPath(copy_source),
+        SourceMember(path)
+    )]
+    SourceWrongKind {
+        /// The copy source, as given.
+        copy_source: String,
+        /// The entry's path relative to the source (empty: the source itself).
+        path: String,
+        /// What stands there.
+        found: EntryKind,
+    },
+    /// A copy source, or an entry below it, cannot be read (input side).
+    #[error(
+        "copy source {}: cannot read {}; make it readable by the user running the tool",
+        DisplayPath(copy_source),
+        SourceMember(path)
+    )]
+    SourceUnreadable {
+        /// The copy source, as given.
+        copy_source: String,
+        /// The entry's path relative to the source (empty: the source itself).
+        path: String,
+        /// The underlying failure.
+        #[source]
+        error: io::Error,
+    },
+    /// A destination no longer holds what the plan saw when it was made (destination side).
+    #[error(
+        "{}: changed since the change was planned (expected {}, found {}); run again",
+        DisplayPath(dest),
+        KindOrNothing(*expected),
+        KindOrNothing(*found)
+    )]
+    DestChanged {
+        /// The destination.
+        dest: String,
+        /// What the plan saw there.
+        expected: Option<EntryKind>,
+        /// What stands there now.
+        found: Option<EntryKind>,
+    },
+    /// A tree change failed and undoing it failed too: some destinations do not hold what they
+    /// held before (destination side). `cause` is the failure that started the rollback.
+    #[error(
+        "could not undo an interrupted change: {}",
+        Stranded(stranded, leftovers)
+    )]
+    RollbackIncomplete {
+        /// Each destination whose previous entry is not back in place, with where it is.
+        stranded: Vec<StrandedEntry>,
+        /// Entries the change made that could not be removed again.
+        leftovers: Vec<String>,
+        /// The failure that started the rollback.
+        #[source]
+        cause: Box<Error>,
+    },
+}
+
+/// A destination whose previous entry a failed rollback left parked (see
+/// [`Error::RollbackIncomplete`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrandedEntry {
+    /// The destination, relative to the root.
+    pub dest: String,
+    /// Where its previous entry is now, relative to the root.
+    pub parked: String,
+}
+
+/// Which side of a run a failure lies with, for the binary to word the refusal and pick the
+/// exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// What the user gave: the tree read, a manifest's paths, a copy source.
+    Input,
+    /// Where the tool writes: what stands at a destination, or what a failed change left there.
+    Destination,
+    /// The machine: a failing system call, a full disk, a missing permission.
+    Environment,
+}
+
+/// "the source itself" for the empty path, else the path.
+struct SourceMember<'a>(&'a str);
+
+impl fmt::Display for SourceMember<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            f.write_str("the source itself")
+        } else {
+            DisplayPath(self.0).fmt(f)
+        }
+    }
+}
+
+/// A kind, or "nothing" for an absent entry.
+struct KindOrNothing(Option<EntryKind>);
+
+impl fmt::Display for KindOrNothing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(kind) => kind.fmt(f),
+            None => f.write_str("nothing"),
+        }
+    }
+}
+
+/// The body of a rollback-incomplete message: every parked entry and leftover, on one line.
+struct Stranded<'a>(&'a [StrandedEntry], &'a [String]);
+
+impl fmt::Display for Stranded<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for entry in self.0 {
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            write!(
+                f,
+                "the previous {} is parked at {}",
+                DisplayPath(&entry.dest),
+                DisplayPath(&entry.parked)
+            )?;
+        }
+        for leftover in self.1 {
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            write!(f, "{} was left behind", DisplayPath(leftover))?;
+        }
+        if !self.0.is_empty() {
+            f.write_str("; move each parked entry back to its destination by hand")?;
+            if !self.1.is_empty() {
+                f.write_str(" and remove what was left behind")?;
+            }
+        } else {
+            f.write_str("; remove what was left behind by hand")?;
+        }
+        Ok(())
+    }
 }
 
 impl Error {
     /// Whether the failure lies with the tree the user gave (as opposed to the environment).
     pub fn is_input(&self) -> bool {
-        matches!(
-            self,
+        self.side() == Side::Input
+    }
+
+    /// Which side the failure lies with: [`Side::Input`] exactly when [`Error::is_input`].
+    pub fn side(&self) -> Side {
+        match self {
             Error::Symlink { .. }
-                | Error::WrongKind { .. }
-                | Error::NonUtf8Name { .. }
-                | Error::RootNotDirectory { .. }
-        )
+            | Error::WrongKind { .. }
+            | Error::NonUtf8Name { .. }
+            | Error::RootNotDirectory { .. }
+            | Error::InvalidDest { .. }
+            | Error::InvalidFillPath { .. }
+            | Error::DestsOverlap { .. }
+            | Error::DestHoldsSource { .. }
+            | Error::SourceHoldsDest { .. }
+            | Error::SourceLink { .. }
+            | Error::SourceWrongKind { .. }
+            | Error::SourceUnreadable { .. } => Side::Input,
+            Error::DestOccupied { .. }
+            | Error::NotOwned { .. }
+            | Error::DestChanged { .. }
+            | Error::RollbackIncomplete { .. } => Side::Destination,
+            Error::Io { .. } | Error::CrossDevice { .. } | Error::InjectedFault { .. } => {
+                Side::Environment
+            }
+        }
     }
 
     pub(crate) fn io(path: &str, op: &'static str, source: io::Error) -> Self {

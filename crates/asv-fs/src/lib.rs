@@ -7,6 +7,10 @@
 //! [`Tree`], which never follows a link, checks the kind of every entry on the way, and
 //! writes through a temporary sibling renamed into place.
 //!
+//! Whole entries (a placed directory, a copy, the tool's own state) are replaced or removed
+//! through a [`Plan`]: every change is decided first, with nothing written, then applied with
+//! a rollback that leaves every destination as it was when anything fails (see [`plan`]).
+//!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
@@ -21,9 +25,13 @@
 // This crate is the one place allowed to touch the file system directly.
 #![allow(clippy::disallowed_methods)]
 
+pub mod apply;
 pub mod error;
+pub mod plan;
 pub mod quote;
 mod tree;
 
-pub use error::{EntryKind, Error, Result};
+pub use apply::{Applied, Warning, is_parked_tree_entry, is_tree_change_residue};
+pub use error::{EntryKind, Error, Result, Side, StrandedEntry};
+pub use plan::{Action, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, Verdict};
 pub use tree::{DirEntry, Tree, join};

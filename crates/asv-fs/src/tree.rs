@@ -49,7 +49,7 @@ pub struct Tree {
     write_budget: Option<AtomicUsize>,
 }
 
-fn kind_of(ft: fs::FileType) -> EntryKind {
+pub(crate) fn kind_of(ft: fs::FileType) -> EntryKind {
     if ft.is_symlink() {
         EntryKind::Symlink
     } else if ft.is_dir() {
@@ -78,7 +78,7 @@ pub fn join(dir: &str, name: &str) -> String {
     }
 }
 
-fn parent_of(path: &str) -> &str {
+pub(crate) fn parent_of(path: &str) -> &str {
     path.rfind('/').map_or("", |i| &path[..i])
 }
 
@@ -140,7 +140,7 @@ impl Tree {
         &self.root
     }
 
-    fn abs(&self, rel: &str) -> PathBuf {
+    pub(crate) fn abs(&self, rel: &str) -> PathBuf {
         if rel.is_empty() {
             self.root.clone()
         } else {
@@ -209,7 +209,7 @@ impl Tree {
         }
     }
 
-    fn forget_checked(&self, dir: &str) {
+    pub(crate) fn forget_checked(&self, dir: &str) {
         if let Ok(mut set) = self.checked_dirs.write() {
             set.retain(|d| d != dir && !d.starts_with(&format!("{dir}/")));
         }

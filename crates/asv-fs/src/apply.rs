@@ -1,0 +1,795 @@
+//! Applying a [`Plan`](crate::plan::Plan): stage, park, swap, then clean up — or roll back.
+//!
+//! Every file system call an apply makes goes through one counter ([`Calls`]), so a test can
+//! fail exactly the Nth of them with a chosen errno ([`FaultPlan`]) and show that the tree is
+//! left as it was.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{OFlags, RenameFlags};
+use rustix::io::Errno;
+
+use crate::error::{EntryKind, Error, Result, StrandedEntry};
+use crate::plan::{Action, Entry, Fill, Operation, Plan, SourceEntry, walk_source};
+use crate::tree::{Tree, join, kind_of, parent_of};
+
+/// Failures to inject into an apply, by the index of the file system call (counted from 0
+/// across staging, swapping, rollback and clean-up). For tests of interrupted runs only.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct FaultPlan {
+    faults: BTreeMap<usize, i32>,
+    no_exchange: bool,
+}
+
+impl FaultPlan {
+    /// No failures.
+    pub fn new() -> Self {
+        FaultPlan::default()
+    }
+
+    /// Makes call number `n` (from 0) fail with the raw OS error `errno`.
+    #[must_use]
+    pub fn fail_call(mut self, n: usize, errno: i32) -> Self {
+        self.faults.insert(n, errno);
+        self
+    }
+
+    /// Behaves as on a file system with no atomic exchange: park, then move in.
+    #[must_use]
+    pub fn without_exchange(mut self) -> Self {
+        self.no_exchange = true;
+        self
+    }
+}
+
+/// The counter every file system call of an apply steps through.
+#[derive(Debug)]
+pub(crate) struct Calls<'f> {
+    faults: Option<&'f FaultPlan>,
+    count: Cell<usize>,
+}
+
+impl<'f> Calls<'f> {
+    /// A counter that injects nothing.
+    pub(crate) fn none() -> Self {
+        Calls {
+            faults: None,
+            count: Cell::new(0),
+        }
+    }
+
+    fn new(faults: Option<&'f FaultPlan>) -> Self {
+        Calls {
+            faults,
+            count: Cell::new(0),
+        }
+    }
+
+    /// Counts one call; the injected failure when this is the one to fail.
+    pub(crate) fn step(&self) -> io::Result<()> {
+        let n = self.count.get();
+        self.count.set(n + 1);
+        match self.faults.and_then(|f| f.faults.get(&n)) {
+            Some(&errno) => Err(io::Error::from_raw_os_error(errno)),
+            None => Ok(()),
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.count.get()
+    }
+}
+
+/// Something worth telling the user about a change that did complete.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A parked previous entry could not be removed after the commit point; the destination
+    /// holds its new state, the old entry is left beside it.
+    CleanupIncomplete {
+        /// The destination, relative to the root.
+        dest: String,
+        /// Where the previous entry still is, relative to the root.
+        parked: String,
+        /// Why it could not be removed.
+        error: Error,
+    },
+}
+
+impl Warning {
+    /// The warning's stable code (`cleanup-incomplete`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Warning::CleanupIncomplete { .. } => "cleanup-incomplete",
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::CleanupIncomplete {
+                dest,
+                parked,
+                error,
+            } => write!(
+                f,
+                "{}: the previous {} could not be removed after the change ({error}); remove it by hand",
+                crate::quote::DisplayPath(parked),
+                crate::quote::DisplayPath(dest)
+            ),
+        }
+    }
+}
+
+/// What a completed apply reports.
+#[derive(Debug)]
+pub struct Applied {
+    warnings: Vec<Warning>,
+    calls: usize,
+    commit: usize,
+}
+
+impl Applied {
+    /// Warnings about the completed change (a parked entry left behind).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// How many file system calls the apply made (for fault-injection tests).
+    #[doc(hidden)]
+    pub fn fs_calls(&self) -> usize {
+        self.calls
+    }
+
+    /// The index of the first call after the commit point (for fault-injection tests).
+    #[doc(hidden)]
+    pub fn commit_call(&self) -> usize {
+        self.commit
+    }
+}
+
+/// Whether a directory entry's name is one an apply makes beside a destination — a staged
+/// new entry (`.<name>.asv-staged-<random>`) or a parked previous one (the same with
+/// `.previous`) — which a listing beside a destination must skip.
+///
+/// # Example
+/// ```
+/// use asv_fs::is_tree_change_residue;
+/// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab"));
+/// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab.previous"));
+/// assert!(!is_tree_change_residue("a.asv-staged-0123456789ab"));
+/// assert!(!is_tree_change_residue(".a"));
+/// ```
+pub fn is_tree_change_residue(name: &str) -> bool {
+    let body = name.strip_suffix(".previous").unwrap_or(name).as_bytes();
+    const MARK: &[u8] = b".asv-staged-";
+    if !name.starts_with('.') || body.len() < 1 + MARK.len() + SUFFIX_LEN {
+        return false;
+    }
+    let (head, suffix) = body.split_at(body.len() - SUFFIX_LEN);
+    head.ends_with(MARK)
+        && suffix
+            .iter()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+}
+
+/// Whether a directory entry's name is a parked previous entry
+/// (`.<name>.asv-staged-<random>.previous`): the residue a sweep may remove, since a staged
+/// entry may be another run's change in flight.
+pub fn is_parked_tree_entry(name: &str) -> bool {
+    name.ends_with(".previous") && is_tree_change_residue(name)
+}
+
+const SUFFIX_LEN: usize = 12;
+/// Longest part of a destination's name kept in a staged name, so the sibling's name stays
+/// within the usual 255-byte limit.
+const NAME_KEPT: usize = 100;
+
+fn random_suffix() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::hash::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
+}
+
+/// A fresh sibling name for `dest`: `<dir>/.<name>.asv-staged-<random>`.
+fn staged_name(dest: &str) -> String {
+    let base = &dest[dest.rfind('/').map_or(0, |i| i + 1)..];
+    let mut end = base.len().min(NAME_KEPT);
+    while !base.is_char_boundary(end) {
+        end -= 1;
+    }
+    join(
+        parent_of(dest),
+        &format!(".{}.asv-staged-{}", &base[..end], random_suffix()),
+    )
+}
+
+fn parked_name(dest: &str) -> String {
+    format!("{}.previous", staged_name(dest))
+}
+
+fn is_exists(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::AlreadyExists
+}
+
+fn errno_error(errno: Errno) -> io::Error {
+    io::Error::from_raw_os_error(errno.raw_os_error())
+}
+
+/// Where one destination's previous and new entries are at this moment.
+#[derive(Debug)]
+struct Track {
+    dest: String,
+    /// Where the previous entry is (`None`: there was none).
+    old_at: Option<String>,
+    /// Where the new entry is (`None`: none was made, or it is a remove).
+    new_at: Option<String>,
+}
+
+struct Applier<'a, 'f> {
+    tree: &'a Tree,
+    calls: Calls<'f>,
+    no_exchange: bool,
+}
+
+impl Applier<'_, '_> {
+    /// Runs one call through the counter, naming `rel` and `op` in its failure.
+    fn op<T>(&self, rel: &str, op: &'static str, f: impl FnOnce() -> io::Result<T>) -> Result<T> {
+        self.calls
+            .step()
+            .and_then(|()| f())
+            .map_err(|e| Error::io(rel, op, e))
+    }
+
+    fn lstat(&self, rel: &str) -> Result<Option<fs::Metadata>> {
+        self.op(rel, "inspect", || {
+            match fs::symlink_metadata(self.tree.abs(rel)) {
+                Ok(meta) => Ok(Some(meta)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// Makes the directories on the way to `dir` that are missing, recording each made.
+    fn make_dirs(&self, dir: &str, made: &mut Vec<String>) -> Result<()> {
+        if dir.is_empty() {
+            return Ok(());
+        }
+        let mut path = String::new();
+        for seg in dir.split('/') {
+            path = join(&path, seg);
+            match self.lstat(&path)?.map(|m| kind_of(m.file_type())) {
+                Some(EntryKind::Directory) => {}
+                None => {
+                    self.op(&path, "create directory", || {
+                        fs::create_dir(self.tree.abs(&path))
+                    })?;
+                    made.push(path.clone());
+                }
+                Some(EntryKind::Symlink) => return Err(Error::Symlink { path }),
+                Some(found) => {
+                    return Err(Error::WrongKind {
+                        path,
+                        expected: EntryKind::Directory,
+                        found,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes a fresh staged directory beside `dest`.
+    fn staged_dir(&self, dest: &str) -> Result<String> {
+        loop {
+            let staged = staged_name(dest);
+            let made = self.op(&staged, "create directory", || {
+                match fs::create_dir(self.tree.abs(&staged)) {
+                    Ok(()) => Ok(true),
+                    Err(e) if is_exists(&e) => Ok(false),
+                    Err(e) => Err(e),
+                }
+            })?;
+            if made {
+                return Ok(staged);
+            }
+        }
+    }
+
+    /// Makes a fresh staged regular file beside `dest`, open for writing.
+    fn staged_file(&self, dest: &str, mode: u32) -> Result<(String, File)> {
+        loop {
+            let staged = staged_name(dest);
+            let made = self.op(&staged, "create", || {
+                match create_new(&self.tree.abs(&staged), mode) {
+                    Ok(file) => Ok(Some(file)),
+                    Err(e) if is_exists(&e) => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })?;
+            if let Some(file) = made {
+                return Ok((staged, file));
+            }
+        }
+    }
+
+    /// Renames `from` to `to`, never over an entry standing at `to`.
+    fn rename_noreplace(&self, from: &str, to: &str, op: &'static str) -> Result<()> {
+        let (from_abs, to_abs) = (self.tree.abs(from), self.tree.abs(to));
+        self.op(to, op, || {
+            match rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &from_abs,
+                rustix::fs::CWD,
+                &to_abs,
+                RenameFlags::NOREPLACE,
+            ) {
+                Ok(()) => Ok(()),
+                Err(errno) if errno == Errno::INVAL || errno == Errno::NOSYS => {
+                    // No RENAME_NOREPLACE here: check, then rename (the names are fresh
+                    // random siblings or a destination this run just emptied).
+                    match fs::symlink_metadata(&to_abs) {
+                        Ok(_) => Err(errno_error(Errno::EXIST)),
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                            fs::rename(&from_abs, &to_abs)
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+                Err(errno) => Err(errno_error(errno)),
+            }
+        })
+    }
+
+    /// Moves `from` to a fresh parked name beside `dest`; the name.
+    fn park(&self, from: &str, dest: &str) -> Result<String> {
+        loop {
+            let parked = parked_name(dest);
+            match self.rename_noreplace(from, &parked, "park the previous entry") {
+                Ok(()) => return Ok(parked),
+                Err(Error::Io { source, .. }) if is_exists(&source) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Exchanges `a` and `b` in one step; `false` (nothing done) where the file system
+    /// cannot.
+    fn exchange(&self, a: &str, b: &str) -> Result<bool> {
+        if self.no_exchange {
+            return Ok(false);
+        }
+        let (a_abs, b_abs) = (self.tree.abs(a), self.tree.abs(b));
+        self.op(
+            b,
+            "exchange into place",
+            || match rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &a_abs,
+                rustix::fs::CWD,
+                &b_abs,
+                RenameFlags::EXCHANGE,
+            ) {
+                Ok(()) => Ok(true),
+                Err(errno) if errno == Errno::INVAL || errno == Errno::NOSYS => Ok(false),
+                Err(errno) => Err(errno_error(errno)),
+            },
+        )
+    }
+
+    /// Removes whatever stands at `rel`, never following a link, making each directory
+    /// owner-writable first so a read-only tree can go.
+    fn remove_tree(&self, rel: &str) -> Result<()> {
+        self.remove_tree_at(&self.tree.abs(rel), rel)
+    }
+
+    fn remove_tree_at(&self, abs: &Path, rel: &str) -> Result<()> {
+        let meta = self.op(rel, "inspect", || fs::symlink_metadata(abs))?;
+        if !meta.file_type().is_dir() {
+            return self.op(rel, "remove", || fs::remove_file(abs));
+        }
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o700 != 0o700 {
+            // The entry was just seen to be a directory by lstat; set_permissions follows a
+            // link, so a directory swapped for a link in between would lend its target the
+            // owner's rwx bits and nothing more.
+            self.op(rel, "make writable", || {
+                fs::set_permissions(abs, fs::Permissions::from_mode(mode | 0o700))
+            })?;
+        }
+        let names = self.op(rel, "list", || {
+            let mut names = Vec::new();
+            for entry in fs::read_dir(abs)? {
+                names.push(entry?.file_name());
+            }
+            names.sort();
+            Ok(names)
+        })?;
+        for name in names {
+            let child = abs.join(&name);
+            let child_rel = join(rel, &name.to_string_lossy());
+            self.remove_tree_at(&child, &child_rel)?;
+        }
+        self.op(rel, "remove", || fs::remove_dir(abs))
+    }
+
+    /// Fills a fresh staged entry for `entry`, recording it in a new track before filling
+    /// so that a failure half-way is rolled back.
+    fn stage(
+        &self,
+        entry: &mut Entry,
+        mode_there: Option<u32>,
+        tracks: &mut Vec<Track>,
+    ) -> Result<()> {
+        let dest = entry.planned.dest().to_owned();
+        let old_at = entry.planned.existing().map(|_| dest.clone());
+        let mut track = |new_at: &str| {
+            tracks.push(Track {
+                dest: dest.clone(),
+                old_at: old_at.clone(),
+                new_at: Some(new_at.to_owned()),
+            })
+        };
+        if matches!(entry.change.operation, Operation::Replace(Fill::With(_))) {
+            let staged = self.staged_dir(&dest)?;
+            track(&staged);
+            if let Operation::Replace(Fill::With(write)) =
+                std::mem::replace(&mut entry.change.operation, Operation::Remove(None))
+            {
+                let staged_tree = Tree::open(self.tree.abs(&staged))?;
+                write(&staged_tree)?;
+            }
+            return Ok(());
+        }
+        match &mut entry.change.operation {
+            Operation::ReplaceFile(bytes) => {
+                let (staged, mut file) = self.staged_file(&dest, 0o666)?;
+                track(&staged);
+                self.op(&staged, "write", || file.write_all(bytes))?;
+                if let Some(mode) = mode_there {
+                    self.op(&staged, "set permissions", || {
+                        file.set_permissions(fs::Permissions::from_mode(mode))
+                    })?;
+                }
+            }
+            Operation::Replace(Fill::Files(files)) => {
+                let staged = self.staged_dir(&dest)?;
+                track(&staged);
+                files.sort_by(|a, b| a.path.cmp(&b.path));
+                let mut dirs: HashSet<String> = HashSet::new();
+                for file in files.iter() {
+                    let mut path = String::new();
+                    let parent = parent_of(&file.path);
+                    if !parent.is_empty() {
+                        for seg in parent.split('/') {
+                            path = join(&path, seg);
+                            if dirs.insert(path.clone()) {
+                                let rel = join(&staged, &path);
+                                self.op(&rel, "create directory", || {
+                                    fs::create_dir(self.tree.abs(&rel))
+                                })?;
+                            }
+                        }
+                    }
+                    let rel = join(&staged, &file.path);
+                    let mode = if file.executable { 0o777 } else { 0o666 };
+                    let mut out =
+                        self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
+                    self.op(&rel, "write", || out.write_all(&file.bytes))?;
+                }
+            }
+            Operation::Replace(Fill::Copy(source)) => {
+                let shown = source.display().to_string();
+                let staged = if entry.source_is_dir {
+                    let staged = self.staged_dir(&dest)?;
+                    track(&staged);
+                    (staged, None)
+                } else {
+                    let (staged, file) = self.staged_file(&dest, 0o600)?;
+                    track(&staged);
+                    (staged, Some(file))
+                };
+                let (staged, mut staged_file) = staged;
+                walk_source(source, &shown, &self.calls, &mut |item| match item {
+                    SourceEntry::Dir { rel, mode } => {
+                        let target = join(&staged, rel);
+                        if !rel.is_empty() {
+                            self.op(&target, "create directory", || {
+                                fs::DirBuilder::new()
+                                    .mode(0o700)
+                                    .create(self.tree.abs(&target))
+                            })?;
+                        }
+                        self.op(&target, "set permissions", || {
+                            fs::set_permissions(
+                                self.tree.abs(&target),
+                                fs::Permissions::from_mode(mode | 0o700),
+                            )
+                        })
+                    }
+                    SourceEntry::File {
+                        rel,
+                        mut file,
+                        mode,
+                    } => {
+                        let target = join(&staged, rel);
+                        let mut out = match staged_file.take() {
+                            Some(out) if rel.is_empty() => out,
+                            _ => self.op(&target, "create", || {
+                                create_new(&self.tree.abs(&target), 0o600)
+                            })?,
+                        };
+                        self.op(&target, "write", || io::copy(&mut file, &mut out))?;
+                        self.op(&target, "set permissions", || {
+                            out.set_permissions(fs::Permissions::from_mode(mode & 0o777))
+                        })
+                    }
+                })?;
+            }
+            Operation::Replace(Fill::With(_)) | Operation::Remove(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Puts the staged new entry of `track` in place and parks the previous one.
+    fn swap(&self, track: &mut Track) -> Result<()> {
+        let dest = track.dest.clone();
+        match (track.old_at.clone(), track.new_at.clone()) {
+            (Some(_), Some(staged)) => {
+                if self.exchange(&staged, &dest)? {
+                    track.old_at = Some(staged.clone());
+                    track.new_at = Some(dest.clone());
+                    track.old_at = Some(self.park(&staged, &dest)?);
+                } else {
+                    track.old_at = Some(self.park(&dest, &dest)?);
+                    self.rename_noreplace(&staged, &dest, "move into place")?;
+                    track.new_at = Some(dest);
+                }
+            }
+            (None, Some(staged)) => {
+                self.rename_noreplace(&staged, &dest, "move into place")?;
+                track.new_at = Some(dest);
+            }
+            (Some(_), None) => {
+                track.old_at = Some(self.park(&dest, &dest)?);
+            }
+            (None, None) => {}
+        }
+        Ok(())
+    }
+
+    /// Undoes one track as far as it can: the previous entry back at its destination, the
+    /// new one removed. What it cannot undo is recorded.
+    fn undo(&self, track: &Track, stranded: &mut Vec<StrandedEntry>, leftovers: &mut Vec<String>) {
+        let dest = &track.dest;
+        let mut new_at = track.new_at.clone();
+        if let Some(old) = &track.old_at
+            && old != dest
+        {
+            let restored = if new_at.as_deref() == Some(dest.as_str()) {
+                // Both moved: swap them back in one step, or move the new one aside first.
+                match self.exchange(old, dest) {
+                    Ok(true) => {
+                        new_at = Some(old.clone());
+                        true
+                    }
+                    Ok(false) => {
+                        let aside = staged_name(dest);
+                        match self.rename_noreplace(dest, &aside, "move aside") {
+                            Ok(()) => {
+                                new_at = Some(aside);
+                                self.rename_noreplace(old, dest, "move back").is_ok()
+                            }
+                            Err(_) => false,
+                        }
+                    }
+                    Err(_) => false,
+                }
+            } else {
+                self.rename_noreplace(old, dest, "move back").is_ok()
+            };
+            if !restored {
+                stranded.push(StrandedEntry {
+                    dest: dest.clone(),
+                    parked: old.clone(),
+                });
+                // The new entry stays where it is rather than risk the last copy of anything.
+                if let Some(new) = new_at
+                    && new != *dest
+                {
+                    leftovers.push(new);
+                }
+                return;
+            }
+        } else if track.old_at.is_none() && new_at.as_deref() == Some(dest.as_str()) {
+            // A created entry: move it off the destination in one step, then remove it.
+            let aside = staged_name(dest);
+            if self.rename_noreplace(dest, &aside, "move aside").is_err() {
+                leftovers.push(dest.clone());
+                return;
+            }
+            new_at = Some(aside);
+        }
+        if let Some(new) = new_at
+            && self.remove_tree(&new).is_err()
+        {
+            leftovers.push(new);
+        }
+    }
+}
+
+fn create_new(abs: &Path, mode: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::NOCTTY).bits() as i32)
+        .open(abs)
+}
+
+pub(crate) fn apply(plan: Plan<'_>) -> Result<Applied> {
+    let Plan {
+        tree,
+        mut entries,
+        faults,
+    } = plan;
+    let applier = Applier {
+        tree,
+        calls: Calls::new(faults.as_ref()),
+        no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
+    };
+    entries.retain(|entry| entry.planned.action().is_active());
+    let mut tracks: Vec<Track> = Vec::new();
+    let mut made: Vec<String> = Vec::new();
+    let outcome = forward(&applier, &mut entries, &mut tracks, &mut made);
+    let forget = |tracks: &[Track], made: &[String]| {
+        for track in tracks {
+            tree.forget_checked(&track.dest);
+        }
+        for dir in made {
+            tree.forget_checked(dir);
+        }
+    };
+    if let Err(cause) = outcome {
+        let mut stranded = Vec::new();
+        let mut leftovers = Vec::new();
+        for track in tracks.iter().rev() {
+            applier.undo(track, &mut stranded, &mut leftovers);
+        }
+        for dir in made.iter().rev() {
+            if applier
+                .op(dir, "remove directory", || fs::remove_dir(tree.abs(dir)))
+                .is_err()
+            {
+                leftovers.push(dir.clone());
+            }
+        }
+        forget(&tracks, &made);
+        if stranded.is_empty() && leftovers.is_empty() {
+            return Err(cause);
+        }
+        return Err(Error::RollbackIncomplete {
+            stranded,
+            leftovers,
+            cause: Box::new(cause),
+        });
+    }
+    // The commit point: every destination holds its new state.
+    let commit = applier.calls.count();
+    let mut warnings = Vec::new();
+    for track in &tracks {
+        if let Some(parked) = &track.old_at
+            && *parked != track.dest
+            && let Err(error) = applier.remove_tree(parked)
+        {
+            warnings.push(Warning::CleanupIncomplete {
+                dest: track.dest.clone(),
+                parked: parked.clone(),
+                error,
+            });
+        }
+    }
+    forget(&tracks, &made);
+    Ok(Applied {
+        warnings,
+        calls: applier.calls.count(),
+        commit,
+    })
+}
+
+fn forward(
+    applier: &Applier<'_, '_>,
+    entries: &mut [Entry],
+    tracks: &mut Vec<Track>,
+    made: &mut Vec<String>,
+) -> Result<()> {
+    // Each destination must still hold what the plan saw.
+    let mut modes = Vec::with_capacity(entries.len());
+    for entry in entries.iter() {
+        let dest = entry.planned.dest();
+        let meta = applier.lstat(dest)?;
+        let found = meta.as_ref().map(|m| kind_of(m.file_type()));
+        if found != entry.planned.existing() {
+            return Err(Error::DestChanged {
+                dest: dest.to_owned(),
+                expected: entry.planned.existing(),
+                found,
+            });
+        }
+        modes.push(
+            meta.filter(|m| m.file_type().is_file())
+                .map(|m| m.mode() & 0o7777),
+        );
+    }
+    // Stage every new entry (and the directories a create needs).
+    for (entry, mode) in entries.iter_mut().zip(modes) {
+        match entry.planned.action() {
+            Action::Create | Action::Replace => {
+                applier.make_dirs(parent_of(entry.planned.dest()), made)?;
+                applier.stage(entry, mode, tracks)?;
+            }
+            Action::Remove => tracks.push(Track {
+                dest: entry.planned.dest().to_owned(),
+                old_at: Some(entry.planned.dest().to_owned()),
+                new_at: None,
+            }),
+            Action::Keep | Action::Subsumed => {}
+        }
+    }
+    // Swap each into place, parking what was there.
+    for track in tracks.iter_mut() {
+        applier.swap(track)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn residue_names() {
+        let staged = staged_name("skills/a");
+        let name = &staged["skills/".len()..];
+        assert!(is_tree_change_residue(name), "{name}");
+        assert!(!is_parked_tree_entry(name));
+        let parked = parked_name("x");
+        assert!(is_tree_change_residue(&parked) && is_parked_tree_entry(&parked));
+        let long = "é".repeat(150);
+        let staged = staged_name(&long);
+        assert!(staged.len() < 255 && is_tree_change_residue(&staged));
+        let rows: &[(&str, bool)] = &[
+            (".a.asv-staged-0123456789ab", true),
+            (".a.asv-staged-0123456789ab.previous", true),
+            ("..asv-staged-0123456789ab", true),
+            (".a.asv-staged-0123456789AB", false),
+            (".a.asv-staged-0123456789a", false),
+            ("a.asv-staged-0123456789ab", false),
+            (".a.asv-staged-0123456789ab.prev", false),
+            (".asv-tmp-abc", false),
+            ("", false),
+        ];
+        for (name, want) in rows {
+            assert_eq!(is_tree_change_residue(name), *want, "{name}");
+        }
+    }
+
+    #[test]
+    fn suffixes_differ() {
+        let a: HashSet<String> = (0..100).map(|_| random_suffix()).collect();
+        assert_eq!(a.len(), 100);
+    }
+}
