@@ -1,0 +1,374 @@
+//! Strict reading and extraction of ZIP and tar.gz archives, and reproducible ZIP writing.
+//!
+//! Skills arrive as archives (a ZIP someone uploaded, an npm-style tarball) and leave as them
+//! (`skill pack`). An archive is hostile input: a member named `../../.bashrc`, a symbolic link
+//! that a later member writes through, two names one volume folds into one, a 42 KiB file that
+//! inflates to gigabytes, or a ZIP whose bytes two readers read as two different archives. This
+//! crate is the one way the tool reads or writes either format, so every lane gets the same
+//! answer to the same archive:
+//!
+//! - An archive is read whole into memory, bounded by [`Limits`] the caller must pass.
+//! - The ZIP and tar readers are our own and strict (see the `zip` and `tar` module docs): every
+//!   byte must be accounted for once, ZIP64 and second compression layers are refused.
+//! - Whether an archive may be written is decided from its whole entry list before a byte is
+//!   written ([`entry_refusal`]): only regular files and directories, each named safely on
+//!   every host (Windows' rules too), no two of them one name.
+//! - What is written is written here, never by a library: each directory a plain `mkdir`, each
+//!   file an exclusive create that no link satisfies, with mode `0644` or `0755` by the
+//!   archive's executable bit alone, narrowed by the umask. An extracted tree holds no link, no
+//!   special file and no setuid bit, whatever the archive said.
+//! - A member that does not inflate to its declared size, or fails its CRC, is its own error
+//!   ([`Error::EntryRead`]), met when that member is read, not when the archive is opened.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use asv_archive::{Archive, FileEntry, Format, Limits, ReadOptions, Source, zip_files};
+//!
+//! let zip = zip_files(&[FileEntry {
+//!     path: "skill/SKILL.md".into(),
+//!     bytes: b"---\nname: skill\n---\n".to_vec(),
+//!     executable: false,
+//! }])?;
+//! let options = ReadOptions { format: Format::Zip, limits: Limits::DEFAULT };
+//! let archive = Archive::open(Source::bytes(zip, "skill.zip"), &options)?;
+//! let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
+//! assert_eq!(names, ["skill/", "skill/SKILL.md"]);
+//!
+//! let into = tempfile::tempdir()?;
+//! archive.extract(into.path(), &|_| false)?;
+//! assert!(into.path().join("skill/SKILL.md").is_file());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Fuzzing
+//!
+//! The readers have cargo-fuzz targets in the repository's `fuzz/` directory (kept out of the
+//! workspace): `cargo +nightly fuzz run zip_reader` and `cargo +nightly fuzz run tar_reader`
+//! open, judge and read every entry of arbitrary bytes; any panic is a bug.
+#![deny(missing_docs)]
+
+mod entry;
+pub mod error;
+mod extract;
+mod policy;
+mod tar;
+mod write;
+mod zip;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{Mode, OFlags};
+
+pub use entry::{Entry, EntryKind, Format, Limits, Special};
+pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
+pub use extract::extracted_file_mode;
+pub use policy::{entry_refusal, folded_segment, place_of};
+pub use write::{FileEntry, zip_dir, zip_files};
+
+/// Where an archive is: a file, or bytes already in hand with the label a refusal names them by.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// An archive file, read once ([`read_archive_file`]).
+    File(PathBuf),
+    /// Bytes in hand.
+    Bytes {
+        /// The archive's bytes.
+        bytes: Vec<u8>,
+        /// What messages call it (`skill.zip`, a URL).
+        label: String,
+    },
+}
+
+impl Source {
+    /// An archive file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        Source::File(path.into())
+    }
+
+    /// Bytes in hand, named `label` in messages.
+    pub fn bytes(bytes: impl Into<Vec<u8>>, label: impl Into<String>) -> Self {
+        Source::Bytes {
+            bytes: bytes.into(),
+            label: label.into(),
+        }
+    }
+}
+
+/// How an archive is read: its format and the limits it is held to. Both are required (there is
+/// no `Default`), so an omitted bound is a compile error, not an unbounded read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The archive's format.
+    pub format: Format,
+    /// The bounds it is read under.
+    pub limits: Limits,
+}
+
+/// The members' locations, per format.
+#[derive(Debug)]
+enum Members {
+    Zip(Vec<zip::Member>),
+    Tar(Vec<tar::Member>),
+}
+
+/// An archive read into memory and parsed: what it lists, and each file's bytes on request.
+/// Opening judges only the structure and the limits; the entry policy is applied by
+/// [`Archive::judge`], [`Archive::extract`] and [`Archive::to_zip`].
+#[derive(Debug)]
+pub struct Archive {
+    label: String,
+    /// A ZIP's own bytes, or a tarball's inflated tar stream.
+    data: Vec<u8>,
+    entries: Vec<Entry>,
+    members: Members,
+}
+
+/// The bytes of an archive file, read once: opened without blocking (a FIFO is refused, never
+/// waited on) and sized by `fstat` on that handle before a byte is read.
+///
+/// # Errors
+/// [`Error::ReadArchive`] when the file cannot be opened or read; [`Error::NotAFile`] for
+/// anything but a regular file; [`Error::Refused`] `too-large` for a file over
+/// `limits.max_archive` (unread).
+pub fn read_archive_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
+    let shown = path.display().to_string();
+    let read_error = |source: std::io::Error| Error::ReadArchive {
+        path: shown.clone(),
+        source,
+    };
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| read_error(e.into()))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| read_error(e.into()))?;
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(Error::NotAFile { path: shown });
+    }
+    let too_large = || {
+        Error::refused(
+            &shown,
+            Refusal::of(Detail::TooLarge {
+                measure: Measure::Archive,
+                limit: limits.max_archive,
+            }),
+        )
+    };
+    if u64::try_from(stat.st_size).unwrap_or(u64::MAX) > limits.max_archive {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::from(fd)
+        .take(limits.max_archive.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > limits.max_archive {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+impl Archive {
+    /// Reads and parses an archive. Nothing is judged but its structure and the limits: a caller
+    /// that only inspects sees links and unsafe names as entries.
+    ///
+    /// # Errors
+    /// As [`read_archive_file`] for a file; [`Error::Refused`] with `unreadable` for bytes that
+    /// are no archive of the format, `unsupported` for one this crate will not take (ZIP64, a
+    /// directory two readers would read differently, a tar entry cut short, a second compression
+    /// layer), `too-many-entries` / `too-large` past `options.limits`.
+    ///
+    /// # Example
+    /// ```
+    /// use asv_archive::{Archive, Format, Limits, ReadOptions, Reason, Source};
+    /// let options = ReadOptions { format: Format::TarGz, limits: Limits::DEFAULT };
+    /// let err = Archive::open(Source::bytes(b"hello".to_vec(), "x.tgz"), &options).unwrap_err();
+    /// assert_eq!(err.reason(), Some(Reason::Unreadable));
+    /// ```
+    pub fn open(source: Source, options: &ReadOptions) -> Result<Self> {
+        let limits = &options.limits;
+        let (bytes, label) = match source {
+            Source::File(path) => {
+                let bytes = read_archive_file(&path, limits)?;
+                (bytes, path.display().to_string())
+            }
+            Source::Bytes { bytes, label } => (bytes, label),
+        };
+        if bytes.len() as u64 > limits.max_archive {
+            return Err(Error::refused(
+                &label,
+                Refusal::of(Detail::TooLarge {
+                    measure: Measure::Archive,
+                    limit: limits.max_archive,
+                }),
+            ));
+        }
+        let parsed = match options.format {
+            Format::Zip => zip::read(&bytes, limits)
+                .map(|(entries, members)| (bytes, entries, Members::Zip(members))),
+            Format::TarGz => tar::inflate(&bytes, limits).and_then(|inflated| {
+                drop(bytes);
+                let (entries, members) = tar::read(&inflated, limits)?;
+                Ok((inflated, entries, Members::Tar(members)))
+            }),
+        };
+        let (data, entries, members) = parsed.map_err(|refusal| Error::refused(&label, refusal))?;
+        Ok(Archive {
+            label,
+            data,
+            entries,
+            members,
+        })
+    }
+
+    /// What messages call the archive: its path, or the label its bytes came with.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Every entry, in archive order, as the archive spells it.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The bytes of one entry (empty for anything but a file), held to its declared size.
+    ///
+    /// # Errors
+    /// [`Error::EntryRead`] when a ZIP member does not inflate, inflates to another size than
+    /// it declares, or fails its CRC; [`Error::NotAnEntry`] for an entry this archive did not list.
+    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+        if self.entries.get(entry.index) != Some(entry) {
+            return Err(Error::NotAnEntry {
+                archive: self.label.clone(),
+                entry: entry.name.clone(),
+            });
+        }
+        if entry.kind != EntryKind::File {
+            return Ok(Vec::new());
+        }
+        match &self.members {
+            Members::Zip(members) => {
+                zip::read_member(&self.data, &members[entry.index], entry.size).map_err(|problem| {
+                    Error::EntryRead {
+                        archive: self.label.clone(),
+                        entry: entry.name.clone(),
+                        problem,
+                    }
+                })
+            }
+            Members::Tar(members) => {
+                let start = members[entry.index].start;
+                // The reader checked that the data lies inside the stream.
+                Ok(self.data[start..start + entry.size as usize].to_vec())
+            }
+        }
+    }
+
+    /// Applies the entry policy ([`entry_refusal`]) to the whole entry list.
+    ///
+    /// # Errors
+    /// [`Error::Refused`] naming the first entry that may not be written, and why.
+    pub fn judge(&self) -> Result<()> {
+        match entry_refusal(&self.entries) {
+            Some(refusal) => Err(Error::refused(&self.label, refusal)),
+            None => Ok(()),
+        }
+    }
+
+    /// Extracts the archive into `into`, a fresh directory the caller made: the whole entry list
+    /// is judged first, then every entry `omit` does not pick is written in archive order (an
+    /// omitted entry is still judged). A directory is made plainly, a file created exclusively
+    /// with mode `0644` or `0755` by its executable bit, narrowed by the umask.
+    ///
+    /// # Errors
+    /// [`Error::Refused`] when the policy refuses an entry, with nothing written;
+    /// [`Error::EntryRead`] for a member that does not read as declared, met as it is written
+    /// (what was written before stays: dispose of `into`); [`Error::InTheWay`] when something
+    /// already stands where an entry goes; [`Error::Write`] when the file system refuses a write.
+    pub fn extract(&self, into: &Path, omit: &dyn Fn(&Entry) -> bool) -> Result<()> {
+        self.judge()?;
+        let destination = extract::Destination::open(into, &self.label)?;
+        for entry in self.entries.iter().filter(|e| !omit(e)) {
+            let place = place_of(&entry.name);
+            if entry.is_dir() {
+                destination.make_dir(&place)?;
+            } else {
+                let bytes = self.read(entry)?;
+                destination.write_file(&place, &bytes, entry.executable)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The ZIP of exactly what was judged: the entry list judged as [`Archive::extract`] judges
+    /// it, then each entry `omit` does not pick, in archive order, named by the place it lands at
+    /// (backslashes as `/`, empty and `.` segments dropped), written as [`zip_files`] writes
+    /// (Unix modes `0644`/`0755`, fixed date, no extra field or comment). Nothing else of the
+    /// archive's bytes travels on.
+    ///
+    /// # Errors
+    /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared.
+    pub fn to_zip(&self, omit: &dyn Fn(&Entry) -> bool) -> Result<Vec<u8>> {
+        self.judge()?;
+        let mut contents = Vec::new();
+        for entry in self.entries.iter().filter(|e| !omit(e)) {
+            let place = place_of(&entry.name).join("/");
+            if place.is_empty() {
+                continue;
+            }
+            if entry.is_dir() {
+                contents.push((format!("{place}/"), None, false));
+            } else {
+                contents.push((place, Some(self.read(entry)?), entry.executable));
+            }
+        }
+        let records: Vec<write::Record<'_>> = contents
+            .iter()
+            .map(|(name, data, executable)| write::Record {
+                name: name.clone(),
+                data: data.as_deref(),
+                executable: *executable,
+            })
+            .collect();
+        write::zip_records(&records, &self.label)
+    }
+}
+
+/// Every entry of an archive, in archive order, without judging them ([`Archive::open`]).
+///
+/// # Errors
+/// As [`Archive::open`].
+pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
+    Ok(Archive::open(source, options)?.entries)
+}
+
+/// Opens, judges and extracts an archive into the fresh directory `into`
+/// ([`Archive::extract`]); returns every entry, an omitted one included.
+///
+/// # Errors
+/// As [`Archive::open`] and [`Archive::extract`].
+pub fn extract(
+    source: Source,
+    options: &ReadOptions,
+    into: &Path,
+    omit: &dyn Fn(&Entry) -> bool,
+) -> Result<Vec<Entry>> {
+    let archive = Archive::open(source, options)?;
+    archive.extract(into, omit)?;
+    Ok(archive.entries)
+}
+
+/// The ZIP of an accepted archive's judged entries ([`Archive::to_zip`]).
+///
+/// # Errors
+/// As [`Archive::open`] and [`Archive::to_zip`].
+pub fn zip_of_archive(
+    source: Source,
+    options: &ReadOptions,
+    omit: &dyn Fn(&Entry) -> bool,
+) -> Result<Vec<u8>> {
+    Archive::open(source, options)?.to_zip(omit)
+}

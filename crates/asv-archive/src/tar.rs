@@ -1,0 +1,286 @@
+//! A strict reader of a tar archive inside one gzip layer, written here in 512-byte blocks.
+//!
+//! Why our own rather than the `tar` crate: the crate is lenient where we must be strict (it
+//! takes a stream cut short as the end, and sniffs nothing about what the stream is), and all
+//! that is needed is the header layout. What it reads:
+//!
+//! - exactly one gzip member, inflated to at most `max_expanded` bytes; data after the member,
+//!   or an inflated stream that is itself gzip, zstd or xz, is refused;
+//! - ustar, GNU and v7 headers with their checksum; GNU long names (`L`, and long link names
+//!   `K`, read and dropped), pax extended headers (`x`: `path` and `size` are taken) and pax
+//!   global headers (`g`: parsed and ignored);
+//! - regular files (`0`, NUL), directories (`5`); everything else is listed, never dropped:
+//!   hard links (`1`), symbolic links (`2`), devices and FIFOs (`3`, `4`, `6`) and every other
+//!   type byte as special;
+//! - an entry whose data runs past the stream, or a link or directory that declares data, is
+//!   refused; after the end marker only zero bytes may follow.
+
+use std::io::Read;
+
+use flate2::bufread::GzDecoder;
+
+use crate::entry::{Entry, EntryKind, Limits, Special, name_of};
+use crate::error::{Detail, Measure, Refusal};
+
+const BLOCK: usize = 512;
+
+/// Where one entry's bytes lie in the inflated stream.
+#[derive(Debug, Clone)]
+pub(crate) struct Member {
+    pub(crate) start: usize,
+}
+
+/// Inflates the one gzip layer, bounded, and refuses a second layer.
+pub(crate) fn inflate(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>, Refusal> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Err(Refusal::of(Detail::NotGzip));
+    }
+    let mut rest: &[u8] = bytes;
+    let mut out = Vec::new();
+    {
+        let decoder = GzDecoder::new(&mut rest);
+        decoder
+            .take(limits.max_expanded.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(|_| Refusal::of(Detail::BadGzip))?;
+    }
+    if out.len() as u64 > limits.max_expanded {
+        return Err(Refusal::of(Detail::TooLarge {
+            measure: Measure::Expanded,
+            limit: limits.max_expanded,
+        }));
+    }
+    if !rest.is_empty() {
+        return Err(Refusal::of(Detail::DataAfterGzip));
+    }
+    let layers: [(&[u8], &'static str); 3] = [
+        (&[0x1f, 0x8b], "gzip"),
+        (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz"),
+    ];
+    for (magic, format) in layers {
+        if out.starts_with(magic) {
+            return Err(Refusal::of(Detail::SecondCompressionLayer { format }));
+        }
+    }
+    Ok(out)
+}
+
+/// A header's checksum, as stored and as computed (unsigned and signed sums are both taken).
+fn checksum_ok(header: &[u8]) -> bool {
+    let Some(stored) = octal(&header[148..156]) else {
+        return false;
+    };
+    let mut unsigned: u64 = 0;
+    let mut signed: i64 = 0;
+    for (i, b) in header.iter().enumerate() {
+        let b = if (148..156).contains(&i) { b' ' } else { *b };
+        unsigned += u64::from(b);
+        signed += i64::from(b as i8);
+    }
+    stored == unsigned || i64::try_from(stored).is_ok_and(|s| s == signed)
+}
+
+/// An octal field: optional leading spaces, digits, then NUL or space padding.
+fn octal(field: &[u8]) -> Option<u64> {
+    let text = field
+        .iter()
+        .skip_while(|b| **b == b' ')
+        .take_while(|b| **b != 0 && **b != b' ');
+    let mut value: u64 = 0;
+    for b in text {
+        if !(b'0'..=b'7').contains(b) {
+            return None;
+        }
+        value = value.checked_mul(8)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(value)
+}
+
+/// A NUL-terminated field's bytes.
+fn cstr(field: &[u8]) -> &[u8] {
+    let end = field.iter().position(|b| *b == 0).unwrap_or(field.len());
+    &field[..end]
+}
+
+/// The records of a pax extended header: `"<len> <key>=<value>\n"` each.
+fn pax_records(mut data: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
+    let mut out = Vec::new();
+    // A trailing run of NULs is padding some writers leave.
+    while !data.is_empty() && data.iter().any(|b| *b != 0) {
+        let space = data.iter().position(|b| *b == b' ')?;
+        let len: usize = std::str::from_utf8(&data[..space]).ok()?.parse().ok()?;
+        if len <= space + 1 || len > data.len() || data[len - 1] != b'\n' {
+            return None;
+        }
+        let record = &data[space + 1..len - 1];
+        let eq = record.iter().position(|b| *b == b'=')?;
+        out.push((&record[..eq], &record[eq + 1..]));
+        data = &data[len..];
+    }
+    Some(out)
+}
+
+/// Parses the inflated tar stream; its entries in archive order and where each one's data is.
+pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Refusal> {
+    let mut entries = Vec::new();
+    let mut members = Vec::new();
+    let mut at = 0usize;
+    let mut long_name: Option<Vec<u8>> = None;
+    let mut pax_path: Option<Vec<u8>> = None;
+    let mut pax_size: Option<u64> = None;
+    let mut pending_meta = false;
+    let mut first = true;
+    let mut expanded: u64 = 0;
+    loop {
+        if at == tar.len() {
+            // The stream ends without the end marker: accepted as GNU tar does, unless a
+            // long-name or pax header is still waiting for its entry.
+            if pending_meta {
+                return Err(Refusal::of(Detail::DanglingMetaHeader));
+            }
+            if first {
+                return Err(Refusal::of(Detail::NotTar));
+            }
+            break;
+        }
+        let Some(header) = tar.get(at..at + BLOCK) else {
+            return Err(Refusal::of(if first {
+                Detail::NotTar
+            } else {
+                Detail::CutShort
+            }));
+        };
+        if header.iter().all(|b| *b == 0) {
+            if pending_meta {
+                return Err(Refusal::of(Detail::DanglingMetaHeader));
+            }
+            if tar[at..].iter().any(|b| *b != 0) {
+                return Err(Refusal::of(Detail::DataAfterEnd));
+            }
+            break;
+        }
+        if !checksum_ok(header) {
+            return Err(Refusal::of(if first {
+                Detail::NotTar
+            } else {
+                Detail::BadTarHeader
+            }));
+        }
+        first = false;
+        let type_byte = header[156];
+        let stored_name = {
+            let name = cstr(&header[0..100]);
+            let posix = &header[257..263] == b"ustar\0";
+            let prefix = cstr(&header[345..500]);
+            if posix && !prefix.is_empty() {
+                let mut full = prefix.to_vec();
+                full.push(b'/');
+                full.extend_from_slice(name);
+                full
+            } else {
+                name.to_vec()
+            }
+        };
+        let raw_name = pax_path
+            .take()
+            .or_else(|| long_name.take())
+            .unwrap_or(stored_name);
+        let (name, utf8) = name_of(&raw_name);
+        let size_field = &header[124..136];
+        let header_size = if size_field[0] & 0x80 != 0 {
+            return Err(Refusal::at(&name, Detail::Base256Size));
+        } else {
+            octal(size_field).ok_or_else(|| Refusal::at(&name, Detail::BadTarHeader))?
+        };
+        let size = pax_size.take().unwrap_or(header_size);
+        let data_start = at + BLOCK;
+        let padded = size.div_ceil(BLOCK as u64).saturating_mul(BLOCK as u64);
+        let data_end = (data_start as u64).saturating_add(size);
+        let next = (data_start as u64).saturating_add(padded);
+        if next > tar.len() as u64 {
+            return Err(Refusal::at(&name, Detail::CutShort));
+        }
+        let data = &tar[data_start..data_end as usize];
+        let next = next as usize;
+        match type_byte {
+            b'L' => {
+                long_name = Some(cstr(data).to_vec());
+                pending_meta = true;
+            }
+            b'K' => {
+                pending_meta = true;
+            }
+            b'x' => {
+                let records = pax_records(data).ok_or_else(|| Refusal::of(Detail::BadPax))?;
+                for (key, value) in records {
+                    match key {
+                        b"path" => pax_path = Some(value.to_vec()),
+                        b"size" => {
+                            let text = std::str::from_utf8(value).ok();
+                            let parsed = text.and_then(|t| t.parse::<u64>().ok());
+                            pax_size = Some(parsed.ok_or_else(|| Refusal::of(Detail::BadPax))?);
+                        }
+                        _ => {}
+                    }
+                }
+                pending_meta = true;
+            }
+            b'g' => {
+                // Global attributes are parsed (a malformed one is refused) and otherwise ignored:
+                // nothing this reader takes from a header is global in practice.
+                pax_records(data).ok_or_else(|| Refusal::of(Detail::BadPax))?;
+            }
+            _ => {
+                pending_meta = false;
+                let trailing_slash = raw_name.ends_with(b"/");
+                let kind = match type_byte {
+                    b'0' => EntryKind::File,
+                    0 if trailing_slash => EntryKind::Directory,
+                    0 => EntryKind::File,
+                    b'5' => EntryKind::Directory,
+                    b'1' => EntryKind::Hardlink,
+                    b'2' => EntryKind::Link,
+                    b'3' => EntryKind::Special(Special::CharDevice),
+                    b'4' => EntryKind::Special(Special::BlockDevice),
+                    b'6' => EntryKind::Special(Special::Fifo),
+                    other => EntryKind::Special(Special::TarType(other)),
+                };
+                let modelled = !matches!(kind, EntryKind::Special(Special::TarType(_)));
+                if kind != EntryKind::File && modelled && size != 0 {
+                    return Err(Refusal::at(&name, Detail::NonFileData));
+                }
+                if entries.len() == limits.max_entries {
+                    return Err(Refusal::of(Detail::TooManyEntries {
+                        limit: limits.max_entries,
+                    }));
+                }
+                let mode = octal(&header[100..108]).unwrap_or(0);
+                let is_file = kind == EntryKind::File;
+                if is_file {
+                    expanded = expanded.saturating_add(size);
+                    if expanded > limits.max_expanded {
+                        return Err(Refusal::at(
+                            &name,
+                            Detail::TooLarge {
+                                measure: Measure::Expanded,
+                                limit: limits.max_expanded,
+                            },
+                        ));
+                    }
+                }
+                entries.push(Entry {
+                    name,
+                    size: if is_file { size } else { 0 },
+                    executable: is_file && mode & 0o100 != 0,
+                    kind,
+                    index: entries.len(),
+                    utf8,
+                });
+                members.push(Member { start: data_start });
+            }
+        }
+        at = next;
+    }
+    Ok((entries, members))
+}
