@@ -342,15 +342,13 @@ impl fmt::Display for Stranded<'_> {
             first = false;
             write!(f, "{} was left behind", DisplayPath(leftover))?;
         }
-        if !self.0.is_empty() {
-            f.write_str("; move each parked entry back to its destination by hand")?;
-            if !self.1.is_empty() {
-                f.write_str(" and remove what was left behind")?;
+        f.write_str(match (self.0.is_empty(), self.1.is_empty()) {
+            (false, true) => "; move each parked entry back to its destination by hand",
+            (false, false) => {
+                "; move each parked entry back to its destination and remove what was left behind by hand"
             }
-        } else {
-            f.write_str("; remove what was left behind by hand")?;
-        }
-        Ok(())
+            _ => "; remove what was left behind by hand",
+        })
     }
 }
 
