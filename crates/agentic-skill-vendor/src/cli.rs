@@ -84,6 +84,56 @@ pub enum SkillCommand {
         /// The skill directory
         dir: std::path::PathBuf,
     },
+    /// Take a whole skill from another repository (or a local directory) into skills/<name>
+    Add {
+        /// owner/repo, a git URL, or a local directory starting with ./, ../ or /
+        repository: String,
+        /// The skill's directory in that repository (. for its root)
+        path: String,
+        /// The local name (default: the last segment of the path)
+        #[arg(long)]
+        name: Option<String>,
+        /// The branch, tag or commit to follow (default: the repository's default branch)
+        #[arg(long = "ref")]
+        reference: Option<String>,
+    },
+    /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
+    Status,
+    /// Merge upstream changes into imported skills, keeping local edits
+    Pull {
+        /// Skills to pull (default: every imported skill)
+        names: Vec<String>,
+        /// On conflict, write the files with diff3 markers and wait for skill resolve
+        #[arg(long)]
+        write_conflicts: bool,
+    },
+    /// Record a conflicted skill as resolved once its markers are gone
+    Resolve {
+        /// The skill
+        name: String,
+    },
+    /// Show a unified diff between two versions of an imported skill
+    Diff {
+        /// The skill
+        name: String,
+        /// The version to diff from
+        #[arg(long, value_enum, default_value_t = SkillVersion::Base)]
+        from: SkillVersion,
+        /// The version to diff to
+        #[arg(long, value_enum, default_value_t = SkillVersion::Local)]
+        to: SkillVersion,
+    },
+}
+
+/// A version of an imported skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SkillVersion {
+    /// The upstream version the local copy started from
+    Base,
+    /// The copy under skills/
+    Local,
+    /// Upstream now
+    Upstream,
 }
 
 impl Command {

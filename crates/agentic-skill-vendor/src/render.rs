@@ -120,6 +120,167 @@ pub fn event(format: Format, e: &Event) -> String {
     )
 }
 
+/// Renders what `skill add` placed.
+pub fn added(format: Format, a: &asv_skills::lifecycle::Added) -> String {
+    let dir = asv_skills::lifecycle::skill_dir(&a.name);
+    match format {
+        Format::Json => serde_json::json!({
+            "kind": "added",
+            "name": a.name,
+            "path": dir,
+            "source": a.source,
+            "revision": a.revision,
+            "hash": a.hash,
+        })
+        .to_string(),
+        _ => line_for(
+            format,
+            "notice",
+            "added",
+            Some(&dir),
+            None,
+            None,
+            format!("{} <- {} at {} ({})", a.name, a.source, a.revision, a.hash),
+        ),
+    }
+}
+
+/// Renders one line of `skill status`.
+pub fn status(format: Format, s: &asv_skills::lifecycle::Status) -> String {
+    let reason = match &s.state {
+        asv_skills::lifecycle::State::Invalid(why) => Some(why.as_str()),
+        _ => None,
+    };
+    match format {
+        Format::Json => serde_json::json!({
+            "kind": "status",
+            "name": s.name,
+            "state": s.state.as_str(),
+            "reason": reason,
+            "source": s.source,
+            "revision": s.revision,
+        })
+        .to_string(),
+        Format::Text => match reason {
+            Some(why) => format!("{}: {} ({why})", s.name, s.state.as_str()),
+            None => format!("{}: {}", s.name, s.state.as_str()),
+        },
+        Format::Github => line_for(
+            format,
+            if matches!(
+                s.state,
+                asv_skills::lifecycle::State::Clean | asv_skills::lifecycle::State::Modified
+            ) {
+                "notice"
+            } else {
+                "warning"
+            },
+            s.state.as_str(),
+            Some(&asv_skills::lifecycle::skill_dir(&s.name)),
+            None,
+            None,
+            reason.unwrap_or(s.state.as_str()).to_owned(),
+        ),
+    }
+}
+
+/// Renders what `skill pull` did to one skill (one or more lines).
+pub fn pulled(format: Format, p: &asv_skills::lifecycle::Pulled) -> Vec<String> {
+    use asv_skills::lifecycle::Pulled;
+    match format {
+        Format::Text => p.lines(),
+        Format::Json => {
+            let value = match p {
+                Pulled::UpToDate { name, revision } => serde_json::json!({
+                    "kind": "up-to-date", "name": name, "revision": revision,
+                }),
+                Pulled::Updated {
+                    name,
+                    from,
+                    to,
+                    kept_local,
+                } => serde_json::json!({
+                    "kind": "updated", "name": name, "from": from, "to": to, "keptLocal": kept_local,
+                }),
+                Pulled::Conflicts {
+                    name,
+                    revision,
+                    conflicts,
+                    written,
+                } => serde_json::json!({
+                    "kind": "conflicts", "name": name, "revision": revision, "written": written,
+                    "conflicts": conflicts.iter().map(|c| serde_json::json!({
+                        "path": format!("{}/{}", asv_skills::lifecycle::skill_dir(name), c.path),
+                        "kind": c.kind.as_str(),
+                    })).collect::<Vec<_>>(),
+                }),
+                Pulled::RemovedUpstream {
+                    name,
+                    revision,
+                    modified,
+                } => serde_json::json!({
+                    "kind": "removed-upstream", "name": name, "revision": revision, "modified": modified,
+                }),
+            };
+            vec![value.to_string()]
+        }
+        Format::Github => {
+            let lines = p.lines();
+            match p {
+                Pulled::Conflicts {
+                    name, conflicts, ..
+                } => {
+                    let mut out = vec![line_for(
+                        format,
+                        "error",
+                        "conflicts",
+                        Some(&asv_skills::lifecycle::skill_dir(name)),
+                        None,
+                        None,
+                        lines[0].clone(),
+                    )];
+                    out.extend(conflicts.iter().map(|c| {
+                        let path = format!("{}/{}", asv_skills::lifecycle::skill_dir(name), c.path);
+                        line_for(
+                            format,
+                            "error",
+                            "conflict",
+                            Some(&path),
+                            None,
+                            None,
+                            c.kind.as_str().to_owned(),
+                        )
+                    }));
+                    out
+                }
+                _ => lines
+                    .into_iter()
+                    .map(|l| line_for(format, "notice", "pulled", None, None, None, l))
+                    .collect(),
+            }
+        }
+    }
+}
+
+/// Renders what `skill resolve` recorded.
+pub fn resolved(format: Format, name: &str, revision: &str) -> String {
+    match format {
+        Format::Json => serde_json::json!({
+            "kind": "resolved", "name": name, "revision": revision,
+        })
+        .to_string(),
+        _ => line_for(
+            format,
+            "notice",
+            "resolved",
+            Some(&asv_skills::lifecycle::skill_dir(name)),
+            None,
+            None,
+            format!("{name} at {revision}"),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

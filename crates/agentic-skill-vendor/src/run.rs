@@ -126,7 +126,16 @@ struct Settings {
 }
 
 fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
+    let networked_skill = matches!(
+        &cli.command,
+        Command::Skill {
+            command: SkillCommand::Add { .. }
+                | SkillCommand::Pull { .. }
+                | SkillCommand::Diff { .. }
+        }
+    );
     if cli.token_stdin
+        && !networked_skill
         && !matches!(
             cli.command,
             Command::Add { .. } | Command::Update | Command::Fetch
@@ -317,6 +326,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .collect();
             finish(lines, failed)
         }
+        Command::Skill { command } => {
+            let tree = open_tree(&settings)?;
+            skill_lifecycle(&tree, command, format, cli.token_stdin)
+        }
         Command::Fetch => {
             let tree = open_tree(&settings)?;
             let options = remote_options(cli.token_stdin)?;
@@ -326,5 +339,85 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 false,
             )
         }
+    }
+}
+
+fn version(v: crate::cli::SkillVersion) -> asv_skills::lifecycle::Version {
+    use crate::cli::SkillVersion;
+    use asv_skills::lifecycle::Version;
+    match v {
+        SkillVersion::Base => Version::Base,
+        SkillVersion::Local => Version::Local,
+        SkillVersion::Upstream => Version::Upstream,
+    }
+}
+
+/// `skill add|status|pull|resolve|diff`.
+fn skill_lifecycle(
+    tree: &asv_fs::Tree,
+    command: &SkillCommand,
+    format: Format,
+    token_stdin: bool,
+) -> anyhow::Result<ExitCode> {
+    use asv_skills::lifecycle;
+    match command {
+        SkillCommand::Add {
+            repository,
+            path,
+            name,
+            reference,
+        } => {
+            let options = remote_options(token_stdin)?;
+            let request = lifecycle::AddRequest {
+                repository: repository.clone(),
+                path: path.clone(),
+                name: name.clone(),
+                reference: reference.clone(),
+            };
+            let added = lifecycle::add(tree, &request, &options)?;
+            let mut lines: Vec<String> = added
+                .warnings
+                .iter()
+                .map(|f| render::finding(format, f))
+                .collect();
+            lines.push(render::added(format, &added));
+            finish(lines, false)
+        }
+        SkillCommand::Status => {
+            let states = lifecycle::status(tree)?;
+            finish(
+                states.iter().map(|s| render::status(format, s)).collect(),
+                false,
+            )
+        }
+        SkillCommand::Pull {
+            names,
+            write_conflicts,
+        } => {
+            let options = remote_options(token_stdin)?;
+            let pulled = lifecycle::pull(tree, names, *write_conflicts, &options)?;
+            let conflicts = pulled.iter().any(|p| p.is_conflict());
+            finish(
+                pulled
+                    .iter()
+                    .flat_map(|p| render::pulled(format, p))
+                    .collect(),
+                conflicts,
+            )
+        }
+        SkillCommand::Resolve { name } => {
+            let revision = lifecycle::resolve(tree, name)?;
+            finish(vec![render::resolved(format, name, &revision)], false)
+        }
+        SkillCommand::Diff { name, from, to } => {
+            let options = remote_options(token_stdin)?;
+            let text = lifecycle::diff(tree, name, version(*from), version(*to), &options)?;
+            let lines = match format {
+                Format::Json => vec![serde_json::json!({ "name": name, "diff": text }).to_string()],
+                _ => text.lines().map(str::to_owned).collect(),
+            };
+            finish(lines, false)
+        }
+        SkillCommand::Validate { .. } | SkillCommand::Hash { .. } => Ok(ExitCode::SUCCESS),
     }
 }

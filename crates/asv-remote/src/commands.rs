@@ -45,7 +45,11 @@ pub struct Options {
     pub git_env: Vec<(String, String)>,
 }
 
-fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transport>> {
+/// The transport that reaches `spec`: the GitHub API for `owner/repo`, generic git otherwise.
+///
+/// # Errors
+/// A repository the transport refuses to reach (see [`crate::git::Git::new`]).
+pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transport>> {
     let token = options.token.as_ref().map(|t| t.expose().to_owned());
     match spec.kind() {
         RepositoryKind::GitHub { owner, repo } => {
@@ -76,7 +80,11 @@ fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transpo
     }
 }
 
-fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
+/// The lock's pin for `commit` of `spec`.
+///
+/// # Errors
+/// A commit id the source answered that is not one.
+pub fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
     let format = match commit.format {
         ObjectFormat::Sha1 => asv_contracts::source::ObjectFormat::Sha1,
         ObjectFormat::Sha256 => asv_contracts::source::ObjectFormat::Sha256,

@@ -1,0 +1,382 @@
+//! `skill add`, `status`, `pull`, `resolve` and `diff` on the real binary, with a local
+//! directory as the upstream repository (the git transport is exercised in
+//! `skill_lifecycle_git.rs`).
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+
+use common::Repo;
+
+const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+
+/// An upstream repository holding `skills/pdf`, and a repository that took it.
+fn imported() -> (Repo, Repo) {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho run\n");
+    let me = Repo::empty();
+    let out = me.run(&["skill", "add", &source(&up), "skills/pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    (up, me)
+}
+
+fn source(up: &Repo) -> String {
+    up.path().display().to_string()
+}
+
+fn edit(repo: &Repo, rel: &str, from: &str, to: &str) {
+    let text = repo.read_string(rel);
+    assert!(text.contains(from), "{rel} lacks {from:?}");
+    repo.write(rel, text.replacen(from, to, 1));
+}
+
+/// The tree without the tool's own state directory.
+fn user_files(repo: &Repo) -> BTreeMap<String, String> {
+    repo.snapshot()
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".agentic-skill-vendor/"))
+        .collect()
+}
+
+#[test]
+fn add_places_the_skill_and_records_it() {
+    let (up, me) = imported();
+    assert_eq!(me.read_string("skills/pdf/SKILL.md"), SKILL);
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    let entry = &lock["skills"]["pdf"];
+    assert_eq!(entry["source"], source(&up));
+    assert_eq!(entry["path"], "skills/pdf");
+    let hash = me.run(&[
+        "skill",
+        "hash",
+        &me.join("skills/pdf").display().to_string(),
+    ]);
+    assert_eq!(entry["baseHash"].as_str().unwrap(), hash.stdout.trim());
+    assert!(
+        !me.exists("vendor-lock.json"),
+        "the contract lock stays untouched"
+    );
+    let status = me.run(&["skill", "status"]);
+    assert_eq!((status.code, status.stdout.as_str()), (0, "pdf: clean\n"));
+    // a second add of the same name is refused, and so is a taken directory
+    let again = me.run(&["skill", "add", &source(&up), "skills/pdf"]);
+    assert_eq!(again.code, 2);
+    assert!(
+        again.stderr.contains("already imported"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn a_clean_pull_keeps_local_edits_and_takes_upstream_ones() {
+    let (up, me) = imported();
+    edit(&me, "skills/pdf/SKILL.md", "one\n", "ONE (ours)\n");
+    edit(&up, "skills/pdf/SKILL.md", "seven\n", "SEVEN (theirs)\n");
+    up.write("skills/pdf/references/new.md", "added upstream\n");
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.stdout, "pdf: modified\n");
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("pdf: updated "), "{}", out.stdout);
+    assert!(
+        out.stdout.ends_with("(local edits kept)\n"),
+        "{}",
+        out.stdout
+    );
+    let merged = me.read_string("skills/pdf/SKILL.md");
+    assert!(
+        merged.contains("ONE (ours)\n") && merged.contains("SEVEN (theirs)\n"),
+        "{merged}"
+    );
+    assert_eq!(
+        me.read_string("skills/pdf/references/new.md"),
+        "added upstream\n"
+    );
+    // the base moved to upstream: what is left is exactly the local edit
+    let diff = me.run(&["skill", "diff", "pdf"]);
+    assert_eq!(
+        diff.stdout,
+        "diff --git a/skills/pdf/SKILL.md b/skills/pdf/SKILL.md\n\
+         --- a/skills/pdf/SKILL.md\n\
+         +++ b/skills/pdf/SKILL.md\n\
+         @@ -4,7 +4,7 @@ description: Reads PDF files.\n \
+         ---\n \
+         # PDF\n \n\
+         -one\n\
+         +ONE (ours)\n \
+         two\n \
+         three\n \
+         four\n"
+    );
+    // pulling again changes nothing
+    let again = me.run(&["skill", "pull", "pdf"]);
+    assert!(again.stdout.starts_with("pdf: up to date at "), "{again:?}");
+}
+
+#[test]
+fn the_exec_bit_and_content_merge_independently() {
+    let (up, me) = imported();
+    let script = "skills/pdf/scripts/run.sh";
+    std::fs::set_permissions(up.join(script), std::fs::Permissions::from_mode(0o755)).unwrap();
+    edit(&me, script, "echo run\n", "echo run locally\n");
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(me.read_string(script), "#!/bin/sh\necho run locally\n");
+    let mode = std::fs::metadata(me.join(script))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o100, 0, "upstream's exec bit is taken: {mode:o}");
+}
+
+#[test]
+fn a_conflicting_pull_changes_nothing_and_lists_each_conflict() {
+    let (up, me) = imported();
+    edit(&me, "skills/pdf/SKILL.md", "four\n", "FOUR (ours)\n");
+    edit(&up, "skills/pdf/SKILL.md", "four\n", "FOUR (theirs)\n");
+    std::fs::remove_file(me.join("skills/pdf/scripts/run.sh")).unwrap();
+    edit(
+        &up,
+        "skills/pdf/scripts/run.sh",
+        "echo run\n",
+        "echo run v2\n",
+    );
+    let before = user_files(&me);
+    let lock_before = me.read_string("vendor-skills-lock.json");
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("pdf: 2 conflict(s) with upstream "),
+        "{}",
+        out.stdout
+    );
+    assert!(lines[0].ends_with("nothing was changed (--write-conflicts writes them with markers)"));
+    assert_eq!(
+        &lines[1..],
+        [
+            "skills/pdf/SKILL.md (content)",
+            "skills/pdf/scripts/run.sh (delete/modify)"
+        ]
+    );
+    assert_eq!(user_files(&me), before);
+    assert_eq!(me.read_string("vendor-skills-lock.json"), lock_before);
+    // JSON says the same, one object per skill
+    let json = me.run(&["--format", "json", "skill", "pull"]);
+    let value: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    assert_eq!(value["kind"], "conflicts");
+    assert_eq!(value["conflicts"][0]["kind"], "content");
+    assert_eq!(value["conflicts"][1]["path"], "skills/pdf/scripts/run.sh");
+}
+
+#[test]
+fn write_conflicts_then_resolve() {
+    let (up, me) = imported();
+    edit(&me, "skills/pdf/SKILL.md", "four\n", "FOUR (ours)\n");
+    edit(&up, "skills/pdf/SKILL.md", "four\n", "FOUR (theirs)\n");
+    edit(
+        &up,
+        "skills/pdf/scripts/run.sh",
+        "echo run\n",
+        "echo run v2\n",
+    );
+    let out = me.run(&["skill", "pull", "--write-conflicts"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains("written with markers"),
+        "{}",
+        out.stdout
+    );
+    let text = me.read_string("skills/pdf/SKILL.md");
+    assert!(text.contains("<<<<<<< local\nFOUR (ours)\n||||||| base\nfour\n=======\nFOUR (theirs)\n>>>>>>> upstream\n"), "{text}");
+    // the clean part of the merge is there too
+    assert_eq!(
+        me.read_string("skills/pdf/scripts/run.sh"),
+        "#!/bin/sh\necho run v2\n"
+    );
+    assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: conflicted\n");
+    // no second pull over unresolved conflicts
+    let pull = me.run(&["skill", "pull"]);
+    assert_eq!(pull.code, 2);
+    assert!(
+        pull.stderr.contains("run skill resolve pdf"),
+        "{}",
+        pull.stderr
+    );
+    // resolve refuses while markers remain
+    let refused = me.run(&["skill", "resolve", "pdf"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused
+            .stderr
+            .contains("skills/pdf/SKILL.md: still holds conflict markers"),
+        "{}",
+        refused.stderr
+    );
+    // fix by hand, then resolve records upstream as the new base
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("four\n", "FOUR (both)\n"),
+    );
+    let resolved = me.run(&["skill", "resolve", "pdf"]);
+    assert_eq!(resolved.code, 0, "{resolved:?}");
+    assert!(
+        resolved.stdout.starts_with("resolved: pdf at "),
+        "{}",
+        resolved.stdout
+    );
+    assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: modified\n");
+    let diff = me.run(&["skill", "diff", "pdf"]).stdout;
+    assert!(diff.contains("-FOUR (theirs)\n+FOUR (both)\n"), "{diff}");
+    assert_eq!(
+        me.run(&["skill", "resolve", "pdf"]).code,
+        2,
+        "nothing left to resolve"
+    );
+}
+
+#[test]
+fn local_edits_to_a_skill_removed_upstream_are_kept() {
+    let (up, me) = imported();
+    edit(&me, "skills/pdf/SKILL.md", "one\n", "mine\n");
+    up.remove("skills/pdf");
+    let before = user_files(&me);
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("pdf: removed upstream"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("kept skills/pdf with its local edits"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(user_files(&me), before);
+}
+
+#[test]
+fn status_reports_missing_and_invalid() {
+    let (_up, me) = imported();
+    edit(&me, "skills/pdf/SKILL.md", "name: pdf", "name: other");
+    let out = me.run(&["skill", "status"]);
+    assert!(
+        out.stdout
+            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name \"other\" differs"),
+        "{}",
+        out.stdout
+    );
+    me.remove("skills/pdf");
+    assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: missing\n");
+    let pull = me.run(&["skill", "pull"]);
+    assert_eq!(pull.code, 2);
+    assert!(
+        pull.stderr.contains("skills/pdf: is missing"),
+        "{}",
+        pull.stderr
+    );
+}
+
+#[test]
+fn a_lost_base_of_a_local_source_is_refused_with_what_to_do() {
+    let (up, me) = imported();
+    edit(&up, "skills/pdf/SKILL.md", "one\n", "uno\n");
+    edit(&me, "skills/pdf/SKILL.md", "two\n", "dos\n");
+    me.remove(".agentic-skill-vendor/skill-bases");
+    let before = user_files(&me);
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("add the skill again"), "{}", out.stderr);
+    assert_eq!(user_files(&me), before);
+}
+
+/// Each refused add leaves the repository as it was.
+#[test]
+fn bad_input_is_refused_and_nothing_is_written() {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write(
+        "skills/linked/SKILL.md",
+        SKILL.replace("name: pdf", "name: linked"),
+    );
+    up.symlink("../../secret", "skills/linked/leak.md");
+    up.write(
+        "skills/piped/SKILL.md",
+        SKILL.replace("name: pdf", "name: piped"),
+    );
+    up.fifo("skills/piped/pipe");
+    up.write("skills/misnamed/SKILL.md", SKILL);
+    up.write(
+        "skills/lower/skill.md",
+        SKILL.replace("name: pdf", "name: lower"),
+    );
+    up.write("secret", "do not take\n");
+    let src = source(&up);
+    let rows: &[(&[&str], &str)] = &[
+        (&["skills/linked"], "symbolic link"),
+        (&["skills/piped"], "named pipe"),
+        (&["../outside"], "leaves the repository"),
+        (&["skills/../secret"], "leaves the repository"),
+        (&["/etc"], "leaves the repository"),
+        (&["skills/misnamed"], "differs from the directory name"),
+        (&["skills/lower"], "rename it to SKILL.md exactly"),
+        (&["skills/none"], "holds no files under"),
+        (&["skills/pdf", "--name", "Bad_Name"], "may hold only lowercase"),
+    ];
+    for (args, want) in rows {
+        let me = Repo::empty();
+        me.write("README.md", "mine\n");
+        let before = me.snapshot();
+        let mut all = vec!["skill", "add", src.as_str()];
+        all.extend_from_slice(args);
+        let out = me.run(&all);
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains(want), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.starts_with("error: "), "{args:?}");
+        let after: BTreeMap<String, String> = me
+            .snapshot()
+            .into_iter()
+            .filter(|(k, _)| !k.starts_with(".agentic-skill-vendor/"))
+            .collect();
+        assert_eq!(after, before, "{args:?}");
+    }
+    // a taken directory is not overwritten
+    let me = Repo::empty();
+    me.write("skills/pdf/SKILL.md", "mine\n");
+    let out = me.run(&["skill", "add", &src, "skills/pdf"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("skills/pdf: already exists"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(me.read_string("skills/pdf/SKILL.md"), "mine\n");
+    // --name places under another directory, judged by that name
+    let me = Repo::empty();
+    let out = me.run(&["skill", "add", &src, "skills/misnamed", "--name", "pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(me.exists("skills/pdf/SKILL.md"));
+}
+
+#[test]
+fn local_symlinks_are_invalid_and_never_followed() {
+    let (_up, me) = imported();
+    me.write("outside.md", "secret\n");
+    me.symlink("../../outside.md", "skills/pdf/leak.md");
+    let out = me.run(&["skill", "status"]);
+    assert!(out.stdout.starts_with("pdf: invalid ("), "{}", out.stdout);
+    assert!(out.stdout.contains("symbolic link"), "{}", out.stdout);
+    let pull = me.run(&["skill", "pull"]);
+    assert_eq!(pull.code, 2, "{pull:?}");
+    assert!(
+        pull.stderr.contains("skills/pdf/leak.md"),
+        "{}",
+        pull.stderr
+    );
+}

@@ -1,0 +1,325 @@
+//! A unified diff of two versions of a skill, in the shape `git diff` prints, so it reads
+//! familiarly and `git apply` takes it from the repository root.
+//!
+//! Lines are compared with imara-diff's Myers algorithm and the indent heuristic git uses by
+//! default; hunks carry three lines of context and join when fewer than seven unchanged lines
+//! stand between two changes, as git's do.
+
+use std::fmt::Write as _;
+
+use asv_skilltree::merge::is_text;
+use asv_skilltree::{FileNode, SkillTree};
+use imara_diff::{Algorithm, Diff, InternedInput};
+
+/// Lines of context around each change.
+const CONTEXT: u32 = 3;
+
+/// The unified diff from `from` to `to`, each path shown under `prefix` (e.g. `skills/pdf`);
+/// empty when the trees are equal.
+///
+/// # Example
+/// ```
+/// use asv_skilltree::{FileNode, SkillTree};
+/// let tree = |data: &str| SkillTree::from_files(vec![FileNode {
+///     path: "SKILL.md".into(), data: data.into(), executable: false,
+/// }]);
+/// let diff = asv_skills::diff::unified(&tree("a\nb\n"), &tree("a\nc\n"), "skills/x");
+/// assert_eq!(diff, "diff --git a/skills/x/SKILL.md b/skills/x/SKILL.md\n\
+///     --- a/skills/x/SKILL.md\n+++ b/skills/x/SKILL.md\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+/// ```
+pub fn unified(from: &SkillTree, to: &SkillTree, prefix: &str) -> String {
+    let mut out = String::new();
+    let (mut a, mut b) = (from.files().iter().peekable(), to.files().iter().peekable());
+    loop {
+        let (left, right) = match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(l), Some(r)) => match l.path.as_bytes().cmp(r.path.as_bytes()) {
+                std::cmp::Ordering::Less => (a.next(), None),
+                std::cmp::Ordering::Greater => (None, b.next()),
+                std::cmp::Ordering::Equal => (a.next(), b.next()),
+            },
+            (Some(_), None) => (a.next(), None),
+            (None, Some(_)) => (None, b.next()),
+        };
+        file(&mut out, left, right, prefix);
+    }
+    out
+}
+
+fn mode(f: &FileNode) -> &'static str {
+    if f.executable { "100755" } else { "100644" }
+}
+
+fn file(out: &mut String, left: Option<&FileNode>, right: Option<&FileNode>, prefix: &str) {
+    let Some(any) = left.or(right) else {
+        return;
+    };
+    let path = if prefix.is_empty() {
+        any.path.clone()
+    } else {
+        format!("{prefix}/{}", any.path)
+    };
+    if let (Some(l), Some(r)) = (left, right)
+        && l == r
+    {
+        return;
+    }
+    let _ = writeln!(out, "diff --git a/{path} b/{path}");
+    match (left, right) {
+        (None, Some(r)) => {
+            let _ = writeln!(out, "new file mode {}", mode(r));
+        }
+        (Some(l), None) => {
+            let _ = writeln!(out, "deleted file mode {}", mode(l));
+        }
+        (Some(l), Some(r)) if l.executable != r.executable => {
+            let _ = writeln!(out, "old mode {}\nnew mode {}", mode(l), mode(r));
+        }
+        _ => {}
+    }
+    let before: &[u8] = left.map_or(&[], |f| &f.data);
+    let after: &[u8] = right.map_or(&[], |f| &f.data);
+    if before == after {
+        return;
+    }
+    let old_name = if left.is_some() {
+        format!("a/{path}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    let new_name = if right.is_some() {
+        format!("b/{path}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    if !is_text(before) || !is_text(after) {
+        let _ = writeln!(out, "Binary files {old_name} and {new_name} differ");
+        return;
+    }
+    let _ = writeln!(out, "--- {old_name}\n+++ {new_name}");
+    hunks(out, before, after);
+}
+
+/// `start,len` as git prints a hunk range: `,1` left out, an empty range at the line before.
+fn range(start: u32, len: u32) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{len}", start + 1),
+    }
+}
+
+fn line(out: &mut String, mark: char, text: &[u8]) {
+    out.push(mark);
+    let text = String::from_utf8_lossy(text);
+    out.push_str(&text);
+    if !text.ends_with('\n') {
+        out.push_str("\n\\ No newline at end of file\n");
+    }
+}
+
+/// Whether a line would head a hunk as git's default function-line rule picks one: it opens
+/// with a letter, `_` or `$`.
+fn is_heading(line: &[u8]) -> bool {
+    line.first()
+        .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+}
+
+/// A heading line as git shows it after `@@`: at most 80 bytes, trailing whitespace cut.
+fn heading_text(line: &[u8]) -> String {
+    let cut = &line[..line.len().min(80)];
+    String::from_utf8_lossy(cut).trim_end().to_owned()
+}
+
+fn hunks(out: &mut String, before: &[u8], after: &[u8]) {
+    let input = InternedInput::new(before, after);
+    let mut diff = Diff::compute(Algorithm::Myers, &input);
+    diff.postprocess_lines(&input);
+    let changes: Vec<imara_diff::Hunk> = diff.hunks().collect();
+    let token = |t: imara_diff::Token| -> &[u8] { input.interner[t] };
+    let (n_before, n_after) = (input.before.len() as u32, input.after.len() as u32);
+    let mut i = 0;
+    while i < changes.len() {
+        // Join changes separated by at most twice the context.
+        let mut j = i;
+        while j + 1 < changes.len()
+            && changes[j + 1].before.start - changes[j].before.end <= 2 * CONTEXT
+        {
+            j += 1;
+        }
+        let first = &changes[i];
+        let last = &changes[j];
+        let lead = first.before.start.min(CONTEXT);
+        let start_before = first.before.start - lead;
+        let start_after = first.after.start - lead;
+        let end_before = (last.before.end + CONTEXT).min(n_before);
+        let trail = end_before - last.before.end;
+        let end_after = (last.after.end + trail).min(n_after);
+        let _ = write!(
+            out,
+            "@@ -{} +{} @@",
+            range(start_before, end_before - start_before),
+            range(start_after, end_after - start_after)
+        );
+        let above = input.before[..start_before as usize].iter().rev();
+        match above.map(|t| token(*t)).find(|l| is_heading(l)) {
+            Some(l) => {
+                let _ = writeln!(out, " {}", heading_text(l));
+            }
+            None => out.push('\n'),
+        }
+        let mut pos = start_before;
+        for change in &changes[i..=j] {
+            for t in &input.before[pos as usize..change.before.start as usize] {
+                line(out, ' ', token(*t));
+            }
+            for t in &input.before[change.before.start as usize..change.before.end as usize] {
+                line(out, '-', token(*t));
+            }
+            for t in &input.after[change.after.start as usize..change.after.end as usize] {
+                line(out, '+', token(*t));
+            }
+            pos = change.before.end;
+        }
+        for t in &input.before[pos as usize..end_before as usize] {
+            line(out, ' ', token(*t));
+        }
+        i = j + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &[u8], bool)]) -> SkillTree {
+        SkillTree::from_files(
+            files
+                .iter()
+                .map(|(p, d, x)| FileNode {
+                    path: (*p).to_owned(),
+                    data: d.to_vec(),
+                    executable: *x,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn kinds_of_change() {
+        let from = tree(&[
+            ("gone.md", b"bye\n", false),
+            ("run.sh", b"#!/bin/sh\n", false),
+            ("img.bin", b"\0\x01", false),
+            ("same.md", b"same\n", false),
+        ]);
+        let to = tree(&[
+            ("new.md", b"hi", false),
+            ("run.sh", b"#!/bin/sh\n", true),
+            ("img.bin", b"\0\x02", false),
+            ("same.md", b"same\n", false),
+        ]);
+        assert_eq!(
+            unified(&from, &to, "skills/s"),
+            "diff --git a/skills/s/gone.md b/skills/s/gone.md\n\
+             deleted file mode 100644\n\
+             --- a/skills/s/gone.md\n\
+             +++ /dev/null\n\
+             @@ -1 +0,0 @@\n\
+             -bye\n\
+             diff --git a/skills/s/img.bin b/skills/s/img.bin\n\
+             Binary files a/skills/s/img.bin and b/skills/s/img.bin differ\n\
+             diff --git a/skills/s/new.md b/skills/s/new.md\n\
+             new file mode 100644\n\
+             --- /dev/null\n\
+             +++ b/skills/s/new.md\n\
+             @@ -0,0 +1 @@\n\
+             +hi\n\
+             \\ No newline at end of file\n\
+             diff --git a/skills/s/run.sh b/skills/s/run.sh\n\
+             old mode 100644\n\
+             new mode 100755\n"
+        );
+        assert_eq!(unified(&from, &from, "x"), "");
+    }
+
+    /// Writes both versions to disk and compares with `git diff --no-index` (hunks only).
+    #[allow(clippy::disallowed_methods)]
+    #[test]
+    fn hunks_agree_with_git_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for case in 0..120 {
+            let lines: Vec<String> = (0..(5 + next() % 40))
+                .map(|i| format!("line {}\n", (i * 7 + next() % 3) % 23))
+                .collect();
+            let mut after = lines.clone();
+            for _ in 0..(1 + next() % 5) {
+                let at = (next() as usize) % (after.len() + 1);
+                match next() % 3 {
+                    0 => after.insert(at, format!("new {case}\n")),
+                    1 if at < after.len() => {
+                        after.remove(at);
+                    }
+                    _ if at < after.len() => after[at] = format!("changed {case}\n"),
+                    _ => {}
+                }
+            }
+            let (a, b) = (lines.concat(), after.concat());
+            let pa = dir.path().join("a");
+            let pb = dir.path().join("b");
+            std::fs::write(&pa, &a).unwrap();
+            std::fs::write(&pb, &b).unwrap();
+            let git = std::process::Command::new("git")
+                .args([
+                    "diff",
+                    "--no-index",
+                    "--no-color",
+                    "--diff-algorithm=myers",
+                    "a",
+                    "b",
+                ])
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .unwrap();
+            let git_out = String::from_utf8(git.stdout).unwrap();
+            let git_hunks: String = git_out
+                .lines()
+                .skip_while(|l| !l.starts_with("@@"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let mut ours = String::new();
+            if a != b {
+                hunks(&mut ours, a.as_bytes(), b.as_bytes());
+            }
+            // Two minimal diffs may place an ambiguous change differently; both must at least
+            // change the same number of lines.
+            let count = |s: &str, c: char| s.lines().filter(|l| l.starts_with(c)).count();
+            assert_eq!(
+                count(&ours, '+'),
+                count(&git_hunks, '+'),
+                "case {case}\n{ours}\n{git_hunks}"
+            );
+            assert_eq!(count(&ours, '-'), count(&git_hunks, '-'), "case {case}");
+            if ours == git_hunks {
+                checked += 1;
+            } else if std::env::var("SHOW_DIFF").is_ok() {
+                eprintln!("=== case {case}\nOURS\n{ours}GIT\n{git_hunks}");
+            }
+        }
+        // Every generated case agrees with git byte for byte, function-line headings included.
+        assert!(
+            checked == 120,
+            "only {checked} of 120 agreed with git byte for byte"
+        );
+    }
+}

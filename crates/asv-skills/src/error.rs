@@ -1,0 +1,183 @@
+//! The one error type of `asv-skills`.
+
+use asv_fs::quote::{DisplayPath, json_string};
+
+/// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
+/// file and end with what to do; the wrapped errors carry their own side.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Guarded tree access refused or failed.
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// The skill tree model refused a tree (a link, a path that escapes, …).
+    #[error(transparent)]
+    Tree(#[from] asv_skilltree::Error),
+    /// A source transport refused or failed.
+    #[error(transparent)]
+    Remote(#[from] asv_remote::Error),
+    /// The skill lock cannot be read (input side).
+    #[error(
+        "{}: {problem}; fix or remove the file, then add the skills again",
+        DisplayPath(path)
+    )]
+    Lock {
+        /// The lock file.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The repository argument is not a usable source (input side).
+    #[error(
+        "the repository {} is not usable: {problem}; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
+        json_string(given)
+    )]
+    Repository {
+        /// As typed.
+        given: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A path in the source that is not a plain relative path (input side).
+    #[error(
+        "the path {} leaves the repository ({problem}); give a path inside it, such as skills/<name>",
+        json_string(path)
+    )]
+    PathEscapes {
+        /// As typed.
+        path: String,
+        /// What is wrong.
+        problem: asv_skilltree::PathProblem,
+    },
+    /// The source holds no skill at the path (input side).
+    #[error(
+        "{repository} holds no files under {} at {revision}; check the path",
+        json_string(path)
+    )]
+    NotInSource {
+        /// The source.
+        repository: String,
+        /// The path asked for.
+        path: String,
+        /// The commit (or tree hash) read.
+        revision: String,
+    },
+    /// The source holds something a skill cannot hold (input side).
+    #[error(
+        "{repository} holds {} as {what}; a skill holds only regular files, so nothing was taken",
+        json_string(path)
+    )]
+    UnsupportedEntry {
+        /// The source.
+        repository: String,
+        /// The path in the source.
+        path: String,
+        /// What it is.
+        what: &'static str,
+    },
+    /// A local name that is not a usable skill name (input side).
+    #[error(
+        "the skill name {} {problem}; pass --name with lowercase letters, digits and hyphens",
+        json_string(name)
+    )]
+    BadName {
+        /// The name.
+        name: String,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// The skill breaks the Agent Skills rules (input side).
+    #[error("{}: {} (and {} more finding(s)); nothing was written — fix the skill upstream or take another one", DisplayPath(&first.path), first.message, more)]
+    Invalid {
+        /// The first error found.
+        first: crate::Finding,
+        /// How many more errors.
+        more: usize,
+    },
+    /// The destination is taken (destination side).
+    #[error(
+        "{}: already exists; remove it or pass --name <other>",
+        DisplayPath(path)
+    )]
+    Occupied {
+        /// The directory.
+        path: String,
+    },
+    /// The skill is already in the lock (input side).
+    #[error(
+        "the skill {} is already imported; use skill pull to update it",
+        json_string(name)
+    )]
+    AlreadyImported {
+        /// The name.
+        name: String,
+    },
+    /// A name the lock does not hold (input side).
+    #[error(
+        "the skill {} is not imported; skill status lists the imported skills",
+        json_string(name)
+    )]
+    NotImported {
+        /// The name.
+        name: String,
+    },
+    /// The skill directory is gone (input side).
+    #[error(
+        "{}: is missing; restore it (git checkout) or add the skill again",
+        DisplayPath(path)
+    )]
+    Missing {
+        /// The directory.
+        path: String,
+    },
+    /// The base at the locked revision is not the base the lock recorded (input side).
+    #[error(
+        "the base of {} at {revision} hashes to {found}, not the {expected} the lock records; the upstream history changed — remove {name} from vendor-skills-lock.json and skills/{name}, then add it again",
+        json_string(name)
+    )]
+    BaseMismatch {
+        /// The skill.
+        name: String,
+        /// The locked revision.
+        revision: String,
+        /// The hash in the lock.
+        expected: String,
+        /// The hash read.
+        found: String,
+    },
+    /// The base of a local-directory source is not held any more (environment side).
+    #[error(
+        "the base of {} is not in {}; add the skill again to record a new base",
+        json_string(name),
+        DisplayPath(path)
+    )]
+    BaseUnavailable {
+        /// The skill.
+        name: String,
+        /// Where the base snapshot belongs.
+        path: String,
+    },
+    /// A pull of a skill that waits for `skill resolve` (input side).
+    #[error(
+        "the skill {} has unresolved conflicts from its last pull; edit the files, then run skill resolve {name}",
+        json_string(name)
+    )]
+    Conflicted {
+        /// The skill.
+        name: String,
+    },
+    /// `skill resolve` of a skill with no conflicts (input side).
+    #[error("the skill {} has no conflicts to resolve", json_string(name))]
+    NotConflicted {
+        /// The skill.
+        name: String,
+    },
+    /// `skill resolve` while conflict markers remain (input side).
+    #[error(
+        "{}: still holds conflict markers; edit them out, then run skill resolve again",
+        DisplayPath(path)
+    )]
+    MarkersRemain {
+        /// The first file with markers.
+        path: String,
+    },
+}

@@ -1,0 +1,601 @@
+//! Whole skills taken from another repository and kept up to date: `skill add`, `status`,
+//! `pull`, `resolve` and `diff`.
+//!
+//! An imported skill has three versions: its base (the upstream version it was taken at, held
+//! by the lock as a commit and a tree hash), the local copy under `skills/<name>` that the
+//! team may edit, and the upstream version now. A pull merges base, local and upstream with
+//! [`asv_skilltree::merge::merge`], so local edits survive upstream updates; it writes nothing
+//! until the merge is clean and the result is a valid skill, then swaps the whole directory
+//! in one step. Every command acquires first and publishes last: the tree before the lock.
+
+use asv_contracts::cache::TOOL_DIR;
+use asv_fs::{EntryKind, Tree};
+use asv_remote::commands::Options;
+use asv_skilltree::SkillTree;
+use asv_skilltree::merge::{Conflict, merge, merge_text};
+
+use crate::error::Error;
+use crate::lock::{Entry, Pending, SkillLock};
+use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take, unique};
+use crate::{Finding, Severity, has_errors, name_problem, validate_tree};
+
+/// Where imported skills live, relative to the repository root.
+pub const SKILLS_DIR: &str = "skills";
+
+/// The labels of a conflicted file's hunks.
+pub const LABELS: [&str; 3] = ["local", "base", "upstream"];
+
+/// The directory of the skill `name`.
+pub fn skill_dir(name: &str) -> String {
+    format!("{SKILLS_DIR}/{name}")
+}
+
+/// What `skill add` is asked to take.
+#[derive(Debug, Clone, Default)]
+pub struct AddRequest {
+    /// `owner/repo`, a git URL, or a local directory (`./…`, `../…`, `/…`).
+    pub repository: String,
+    /// The skill's directory in the source (`.` for its root).
+    pub path: String,
+    /// The local name; by default the last segment of `path` (or of the source for `.`).
+    pub name: Option<String>,
+    /// The branch, tag or commit to follow; by default the source's default branch.
+    pub reference: Option<String>,
+}
+
+/// A skill `skill add` placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    /// The local name.
+    pub name: String,
+    /// The source as recorded.
+    pub source: String,
+    /// The commit taken (the tree hash for a local directory).
+    pub revision: String,
+    /// The tree hash of what was placed.
+    pub hash: String,
+    /// Warnings of the Agent Skills rules (errors refuse the add).
+    pub warnings: Vec<Finding>,
+}
+
+/// The state of one imported skill, judged offline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// The local copy is its base, unchanged.
+    Clean,
+    /// The local copy has edits.
+    Modified,
+    /// `skills/<name>` is gone.
+    Missing,
+    /// The local copy cannot be read as a skill or breaks the rules: why.
+    Invalid(String),
+    /// A pull wrote conflicts that wait for `skill resolve`.
+    Conflicted,
+}
+
+impl State {
+    /// The state as printed: `clean`, `modified`, `missing`, `invalid`, `conflicted`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            State::Clean => "clean",
+            State::Modified => "modified",
+            State::Missing => "missing",
+            State::Invalid(_) => "invalid",
+            State::Conflicted => "conflicted",
+        }
+    }
+}
+
+/// One line of `skill status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The local name.
+    pub name: String,
+    /// Its state.
+    pub state: State,
+    /// The source as recorded.
+    pub source: String,
+    /// The locked revision.
+    pub revision: String,
+}
+
+/// What a pull did to one skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pulled {
+    /// Upstream is still the base: nothing changed (the pin moves when only other files of
+    /// the source changed).
+    UpToDate {
+        /// The skill.
+        name: String,
+        /// The revision now pinned.
+        revision: String,
+    },
+    /// The merged tree was placed and the pin moved.
+    Updated {
+        /// The skill.
+        name: String,
+        /// The revision pinned before.
+        from: String,
+        /// The revision pinned now.
+        to: String,
+        /// Whether local edits were kept in the merge.
+        kept_local: bool,
+    },
+    /// The merge conflicts: nothing was placed (or, with `--write-conflicts`, the files with
+    /// markers were placed and the skill waits for `skill resolve`).
+    Conflicts {
+        /// The skill.
+        name: String,
+        /// The upstream revision merged.
+        revision: String,
+        /// Each conflict, sorted by path.
+        conflicts: Vec<Conflict>,
+        /// Whether the conflict files were written.
+        written: bool,
+    },
+    /// Upstream no longer holds the skill; the local copy is kept as it is.
+    RemovedUpstream {
+        /// The skill.
+        name: String,
+        /// The upstream revision read.
+        revision: String,
+        /// Whether the kept copy has local edits.
+        modified: bool,
+    },
+}
+
+impl Pulled {
+    /// Whether this outcome leaves work for the user (a conflict).
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, Pulled::Conflicts { .. })
+    }
+
+    /// The outcome as text lines.
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            Pulled::UpToDate { name, revision } => {
+                vec![format!("{name}: up to date at {revision}")]
+            }
+            Pulled::Updated {
+                name,
+                from,
+                to,
+                kept_local,
+            } => vec![format!(
+                "{name}: updated {from} -> {to}{}",
+                if *kept_local {
+                    " (local edits kept)"
+                } else {
+                    ""
+                }
+            )],
+            Pulled::Conflicts {
+                name,
+                revision,
+                conflicts,
+                written,
+            } => {
+                let mut lines = vec![if *written {
+                    format!(
+                        "{name}: {} conflict(s) with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
+                        conflicts.len()
+                    )
+                } else {
+                    format!(
+                        "{name}: {} conflict(s) with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
+                        conflicts.len()
+                    )
+                }];
+                lines.extend(
+                    conflicts
+                        .iter()
+                        .map(|c| format!("{}/{} ({})", skill_dir(name), c.path, c.kind.as_str())),
+                );
+                lines
+            }
+            Pulled::RemovedUpstream {
+                name,
+                revision,
+                modified,
+            } => vec![format!(
+                "{name}: removed upstream at {revision}; kept {}{} — remove it yourself if it should go",
+                skill_dir(name),
+                if *modified {
+                    " with its local edits"
+                } else {
+                    ""
+                }
+            )],
+        }
+    }
+}
+
+/// Which version of an imported skill `skill diff` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// The base the lock records.
+    Base,
+    /// The local copy.
+    Local,
+    /// Upstream now (reaches the source).
+    Upstream,
+}
+
+fn first_error(findings: Vec<Finding>) -> Error {
+    let errors: Vec<Finding> = findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let more = errors.len().saturating_sub(1);
+    match errors.into_iter().next() {
+        Some(first) => Error::Invalid { first, more },
+        None => Error::Invalid {
+            first: Finding {
+                severity: Severity::Error,
+                path: String::new(),
+                message: "invalid".to_owned(),
+            },
+            more: 0,
+        },
+    }
+}
+
+/// Writes `tree` as the whole of `dest`, through a staged directory swapped in one step; a
+/// failure removes the staged copy and leaves `dest` as it was.
+fn place(fs: &Tree, tree: &SkillTree, dest: &str) -> Result<(), Error> {
+    let staging = format!("{TOOL_DIR}/staging/skill-{}", unique());
+    fs.create_dir_all(&staging)?;
+    let placed = tree
+        .materialize(fs, &staging)
+        .map_err(Error::from)
+        .and_then(|()| fs.swap_into_place(&staging, dest).map_err(Error::from));
+    if placed.is_err() {
+        let _ = fs.remove_all(&staging);
+    }
+    placed
+}
+
+fn default_name(source: &Source, path: &str) -> String {
+    if path != "." {
+        return path.rsplit('/').next().unwrap_or(path).to_owned();
+    }
+    match source {
+        Source::Remote(spec) => spec
+            .as_str()
+            .trim_end_matches('/')
+            .trim_end_matches(".git")
+            .rsplit(['/', ':'])
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        Source::Local(dir) => dir
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+    }
+}
+
+/// `skill add`: takes a whole skill from a source, checks it against the Agent Skills rules as
+/// `skills/<name>`, places it, keeps its base, and records it in the skill lock.
+///
+/// # Errors
+/// A source or path that is not usable; a name that is taken or not a skill name; a skill
+/// that breaks the rules ([`Error::Invalid`]); a transport or write failure. Nothing is
+/// placed or recorded then.
+pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+    let mut lock = SkillLock::load(fs)?;
+    let source = Source::parse(&request.repository)?;
+    let path = check_source_path(&request.path)?.to_owned();
+    let name = match &request.name {
+        Some(n) => n.clone(),
+        None => default_name(&source, &path),
+    };
+    if let Some(problem) = name_problem(&name) {
+        return Err(Error::BadName { name, problem });
+    }
+    if lock.skills.contains_key(&name) {
+        return Err(Error::AlreadyImported { name });
+    }
+    let dir = skill_dir(&name);
+    if fs.kind(&dir)?.is_some() {
+        return Err(Error::Occupied { path: dir });
+    }
+    let at = match (&source, &request.reference) {
+        (Source::Local(_), _) => At::Now,
+        (_, Some(r)) => At::Ref(r),
+        (_, None) => At::DefaultBranch,
+    };
+    let taken = take(fs, &source, &path, at, options)?;
+    let findings = validate_tree(&taken.tree, &dir);
+    if has_errors(&findings) {
+        return Err(first_error(findings));
+    }
+    taken.tree.check_paths()?;
+    keep_base(fs, &taken.tree)?;
+    place(fs, &taken.tree, &dir)?;
+    let hash = taken.tree.hash();
+    lock.skills.insert(
+        name.clone(),
+        Entry {
+            source: source.as_str().to_owned(),
+            path,
+            reference: taken.reference,
+            revision: taken.revision.clone(),
+            base_hash: hash.clone(),
+            pending: None,
+        },
+    );
+    lock.store(fs)?;
+    Ok(Added {
+        name,
+        source: source.as_str().to_owned(),
+        revision: taken.revision,
+        hash,
+        warnings: findings,
+    })
+}
+
+/// `skill status`: the state of every imported skill, by name, offline.
+///
+/// # Errors
+/// A lock that cannot be read; a guarded-read failure other than a refusal of the skill's
+/// own content (which is [`State::Invalid`]).
+pub fn status(fs: &Tree) -> Result<Vec<Status>, Error> {
+    let lock = SkillLock::load(fs)?;
+    let mut out = Vec::with_capacity(lock.skills.len());
+    for (name, entry) in &lock.skills {
+        let dir = skill_dir(name);
+        let state = if fs.kind(&dir)?.is_none() {
+            State::Missing
+        } else if entry.pending.is_some() {
+            State::Conflicted
+        } else {
+            match SkillTree::read(fs, &dir) {
+                Err(e) => State::Invalid(e.to_string()),
+                Ok(tree) => {
+                    let findings = validate_tree(&tree, &dir);
+                    match findings.into_iter().find(|f| f.severity == Severity::Error) {
+                        Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
+                        None if tree.hash() == entry.base_hash => State::Clean,
+                        None => State::Modified,
+                    }
+                }
+            }
+        };
+        out.push(Status {
+            name: name.clone(),
+            state,
+            source: entry.source.clone(),
+            revision: entry.revision.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
+/// source read again at the locked revision and checked against that hash.
+fn base_of(fs: &Tree, name: &str, entry: &Entry, options: &Options) -> Result<SkillTree, Error> {
+    if let Some(tree) = kept_base(fs, &entry.base_hash)? {
+        return Ok(tree);
+    }
+    let source = Source::parse(&entry.source)?;
+    if let Source::Local(_) = source {
+        return Err(Error::BaseUnavailable {
+            name: name.to_owned(),
+            path: crate::upstream::base_dir(&entry.base_hash),
+        });
+    }
+    let taken = take(
+        fs,
+        &source,
+        &entry.path,
+        At::Revision(&entry.revision),
+        options,
+    )?;
+    let found = taken.tree.hash();
+    if found != entry.base_hash {
+        return Err(Error::BaseMismatch {
+            name: name.to_owned(),
+            revision: entry.revision.clone(),
+            expected: entry.base_hash.clone(),
+            found,
+        });
+    }
+    keep_base(fs, &taken.tree)?;
+    Ok(taken.tree)
+}
+
+fn upstream_of(fs: &Tree, entry: &Entry, options: &Options) -> Result<Option<Taken>, Error> {
+    let source = Source::parse(&entry.source)?;
+    let at = match (&source, &entry.reference) {
+        (Source::Local(_), _) => At::Now,
+        (_, Some(r)) => At::Ref(r),
+        (_, None) => At::DefaultBranch,
+    };
+    match take(fs, &source, &entry.path, at, options) {
+        Ok(taken) => Ok(Some(taken)),
+        Err(Error::NotInSource { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `skill pull`: merges upstream into each named skill (every imported skill when `names` is
+/// empty). A clean merge that is a valid skill is placed in one swap and the pin moves; a
+/// conflicted one changes nothing unless `write_conflicts`, which places the files with
+/// markers and marks the skill conflicted until [`resolve`].
+///
+/// # Errors
+/// A name not imported; a skill that is missing or waiting for `skill resolve`; a base that no
+/// longer matches its hash ([`Error::BaseMismatch`]); a merged result that breaks the rules; a
+/// transport or write failure. A skill refused changes nothing; skills before it in the run
+/// keep their pulls.
+pub fn pull(
+    fs: &Tree,
+    names: &[String],
+    write_conflicts: bool,
+    options: &Options,
+) -> Result<Vec<Pulled>, Error> {
+    let mut lock = SkillLock::load(fs)?;
+    let names: Vec<String> = if names.is_empty() {
+        lock.skills.keys().cloned().collect()
+    } else {
+        names.to_vec()
+    };
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let entry = lock.entry(&name)?.clone();
+        if entry.pending.is_some() {
+            return Err(Error::Conflicted { name });
+        }
+        let dir = skill_dir(&name);
+        if fs.kind(&dir)? != Some(EntryKind::Directory) {
+            return Err(Error::Missing { path: dir });
+        }
+        let local = SkillTree::read(fs, &dir)?;
+        let Some(upstream) = upstream_of(fs, &entry, options)? else {
+            out.push(Pulled::RemovedUpstream {
+                modified: local.hash() != entry.base_hash,
+                revision: String::new(),
+                name,
+            });
+            continue;
+        };
+        let upstream_hash = upstream.tree.hash();
+        if upstream_hash == entry.base_hash {
+            if upstream.revision != entry.revision
+                && let Some(e) = lock.skills.get_mut(&name)
+            {
+                e.revision = upstream.revision.clone();
+                lock.store(fs)?;
+            }
+            out.push(Pulled::UpToDate {
+                name,
+                revision: upstream.revision,
+            });
+            continue;
+        }
+        let base = base_of(fs, &name, &entry, options)?;
+        let merged = merge(&base, &local, &upstream.tree, &|b, l, r| {
+            merge_text(b, l, r, LABELS)
+        });
+        if !merged.is_clean() {
+            if write_conflicts {
+                keep_base(fs, &upstream.tree)?;
+                place(fs, &merged.tree, &dir)?;
+                if let Some(e) = lock.skills.get_mut(&name) {
+                    e.pending = Some(Pending {
+                        revision: upstream.revision.clone(),
+                        base_hash: upstream_hash,
+                    });
+                }
+                lock.store(fs)?;
+            }
+            out.push(Pulled::Conflicts {
+                name,
+                revision: upstream.revision,
+                conflicts: merged.conflicts,
+                written: write_conflicts,
+            });
+            continue;
+        }
+        let findings = validate_tree(&merged.tree, &dir);
+        if has_errors(&findings) {
+            return Err(first_error(findings));
+        }
+        keep_base(fs, &upstream.tree)?;
+        if merged.tree != local {
+            place(fs, &merged.tree, &dir)?;
+        }
+        if let Some(e) = lock.skills.get_mut(&name) {
+            e.revision = upstream.revision.clone();
+            e.base_hash = upstream_hash.clone();
+        }
+        lock.store(fs)?;
+        out.push(Pulled::Updated {
+            kept_local: merged.tree.hash() != upstream_hash,
+            name,
+            from: entry.revision,
+            to: upstream.revision,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether `data` holds a conflict marker line (`<<<<<<<`, `|||||||` or `>>>>>>>` opening a
+/// line, followed by a space or the line's end).
+pub fn has_conflict_markers(data: &[u8]) -> bool {
+    data.split(|&b| b == b'\n').any(|line| {
+        [b"<<<<<<<", b"|||||||", b">>>>>>>"].iter().any(|m| {
+            line.strip_prefix(&m[..])
+                .is_some_and(|rest| rest.is_empty() || rest[0] == b' ' || rest == b"\r")
+        })
+    })
+}
+
+/// `skill resolve`: records the upstream version a conflicted pull merged as the new base,
+/// once no file holds a conflict marker and the skill is valid.
+///
+/// # Errors
+/// [`Error::NotConflicted`]; [`Error::MarkersRemain`] naming the first file with markers;
+/// [`Error::Invalid`]; a guarded-read or write failure.
+pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
+    let mut lock = SkillLock::load(fs)?;
+    let entry = lock.entry(name)?.clone();
+    let Some(pending) = entry.pending else {
+        return Err(Error::NotConflicted {
+            name: name.to_owned(),
+        });
+    };
+    let dir = skill_dir(name);
+    if fs.kind(&dir)? != Some(EntryKind::Directory) {
+        return Err(Error::Missing { path: dir });
+    }
+    let local = SkillTree::read(fs, &dir)?;
+    if let Some(f) = local.files().iter().find(|f| has_conflict_markers(&f.data)) {
+        return Err(Error::MarkersRemain {
+            path: format!("{dir}/{}", f.path),
+        });
+    }
+    let findings = validate_tree(&local, &dir);
+    if has_errors(&findings) {
+        return Err(first_error(findings));
+    }
+    if let Some(e) = lock.skills.get_mut(name) {
+        e.revision = pending.revision.clone();
+        e.base_hash = pending.base_hash;
+        e.pending = None;
+    }
+    lock.store(fs)?;
+    Ok(pending.revision)
+}
+
+/// `skill diff`: the unified diff of skill `name` from one version to another.
+///
+/// # Errors
+/// A name not imported; a missing base ([`Error::BaseMismatch`], [`Error::BaseUnavailable`]);
+/// a transport failure for [`Version::Upstream`] (or for a base not kept here).
+pub fn diff(
+    fs: &Tree,
+    name: &str,
+    from: Version,
+    to: Version,
+    options: &Options,
+) -> Result<String, Error> {
+    let lock = SkillLock::load(fs)?;
+    let entry = lock.entry(name)?.clone();
+    let dir = skill_dir(name);
+    let version = |v: Version| -> Result<SkillTree, Error> {
+        match v {
+            Version::Base => base_of(fs, name, &entry, options),
+            Version::Local => Ok(SkillTree::read(fs, &dir)?),
+            Version::Upstream => Ok(upstream_of(fs, &entry, options)?
+                .map(|t| t.tree)
+                .unwrap_or_default()),
+        }
+    };
+    let a = version(from)?;
+    let b = version(to)?;
+    Ok(crate::diff::unified(&a, &b, &dir))
+}

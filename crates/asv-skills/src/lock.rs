@@ -1,0 +1,211 @@
+//! The skill lock: which skills were taken from where, pinned to which commit, with the tree
+//! hash of the upstream version the local copy started from (its base).
+//!
+//! It is a file of its own, [`SKILL_LOCK_FILE`], beside `vendor-lock.json` and never inside it,
+//! so the contract lock stays exactly what the TypeScript tool writes and reads.
+
+use std::collections::BTreeMap;
+
+use asv_fs::Tree;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// The skill lock's path, relative to the repository root.
+pub const SKILL_LOCK_FILE: &str = "vendor-skills-lock.json";
+
+/// The lock format this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The whole skill lock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillLock {
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Imported skills by local name (the directory under `skills/`).
+    pub skills: BTreeMap<String, Entry>,
+}
+
+/// One imported skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Entry {
+    /// The source as given to `skill add`: `owner/repo`, a git URL, or a local directory
+    /// (relative to the repository root).
+    pub source: String,
+    /// The skill's directory inside the source (`.` for the source's root).
+    pub path: String,
+    /// The branch, tag or commit followed by `skill pull`; absent for a local directory.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
+    pub reference: Option<String>,
+    /// The commit the base was taken at (for a local directory, the base's tree hash).
+    pub revision: String,
+    /// The tree hash of the base: the upstream version the local copy started from.
+    pub base_hash: String,
+    /// While a pull's conflicts wait for `skill resolve`: the upstream version being merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
+}
+
+/// The upstream version a conflicted pull was merging.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Pending {
+    /// The upstream commit.
+    pub revision: String,
+    /// The upstream tree hash: the base once resolved.
+    pub base_hash: String,
+}
+
+impl SkillLock {
+    /// Reads the lock of `fs`; an absent file is an empty lock.
+    ///
+    /// # Errors
+    /// [`Error::Lock`] for a file that is not this format; a guarded-read refusal.
+    pub fn load(fs: &Tree) -> Result<Self, Error> {
+        let Some(bytes) = fs.read_file(SKILL_LOCK_FILE)? else {
+            return Ok(SkillLock {
+                version: VERSION,
+                skills: BTreeMap::new(),
+            });
+        };
+        let problem = |problem: String| Error::Lock {
+            path: SKILL_LOCK_FILE.to_owned(),
+            problem,
+        };
+        let lock: SkillLock =
+            serde_json::from_slice(&bytes).map_err(|e| problem(format!("not valid: {e}")))?;
+        if lock.version != VERSION {
+            return Err(problem(format!(
+                "version {} is not the version {VERSION} this build reads",
+                lock.version
+            )));
+        }
+        for (name, entry) in &lock.skills {
+            if let Some(p) = crate::name_problem(name) {
+                return Err(problem(format!("the skill name {name:?} {p}")));
+            }
+            let hashes = std::iter::once(&entry.base_hash)
+                .chain(entry.pending.as_ref().map(|p| &p.base_hash));
+            for hash in hashes {
+                if !is_tree_hash(hash) {
+                    return Err(problem(format!(
+                        "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
+                    )));
+                }
+            }
+        }
+        Ok(lock)
+    }
+
+    /// The lock as written: two-space JSON, keys in a fixed order, one final newline.
+    pub fn render(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Writes the lock into `fs` (atomically).
+    ///
+    /// # Errors
+    /// A guarded-write failure.
+    pub fn store(&self, fs: &Tree) -> Result<(), Error> {
+        fs.write_file(SKILL_LOCK_FILE, self.render().as_bytes())?;
+        Ok(())
+    }
+
+    /// The entry of `name`.
+    ///
+    /// # Errors
+    /// [`Error::NotImported`] when the lock does not hold it.
+    pub fn entry(&self, name: &str) -> Result<&Entry, Error> {
+        self.skills.get(name).ok_or_else(|| Error::NotImported {
+            name: name.to_owned(),
+        })
+    }
+}
+
+/// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.
+pub fn is_tree_hash(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(c: char) -> String {
+        format!("sha256:{}", c.to_string().repeat(64))
+    }
+
+    #[test]
+    fn renders_and_reads_back() {
+        let mut lock = SkillLock {
+            version: VERSION,
+            ..SkillLock::default()
+        };
+        lock.skills.insert(
+            "pdf".to_owned(),
+            Entry {
+                source: "acme/skills".to_owned(),
+                path: "skills/pdf".to_owned(),
+                reference: Some("main".to_owned()),
+                revision: "a".repeat(40),
+                base_hash: hash('b'),
+                pending: None,
+            },
+        );
+        let text = lock.render();
+        assert_eq!(
+            text,
+            format!(
+                "{{\n  \"version\": 1,\n  \"skills\": {{\n    \"pdf\": {{\n      \"source\": \"acme/skills\",\n      \"path\": \"skills/pdf\",\n      \"ref\": \"main\",\n      \"revision\": \"{}\",\n      \"baseHash\": \"{}\"\n    }}\n  }}\n}}\n",
+                "a".repeat(40),
+                hash('b')
+            )
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        lock.store(&fs).unwrap();
+        assert_eq!(SkillLock::load(&fs).unwrap(), lock);
+    }
+
+    #[test]
+    fn refuses_what_it_did_not_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        assert!(SkillLock::load(&fs).unwrap().skills.is_empty());
+        let good = format!(
+            r#"{{"version":1,"skills":{{"pdf":{{"source":"s","path":"p","revision":"r","baseHash":"{}"}}}}}}"#,
+            hash('c')
+        );
+        let rows = [
+            ("not json", "{".to_owned()),
+            (
+                "other version",
+                good.replace("\"version\":1", "\"version\":2"),
+            ),
+            (
+                "unknown key",
+                good.replace("\"path\"", "\"extra\":1,\"path\""),
+            ),
+            ("bad name", good.replace("\"pdf\"", "\"PDF\"")),
+            ("bad hash", good.replace(&hash('c'), "sha256:zz")),
+        ];
+        fs.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
+        assert!(SkillLock::load(&fs).is_ok());
+        for (name, text) in rows {
+            fs.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();
+            assert!(
+                matches!(SkillLock::load(&fs), Err(Error::Lock { .. })),
+                "{name}"
+            );
+        }
+    }
+}

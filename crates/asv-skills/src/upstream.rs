@@ -1,0 +1,316 @@
+//! Where a whole skill comes from, and taking it: a repository read through `asv-remote`'s
+//! transports at a commit, or a local directory read where it stands.
+//!
+//! What is taken is always a [`SkillTree`]: only regular files (each with its executable bit),
+//! the three skipped names left out as a directory read leaves them out, and any link or
+//! submodule refused by name, so the tree hashed is exactly the tree written.
+
+use std::path::Path;
+
+use asv_contracts::cache::TOOL_DIR;
+use asv_contracts::source::RepositorySpec;
+use asv_fs::Tree;
+use asv_remote::commands::Options;
+use asv_remote::{Commit, EntryMode, ObjectFormat};
+use asv_skilltree::{FileNode, SkillTree, is_ignored_name, validate_relative_path};
+
+use crate::error::Error;
+
+/// Where the bases of imported skills are kept between runs, by tree hash: an offline copy for
+/// `skill diff` and the only copy for a local-directory source.
+pub const BASES_DIR: &str = ".agentic-skill-vendor/skill-bases";
+
+/// A skill's source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A repository: `owner/repo` (GitHub API) or a git URL.
+    Remote(RepositorySpec),
+    /// A directory on this machine, relative to the repository root (or absolute).
+    Local(String),
+}
+
+impl Source {
+    /// Reads a source as typed: a local directory starts with `/`, `./` or `../` (or is `.`
+    /// or `..`); anything else is a repository.
+    ///
+    /// # Errors
+    /// [`Error::Repository`] for a repository that is not usable.
+    pub fn parse(given: &str) -> Result<Source, Error> {
+        let local = given == "."
+            || given == ".."
+            || given.starts_with('/')
+            || given.starts_with("./")
+            || given.starts_with("../");
+        if local {
+            return Ok(Source::Local(given.to_owned()));
+        }
+        RepositorySpec::parse(given)
+            .map(Source::Remote)
+            .map_err(|problem| Error::Repository {
+                given: given.to_owned(),
+                problem: problem.to_string(),
+            })
+    }
+
+    /// The source as written to the lock.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Source::Remote(spec) => spec.as_str(),
+            Source::Local(dir) => dir,
+        }
+    }
+}
+
+/// Which version of a source to take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At<'a> {
+    /// The commit a branch, tag or commit id names now.
+    Ref(&'a str),
+    /// The repository's default branch.
+    DefaultBranch,
+    /// Exactly this commit.
+    Revision(&'a str),
+    /// A local directory as it stands.
+    Now,
+}
+
+/// A skill taken from its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    /// The commit read (for a local directory, the tree hash).
+    pub revision: String,
+    /// The ref followed: the branch found for [`At::DefaultBranch`], the ref given for
+    /// [`At::Ref`]; `None` otherwise.
+    pub reference: Option<String>,
+    /// The skill's files, relative to the skill directory.
+    pub tree: SkillTree,
+}
+
+/// Checks a path in a source: `.` for the root, else a plain relative path.
+///
+/// # Errors
+/// [`Error::PathEscapes`].
+pub fn check_source_path(path: &str) -> Result<&str, Error> {
+    let path = path.trim_end_matches('/');
+    if path == "." || path.is_empty() {
+        return Ok(".");
+    }
+    validate_relative_path(path).map_err(|problem| Error::PathEscapes {
+        path: path.to_owned(),
+        problem,
+    })?;
+    Ok(path)
+}
+
+/// Takes the skill at `path` of `source`, at `at`. `fs` is the repository the skill is taken
+/// into (a local source's relative path is read from its root).
+///
+/// # Errors
+/// [`Error::PathEscapes`] for a path that leaves the source; [`Error::NotInSource`] when
+/// nothing is there; [`Error::UnsupportedEntry`] for a link or submodule under the path; a
+/// transport refusal; a guarded-read refusal of a local directory.
+pub fn take(
+    fs: &Tree,
+    source: &Source,
+    path: &str,
+    at: At<'_>,
+    options: &Options,
+) -> Result<Taken, Error> {
+    let path = check_source_path(path)?;
+    match source {
+        Source::Local(dir) => take_local(fs, dir, path),
+        Source::Remote(spec) => take_remote(spec, path, at, options),
+    }
+}
+
+fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
+    let base = fs.root().join(Path::new(dir));
+    let source = Tree::open(&base).map_err(|_| Error::Repository {
+        given: dir.to_owned(),
+        problem: "no such directory".to_owned(),
+    })?;
+    let rel = if path == "." { "" } else { path };
+    if rel.is_empty() {
+        // The root itself: Tree::open has checked it is a directory.
+    } else if source.kind(rel)? != Some(asv_fs::EntryKind::Directory) {
+        return Err(Error::NotInSource {
+            repository: dir.to_owned(),
+            path: path.to_owned(),
+            revision: "the directory as it stands".to_owned(),
+        });
+    }
+    let tree = SkillTree::read(&source, rel)?;
+    if tree.is_empty() {
+        return Err(Error::NotInSource {
+            repository: dir.to_owned(),
+            path: path.to_owned(),
+            revision: "the directory as it stands".to_owned(),
+        });
+    }
+    Ok(Taken {
+        revision: tree.hash(),
+        reference: None,
+        tree,
+    })
+}
+
+fn take_remote(
+    spec: &RepositorySpec,
+    path: &str,
+    at: At<'_>,
+    options: &Options,
+) -> Result<Taken, Error> {
+    let mut transport = asv_remote::commands::transport(spec, options)?;
+    let (commit, reference) = match at {
+        At::Revision(revision) => (
+            Commit {
+                revision: revision.to_owned(),
+                format: if revision.len() == 64 {
+                    ObjectFormat::Sha256
+                } else {
+                    ObjectFormat::Sha1
+                },
+            },
+            None,
+        ),
+        At::Ref(reference) => (transport.resolve(reference)?, Some(reference.to_owned())),
+        At::DefaultBranch | At::Now => {
+            let branch = transport.default_branch()?;
+            (transport.resolve(&branch)?, Some(branch))
+        }
+    };
+    // A commit id the transport answered is checked like the contract pins are.
+    asv_remote::commands::to_pin(spec, &commit)?;
+    let listing = transport.list(&commit)?;
+    let prefix = if path == "." {
+        String::new()
+    } else {
+        format!("{path}/")
+    };
+    let mut wanted = Vec::new();
+    for entry in listing {
+        let Some(rel) = entry.path.strip_prefix(&prefix) else {
+            continue;
+        };
+        if rel.is_empty() || rel.split('/').any(is_ignored_name) {
+            continue;
+        }
+        let what = match entry.mode {
+            EntryMode::File | EntryMode::Executable => None,
+            EntryMode::Tree => continue,
+            EntryMode::Symlink => Some("a symbolic link"),
+            EntryMode::Submodule => Some("a submodule"),
+        };
+        if let Some(what) = what {
+            return Err(Error::UnsupportedEntry {
+                repository: spec.as_str().to_owned(),
+                path: entry.path,
+                what,
+            });
+        }
+        if validate_relative_path(rel).is_err() {
+            return Err(Error::UnsupportedEntry {
+                repository: spec.as_str().to_owned(),
+                path: entry.path,
+                what: "a path that is not a plain relative path",
+            });
+        }
+        wanted.push((rel.to_owned(), entry));
+    }
+    if wanted.is_empty() {
+        return Err(Error::NotInSource {
+            repository: spec.as_str().to_owned(),
+            path: path.to_owned(),
+            revision: commit.revision,
+        });
+    }
+    if let Some(progress) = &options.progress {
+        (progress.0)(&format!(
+            "{}: reading {} files at {}",
+            spec.as_str(),
+            wanted.len(),
+            commit.revision
+        ));
+    }
+    let mut files = Vec::with_capacity(wanted.len());
+    for (rel, entry) in wanted {
+        let data = transport.read(&commit, &entry)?;
+        files.push(FileNode {
+            path: rel,
+            data,
+            executable: entry.mode == EntryMode::Executable,
+        });
+    }
+    Ok(Taken {
+        revision: commit.revision,
+        reference,
+        tree: SkillTree::from_files(files),
+    })
+}
+
+/// Where the base with tree hash `hash` is kept.
+pub fn base_dir(hash: &str) -> String {
+    format!(
+        "{BASES_DIR}/{}",
+        hash.strip_prefix("sha256:").unwrap_or(hash)
+    )
+}
+
+/// Keeps `tree` as a base (under [`BASES_DIR`], by its hash); nothing happens when it is
+/// already kept.
+///
+/// # Errors
+/// A guarded-write failure.
+pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
+    let hash = tree.hash();
+    let dir = base_dir(&hash);
+    if fs.kind(&dir)?.is_some() {
+        if kept_base(fs, &hash)?.is_some() {
+            return Ok(());
+        }
+        fs.remove_all(&dir)?;
+    }
+    let staging = format!("{TOOL_DIR}/staging/base-{}", unique());
+    fs.create_dir_all(&staging)?;
+    let placed = tree
+        .materialize(fs, &staging)
+        .map_err(Error::from)
+        .and_then(|()| fs.swap_into_place(&staging, &dir).map_err(Error::from));
+    if placed.is_err() {
+        let _ = fs.remove_all(&staging);
+    }
+    placed
+}
+
+/// The base with tree hash `hash`, when it is kept and still hashes so.
+///
+/// # Errors
+/// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
+pub fn kept_base(fs: &Tree, hash: &str) -> Result<Option<SkillTree>, Error> {
+    let dir = base_dir(hash);
+    if fs.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
+        return Ok(None);
+    }
+    match SkillTree::read_strict(fs, &dir) {
+        Ok(tree) if tree.hash() == hash => Ok(Some(tree)),
+        Ok(_)
+        | Err(asv_skilltree::Error::Unsupported { .. })
+        | Err(asv_skilltree::Error::IgnoredMetadata { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A name no other run of this process or another uses at the same time.
+pub(crate) fn unique() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "{}-{nanos}-{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    )
+}
