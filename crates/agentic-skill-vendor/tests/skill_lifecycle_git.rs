@@ -1,0 +1,198 @@
+//! `skill add` and `skill pull` against a real git server: `git http-backend` behind TLS on
+//! 127.0.0.1 with a test CA, upstream commits pushed between the binary's runs.
+#![cfg(debug_assertions)]
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+#[path = "../../asv-remote/tests/support/git_server.rs"]
+mod git_server;
+
+use std::path::PathBuf;
+
+use common::{Repo, Run};
+use git_server::{Behaviour, Https, Tls, git};
+
+const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\n";
+
+/// An upstream repository: a work tree whose commits are pushed to the bare copy served.
+struct Upstream {
+    dir: tempfile::TempDir,
+    tls: Tls,
+    server: Https,
+}
+
+impl Upstream {
+    fn new() -> Upstream {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main", "work"]);
+        std::fs::create_dir(dir.path().join("served")).unwrap();
+        let tls = Tls::new();
+        let server = Https::start(&tls, &dir.path().join("served"), Behaviour::Serve);
+        Upstream { dir, tls, server }
+    }
+
+    fn work(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.work().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// Commits everything and publishes it; the new commit id.
+    fn commit(&self, message: &str) -> String {
+        git(&self.work(), &["add", "-A"]);
+        git(&self.work(), &["commit", "-q", "-m", message]);
+        let bare = self.dir.path().join("served/skills.git");
+        if !bare.exists() {
+            git(
+                &self.dir.path().join("served"),
+                &["clone", "-q", "--bare", "../work", "skills.git"],
+            );
+        } else {
+            git(
+                &self.work(),
+                &["push", "-q", bare.to_str().unwrap(), "main"],
+            );
+        }
+        git(&self.work(), &["rev-parse", "HEAD"])
+    }
+
+    fn url(&self) -> String {
+        self.server.url("skills.git")
+    }
+
+    fn run(&self, repo: &Repo, args: &[&str]) -> Run {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+        cmd.args(args)
+            .arg("--root")
+            .arg(repo.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .envs(self.tls.env());
+        let out = cmd.output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+#[test]
+fn add_edit_upstream_edit_pull_keeps_both() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\n");
+    up.write("README.md", "skills\n");
+    let first = up.commit("first");
+
+    let me = Repo::empty();
+    let added = up.run(&me, &["skill", "add", &up.url(), "skills/pdf"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    assert!(
+        added.stdout.contains(&format!("at {first}")),
+        "{}",
+        added.stdout
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["pdf"]["ref"], "main");
+    assert_eq!(lock["skills"]["pdf"]["revision"], first.as_str());
+
+    // a commit elsewhere in the source moves the pin and changes nothing
+    up.write("README.md", "skills, again\n");
+    let second = up.commit("readme");
+    let pulled = up.run(&me, &["skill", "pull"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: up to date at {second}\n"),
+        "{pulled:?}"
+    );
+
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (ours)\n"),
+    );
+    up.write(
+        "skills/pdf/SKILL.md",
+        &SKILL.replace("six\n", "six (theirs)\n"),
+    );
+    let third = up.commit("upstream edit");
+    let pulled = up.run(&me, &["skill", "pull", "pdf"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: updated {second} -> {third} (local edits kept)\n"),
+        "{pulled:?}"
+    );
+    assert_eq!(
+        me.read_string("skills/pdf/SKILL.md"),
+        SKILL
+            .replace("one\n", "one (ours)\n")
+            .replace("six\n", "six (theirs)\n")
+    );
+    assert_eq!(up.run(&me, &["skill", "status"]).stdout, "pdf: modified\n");
+
+    // the diff to upstream shows only the local edit
+    let diff = up.run(
+        &me,
+        &[
+            "skill", "diff", "pdf", "--from", "upstream", "--to", "local",
+        ],
+    );
+    assert!(diff.stdout.contains("-one\n+one (ours)\n"), "{diff:?}");
+    let added = diff
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"));
+    assert_eq!(added.count(), 1, "{}", diff.stdout);
+
+    // a lock whose base no longer matches the locked revision is refused, with what to do
+    let text = me.read_string("vendor-skills-lock.json");
+    let base =
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["skills"]["pdf"]["baseHash"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    me.write(
+        "vendor-skills-lock.json",
+        text.replace(&base, &format!("sha256:{}", "0".repeat(64))),
+    );
+    up.write(
+        "skills/pdf/SKILL.md",
+        &SKILL.replace("two\n", "two (theirs)\n"),
+    );
+    up.commit("another");
+    let before = me.read_string("skills/pdf/SKILL.md");
+    let refused = up.run(&me, &["skill", "pull"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused.stderr.contains("add it again"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(me.read_string("skills/pdf/SKILL.md"), before);
+}
+
+#[test]
+fn links_and_escaping_paths_in_the_source_are_refused() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    std::os::unix::fs::symlink("../../README.md", up.work().join("skills/pdf/readme.md")).unwrap();
+    up.write("README.md", "skills\n");
+    up.commit("first");
+    let me = Repo::empty();
+    for (path, want) in [
+        ("skills/pdf", "as a symbolic link"),
+        ("../elsewhere", "leaves the repository"),
+        ("skills/none", "holds no files under"),
+    ] {
+        let out = up.run(&me, &["skill", "add", &up.url(), path]);
+        assert_eq!(out.code, 2, "{path}: {out:?}");
+        assert!(out.stderr.contains(want), "{path}: {}", out.stderr);
+        assert!(!me.exists("skills"), "{path}");
+        assert!(!me.exists("vendor-skills-lock.json"), "{path}");
+    }
+}
