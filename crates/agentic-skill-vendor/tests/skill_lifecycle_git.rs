@@ -1,7 +1,7 @@
 //! `skill add` and `skill pull` against a real git server: `git http-backend` behind TLS on
 //! 127.0.0.1 with a test CA, upstream commits pushed between the binary's runs.
 #![cfg(debug_assertions)]
-#![allow(clippy::disallowed_methods)]
+#![allow(clippy::disallowed_methods, clippy::unwrap_used)]
 
 mod common;
 #[path = "../../asv-remote/tests/support/git_server.rs"]
