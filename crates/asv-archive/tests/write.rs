@@ -1,0 +1,348 @@
+//! The reproducible ZIP writer: byte-equal runs, the layout it promises, round trips through
+//! the reader and extraction, and the re-zip of an accepted archive.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use asv_archive::{
+    Archive, Detail, EntryKind, Error, FileEntry, Format, Limits, ReadOptions, Source, zip_dir,
+    zip_files, zip_of_archive,
+};
+use support::{TarMember, Zip, ZipMember, tgz};
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn file(path: &str, bytes: &[u8], executable: bool) -> FileEntry {
+    FileEntry {
+        path: path.into(),
+        bytes: bytes.to_vec(),
+        executable,
+    }
+}
+
+fn sample() -> Vec<FileEntry> {
+    vec![
+        file("skill/scripts/run.sh", b"#!/bin/sh\necho hi\n", true),
+        file(
+            "skill/SKILL.md",
+            &b"---\nname: skill\n---\nhello\n".repeat(40),
+            false,
+        ),
+        file("skill/a-b", b"x", false),
+        file("top.txt", b"", false),
+    ]
+}
+
+fn options(format: Format) -> ReadOptions {
+    ReadOptions {
+        format,
+        limits: Limits::DEFAULT,
+    }
+}
+
+/// The central directory records of a ZIP: (name, made by, method, time, date, extra len,
+/// comment len, external attributes).
+/// One central record's fields, as [`central`] returns them.
+type Central = (String, u16, u16, u16, u16, u16, u16, u32);
+
+fn central(zip: &[u8]) -> Vec<Central> {
+    let end = zip.len() - 22;
+    assert_eq!(u32_at(zip, end), 0x0605_4b50);
+    assert_eq!(u16_at(zip, end + 20), 0, "no archive comment");
+    let mut at = u32_at(zip, end + 16) as usize;
+    let mut out = Vec::new();
+    for _ in 0..u16_at(zip, end + 10) {
+        assert_eq!(u32_at(zip, at), 0x0201_4b50);
+        let name_len = u16_at(zip, at + 28) as usize;
+        let name = String::from_utf8(zip[at + 46..at + 46 + name_len].to_vec()).unwrap();
+        out.push((
+            name,
+            u16_at(zip, at + 4),
+            u16_at(zip, at + 10),
+            u16_at(zip, at + 12),
+            u16_at(zip, at + 14),
+            u16_at(zip, at + 30),
+            u16_at(zip, at + 32),
+            u32_at(zip, at + 38),
+        ));
+        at += 46 + name_len;
+    }
+    out
+}
+
+#[test]
+fn the_same_files_give_the_same_bytes_in_any_order() {
+    let one = zip_files(&sample()).unwrap();
+    let mut reversed = sample();
+    reversed.reverse();
+    assert_eq!(one, zip_files(&sample()).unwrap());
+    assert_eq!(one, zip_files(&reversed).unwrap());
+}
+
+#[test]
+fn layout_is_sorted_unix_made_and_dated_at_the_dos_epoch() {
+    let zip = zip_files(&sample()).unwrap();
+    let records = central(&zip);
+    let names: Vec<&str> = records.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "skill/",
+            "skill/SKILL.md",
+            "skill/a-b",
+            "skill/scripts/",
+            "skill/scripts/run.sh",
+            "top.txt"
+        ]
+    );
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    for (name, made_by, method, time, date, extra, comment, external) in &records {
+        assert_eq!(*made_by, 3 << 8 | 20, "{name}");
+        assert_eq!((*time, *date), (0, 1 << 5 | 1), "{name}");
+        assert_eq!((*extra, *comment), (0, 0), "{name}");
+        let mode = external >> 16;
+        let want = match name.as_str() {
+            n if n.ends_with('/') => 0o040_755,
+            "skill/scripts/run.sh" => 0o100_755,
+            _ => 0o100_644,
+        };
+        assert_eq!(mode, want, "{name}");
+        let want_method = if name == "skill/SKILL.md" { 8 } else { 0 };
+        assert_eq!(*method, want_method, "{name}: deflate only when smaller");
+    }
+    // No extra field in any local header either, and the first local header is at offset 0.
+    assert_eq!(&zip[..4], b"PK\x03\x04");
+    assert_eq!(u16_at(&zip, 28), 0);
+}
+
+#[test]
+fn empty_list_is_an_empty_zip_the_reader_takes() {
+    let zip = zip_files(&[]).unwrap();
+    assert_eq!(zip.len(), 22);
+    let archive = Archive::open(Source::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
+    assert!(archive.entries().is_empty());
+}
+
+#[test]
+fn names_the_policy_refuses_are_not_zipped() {
+    let rows: &[(&[&str], Detail)] = &[
+        (&["../x"], Detail::ParentSegment),
+        (
+            &["a/CON"],
+            Detail::ReservedName {
+                segment: "CON".into(),
+            },
+        ),
+        (&["a", "a"], Detail::Duplicate),
+        (&["a", "a/b"], Detail::UnderFile { file: "a".into() }),
+        (
+            &["Read", "read"],
+            Detail::Folded {
+                other: "Read".into(),
+            },
+        ),
+        (&[""], Detail::EmptyName),
+    ];
+    for (paths, detail) in rows {
+        let files: Vec<FileEntry> = paths.iter().map(|p| file(p, b"x", false)).collect();
+        match zip_files(&files) {
+            Err(Error::Unzippable { detail: got, .. }) => assert_eq!(&got, detail, "{paths:?}"),
+            other => panic!("{paths:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn zip_dir_round_trips_through_open_and_extract() {
+    let src = tempfile::tempdir().unwrap();
+    let tree = asv_fs::Tree::open(src.path()).unwrap();
+    let files = [
+        ("s/SKILL.md", b"---\nname: s\n---\n".repeat(50), false),
+        ("s/scripts/run.sh", b"#!/bin/sh\nexit 0\n".to_vec(), true),
+        (
+            "s/data/blob.bin",
+            (0..=255u8).cycle().take(70_000).collect(),
+            false,
+        ),
+        ("s/empty", Vec::new(), false),
+    ];
+    for (path, bytes, executable) in &files {
+        tree.write_file_mode(path, bytes, *executable).unwrap();
+    }
+    let zip = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap();
+    assert_eq!(zip, zip_dir(&tree, "s", &Limits::DEFAULT).unwrap());
+
+    let archive = Archive::open(Source::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
+    archive.judge().unwrap();
+    let into = tempfile::tempdir().unwrap();
+    archive.extract(into.path(), &|_| false).unwrap();
+    let out = asv_fs::Tree::open(into.path()).unwrap();
+    for (path, bytes, executable) in &files {
+        let rel = path.strip_prefix("s/").unwrap();
+        assert_eq!(&out.read_file(rel).unwrap().unwrap(), bytes, "{rel}");
+        let mode = out
+            .open_file(rel)
+            .unwrap()
+            .unwrap()
+            .metadata()
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o100 != 0, *executable, "{rel}");
+    }
+    let listed = out.walk_files("", &mut |_, _| false).unwrap().unwrap();
+    assert_eq!(
+        listed,
+        ["SKILL.md", "data/blob.bin", "empty", "scripts/run.sh"]
+    );
+}
+
+#[test]
+fn zip_dir_refuses_links_and_limits() {
+    let src = tempfile::tempdir().unwrap();
+    let tree = asv_fs::Tree::open(src.path()).unwrap();
+    tree.write_file("s/a", b"12345").unwrap();
+    tree.write_file("s/b", b"12345").unwrap();
+    let few = Limits {
+        max_entries: 1,
+        ..Limits::DEFAULT
+    };
+    let e = zip_dir(&tree, "s", &few).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::ZipTooLarge {
+                detail: Detail::TooManyEntries { limit: 1 },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let small = Limits {
+        max_expanded: 9,
+        ..Limits::DEFAULT
+    };
+    let e = zip_dir(&tree, "s", &small).unwrap_err();
+    assert!(matches!(e, Error::ZipTooLarge { .. }), "{e}");
+    std::os::unix::fs::symlink("/etc/passwd", src.path().join("s/link")).unwrap();
+    let e = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap_err();
+    assert!(
+        matches!(e, Error::Tree(asv_fs::Error::Symlink { .. })),
+        "{e}"
+    );
+}
+
+#[test]
+fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
+    let zip = Zip::of(vec![
+        ZipMember::dir("./"),
+        ZipMember::file("./skill\\SKILL.md", b"body"),
+        ZipMember::file("skill//run.sh", b"#!/bin/sh\n").mode(0o104_755),
+        ZipMember::file(".DS_Store", b"litter"),
+    ])
+    .build();
+    let out = zip_of_archive(Source::bytes(zip, "in.zip"), &options(Format::Zip), &|e| {
+        e.name == ".DS_Store"
+    })
+    .unwrap();
+    let records = central(&out);
+    let got: Vec<(&str, u32)> = records.iter().map(|r| (r.0.as_str(), r.7 >> 16)).collect();
+    assert_eq!(
+        got,
+        [("skill/SKILL.md", 0o100_644), ("skill/run.sh", 0o100_755)]
+    );
+    // A tarball re-zipped the same way.
+    let tar = tgz(&[
+        TarMember::dir("pkg/"),
+        TarMember::file("pkg/a", b"a"),
+        TarMember::file("pkg/x.sh", b"x").mode(0o755),
+    ]);
+    let out = zip_of_archive(
+        Source::bytes(tar, "in.tgz"),
+        &options(Format::TarGz),
+        &|_| false,
+    )
+    .unwrap();
+    let archive = Archive::open(Source::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
+    let got: Vec<(&str, EntryKind, bool)> = archive
+        .entries()
+        .iter()
+        .map(|e| (e.name.as_str(), e.kind.clone(), e.executable))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("pkg/", EntryKind::Directory, false),
+            ("pkg/a", EntryKind::File, false),
+            ("pkg/x.sh", EntryKind::File, true)
+        ]
+    );
+    // A refused archive is not re-zipped.
+    let bad = Zip::of(vec![ZipMember::file("../x", b"x")]).build();
+    let e = zip_of_archive(
+        Source::bytes(bad, "bad.zip"),
+        &options(Format::Zip),
+        &|_| false,
+    )
+    .unwrap_err();
+    assert_eq!(e.reason(), Some(asv_archive::Reason::UnsafeName));
+}
+
+#[test]
+fn archive_files_are_read_bounded_and_must_be_regular() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = asv_fs::Tree::open(dir.path()).unwrap();
+    tree.write_file("a.zip", &zip_files(&sample()).unwrap())
+        .unwrap();
+    let archive = Archive::open(
+        Source::file(dir.path().join("a.zip")),
+        &options(Format::Zip),
+    )
+    .unwrap();
+    assert!(archive.label().ends_with("a.zip"));
+    assert_eq!(archive.entries().len(), 6);
+    let tiny = ReadOptions {
+        format: Format::Zip,
+        limits: Limits {
+            max_archive: 10,
+            ..Limits::DEFAULT
+        },
+    };
+    let e = Archive::open(Source::file(dir.path().join("a.zip")), &tiny).unwrap_err();
+    assert_eq!(e.reason(), Some(asv_archive::Reason::TooLarge));
+    let e = Archive::open(Source::file(dir.path()), &options(Format::Zip)).unwrap_err();
+    assert!(matches!(e, Error::NotAFile { .. }), "{e}");
+    let e = Archive::open(
+        Source::file(dir.path().join("missing.zip")),
+        &options(Format::Zip),
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::ReadArchive { .. }), "{e}");
+    assert_eq!(e.side(), asv_archive::Side::Input);
+}
+
+#[test]
+fn reading_an_entry_of_another_archive_is_refused() {
+    let a = Archive::open(
+        Source::bytes(zip_files(&sample()).unwrap(), "a"),
+        &options(Format::Zip),
+    )
+    .unwrap();
+    let b = Archive::open(
+        Source::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
+        &options(Format::Zip),
+    )
+    .unwrap();
+    let e = a.read(&b.entries()[0]).unwrap_err();
+    assert!(matches!(e, Error::NotAnEntry { .. }), "{e}");
+}
