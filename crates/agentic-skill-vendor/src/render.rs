@@ -140,7 +140,11 @@ pub fn added(format: Format, a: &asv_skills::lifecycle::Added) -> String {
             Some(&dir),
             None,
             None,
-            format!("{} <- {} at {} ({})", a.name, a.source, a.revision, a.hash),
+            if a.revision == a.hash {
+                format!("{} <- {} at {}", a.name, a.source, a.revision)
+            } else {
+                format!("{} <- {} at {} ({})", a.name, a.source, a.revision, a.hash)
+            },
         ),
     }
 }
