@@ -1,5 +1,7 @@
 //! Helpers shared by the tree-change tests: snapshots of a whole tree and fixture builders.
 #![allow(dead_code)]
+// A broken fixture is a failed test: helpers panic rather than return errors.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 use std::fs;

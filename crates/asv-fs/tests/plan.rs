@@ -1,0 +1,1013 @@
+//! Planning tree changes: every action and every refusal as a table, the dry run, keep-if-same,
+//! recognised ownership, read-only trees, and hostile copy sources — each refusal writing
+//! nothing.
+// Tests build and inspect fixtures with std::fs directly; the tree under test is only
+// changed through asv_fs.
+#![allow(clippy::disallowed_methods)]
+// A broken fixture is a failed test: helpers panic rather than return errors.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use asv_fs::{
+    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Side, Tree, Verdict,
+};
+use common::{Node, chmod, link, put, snapshot};
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// The recogniser of the tests: an entry is the tool's when it holds a `.vendored` marker.
+fn marked() -> Ownership {
+    Ownership::tool_made(|tree, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("{kind} has no .vendored marker")));
+        }
+        Ok(match tree.kind(&format!("{dest}/.vendored"))? {
+            Some(_) => Verdict::Ours,
+            None => Verdict::NotOurs("no .vendored marker in it".into()),
+        })
+    })
+}
+
+fn files(list: &[(&str, &str)]) -> Fill {
+    Fill::files(list.iter().map(|(p, b)| NewFile::new(*p, *b)).collect())
+}
+
+#[test]
+fn every_action_as_a_dry_run_then_applied() {
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "forced/SKILL.md", b"old\n");
+    put(root, "forced/sub/x.md", b"x\n");
+    fs::create_dir_all(root.join("empty")).unwrap();
+    put(root, "ours/.vendored", b"");
+    put(root, "ours/a.md", b"a\n");
+    put(root, "state/cache.json", b"{}\n");
+    put(root, "gone-soon.md", b"bye\n");
+    put(root, "same/k.md", b"k\n");
+    put(root, "holder/same/k.md", b"k\n");
+    put(root, "holder/other.md", b"o\n");
+    put(root, "twice.md", b"2\n");
+    let tree = Tree::open(root).unwrap();
+    let same = || Content::Files(vec![("k.md".into(), b"k\n".to_vec())]);
+    let changes = vec![
+        Change::replace(
+            "new/skill",
+            files(&[("SKILL.md", "new\n")]),
+            Ownership::MustBeFree,
+        ),
+        Change::replace("empty", files(&[("e.md", "e\n")]), Ownership::MustBeFree),
+        Change::replace(
+            "forced",
+            files(&[("SKILL.md", "forced\n")]),
+            Ownership::Force,
+        ),
+        Change::replace(
+            "ours",
+            files(&[(".vendored", ""), ("b.md", "b\n")]),
+            marked(),
+        ),
+        Change::replace(
+            "state",
+            files(&[("cache.json", "[]\n")]),
+            Ownership::ToolState,
+        ),
+        Change::remove("gone-soon.md", Ownership::Force),
+        Change::remove("never-there", Ownership::Force),
+        Change::remove_keep_if_same("same", same(), Ownership::Force),
+        Change::remove("holder", Ownership::Force),
+        Change::remove_keep_if_same("holder/same", same(), Ownership::Force),
+        Change::remove("forced/sub", Ownership::Force),
+        Change::remove("twice.md", Ownership::Force),
+        Change::remove("twice.md", Ownership::Force),
+    ];
+    let plan = Plan::new(&tree, changes).unwrap();
+    let want = "\
+replace empty (empty directory)
+replace forced (forced)
+subsumed forced/sub (inside forced)
+remove gone-soon.md (forced)
+keep holder (holds the kept holder/same)
+keep holder/same (holds the content to keep)
+keep never-there (already absent)
+create new/skill
+replace ours (made by this tool)
+keep same (holds the content to keep)
+replace state (tool state)
+remove twice.md (forced)
+subsumed twice.md (also changed by an earlier change)
+";
+    assert_eq!(plan.describe(), want);
+    let actions: Vec<(String, Action, Option<EntryKind>)> = plan
+        .changes()
+        .map(|c| (c.dest().to_owned(), c.action(), c.existing()))
+        .collect();
+    assert_eq!(
+        actions[0],
+        ("empty".into(), Action::Replace, Some(EntryKind::Directory))
+    );
+    assert_eq!(actions[7], ("new/skill".into(), Action::Create, None));
+    assert!(!plan.is_noop());
+
+    let applied = plan.apply().unwrap();
+    assert!(applied.warnings().is_empty());
+    let after = snapshot(root);
+    let bytes = |p: &str| match after.get(p) {
+        Some(Node::File { bytes, .. }) => String::from_utf8(bytes.clone()).unwrap(),
+        other => panic!("{p}: {other:?}"),
+    };
+    assert_eq!(bytes("new/skill/SKILL.md"), "new\n");
+    assert_eq!(bytes("empty/e.md"), "e\n");
+    assert_eq!(bytes("forced/SKILL.md"), "forced\n");
+    assert!(!after.contains_key("forced/sub"));
+    assert_eq!(bytes("ours/b.md"), "b\n");
+    assert!(!after.contains_key("ours/a.md"));
+    assert_eq!(bytes("state/cache.json"), "[]\n");
+    assert!(!after.contains_key("gone-soon.md") && !after.contains_key("twice.md"));
+    assert_eq!(bytes("same/k.md"), "k\n");
+    assert_eq!(bytes("holder/other.md"), "o\n");
+    assert_eq!(bytes("holder/same/k.md"), "k\n");
+}
+
+#[test]
+fn the_dry_run_does_not_depend_on_the_order_of_the_changes() {
+    let dir = tempdir();
+    put(dir.path(), "a-b/x", b"x");
+    put(dir.path(), "a/y", b"y");
+    let tree = Tree::open(dir.path()).unwrap();
+    let make = || {
+        vec![
+            Change::remove("a-b", Ownership::Force),
+            Change::remove("a/y", Ownership::Force),
+            Change::remove("a", Ownership::Force),
+            Change::replace("b", files(&[("f", "f")]), Ownership::MustBeFree),
+        ]
+    };
+    let forward = Plan::new(&tree, make()).unwrap().describe();
+    let mut reversed = make();
+    reversed.reverse();
+    assert_eq!(Plan::new(&tree, reversed).unwrap().describe(), forward);
+    // Segment order: `a/y` right after `a`, before `a-b`.
+    assert_eq!(
+        forward,
+        "remove a (forced)\nsubsumed a/y (inside a)\nremove a-b (forced)\ncreate b\n"
+    );
+    assert_eq!(snapshot(dir.path()).len(), 4, "planning writes nothing");
+}
+
+/// A refusal: the plan's changes, the error it must give (checked by the closure) and its
+/// message.
+struct Refusal {
+    name: &'static str,
+    changes: Vec<Change>,
+    check: fn(&Error) -> bool,
+    message: String,
+    side: Side,
+}
+
+#[test]
+fn every_refusal_writes_nothing() {
+    let dir = tempdir();
+    let root = dir.path().join("root");
+    put(&root, "file.md", b"f\n");
+    put(&root, "full/x.md", b"x\n");
+    put(&root, "foreign/x.md", b"x\n");
+    put(&root, "src/inside/a.md", b"a\n");
+    link(&root, "link", root.join("full"));
+    link(&root, "dir-link", "full");
+    let outside = dir.path().join("outside");
+    put(&outside, "a.md", b"a\n");
+    let tree = Tree::open(&root).unwrap();
+    let src = |p: &str| Fill::copy(root.join(p));
+    let rows = vec![
+        Refusal {
+            name: "a `..` segment",
+            changes: vec![Change::remove("full/../file.md", Ownership::Force)],
+            check: |e| matches!(e, Error::InvalidDest { .. }),
+            message: "full/../file.md: a destination must be a relative path below the root with no empty, `.` or `..` segment; name it from the root with `/` separators".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "dest is ..",
+            changes: vec![Change::remove("..", Ownership::Force)],
+            check: |e| matches!(e, Error::InvalidDest { .. }),
+            message: "..: a destination must be a relative path below the root with no empty, `.` or `..` segment; name it from the root with `/` separators".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "an absolute dest",
+            changes: vec![Change::replace("/etc/x", files(&[("a", "")]), Ownership::Force)],
+            check: |e| matches!(e, Error::InvalidDest { .. }),
+            message: "/etc/x: a destination must be a relative path below the root with no empty, `.` or `..` segment; name it from the root with `/` separators".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "the root itself",
+            changes: vec![Change::remove("", Ownership::Force)],
+            check: |e| matches!(e, Error::InvalidDest { .. }),
+            message: ": a destination must be a relative path below the root with no empty, `.` or `..` segment; name it from the root with `/` separators".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a fill path climbing out",
+            changes: vec![Change::replace("new", files(&[("../x", "")]), Ownership::Force)],
+            check: |e| matches!(e, Error::InvalidFillPath { .. }),
+            message: "new: file ../x of the new content is not a plain relative path or clashes with another file of it; give each file its own path below the destination".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "must be free over a file",
+            changes: vec![Change::replace("file.md", files(&[("a", "")]), Ownership::MustBeFree)],
+            check: |e| matches!(e, Error::DestOccupied { found: EntryKind::File, .. }),
+            message: "file.md: a regular file is already there and this change only writes where nothing is; move it aside or remove it".into(),
+            side: Side::Destination,
+        },
+        Refusal {
+            name: "must be free over a non-empty directory",
+            changes: vec![Change::replace_file("full", "x", Ownership::MustBeFree)],
+            check: |e| matches!(e, Error::DestOccupied { found: EntryKind::Directory, .. }),
+            message: "full: a directory is already there and this change only writes where nothing is; move it aside or remove it".into(),
+            side: Side::Destination,
+        },
+        Refusal {
+            name: "must be free over a link",
+            changes: vec![Change::replace("link", files(&[("a", "")]), Ownership::MustBeFree)],
+            check: |e| matches!(e, Error::DestOccupied { found: EntryKind::Symlink, .. }),
+            message: "link: a symbolic link is already there and this change only writes where nothing is; move it aside or remove it".into(),
+            side: Side::Destination,
+        },
+        Refusal {
+            name: "not the tool's",
+            changes: vec![Change::replace("foreign", files(&[("a", "")]), marked())],
+            check: |e| matches!(e, Error::NotOwned { .. }),
+            message: "foreign: not written by this tool (no .vendored marker in it); move it aside or remove it if it may go".into(),
+            side: Side::Destination,
+        },
+        Refusal {
+            name: "a remove not the tool's",
+            changes: vec![Change::remove("file.md", marked())],
+            check: |e| matches!(e, Error::NotOwned { .. }),
+            message: "file.md: not written by this tool (a regular file has no .vendored marker); move it aside or remove it if it may go".into(),
+            side: Side::Destination,
+        },
+        Refusal {
+            name: "two replaces of one dest",
+            changes: vec![
+                Change::replace("new", files(&[("a", "")]), Ownership::Force),
+                Change::replace("new", files(&[("b", "")]), Ownership::Force),
+            ],
+            check: |e| matches!(e, Error::DestsOverlap { .. }),
+            message: "new lies inside new (or is it) and both are changed by one run; give each change its own destination".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a replace inside a replace",
+            changes: vec![
+                Change::replace("full/inner", files(&[("a", "")]), Ownership::Force),
+                Change::replace("full", files(&[("b", "")]), Ownership::Force),
+            ],
+            check: |e| matches!(e, Error::DestsOverlap { .. }),
+            message: "full/inner lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a replace inside a remove",
+            changes: vec![
+                Change::remove("full", Ownership::Force),
+                Change::replace_file("full/x.md", "y", Ownership::Force),
+            ],
+            check: |e| matches!(e, Error::DestsOverlap { .. }),
+            message: "full/x.md lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a replace inside a kept remove",
+            changes: vec![
+                Change::remove_keep_if_same(
+                    "full",
+                    Content::Files(vec![("x.md".into(), b"x\n".to_vec())]),
+                    Ownership::Force,
+                ),
+                Change::replace_file("full/y.md", "y", Ownership::Force),
+            ],
+            check: |e| matches!(e, Error::DestsOverlap { .. }),
+            message: "full/y.md lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "the dest holds the source",
+            changes: vec![Change::replace("src", src("src/inside"), Ownership::Force)],
+            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            message: format!(
+                "src: the destination holds its own copy source {}; copy from outside the destination",
+                root.join("src/inside").display()
+            ),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "the dest is the source",
+            changes: vec![Change::replace("src", src("src"), Ownership::Force)],
+            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            message: format!(
+                "src: the destination holds its own copy source {}; copy from outside the destination",
+                root.join("src").display()
+            ),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "the source holds the dest",
+            changes: vec![Change::replace("src/inside/deeper", src("src"), Ownership::Force)],
+            check: |e| matches!(e, Error::SourceHoldsDest { .. }),
+            message: format!(
+                "src/inside/deeper: the destination lies inside its copy source {}; copy from a directory that does not hold the destination",
+                root.join("src").display()
+            ),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "the source is the root",
+            changes: vec![Change::replace("new", Fill::copy(&root), Ownership::Force)],
+            check: |e| matches!(e, Error::SourceLink { .. } | Error::SourceHoldsDest { .. }),
+            // The root holds links, refused first.
+            message: format!(
+                "copy source {}: dir-link is a symbolic link; replace it with the file or directory it points to",
+                root.display()
+            ),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a link on the way to the dest",
+            changes: vec![Change::replace("dir-link/new", files(&[("a", "")]), Ownership::Force)],
+            check: |e| matches!(e, Error::Symlink { .. }),
+            message: "symlink is not allowed inside the tree: dir-link".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a file on the way to the dest",
+            changes: vec![Change::replace("file.md/new", files(&[("a", "")]), Ownership::Force)],
+            check: |e| matches!(e, Error::WrongKind { .. }),
+            message: "file.md is a regular file where a directory belongs; move it aside or replace it".into(),
+            side: Side::Input,
+        },
+        Refusal {
+            name: "a refusal after an acceptable change",
+            changes: vec![
+                Change::replace("aaa", Fill::copy(&outside), Ownership::MustBeFree),
+                Change::replace("file.md", files(&[("a", "")]), Ownership::MustBeFree),
+            ],
+            check: |e| matches!(e, Error::DestOccupied { .. }),
+            message: "file.md: a regular file is already there and this change only writes where nothing is; move it aside or remove it".into(),
+            side: Side::Destination,
+        },
+    ];
+    let before = snapshot(dir.path());
+    for row in rows {
+        let error = Plan::new(&tree, row.changes).unwrap_err();
+        assert!((row.check)(&error), "{}: {error:?}", row.name);
+        assert_eq!(error.to_string(), row.message, "{}", row.name);
+        assert_eq!(error.side(), row.side, "{}", row.name);
+        assert_eq!(error.is_input(), row.side == Side::Input, "{}", row.name);
+        assert_eq!(
+            snapshot(dir.path()),
+            before,
+            "{}: nothing written",
+            row.name
+        );
+    }
+}
+
+#[test]
+fn keep_if_same_compares_bytes_and_file_sets() {
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "file.md", b"same\n");
+    put(root, "dir/a.md", b"a\n");
+    put(root, "dir/sub/b.md", b"b\n");
+    put(root, "linked/a.md", b"a\n");
+    link(root, "linked/b.md", "a.md");
+    let tree = Tree::open(root).unwrap();
+    let dir_content = |extra: Option<(&str, &str)>| {
+        let mut list = vec![
+            ("sub/b.md".to_owned(), b"b\n".to_vec()),
+            ("a.md".to_owned(), b"a\n".to_vec()),
+        ];
+        if let Some((p, b)) = extra {
+            list.push((p.to_owned(), b.as_bytes().to_vec()));
+        }
+        Content::Files(list)
+    };
+    let rows: Vec<(&str, &str, Content, Action)> = vec![
+        (
+            "same bytes",
+            "file.md",
+            Content::File(b"same\n".to_vec()),
+            Action::Keep,
+        ),
+        (
+            "other bytes",
+            "file.md",
+            Content::File(b"other\n".to_vec()),
+            Action::Remove,
+        ),
+        (
+            "a file compared with a tree",
+            "file.md",
+            dir_content(None),
+            Action::Remove,
+        ),
+        ("same tree", "dir", dir_content(None), Action::Keep),
+        (
+            "a missing file",
+            "dir",
+            dir_content(Some(("c.md", "c"))),
+            Action::Remove,
+        ),
+        (
+            "an extra file",
+            "dir",
+            Content::Files(vec![("a.md".into(), b"a\n".to_vec())]),
+            Action::Remove,
+        ),
+        (
+            "a changed file",
+            "dir",
+            Content::Files(vec![
+                ("a.md".into(), b"A\n".to_vec()),
+                ("sub/b.md".into(), b"b\n".to_vec()),
+            ]),
+            Action::Remove,
+        ),
+        (
+            "a link inside",
+            "linked",
+            Content::Files(vec![
+                ("a.md".into(), b"a\n".to_vec()),
+                ("b.md".into(), b"a\n".to_vec()),
+            ]),
+            Action::Remove,
+        ),
+        (
+            "a tree compared with a file",
+            "dir",
+            Content::File(b"a\n".to_vec()),
+            Action::Remove,
+        ),
+    ];
+    for (name, dest, content, want) in rows {
+        let plan = Plan::new(
+            &tree,
+            vec![Change::remove_keep_if_same(dest, content, Ownership::Force)],
+        )
+        .unwrap();
+        let got = plan.changes().next().unwrap().action();
+        assert_eq!(got, want, "{name}");
+        assert_eq!(plan.is_noop(), want == Action::Keep, "{name}");
+    }
+}
+
+#[test]
+fn the_recogniser_sees_the_entry_and_decides() {
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "ours/.vendored", b"");
+    put(root, "ours/a.md", b"a\n");
+    put(root, "theirs/a.md", b"a\n");
+    let tree = Tree::open(root).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen_by = seen.clone();
+    let ownership = Ownership::tool_made(move |tree, dest, kind| {
+        seen_by.lock().unwrap().push((dest.to_owned(), kind));
+        Ok(match tree.read_file(&format!("{dest}/.vendored"))? {
+            Some(_) => Verdict::Ours,
+            None => Verdict::NotOurs("no marker".into()),
+        })
+    });
+    // Nothing there: created without asking.
+    let plan = Plan::new(
+        &tree,
+        vec![Change::replace(
+            "fresh",
+            files(&[("a", "")]),
+            ownership.clone(),
+        )],
+    )
+    .unwrap();
+    assert_eq!(plan.describe(), "create fresh\n");
+    assert!(seen.lock().unwrap().is_empty());
+    // Ours: replaced.
+    let plan = Plan::new(
+        &tree,
+        vec![Change::replace(
+            "ours",
+            files(&[(".vendored", ""), ("b", "")]),
+            ownership.clone(),
+        )],
+    )
+    .unwrap();
+    assert_eq!(plan.describe(), "replace ours (made by this tool)\n");
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        &[("ours".to_owned(), EntryKind::Directory)]
+    );
+    plan.apply().unwrap();
+    assert_eq!(tree.read_file("ours/a.md").unwrap(), None);
+    assert_eq!(tree.read_file("ours/b").unwrap().as_deref(), Some(&b""[..]));
+    // Theirs: refused, with the recogniser's reason.
+    let error = Plan::new(&tree, vec![Change::remove("theirs", ownership.clone())]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "theirs: not written by this tool (no marker); move it aside or remove it if it may go"
+    );
+    // A recogniser's own failure is the plan's failure.
+    let failing =
+        Ownership::tool_made(|tree, _, _| tree.read_dir("ours/.vendored").map(|_| Verdict::Ours));
+    let error = Plan::new(&tree, vec![Change::remove("theirs", failing)]).unwrap_err();
+    assert!(matches!(error, Error::WrongKind { .. }), "{error}");
+    assert_eq!(
+        tree.read_file("theirs/a.md").unwrap().as_deref(),
+        Some(&b"a\n"[..])
+    );
+}
+
+#[test]
+fn read_only_trees_are_replaced_and_removed() {
+    let dir = tempdir();
+    let root = dir.path();
+    for top in ["ro-remove", "ro-replace"] {
+        put(root, &format!("{top}/a.md"), b"a\n");
+        put(root, &format!("{top}/deep/er/b.md"), b"b\n");
+        chmod(root, &format!("{top}/a.md"), 0o444);
+        chmod(root, &format!("{top}/deep/er/b.md"), 0o400);
+        chmod(root, &format!("{top}/deep/er"), 0o500);
+        chmod(root, &format!("{top}/deep"), 0o555);
+        chmod(root, top, 0o555);
+    }
+    let tree = Tree::open(root).unwrap();
+    let plan = Plan::new(
+        &tree,
+        vec![
+            Change::remove("ro-remove", Ownership::Force),
+            Change::replace("ro-replace", files(&[("new.md", "n\n")]), Ownership::Force),
+        ],
+    )
+    .unwrap();
+    let applied = plan.apply().unwrap();
+    assert!(applied.warnings().is_empty(), "{:?}", applied.warnings());
+    let after = snapshot(root);
+    assert_eq!(
+        after.keys().cloned().collect::<Vec<_>>(),
+        ["ro-replace", "ro-replace/new.md"]
+    );
+}
+
+#[test]
+fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "skill/old.md", b"old\n");
+    put(root, "other.md", b"o\n");
+    let tree = Tree::open(root).unwrap();
+    let before = snapshot(root);
+    let plan = Plan::new(
+        &tree,
+        vec![
+            Change::replace_file("other.md", "changed\n", Ownership::Force),
+            Change::replace(
+                "skill",
+                Fill::with(|staged| {
+                    staged.write_file("new.md", b"new\n")?;
+                    Err(Error::Symlink {
+                        path: "pretend".into(),
+                    })
+                }),
+                Ownership::Force,
+            ),
+        ],
+    )
+    .unwrap();
+    let error = plan.apply().unwrap_err();
+    assert!(
+        matches!(error, Error::Symlink { ref path } if path == "pretend"),
+        "{error}"
+    );
+    assert_eq!(snapshot(root), before);
+
+    let plan = Plan::new(
+        &tree,
+        vec![Change::replace(
+            "skill",
+            Fill::with(|staged| staged.write_file("deep/new.md", b"new\n")),
+            Ownership::Force,
+        )],
+    )
+    .unwrap();
+    plan.apply().unwrap();
+    assert_eq!(
+        tree.read_file("skill/deep/new.md").unwrap().as_deref(),
+        Some(&b"new\n"[..])
+    );
+    assert_eq!(tree.kind("skill/old.md").unwrap(), None);
+}
+
+#[test]
+fn a_destination_changed_since_planning_stops_the_apply() {
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "a.md", b"a\n");
+    let tree = Tree::open(root).unwrap();
+    let plan = Plan::new(
+        &tree,
+        vec![
+            Change::replace_file("a.md", "A\n", Ownership::Force),
+            Change::replace("b", files(&[("x", "x")]), Ownership::MustBeFree),
+        ],
+    )
+    .unwrap();
+    put(root, "b/foreign.md", b"mine\n");
+    let before = snapshot(root);
+    let error = plan.apply().unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "b: changed since the change was planned (expected nothing, found a directory); run again"
+    );
+    assert_eq!(error.side(), Side::Destination);
+    assert_eq!(snapshot(root), before);
+}
+
+#[test]
+fn copies_keep_file_modes_and_open_directories_to_their_owner() {
+    let dir = tempdir();
+    let source = dir.path().join("source");
+    put(&source, "run.sh", b"#!/bin/sh\n");
+    chmod(&source, "run.sh", 0o750);
+    put(&source, "ro/a.md", b"a\n");
+    chmod(&source, "ro/a.md", 0o440);
+    chmod(&source, "ro", 0o555);
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let tree = Tree::open(&root).unwrap();
+    Plan::new(
+        &tree,
+        vec![Change::replace(
+            "copy",
+            Fill::copy(&source),
+            Ownership::MustBeFree,
+        )],
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+    let after = snapshot(&root);
+    let mode = |p: &str| match &after[p] {
+        Node::File { mode, .. } | Node::Dir { mode } => *mode,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(mode("copy/run.sh"), 0o750);
+    assert_eq!(mode("copy/ro/a.md"), 0o440);
+    assert_eq!(mode("copy/ro"), 0o755);
+    common::make_writable(&source);
+}
+
+/// One hostile copy source: how to build it under `dir` (the tree is at `dir/root`), and the
+/// error expected (or `None`: accepted, with the relative paths the copy must hold).
+struct Hostile {
+    name: &'static str,
+    build: fn(&Path) -> PathBuf,
+    refused: Option<fn(&Error) -> bool>,
+    holds: &'static [&'static str],
+    needs_non_root: bool,
+}
+
+fn hostile_rows() -> Vec<Hostile> {
+    fn base(dir: &Path) -> PathBuf {
+        let source = dir.join("source");
+        put(&source, "SKILL.md", b"skill\n");
+        put(&source, "sub/a.md", b"a\n");
+        source
+    }
+    vec![
+        Hostile {
+            name: "a link out of the tree",
+            build: |dir| {
+                let source = base(dir);
+                put(dir, "secret.txt", b"secret\n");
+                link(&source, "sub/out", dir.join("secret.txt"));
+                source
+            },
+            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "sub/out")),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a link into the tree",
+            build: |dir| {
+                let source = base(dir);
+                link(&source, "in", dir.join("root"));
+                source
+            },
+            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "in")),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a dangling link",
+            build: |dir| {
+                let source = base(dir);
+                link(&source, "dangling", "nowhere/at/all");
+                source
+            },
+            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "dangling")),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a link loop",
+            build: |dir| {
+                let source = base(dir);
+                link(&source, "loop1", "loop2");
+                link(&source, "loop2", "loop1");
+                source
+            },
+            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "loop1")),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "the root an alias (a link to a directory)",
+            build: |dir| {
+                let source = base(dir);
+                link(dir, "alias", &source);
+                dir.join("alias")
+            },
+            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path.is_empty())),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a named pipe",
+            build: |dir| {
+                let source = base(dir);
+                rustix::fs::mknodat(
+                    rustix::fs::CWD,
+                    source.join("sub/pipe"),
+                    rustix::fs::FileType::Fifo,
+                    rustix::fs::Mode::from_raw_mode(0o644),
+                    0,
+                )
+                .unwrap();
+                source
+            },
+            refused: Some(
+                |e| matches!(e, Error::SourceWrongKind { path, found: EntryKind::Fifo, .. } if path == "sub/pipe"),
+            ),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a socket",
+            build: |dir| {
+                let source = base(dir);
+                let listener = std::os::unix::net::UnixListener::bind(source.join("sock")).unwrap();
+                drop(listener);
+                source
+            },
+            refused: Some(|e| {
+                matches!(
+                    e,
+                    Error::SourceWrongKind {
+                        found: EntryKind::Socket,
+                        ..
+                    }
+                )
+            }),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "a missing source",
+            build: |dir| dir.join("no-such-source"),
+            refused: Some(|e| {
+                matches!(e, Error::SourceUnreadable { path, error, .. }
+                    if path.is_empty() && error.kind() == std::io::ErrorKind::NotFound)
+            }),
+            holds: &[],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "an unreadable directory",
+            build: |dir| {
+                let source = base(dir);
+                put(&source, "locked/x.md", b"x\n");
+                chmod(&source, "locked", 0o000);
+                source
+            },
+            refused: Some(
+                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "locked"),
+            ),
+            holds: &[],
+            needs_non_root: true,
+        },
+        Hostile {
+            name: "an unreadable file",
+            build: |dir| {
+                let source = base(dir);
+                put(&source, "sub/secret.md", b"x\n");
+                chmod(&source, "sub/secret.md", 0o000);
+                source
+            },
+            refused: Some(
+                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "sub/secret.md"),
+            ),
+            holds: &[],
+            needs_non_root: true,
+        },
+        Hostile {
+            name: "a 200-character name",
+            build: |dir| {
+                let source = base(dir);
+                put(&source, &"n".repeat(200), b"long\n");
+                source
+            },
+            refused: None,
+            holds: &["SKILL.md", LONG_NAME, "sub/a.md"],
+            needs_non_root: false,
+        },
+        Hostile {
+            name: "names made of dots",
+            build: |dir| {
+                let source = base(dir);
+                put(&source, "..foo", b"1\n");
+                put(&source, ".../x", b"2\n");
+                source
+            },
+            refused: None,
+            holds: &["...", ".../x", "..foo", "SKILL.md", "sub/a.md"],
+            needs_non_root: false,
+        },
+    ]
+}
+
+const LONG_NAME: &str = "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn";
+
+#[test]
+fn hostile_copy_sources() {
+    assert_eq!(LONG_NAME.len(), 200);
+    for row in hostile_rows() {
+        if row.needs_non_root && common::is_root() {
+            // Root reads a mode-000 entry anyway; nothing to refuse.
+            continue;
+        }
+        let dir = tempdir();
+        let root = dir.path().join("root");
+        put(&root, "skills/keep.md", b"keep\n");
+        put(&root, "skills/x/old.md", b"old\n");
+        let source = (row.build)(dir.path());
+        let tree = Tree::open(&root).unwrap();
+        let before = snapshot(&root);
+        let outcome = Plan::new(
+            &tree,
+            vec![Change::replace(
+                "skills/x",
+                Fill::copy(&source),
+                Ownership::Force,
+            )],
+        );
+        match row.refused {
+            Some(check) => {
+                let error = outcome.unwrap_err();
+                assert!(check(&error), "{}: {error:?}", row.name);
+                assert_eq!(error.side(), Side::Input, "{}", row.name);
+                let message = error.to_string();
+                assert!(
+                    message.starts_with(&format!("copy source {}: ", source.display())),
+                    "{}: {message}",
+                    row.name
+                );
+                assert!(!message.contains('\n'), "{}: {message}", row.name);
+                assert_eq!(snapshot(&root), before, "{}: nothing written", row.name);
+            }
+            None => {
+                outcome.unwrap().apply().unwrap();
+                let after = snapshot(&root);
+                let mut copied: Vec<&str> = after
+                    .keys()
+                    .filter_map(|p| p.strip_prefix("skills/x/"))
+                    .collect();
+                copied.retain(|p| *p != "sub");
+                copied.sort();
+                assert_eq!(copied, row.holds, "{}", row.name);
+            }
+        }
+        common::make_writable(dir.path());
+    }
+}
+
+#[test]
+fn the_hostile_messages() {
+    let dir = tempdir();
+    let source = dir.path().join("source");
+    put(&source, "a.md", b"a\n");
+    link(&source, "out", "/etc/passwd");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        source.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    link(dir.path(), "alias", &source);
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let tree = Tree::open(&root).unwrap();
+    let shown = source.display();
+    let error = Plan::new(
+        &tree,
+        vec![Change::replace("x", Fill::copy(&source), Ownership::Force)],
+    )
+    .unwrap_err();
+    // Names in order: `a.md`, `out`, `pipe`: the link is met first.
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "copy source {shown}: out is a symbolic link; replace it with the file or directory it points to"
+        )
+    );
+    fs::remove_file(source.join("out")).unwrap();
+    let error = Plan::new(
+        &tree,
+        vec![Change::replace("x", Fill::copy(&source), Ownership::Force)],
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "copy source {shown}: pipe is a named pipe, which cannot be copied; remove it from the source"
+        )
+    );
+    let alias = dir.path().join("alias");
+    let error = Plan::new(
+        &tree,
+        vec![Change::replace("x", Fill::copy(&alias), Ownership::Force)],
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "copy source {}: the source itself is a symbolic link; replace it with the file or directory it points to",
+            alias.display()
+        )
+    );
+    let missing = dir.path().join("missing");
+    let error = Plan::new(
+        &tree,
+        vec![Change::replace("x", Fill::copy(&missing), Ownership::Force)],
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "copy source {}: cannot read the source itself; make it readable by the user running the tool",
+            missing.display()
+        )
+    );
+    assert!(std::error::Error::source(&error).is_some());
+    assert_eq!(fs::read_dir(&root).unwrap().count(), 0, "nothing written");
+}
+
+#[test]
+fn residue_is_recognised_in_a_listing() {
+    // A staged entry left by an interrupted process is skipped by a listing that asks.
+    let dir = tempdir();
+    let root = dir.path();
+    put(root, "skills/a/SKILL.md", b"a\n");
+    put(
+        root,
+        "skills/.a.asv-staged-0123456789ab/SKILL.md",
+        b"half\n",
+    );
+    put(
+        root,
+        "skills/.a.asv-staged-ba9876543210.previous/SKILL.md",
+        b"old\n",
+    );
+    let tree = Tree::open(root).unwrap();
+    let listing = tree.read_dir("skills").unwrap().unwrap();
+    let kept: Vec<&str> = listing
+        .iter()
+        .map(|e| e.name.as_str())
+        .filter(|n| !asv_fs::is_tree_change_residue(n))
+        .collect();
+    assert_eq!(kept, ["a"]);
+    let parked: Vec<&str> = listing
+        .iter()
+        .map(|e| e.name.as_str())
+        .filter(|n| asv_fs::is_parked_tree_entry(n))
+        .collect();
+    assert_eq!(parked, [".a.asv-staged-ba9876543210.previous"]);
+}
