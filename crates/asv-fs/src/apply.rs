@@ -1,8 +1,16 @@
-//! Applying a [`Plan`](crate::plan::Plan): stage, park, swap, then clean up — or roll back.
+//! Applying a [`Plan`]: stage, park, swap, then clean up — or roll back.
 //!
-//! Every file system call an apply makes goes through one counter ([`Calls`]), so a test can
-//! fail exactly the Nth of them with a chosen errno ([`FaultPlan`]) and show that the tree is
-//! left as it was.
+//! The order is what makes a change all-or-nothing. Every new entry is built first, beside
+//! its destination (so the final move is a rename within one directory, never a copy across
+//! file systems); only then is any destination touched, each by renames alone, and nothing
+//! that stood there is deleted until every destination holds its new state. Up to that commit
+//! point each step is undone by the reverse rename, so a failure anywhere — a full disk, a
+//! permission, a busy mount — leaves the tree as it was. After it, what is left to do is only
+//! clean-up, and a failure there is a warning, not a half-made change.
+//!
+//! Every file system call an apply makes goes through one counter, so a test can fail
+//! exactly the Nth of them with a chosen errno (`FaultPlan`, reached only through the hidden
+//! `Plan::with_faults`) and show that the tree is left as it was.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
@@ -516,7 +524,7 @@ impl Applier<'_, '_> {
                         self.op(&target, "set permissions", || {
                             fs::set_permissions(
                                 self.tree.abs(&target),
-                                fs::Permissions::from_mode(mode | 0o700),
+                                fs::Permissions::from_mode((mode & 0o777) | 0o700),
                             )
                         })
                     }

@@ -160,11 +160,7 @@ pub enum Error {
         reason: String,
     },
     /// Two changes of one plan reach the same entry (input side).
-    #[error(
-        "{} lies inside {} (or is it) and both are changed by one run; give each change its own destination",
-        DisplayPath(inner),
-        DisplayPath(outer)
-    )]
+    #[error("{}", Overlap(outer, inner))]
     DestsOverlap {
         /// The outer (or equal) destination.
         outer: String,
@@ -301,6 +297,29 @@ impl fmt::Display for SourceMember<'_> {
             f.write_str("the source itself")
         } else {
             DisplayPath(self.0).fmt(f)
+        }
+    }
+}
+
+/// The message of [`Error::DestsOverlap`]: one destination twice, or one inside another.
+struct Overlap<'a>(&'a str, &'a str);
+
+impl fmt::Display for Overlap<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Overlap(outer, inner) = *self;
+        if outer == inner {
+            write!(
+                f,
+                "{} is changed twice by one run; keep one of the two changes",
+                DisplayPath(inner)
+            )
+        } else {
+            write!(
+                f,
+                "{} lies inside {} and both are changed by one run; give each change its own destination",
+                DisplayPath(inner),
+                DisplayPath(outer)
+            )
         }
     }
 }

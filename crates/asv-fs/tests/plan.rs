@@ -262,7 +262,7 @@ fn every_refusal_writes_nothing() {
                 Change::replace("new", files(&[("b", "")]), Ownership::Force),
             ],
             check: |e| matches!(e, Error::DestsOverlap { .. }),
-            message: "new lies inside new (or is it) and both are changed by one run; give each change its own destination".into(),
+            message: "new is changed twice by one run; keep one of the two changes".into(),
             side: Side::Input,
         },
         Refusal {
@@ -272,7 +272,7 @@ fn every_refusal_writes_nothing() {
                 Change::replace("full", files(&[("b", "")]), Ownership::Force),
             ],
             check: |e| matches!(e, Error::DestsOverlap { .. }),
-            message: "full/inner lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            message: "full/inner lies inside full and both are changed by one run; give each change its own destination".into(),
             side: Side::Input,
         },
         Refusal {
@@ -282,7 +282,7 @@ fn every_refusal_writes_nothing() {
                 Change::replace_file("full/x.md", "y", Ownership::Force),
             ],
             check: |e| matches!(e, Error::DestsOverlap { .. }),
-            message: "full/x.md lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            message: "full/x.md lies inside full and both are changed by one run; give each change its own destination".into(),
             side: Side::Input,
         },
         Refusal {
@@ -296,7 +296,7 @@ fn every_refusal_writes_nothing() {
                 Change::replace_file("full/y.md", "y", Ownership::Force),
             ],
             check: |e| matches!(e, Error::DestsOverlap { .. }),
-            message: "full/y.md lies inside full (or is it) and both are changed by one run; give each change its own destination".into(),
+            message: "full/y.md lies inside full and both are changed by one run; give each change its own destination".into(),
             side: Side::Input,
         },
         Refusal {
