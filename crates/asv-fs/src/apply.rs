@@ -26,7 +26,7 @@ use rustix::fs::{OFlags, RenameFlags};
 use rustix::io::Errno;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
-use crate::plan::{Action, Entry, Fill, Operation, Plan, SourceEntry, walk_source};
+use crate::plan::{Action, Entry, Fill, Operation, Ownership, Plan, SourceEntry, walk_source};
 use crate::tree::{Tree, join, kind_of, parent_of};
 
 /// Failures to inject into an apply, by the index of the file system call (counted from 0
@@ -735,6 +735,18 @@ fn forward(
                 dest: dest.to_owned(),
                 expected: entry.planned.existing(),
                 found,
+            });
+        }
+        // An empty directory a `must-be-free` change may replace must still be empty.
+        if found == Some(EntryKind::Directory)
+            && matches!(entry.change.ownership, Ownership::MustBeFree)
+            && !applier.op(dest, "list", || {
+                Ok(fs::read_dir(applier.tree.abs(dest))?.next().is_none())
+            })?
+        {
+            return Err(Error::DestOccupied {
+                dest: dest.to_owned(),
+                found: EntryKind::Directory,
             });
         }
         modes.push(

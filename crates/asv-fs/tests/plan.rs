@@ -637,6 +637,24 @@ fn a_destination_changed_since_planning_stops_the_apply() {
     );
     assert_eq!(error.side(), Side::Destination);
     assert_eq!(snapshot(root), before);
+
+    // An empty directory a must-be-free change was to replace filled up in the meantime.
+    fs::create_dir(root.join("empty")).unwrap();
+    let plan = Plan::new(
+        &tree,
+        vec![Change::replace(
+            "empty",
+            files(&[("x", "x")]),
+            Ownership::MustBeFree,
+        )],
+    )
+    .unwrap();
+    assert_eq!(plan.describe(), "replace empty (empty directory)\n");
+    put(root, "empty/foreign.md", b"mine\n");
+    let before = snapshot(root);
+    let error = plan.apply().unwrap_err();
+    assert!(matches!(error, Error::DestOccupied { .. }), "{error}");
+    assert_eq!(snapshot(root), before);
 }
 
 #[test]
