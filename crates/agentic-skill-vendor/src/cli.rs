@@ -112,6 +112,14 @@ pub enum SkillCommand {
         /// The skill
         name: String,
     },
+    /// Pack a skill into a reproducible ZIP (warns past 8 MiB, refuses past 30 MiB)
+    Pack {
+        /// The skill directory, relative to the root
+        dir: String,
+        /// Where to write the ZIP (default: <name>.zip in the current directory)
+        #[arg(short = 'o', long = "output")]
+        output: Option<std::path::PathBuf>,
+    },
     /// Show a unified diff between two versions of an imported skill
     Diff {
         /// The skill

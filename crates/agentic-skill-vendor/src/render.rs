@@ -285,6 +285,36 @@ pub fn resolved(format: Format, name: &str, revision: &str) -> String {
     }
 }
 
+/// Renders what `skill pack` wrote.
+pub fn packed(format: Format, p: &asv_skills::package::Packed, output: &str) -> String {
+    match format {
+        Format::Json => serde_json::json!({
+            "kind": "packed",
+            "name": p.name,
+            "path": output,
+            "files": p.files,
+            "bytes": p.zip.len(),
+            "hash": p.hash,
+        })
+        .to_string(),
+        _ => line_for(
+            format,
+            "notice",
+            "packed",
+            Some(output),
+            None,
+            None,
+            format!(
+                "{} -> {output} ({} files, {} bytes, {})",
+                p.name,
+                p.files,
+                p.zip.len(),
+                p.hash
+            ),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -305,7 +305,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 tree.read_dir("skills")?
                     .unwrap_or_default()
                     .into_iter()
-                    .filter(|e| e.kind == asv_fs::EntryKind::Directory)
+                    .filter(|e| {
+                        e.kind == asv_fs::EntryKind::Directory
+                            && !asv_fs::is_tree_change_residue(&e.name)
+                    })
                     .map(|e| format!("skills/{}", e.name))
                     .collect()
             } else {
@@ -418,6 +421,46 @@ fn skill_lifecycle(
             };
             finish(lines, false)
         }
+        SkillCommand::Pack { dir, output } => {
+            let packed = asv_skills::package::pack(tree, dir)?;
+            let output = output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
+            write_output(&output, &packed.zip)?;
+            let mut lines: Vec<String> = packed
+                .warnings
+                .iter()
+                .map(|f| render::finding(format, f))
+                .collect();
+            lines.push(render::packed(
+                format,
+                &packed,
+                &output.display().to_string(),
+            ));
+            finish(lines, false)
+        }
         SkillCommand::Validate { .. } | SkillCommand::Hash { .. } => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// Writes a file the user named on the command line (atomically, never through a link).
+fn write_output(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        Refusal(format!(
+            "{}: not a file name; give -o <file>.zip",
+            path.display()
+        ))
+    })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = asv_fs::Tree::open(&parent).map_err(|_| {
+        Refusal(format!(
+            "{}: no such directory; create it or give another -o",
+            parent.display()
+        ))
+    })?;
+    dir.write_file(name, bytes)?;
+    Ok(())
 }

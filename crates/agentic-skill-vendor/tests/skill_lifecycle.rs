@@ -327,7 +327,10 @@ fn bad_input_is_refused_and_nothing_is_written() {
         (&["skills/misnamed"], "differs from the directory name"),
         (&["skills/lower"], "rename it to SKILL.md exactly"),
         (&["skills/none"], "holds no files under"),
-        (&["skills/pdf", "--name", "Bad_Name"], "may hold only lowercase"),
+        (
+            &["skills/pdf", "--name", "Bad_Name"],
+            "may hold only lowercase",
+        ),
     ];
     for (args, want) in rows {
         let me = Repo::empty();

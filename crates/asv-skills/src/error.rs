@@ -15,6 +15,22 @@ pub enum Error {
     /// A source transport refused or failed.
     #[error(transparent)]
     Remote(#[from] asv_remote::Error),
+    /// An archive refused or failed (its own side).
+    #[error(transparent)]
+    Archive(#[from] asv_archive::Error),
+    /// A skill over the most the Skills API takes (input side).
+    #[error(
+        "{}: packs to {size} bytes, over the {limit} bytes the Skills API accepts; move large files out of the skill",
+        DisplayPath(path)
+    )]
+    TooLarge {
+        /// The skill directory.
+        path: String,
+        /// The bytes of its files, uncompressed.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The skill lock cannot be read (input side).
     #[error(
         "{}: {problem}; fix or remove the file, then add the skills again",

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod error;
 pub mod lifecycle;
 pub mod lock;
+pub mod package;
 pub mod upstream;
 mod validate;
 

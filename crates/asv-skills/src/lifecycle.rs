@@ -6,17 +6,16 @@
 //! team may edit, and the upstream version now. A pull merges base, local and upstream with
 //! [`asv_skilltree::merge::merge`], so local edits survive upstream updates; it writes nothing
 //! until the merge is clean and the result is a valid skill, then swaps the whole directory
-//! in one step. Every command acquires first and publishes last: the tree before the lock.
+//! in one step through `asv-fs`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
 
-use asv_contracts::cache::TOOL_DIR;
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{Change, EntryKind, Fill, NewFile, Ownership, Plan, Tree, Verdict};
 use asv_remote::commands::Options;
 use asv_skilltree::SkillTree;
 use asv_skilltree::merge::{Conflict, merge, merge_text};
 
 use crate::error::Error;
 use crate::lock::{Entry, Pending, SkillLock};
-use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take, unique};
+use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
 use crate::{Finding, Severity, has_errors, name_problem, validate_tree};
 
 /// Where imported skills live, relative to the repository root.
@@ -221,7 +220,7 @@ pub enum Version {
     Upstream,
 }
 
-fn first_error(findings: Vec<Finding>) -> Error {
+pub(crate) fn first_error(findings: Vec<Finding>) -> Error {
     let errors: Vec<Finding> = findings
         .into_iter()
         .filter(|f| f.severity == Severity::Error)
@@ -240,19 +239,46 @@ fn first_error(findings: Vec<Finding>) -> Error {
     }
 }
 
-/// Writes `tree` as the whole of `dest`, through a staged directory swapped in one step; a
-/// failure removes the staged copy and leaves `dest` as it was.
-fn place(fs: &Tree, tree: &SkillTree, dest: &str) -> Result<(), Error> {
-    let staging = format!("{TOOL_DIR}/staging/skill-{}", unique());
-    fs.create_dir_all(&staging)?;
-    let placed = tree
-        .materialize(fs, &staging)
-        .map_err(Error::from)
-        .and_then(|()| fs.swap_into_place(&staging, dest).map_err(Error::from));
-    if placed.is_err() {
-        let _ = fs.remove_all(&staging);
-    }
-    placed
+/// The files of `tree` as a fill of the tree-change layer.
+pub(crate) fn fill_of(tree: &SkillTree) -> Fill {
+    Fill::files(
+        tree.files()
+            .iter()
+            .map(|f| {
+                let file = NewFile::new(f.path.clone(), f.data.clone());
+                if f.executable {
+                    file.executable()
+                } else {
+                    file
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Writes `tree` as the whole of `dest` through the tree-change layer: staged beside `dest`,
+/// swapped in one step, rolled back to what stood there on any failure. `ownership` says what
+/// may stand there.
+fn place(fs: &Tree, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
+    tree.check_paths()?;
+    Plan::new(fs, vec![Change::replace(dest, fill_of(tree), ownership)])?.apply()?;
+    Ok(())
+}
+
+/// Ownership of an imported skill's directory during a pull: it must still hold exactly the
+/// local version the merge read (hash `expected`), so an edit made while the pull ran is never
+/// overwritten.
+fn still_local(expected: String) -> Ownership {
+    Ownership::tool_made(move |fs, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match SkillTree::read(fs, dest) {
+            Ok(tree) if tree.hash() == expected => Verdict::Ours,
+            Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
 }
 
 fn default_name(source: &Source, path: &str) -> String {
@@ -314,7 +340,7 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
     }
     taken.tree.check_paths()?;
     keep_base(fs, &taken.tree)?;
-    place(fs, &taken.tree, &dir)?;
+    place(fs, &taken.tree, &dir, Ownership::MustBeFree)?;
     let hash = taken.tree.hash();
     lock.skills.insert(
         name.clone(),
@@ -483,7 +509,7 @@ pub fn pull(
         if !merged.is_clean() {
             if write_conflicts {
                 keep_base(fs, &upstream.tree)?;
-                place(fs, &merged.tree, &dir)?;
+                place(fs, &merged.tree, &dir, still_local(local.hash()))?;
                 if let Some(e) = lock.skills.get_mut(&name) {
                     e.pending = Some(Pending {
                         revision: upstream.revision.clone(),
@@ -506,7 +532,7 @@ pub fn pull(
         }
         keep_base(fs, &upstream.tree)?;
         if merged.tree != local {
-            place(fs, &merged.tree, &dir)?;
+            place(fs, &merged.tree, &dir, still_local(local.hash()))?;
         }
         if let Some(e) = lock.skills.get_mut(&name) {
             e.revision = upstream.revision.clone();

@@ -7,9 +7,8 @@
 
 use std::path::Path;
 
-use asv_contracts::cache::TOOL_DIR;
 use asv_contracts::source::RepositorySpec;
-use asv_fs::Tree;
+use asv_fs::{Change, Ownership, Plan, Tree};
 use asv_remote::commands::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name, validate_relative_path};
@@ -264,22 +263,13 @@ pub fn base_dir(hash: &str) -> String {
 pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     let dir = base_dir(&hash);
-    if fs.kind(&dir)?.is_some() {
-        if kept_base(fs, &hash)?.is_some() {
-            return Ok(());
-        }
-        fs.remove_all(&dir)?;
+    if kept_base(fs, &hash)?.is_some() {
+        return Ok(());
     }
-    let staging = format!("{TOOL_DIR}/staging/base-{}", unique());
-    fs.create_dir_all(&staging)?;
-    let placed = tree
-        .materialize(fs, &staging)
-        .map_err(Error::from)
-        .and_then(|()| fs.swap_into_place(&staging, &dir).map_err(Error::from));
-    if placed.is_err() {
-        let _ = fs.remove_all(&staging);
-    }
-    placed
+    tree.check_paths()?;
+    let change = Change::replace(dir, crate::lifecycle::fill_of(tree), Ownership::ToolState);
+    Plan::new(fs, vec![change])?.apply()?;
+    Ok(())
 }
 
 /// The base with tree hash `hash`, when it is kept and still hashes so.
@@ -298,19 +288,4 @@ pub fn kept_base(fs: &Tree, hash: &str) -> Result<Option<SkillTree>, Error> {
         | Err(asv_skilltree::Error::IgnoredMetadata { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
-}
-
-/// A name no other run of this process or another uses at the same time.
-pub(crate) fn unique() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    format!(
-        "{}-{nanos}-{}",
-        std::process::id(),
-        COUNT.fetch_add(1, Ordering::Relaxed)
-    )
 }

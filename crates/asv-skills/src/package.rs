@@ -1,0 +1,104 @@
+//! `skill pack`: a skill as the reproducible ZIP the skill upload surfaces take.
+//!
+//! The ZIP holds one folder named for the skill with the skill's files inside (`pdf/SKILL.md`,
+//! `pdf/scripts/run.sh`), which is the layout claude.ai's upload and the Skills API read. The
+//! bytes depend only on the files: entries sorted, fixed timestamps, fixed modes (`0644`, or
+//! `0755` for an executable file), so the same skill packs to the same ZIP on every machine.
+
+use asv_archive::{FileEntry, zip_files};
+use asv_fs::{EntryKind, Tree};
+use asv_skilltree::SkillTree;
+
+use crate::error::Error;
+use crate::{Finding, Severity, has_errors, validate_tree};
+
+/// Past this size a ZIP is over what a claude.ai upload takes (8 MiB, the figure the
+/// claude.ai surface has been documented with): packing warns.
+pub const UPLOAD_LIMIT: u64 = 8 * 1024 * 1024;
+/// Past this many bytes of files (all files combined, uncompressed) a skill is over what the
+/// Skills API accepts (30 MB): packing refuses.
+pub const API_LIMIT: u64 = 30 * 1024 * 1024;
+
+/// A packed skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    /// The skill's name (its directory's name).
+    pub name: String,
+    /// The ZIP.
+    pub zip: Vec<u8>,
+    /// How many files it holds.
+    pub files: usize,
+    /// The skill's tree hash.
+    pub hash: String,
+    /// Warnings: of the Agent Skills rules, and a size past [`UPLOAD_LIMIT`].
+    pub warnings: Vec<Finding>,
+}
+
+/// Packs the skill directory `dir` of `fs`: reads it as [`SkillTree::read`] does, checks it
+/// against the Agent Skills rules, and zips it under a folder of its name.
+///
+/// # Errors
+/// [`Error::Missing`] when `dir` is not a directory; a link or special file in the skill;
+/// [`Error::Invalid`] for a skill that breaks the rules; [`Error::TooLarge`] when its files
+/// hold more than [`API_LIMIT`] bytes; a ZIP the writer refuses.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let fs = asv_fs::Tree::open(dir.path())?;
+/// fs.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs.\n---\n")?;
+/// let packed = asv_skills::package::pack(&fs, "skills/pdf")?;
+/// assert_eq!(packed.zip, asv_skills::package::pack(&fs, "skills/pdf")?.zip);
+/// # Ok(())
+/// # }
+/// ```
+pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
+    let dir = dir.trim_end_matches('/');
+    if fs.kind(dir)? != Some(EntryKind::Directory) {
+        return Err(Error::Missing {
+            path: dir.to_owned(),
+        });
+    }
+    let tree = SkillTree::read(fs, dir)?;
+    let mut warnings = validate_tree(&tree, dir);
+    if has_errors(&warnings) {
+        return Err(crate::lifecycle::first_error(warnings));
+    }
+    let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
+    let entries: Vec<FileEntry> = tree
+        .files()
+        .iter()
+        .map(|f| FileEntry {
+            path: format!("{name}/{}", f.path),
+            bytes: f.data.clone(),
+            executable: f.executable,
+        })
+        .collect();
+    let total: u64 = entries.iter().map(|e| e.bytes.len() as u64).sum();
+    if total > API_LIMIT {
+        return Err(Error::TooLarge {
+            path: dir.to_owned(),
+            size: total,
+            limit: API_LIMIT,
+        });
+    }
+    let zip = zip_files(&entries)?;
+    let size = zip.len() as u64;
+    if size > UPLOAD_LIMIT {
+        warnings.push(Finding {
+            severity: Severity::Warning,
+            path: dir.to_owned(),
+            message: format!(
+                "packs to {size} bytes, over the {UPLOAD_LIMIT} bytes a claude.ai upload takes (the Skills API takes up to {API_LIMIT})"
+            ),
+        });
+    }
+    Ok(Packed {
+        name,
+        files: entries.len(),
+        hash: tree.hash(),
+        zip,
+        warnings,
+    })
+}
