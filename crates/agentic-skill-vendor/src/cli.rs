@@ -120,6 +120,26 @@ pub enum SkillCommand {
         #[arg(short = 'o', long = "output")]
         output: Option<std::path::PathBuf>,
     },
+    /// Install skills from a directory, a ZIP or a .tar.gz, all or nothing
+    Install {
+        /// A skill directory, a directory of skills, a ZIP or a .tar.gz
+        input: std::path::PathBuf,
+        /// The directory to install into, relative to the root (default: skills/)
+        #[arg(long, conflicts_with = "target")]
+        into: Option<String>,
+        /// Install where this agent reads skills
+        #[arg(long, value_enum)]
+        target: Option<InstallTarget>,
+        /// With --target: the project (under the root) or the user's home directory
+        #[arg(long, value_enum, requires = "target", default_value_t = InstallScope::Project)]
+        scope: InstallScope,
+        /// Replace skills that are already installed
+        #[arg(long)]
+        force: bool,
+        /// Print the plan and write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Show a unified diff between two versions of an imported skill
     Diff {
         /// The skill
@@ -131,6 +151,34 @@ pub enum SkillCommand {
         #[arg(long, value_enum, default_value_t = SkillVersion::Local)]
         to: SkillVersion,
     },
+}
+
+/// An agent to install skills for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallTarget {
+    /// Claude Code: .claude/skills
+    Claude,
+    /// OpenAI Codex: .agents/skills
+    Codex,
+    /// GitHub Copilot: .github/skills (user: ~/.copilot/skills)
+    Copilot,
+    /// Gemini CLI: .gemini/skills
+    Gemini,
+    /// Cursor: .cursor/skills
+    Cursor,
+    /// Windsurf: .windsurf/skills (user: ~/.codeium/windsurf/skills)
+    Windsurf,
+    /// The shared convention: .agents/skills
+    Agents,
+}
+
+/// Where a target's skills go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallScope {
+    /// Under the repository root
+    Project,
+    /// Under the home directory
+    User,
 }
 
 /// A version of an imported skill.

@@ -315,6 +315,57 @@ pub fn packed(format: Format, p: &asv_skills::package::Packed, output: &str) -> 
     }
 }
 
+/// Renders what `skill install` did, or would do for a dry run (`shown_root` prefixes each
+/// destination: `~/` for the home directory).
+pub fn installed(
+    format: Format,
+    i: &asv_skills::install::Installed,
+    shown_root: &str,
+) -> Vec<String> {
+    if i.dry_run {
+        return i
+            .plan
+            .lines()
+            .map(|line| match format {
+                Format::Json => serde_json::json!({ "kind": "plan", "message": line }).to_string(),
+                _ => line_for(
+                    format,
+                    "notice",
+                    "plan",
+                    None,
+                    None,
+                    None,
+                    match line.split_once(' ') {
+                        Some((action, rest)) => format!("{action} {shown_root}{rest}"),
+                        None => line.to_owned(),
+                    },
+                ),
+            })
+            .collect();
+    }
+    i.skills
+        .iter()
+        .map(|(name, dest, hash)| {
+            let shown = format!("{shown_root}{dest}");
+            match format {
+                Format::Json => serde_json::json!({
+                    "kind": "installed", "name": name, "path": shown, "hash": hash,
+                })
+                .to_string(),
+                _ => line_for(
+                    format,
+                    "notice",
+                    "installed",
+                    Some(&shown),
+                    None,
+                    None,
+                    format!("{name} -> {shown} ({hash})"),
+                ),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -439,6 +439,68 @@ fn skill_lifecycle(
             ));
             finish(lines, false)
         }
+        SkillCommand::Install {
+            input,
+            into,
+            target,
+            scope,
+            force,
+            dry_run,
+        } => {
+            use crate::cli::{InstallScope, InstallTarget};
+            use asv_skills::install::{Scope, Target};
+            let (dest, dir, shown_root) = match target {
+                None => (
+                    None,
+                    into.clone().unwrap_or_else(|| "skills".to_owned()),
+                    String::new(),
+                ),
+                Some(t) => {
+                    let t = match t {
+                        InstallTarget::Claude => Target::Claude,
+                        InstallTarget::Codex => Target::Codex,
+                        InstallTarget::Copilot => Target::Copilot,
+                        InstallTarget::Gemini => Target::Gemini,
+                        InstallTarget::Cursor => Target::Cursor,
+                        InstallTarget::Windsurf => Target::Windsurf,
+                        InstallTarget::Agents => Target::Agents,
+                    };
+                    match scope {
+                        InstallScope::Project => {
+                            (None, t.dir(Scope::Project).to_owned(), String::new())
+                        }
+                        InstallScope::User => {
+                            let home = std::env::var_os("HOME")
+                                .filter(|h| !h.is_empty())
+                                .ok_or_else(|| {
+                                    Refusal(
+                                        "--scope user needs HOME set to your home directory"
+                                            .to_owned(),
+                                    )
+                                })?;
+                            let home = asv_fs::Tree::open(PathBuf::from(&home)).map_err(|_| {
+                                Refusal(format!(
+                                    "{}: the home directory does not exist; set HOME",
+                                    PathBuf::from(&home).display()
+                                ))
+                            })?;
+                            (Some(home), t.dir(Scope::User).to_owned(), "~/".to_owned())
+                        }
+                    }
+                }
+            };
+            let dest = dest.as_ref().unwrap_or(tree);
+            let label = input.display().to_string();
+            let installed =
+                asv_skills::install::install(dest, &dir, input, &label, *force, *dry_run)?;
+            let mut lines: Vec<String> = installed
+                .warnings
+                .iter()
+                .map(|f| render::finding(format, f))
+                .collect();
+            lines.extend(render::installed(format, &installed, &shown_root));
+            finish(lines, false)
+        }
         SkillCommand::Validate { .. } | SkillCommand::Hash { .. } => Ok(ExitCode::SUCCESS),
     }
 }

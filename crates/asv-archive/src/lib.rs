@@ -64,7 +64,7 @@ use rustix::fs::{Mode, OFlags};
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
 pub use extract::extracted_file_mode;
-pub use policy::{entry_refusal, folded_segment, place_of};
+pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files};
 
 /// Where an archive is: a file, or bytes already in hand with the label a refusal names them by.

@@ -112,6 +112,33 @@ fn kind_refusal(kind: &EntryKind) -> Option<Detail> {
     }
 }
 
+/// The entry policy over a list of file paths that come from no archive (a directory about to
+/// be installed or packed): the first path that may not be written on every host and why.
+/// The same name and clash rules as [`entry_refusal`], so a tree refused as an archive is
+/// refused as a directory too.
+///
+/// # Example
+/// ```
+/// assert!(asv_archive::path_refusal(&["SKILL.md", "scripts/run.sh"]).is_none());
+/// assert!(asv_archive::path_refusal(&["SKILL.md", "skill.MD"]).is_some());
+/// assert!(asv_archive::path_refusal(&["aux.txt"]).is_some());
+/// ```
+pub fn path_refusal(paths: &[&str]) -> Option<Refusal> {
+    let entries: Vec<Entry> = paths
+        .iter()
+        .enumerate()
+        .map(|(index, path)| Entry {
+            name: (*path).to_owned(),
+            kind: EntryKind::File,
+            size: 0,
+            executable: false,
+            index,
+            utf8: true,
+        })
+        .collect();
+    entry_refusal(&entries)
+}
+
 /// The entry policy alone, pure: the first entry (in archive order) that may not be written and
 /// why, or `None` when every entry may be.
 ///

@@ -31,6 +31,42 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// An install input that holds no skill (input side).
+    #[error("{}: holds no SKILL.md at its root or in a top-level directory; give a skill, a directory of skills, or an archive of one", DisplayPath(input))]
+    NoSkill {
+        /// The input as given.
+        input: String,
+    },
+    /// An install input that is neither a directory, a ZIP nor a gzipped tar (input side).
+    #[error("{}: is not a directory, a ZIP or a .tar.gz; give one of those", DisplayPath(input))]
+    UnknownInput {
+        /// The input as given.
+        input: String,
+    },
+    /// A skill of an install is already there (destination side).
+    #[error("{}: already exists; nothing was installed — pass --force to replace it", DisplayPath(path))]
+    AlreadyInstalled {
+        /// The destination.
+        path: String,
+    },
+    /// A path of an install input that cannot be written on every host (input side).
+    #[error("{} refused ({code}): {refusal}; rename it and try again", DisplayPath(input))]
+    Unwritable {
+        /// The input as given.
+        input: String,
+        /// The entry policy's reason code (`unsafe-name`, `name-clash`).
+        code: &'static str,
+        /// The refusal, naming the path.
+        refusal: String,
+    },
+    /// Two skills of one install input with one name (input side).
+    #[error("{}: holds two skills named {}; nothing was installed — rename one", DisplayPath(input), json_string(name))]
+    DuplicateSkill {
+        /// The input as given.
+        input: String,
+        /// The name.
+        name: String,
+    },
     /// The skill lock cannot be read (input side).
     #[error(
         "{}: {problem}; fix or remove the file, then add the skills again",

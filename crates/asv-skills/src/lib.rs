@@ -17,6 +17,7 @@
 
 pub mod diff;
 pub mod error;
+pub mod install;
 pub mod lifecycle;
 pub mod lock;
 pub mod package;
@@ -27,5 +28,5 @@ pub use asv_skilltree::normalize_name;
 pub use error::Error;
 pub use validate::{
     Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Severity,
-    has_errors, name_problem, validate_skill, validate_tree,
+    has_errors, manifest_name, name_problem, validate_skill, validate_tree,
 };

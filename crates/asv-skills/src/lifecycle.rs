@@ -281,6 +281,13 @@ fn still_local(expected: String) -> Ownership {
     })
 }
 
+/// The skill's paths answer to the archive entry policy, so what lands in the repository
+/// can be checked out on every host.
+fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> {
+    let paths: Vec<String> = tree.files().iter().map(|f| f.path.clone()).collect();
+    crate::install::portable(label, &paths)
+}
+
 fn default_name(source: &Source, path: &str) -> String {
     if path != "." {
         return path.rsplit('/').next().unwrap_or(path).to_owned();
@@ -339,6 +346,7 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         return Err(first_error(findings));
     }
     taken.tree.check_paths()?;
+    portable_tree(source.as_str(), &taken.tree)?;
     keep_base(fs, &taken.tree)?;
     place(fs, &taken.tree, &dir, Ownership::MustBeFree)?;
     let hash = taken.tree.hash();
@@ -530,6 +538,7 @@ pub fn pull(
         if has_errors(&findings) {
             return Err(first_error(findings));
         }
+        portable_tree(&entry.source, &merged.tree)?;
         keep_base(fs, &upstream.tree)?;
         if merged.tree != local {
             place(fs, &merged.tree, &dir, still_local(local.hash()))?;

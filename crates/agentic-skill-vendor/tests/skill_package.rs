@@ -1,0 +1,454 @@
+//! `skill pack` and `skill install` on the real binary: round trips, all-or-nothing installs,
+//! hostile archives (written by Python's zipfile and tarfile, which write what they are told)
+//! and the hostile names table against every sink.
+#![allow(clippy::disallowed_methods, clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::{Repo, Run, run_bin};
+
+fn skill_md(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: Does {name} things.\n---\n# {name}\n")
+}
+
+/// A repository with skills `pdf` (with an executable script) and `csv`.
+fn repo() -> Repo {
+    let repo = Repo::empty();
+    repo.write("skills/pdf/SKILL.md", skill_md("pdf"));
+    repo.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho pdf\n");
+    std::fs::set_permissions(
+        repo.join("skills/pdf/scripts/run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    repo.write("skills/pdf/references/guide.md", "# Guide\n");
+    repo.write("skills/csv/SKILL.md", skill_md("csv"));
+    repo
+}
+
+fn hash(dir: &Path) -> String {
+    run_bin(
+        &["skill".into(), "hash".into(), dir.display().to_string()],
+        None,
+    )
+    .stdout
+    .trim()
+    .to_owned()
+}
+
+/// Runs python3 with `script`, `args` given as sys.argv[1:].
+fn python(script: &str, args: &[&str]) {
+    let status = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success(), "python3 failed");
+}
+
+/// Writes a ZIP of (name, data) members with Python's zipfile (which takes any name).
+fn python_zip(path: &Path, members: &[(&str, &str)]) {
+    let mut script = String::from("import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n");
+    for (name, data) in members {
+        script.push_str(&format!("z.writestr({name:?}, {data:?})\n"));
+    }
+    script.push_str("z.close()\n");
+    python(&script, &[path.to_str().unwrap()]);
+}
+
+fn without_tool_state(repo: &Repo) -> BTreeMap<String, String> {
+    repo.snapshot()
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".agentic-skill-vendor/"))
+        .collect()
+}
+
+#[test]
+fn pack_is_reproducible_and_round_trips_through_install() {
+    let repo = repo();
+    let out1 = repo.join("one.zip");
+    let out2 = repo.join("two.zip");
+    let packed = repo.run(&["skill", "pack", "skills/pdf", "-o", out1.to_str().unwrap()]);
+    assert_eq!(packed.code, 0, "{packed:?}");
+    let want = hash(&repo.join("skills/pdf"));
+    assert_eq!(
+        packed.stdout,
+        format!(
+            "packed: pdf -> {} (3 files, {} bytes, {want})\n",
+            out1.display(),
+            std::fs::metadata(&out1).unwrap().len()
+        )
+    );
+    // the same bytes on a second run, and after the files' times change
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.write("skills/pdf/references/guide.md", "# Guide\n");
+    assert_eq!(
+        repo.run(&["skill", "pack", "skills/pdf", "-o", out2.to_str().unwrap()])
+            .code,
+        0
+    );
+    assert_eq!(std::fs::read(&out1).unwrap(), std::fs::read(&out2).unwrap());
+    // the ZIP holds one folder named for the skill, as the upload surfaces expect
+    let listing = Command::new("python3")
+        .args([
+            "-c",
+            "import sys,zipfile;print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+        ])
+        .arg(&out1)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(listing.stdout).unwrap(),
+        "pdf/\npdf/SKILL.md\npdf/references/\npdf/references/guide.md\npdf/scripts/\npdf/scripts/run.sh\n"
+    );
+    // install into another repository gives the same tree hash, exec bit included
+    let other = Repo::empty();
+    let installed = other.run(&["skill", "install", out1.to_str().unwrap()]);
+    assert_eq!(installed.code, 0, "{installed:?}");
+    assert_eq!(
+        installed.stdout,
+        format!("installed: pdf -> skills/pdf ({want})\n")
+    );
+    assert_eq!(hash(&other.join("skills/pdf")), want);
+}
+
+#[test]
+fn pack_refuses_an_invalid_skill_and_writes_nothing() {
+    let repo = repo();
+    repo.write(
+        "skills/pdf/SKILL.md",
+        "---\nname: other\ndescription: x\n---\n",
+    );
+    let out = repo.join("pdf.zip");
+    let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("differs from the directory name"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    repo.symlink("../../outside", "skills/csv/link");
+    let run = repo.run(&["skill", "pack", "skills/csv", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert!(!out.exists());
+}
+
+#[test]
+fn pack_warns_past_the_upload_limit_and_refuses_past_the_api_limit() {
+    let repo = repo();
+    // incompressible bytes: 9 MiB of a xorshift stream
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..9 * 1024 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    repo.write("skills/pdf/assets/big.bin", &noise);
+    let out = repo.join("pdf.zip");
+    let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.starts_with("warning: skills/pdf: packs to "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("a claude.ai upload takes"),
+        "{}",
+        run.stdout
+    );
+    for i in 0..3 {
+        repo.write(&format!("skills/pdf/assets/big{i}.bin"), &noise);
+    }
+    std::fs::remove_file(&out).unwrap();
+    let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("the Skills API accepts"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn install_finds_every_skill_and_is_all_or_nothing() {
+    let src = repo();
+    // a directory of skills: every top-level directory with a SKILL.md, nothing else
+    src.write("skills/notes.txt", "not a skill\n");
+    src.write("skills/empty/readme.md", "no SKILL.md here\n");
+    let dest = Repo::empty();
+    let from = src.join("skills");
+    let run = dest.run(&["skill", "install", from.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "plan: create skills/csv\nplan: create skills/pdf\n"
+    );
+    assert!(!dest.exists("skills"), "a dry run writes nothing");
+    let run = dest.run(&["skill", "install", from.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(dest.exists("skills/csv/SKILL.md") && dest.exists("skills/pdf/scripts/run.sh"));
+    assert!(!dest.exists("skills/empty") && !dest.exists("skills/notes.txt"));
+
+    // again without --force: refused, nothing touched, and the dry run says the same
+    dest.write("skills/pdf/SKILL.md", skill_md("pdf") + "local\n");
+    let before = without_tool_state(&dest);
+    let run = dest.run(&["skill", "install", from.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("skills/csv: already exists; nothing was installed — pass --force"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(without_tool_state(&dest), before);
+    assert_eq!(
+        dest.run(&["skill", "install", from.to_str().unwrap(), "--dry-run"])
+            .code,
+        2
+    );
+    // with --force every skill is replaced
+    let run = dest.run(&["skill", "install", from.to_str().unwrap(), "--force"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(dest.read_string("skills/pdf/SKILL.md"), skill_md("pdf"));
+
+    // one invalid skill among valid ones: nothing is installed
+    src.write("skills/bad/SKILL.md", "---\nname: bad\n---\n");
+    let fresh = Repo::empty();
+    let run = fresh.run(&["skill", "install", from.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("skills/bad/SKILL.md: has no description"),
+        "{}",
+        run.stderr
+    );
+    assert!(!fresh.exists("skills"));
+}
+
+#[test]
+fn install_from_a_tarball_into_an_agent_directory() {
+    let src = repo();
+    let tarball = src.join("skills.tar.gz");
+    let status = Command::new("tar")
+        .args([
+            "-czf",
+            tarball.to_str().unwrap(),
+            "-C",
+            src.join("skills").to_str().unwrap(),
+            "pdf",
+            "csv",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let dest = Repo::empty();
+    let run = dest.run(&[
+        "skill",
+        "install",
+        tarball.to_str().unwrap(),
+        "--target",
+        "claude",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        hash(&dest.join(".claude/skills/pdf")),
+        hash(&src.join("skills/pdf"))
+    );
+    // user scope goes under HOME
+    let home = Repo::empty();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+    let out = cmd
+        .args([
+            "skill",
+            "install",
+            tarball.to_str().unwrap(),
+            "--target",
+            "windsurf",
+            "--scope",
+            "user",
+            "--root",
+        ])
+        .arg(dest.path())
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("-> ~/.codeium/windsurf/skills/csv"));
+    assert!(home.exists(".codeium/windsurf/skills/pdf/SKILL.md"));
+    // --into and --target do not go together; --scope needs --target
+    let both = dest.run(&[
+        "skill",
+        "install",
+        tarball.to_str().unwrap(),
+        "--target",
+        "claude",
+        "--into",
+        "x",
+    ]);
+    assert_eq!(both.code, 2, "{both:?}");
+    let scope = dest.run(&[
+        "skill",
+        "install",
+        tarball.to_str().unwrap(),
+        "--scope",
+        "user",
+    ]);
+    assert_eq!(scope.code, 2, "{scope:?}");
+}
+
+/// Hostile archives: each refused with its reason, nothing written.
+#[test]
+fn hostile_archives_install_nothing() {
+    let work = Repo::empty();
+    let good = skill_md("pdf");
+    let link = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n\
+        z.writestr('pdf/SKILL.md', sys.argv[2])\n\
+        i = zipfile.ZipInfo('pdf/link'); i.external_attr = (0o120777 << 16); i.create_system = 3\n\
+        z.writestr(i, '../../etc/passwd')\nz.close()\n";
+    let tar_link = "import sys, tarfile, io\nt = tarfile.open(sys.argv[1], 'w:gz')\n\
+        d = sys.argv[2].encode()\ni = tarfile.TarInfo('pdf/SKILL.md'); i.size = len(d); t.addfile(i, io.BytesIO(d))\n\
+        l = tarfile.TarInfo('pdf/evil'); l.type = tarfile.SYMTYPE; l.linkname = '/etc'; t.addfile(l)\nt.close()\n";
+    type Build = Box<dyn Fn(&Path)>;
+    let rows: Vec<(&str, Build, &str)> = vec![
+        (
+            "parent segment",
+            Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/../../evil", "x")])),
+            "(unsafe-name)",
+        ),
+        (
+            "absolute",
+            Box::new(|p: &Path| python_zip(p, &[("/pdf/SKILL.md", &good)])),
+            "(unsafe-name)",
+        ),
+        (
+            "reserved name",
+            Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/CON.txt", "x")])),
+            "(unsafe-name)",
+        ),
+        (
+            "case clash",
+            Box::new(|p: &Path| {
+                python_zip(
+                    p,
+                    &[
+                        ("pdf/SKILL.md", &good),
+                        ("pdf/a.md", "1"),
+                        ("pdf/A.md", "2"),
+                    ],
+                )
+            }),
+            "(name-clash)",
+        ),
+        (
+            "listed twice",
+            Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/SKILL.md", &good)])),
+            "(name-clash)",
+        ),
+        (
+            "zip symlink",
+            Box::new(|p: &Path| python(link, &[p.to_str().unwrap(), &good])),
+            "(link)",
+        ),
+        (
+            "tar symlink",
+            Box::new(|p: &Path| python(tar_link, &[p.to_str().unwrap(), &good])),
+            "(link)",
+        ),
+        (
+            "not an archive",
+            Box::new(|p: &Path| std::fs::write(p, "just text").unwrap()),
+            "is not a directory, a ZIP or a .tar.gz",
+        ),
+        (
+            "truncated zip",
+            Box::new(|p: &Path| {
+                python_zip(p, &[("pdf/SKILL.md", &good)]);
+                let bytes = std::fs::read(p).unwrap();
+                std::fs::write(p, &bytes[..bytes.len() - 10]).unwrap();
+            }),
+            "(unreadable)",
+        ),
+    ];
+    for (name, build, want) in rows {
+        let archive = work.join(&format!("{}.bin", name.replace(' ', "-")));
+        build(&archive);
+        let dest = Repo::empty();
+        let run: Run = dest.run(&["skill", "install", archive.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{name}: {run:?}");
+        assert!(run.stderr.contains(want), "{name}: {}", run.stderr);
+        assert!(dest.snapshot().is_empty(), "{name}: something was written");
+    }
+}
+
+/// Names some host cannot write, against every sink that writes or packs a skill.
+#[test]
+fn hostile_names_are_refused_by_every_sink() {
+    let names = [
+        "CON",
+        "aux.md",
+        "lpt1.txt",
+        "a:b.md",
+        "q?.md",
+        "pipe|.md",
+        "trail.",
+        "trail ",
+        "tab\tname",
+    ];
+    for bad in names {
+        let src = Repo::empty();
+        src.write("skills/pdf/SKILL.md", skill_md("pdf"));
+        src.write(&format!("skills/pdf/{bad}"), "x\n");
+        // pack
+        let out = src.join("pdf.zip");
+        let run = src.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "pack {bad:?}: {run:?}");
+        assert!(!out.exists(), "pack {bad:?}");
+        // install from the directory
+        let dest = Repo::empty();
+        let run = dest.run(&["skill", "install", src.join("skills").to_str().unwrap()]);
+        assert_eq!(run.code, 2, "install {bad:?}: {run:?}");
+        assert!(
+            run.stderr.contains("(unsafe-name)"),
+            "install {bad:?}: {}",
+            run.stderr
+        );
+        assert!(dest.snapshot().is_empty(), "install {bad:?}");
+        // skill add from a local directory
+        let run = dest.run(&["skill", "add", src.path().to_str().unwrap(), "skills/pdf"]);
+        assert_eq!(run.code, 2, "add {bad:?}: {run:?}");
+        assert!(
+            !dest.exists("skills") && !dest.exists("vendor-skills-lock.json"),
+            "add {bad:?}"
+        );
+        // install from a ZIP that spells it
+        let zip = src.join("bad.zip");
+        python_zip(
+            &zip,
+            &[
+                ("pdf/SKILL.md", &skill_md("pdf")),
+                (&format!("pdf/{bad}"), "x"),
+            ],
+        );
+        let run = dest.run(&["skill", "install", zip.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "zip {bad:?}: {run:?}");
+        assert!(
+            run.stderr.contains("(unsafe-name)"),
+            "zip {bad:?}: {}",
+            run.stderr
+        );
+    }
+}

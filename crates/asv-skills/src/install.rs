@@ -1,0 +1,307 @@
+//! `skill install`: skills from a directory, a ZIP or a gzipped tar, placed where an agent
+//! reads them, all in one transaction.
+//!
+//! Every skill of the input is found and checked against the Agent Skills rules before
+//! anything is written, and all of them are placed by one plan of `asv-fs`'s tree-change layer:
+//! either every skill lands or the destination is left as it was. An archive is read by
+//! `asv-archive`'s strict reader and judged whole by its entry policy (no link, no special
+//! file, no name that escapes or clashes) before a single member is used; nothing is ever
+//! extracted by an archive library.
+
+use std::path::Path;
+
+use asv_archive::{Archive, Format, Limits, ReadOptions, Source as ArchiveSource, place_of};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Tree, join};
+use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
+
+use crate::error::Error;
+use crate::lifecycle::{fill_of, first_error};
+use crate::{Finding, has_errors, manifest_name, validate_tree};
+
+/// An agent whose skills directory `skill install --target` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// Claude Code.
+    Claude,
+    /// OpenAI Codex (which reads the shared `.agents` directories).
+    Codex,
+    /// GitHub Copilot.
+    Copilot,
+    /// Gemini CLI.
+    Gemini,
+    /// Cursor.
+    Cursor,
+    /// Windsurf.
+    Windsurf,
+    /// The shared `.agents/skills` convention.
+    Agents,
+}
+
+/// Where a target's skills live: in the project, or in the user's home directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Relative to the repository root.
+    Project,
+    /// Relative to the home directory.
+    User,
+}
+
+impl Target {
+    /// The directory of `scope` the target reads skills from (relative to the repository root
+    /// for [`Scope::Project`], to the home directory for [`Scope::User`]).
+    pub fn dir(self, scope: Scope) -> &'static str {
+        match (self, scope) {
+            (Target::Claude, Scope::Project) => ".claude/skills",
+            (Target::Claude, Scope::User) => ".claude/skills",
+            (Target::Codex | Target::Agents, _) => ".agents/skills",
+            (Target::Copilot, Scope::Project) => ".github/skills",
+            (Target::Copilot, Scope::User) => ".copilot/skills",
+            (Target::Gemini, _) => ".gemini/skills",
+            (Target::Cursor, _) => ".cursor/skills",
+            (Target::Windsurf, Scope::Project) => ".windsurf/skills",
+            (Target::Windsurf, Scope::User) => ".codeium/windsurf/skills",
+        }
+    }
+}
+
+/// One skill found in an install input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The name it installs under: its `SKILL.md` `name` (else its directory's name).
+    pub name: String,
+    /// Its files.
+    pub tree: SkillTree,
+}
+
+/// What `skill install` did (or, for a dry run, would do).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// Each skill: its name, its destination and its tree hash, by name.
+    pub skills: Vec<(String, String, String)>,
+    /// The plan, one `<action> <path>` line per destination.
+    pub plan: String,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// Warnings of the Agent Skills rules.
+    pub warnings: Vec<Finding>,
+}
+
+/// Names the archive format of `bytes` by its first bytes.
+fn format_of(bytes: &[u8]) -> Option<Format> {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        Some(Format::Zip)
+    } else if bytes.starts_with(&[0x1f, 0x8b]) {
+        Some(Format::TarGz)
+    } else {
+        None
+    }
+}
+
+/// The files of an archive, judged whole by the entry policy first; a host's litter
+/// (`__MACOSX/`, `.DS_Store`, `Thumbs.db`, `.git`) is left out, as a directory read leaves it.
+fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
+    let bytes = asv_archive::read_archive_file(path, &Limits::DEFAULT)?;
+    let Some(format) = format_of(&bytes) else {
+        return Err(Error::UnknownInput {
+            input: label.to_owned(),
+        });
+    };
+    let options = ReadOptions {
+        format,
+        limits: Limits::DEFAULT,
+    };
+    let archive = Archive::open(ArchiveSource::bytes(bytes, label), &options)?;
+    archive.judge()?;
+    let mut files = Vec::new();
+    for entry in archive.entries().iter().filter(|e| e.is_file()) {
+        let place = place_of(&entry.name);
+        if place.first() == Some(&"__MACOSX") || place.iter().any(|s| is_ignored_name(s)) {
+            continue;
+        }
+        files.push(FileNode {
+            path: place.join("/"),
+            data: archive.read(entry)?,
+            executable: entry.executable,
+        });
+    }
+    Ok(files)
+}
+
+/// The skills of `files` (paths relative to the input's root): the whole input when it has a
+/// root `SKILL.md`, else each top-level directory holding one. `fallback` names a root skill
+/// whose `SKILL.md` gives no name.
+fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
+    let whole = SkillTree::from_files(files);
+    if whole.has_manifest() {
+        let name = manifest_name(&whole).unwrap_or_else(|| fallback.to_owned());
+        return vec![Found { name, tree: whole }];
+    }
+    let mut groups: std::collections::BTreeMap<&str, Vec<FileNode>> = Default::default();
+    for f in whole.files() {
+        if let Some((top, rest)) = f.path.split_once('/') {
+            groups.entry(top).or_default().push(FileNode {
+                path: rest.to_owned(),
+                data: f.data.clone(),
+                executable: f.executable,
+            });
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(dir, files)| (dir, SkillTree::from_files(files)))
+        .filter(|(_, tree)| tree.has_manifest())
+        .map(|(dir, tree)| Found {
+            name: manifest_name(&tree).unwrap_or_else(|| dir.to_owned()),
+            tree,
+        })
+        .collect()
+}
+
+/// Refuses a list of paths the archive entry policy would refuse: a name some host cannot
+/// write (`CON`, `a:b`, a trailing dot), or two names one volume folds together.
+///
+/// # Errors
+/// [`Error::Unwritable`] naming `label` and the first path refused.
+pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    match asv_archive::path_refusal(&refs) {
+        None => Ok(()),
+        Some(refusal) => Err(Error::Unwritable {
+            input: label.to_owned(),
+            code: refusal.reason().code(),
+            refusal: refusal.to_string(),
+        }),
+    }
+}
+
+/// Finds the skills of `input` (a directory, a ZIP or a gzipped tar); `label` is how the
+/// input is named in messages.
+///
+/// # Errors
+/// [`Error::UnknownInput`]; an archive refusal (unreadable, unsafe entries, past the limits);
+/// a link or special file in a directory; [`Error::NoSkill`].
+pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
+    let meta = std::fs::symlink_metadata(input).map_err(|_| Error::UnknownInput {
+        input: label.to_owned(),
+    })?;
+    let fallback = input
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| {
+            n.trim_end_matches(".zip")
+                .trim_end_matches(".tar.gz")
+                .trim_end_matches(".tgz")
+                .to_owned()
+        })
+        .unwrap_or_default();
+    let found = if meta.is_dir() {
+        let source = Tree::open(input)?;
+        let root = SkillTree::read(&source, "")?;
+        if root.has_manifest() {
+            skills_of(root.files().to_vec(), &fallback)
+        } else {
+            // Only top-level directories holding a SKILL.md are read, so a sibling that is no
+            // skill (a README, a build directory) is never walked.
+            let mut files = Vec::new();
+            for e in source.read_dir("")?.unwrap_or_default() {
+                if e.kind == EntryKind::Directory
+                    && source.kind(&join(&e.name, "SKILL.md"))? == Some(EntryKind::File)
+                {
+                    for f in SkillTree::read(&source, &e.name)?.files() {
+                        files.push(FileNode {
+                            path: join(&e.name, &f.path),
+                            ..f.clone()
+                        });
+                    }
+                }
+            }
+            skills_of(files, &fallback)
+        }
+    } else if meta.is_file() {
+        skills_of(archive_files(input, label)?, &fallback)
+    } else {
+        return Err(Error::UnknownInput {
+            input: label.to_owned(),
+        });
+    };
+    if found.is_empty() {
+        return Err(Error::NoSkill {
+            input: label.to_owned(),
+        });
+    }
+    Ok(found)
+}
+
+/// Installs every skill of `input` under `into` of `dest` in one transaction. Without
+/// `force`, anything already standing at a skill's destination refuses the whole install;
+/// with it, what stands there is replaced. A `dry_run` plans and writes nothing.
+///
+/// # Errors
+/// As [`find`]; [`Error::DuplicateSkill`]; [`Error::Invalid`] for any skill that breaks the
+/// rules; a plan refusal (an occupied destination, a link on the way); a write failure, after
+/// which every destination is as it was.
+pub fn install(
+    dest: &Tree,
+    into: &str,
+    input: &Path,
+    label: &str,
+    force: bool,
+    dry_run: bool,
+) -> Result<Installed, Error> {
+    let mut found = find(input, label)?;
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some(w) = found.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(Error::DuplicateSkill {
+            input: label.to_owned(),
+            name: w[0].name.clone(),
+        });
+    }
+    // Directories and archives answer to one name policy: what an archive may not hold, a
+    // directory may not install either (a name Windows cannot write, two names one on a
+    // case-folding volume).
+    let paths: Vec<String> = found
+        .iter()
+        .flat_map(|s| s.tree.files().iter().map(move |f| format!("{}/{}", s.name, f.path)))
+        .collect();
+    portable(label, &paths)?;
+    let into = into.trim_end_matches('/');
+    let mut warnings = Vec::new();
+    let mut changes = Vec::with_capacity(found.len());
+    let mut skills = Vec::with_capacity(found.len());
+    for skill in &found {
+        let dir = join(into, &skill.name);
+        if let Some(problem) = crate::name_problem(&skill.name) {
+            return Err(Error::BadName {
+                name: skill.name.clone(),
+                problem,
+            });
+        }
+        let findings = validate_tree(&skill.tree, &dir);
+        if has_errors(&findings) {
+            return Err(first_error(findings));
+        }
+        warnings.extend(findings);
+        skill.tree.check_paths()?;
+        let ownership = if force {
+            Ownership::Force
+        } else {
+            Ownership::MustBeFree
+        };
+        changes.push(Change::replace(dir.clone(), fill_of(&skill.tree), ownership));
+        skills.push((skill.name.clone(), dir, skill.tree.hash()));
+    }
+    let plan = Plan::new(dest, changes).map_err(|e| match e {
+        asv_fs::Error::DestOccupied { dest, .. } => Error::AlreadyInstalled { path: dest },
+        other => Error::Fs(other),
+    })?;
+    let description = plan.describe();
+    if !dry_run {
+        plan.apply()?;
+    }
+    Ok(Installed {
+        skills,
+        plan: description,
+        dry_run,
+        warnings,
+    })
+}
