@@ -322,8 +322,8 @@ fn hostile_archives_install_nothing() {
     let tar_link = "import sys, tarfile, io\nt = tarfile.open(sys.argv[1], 'w:gz')\n\
         d = sys.argv[2].encode()\ni = tarfile.TarInfo('pdf/SKILL.md'); i.size = len(d); t.addfile(i, io.BytesIO(d))\n\
         l = tarfile.TarInfo('pdf/evil'); l.type = tarfile.SYMTYPE; l.linkname = '/etc'; t.addfile(l)\nt.close()\n";
-    type Build = Box<dyn Fn(&Path)>;
-    let rows: Vec<(&str, Build, &str)> = vec![
+    type Build<'a> = Box<dyn Fn(&Path) + 'a>;
+    let rows: Vec<(&str, Build<'_>, &str)> = vec![
         (
             "parent segment",
             Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/../../evil", "x")])),

@@ -32,25 +32,37 @@ pub enum Error {
         limit: u64,
     },
     /// An install input that holds no skill (input side).
-    #[error("{}: holds no SKILL.md at its root or in a top-level directory; give a skill, a directory of skills, or an archive of one", DisplayPath(input))]
+    #[error(
+        "{}: holds no SKILL.md at its root or in a top-level directory; give a skill, a directory of skills, or an archive of one",
+        DisplayPath(input)
+    )]
     NoSkill {
         /// The input as given.
         input: String,
     },
     /// An install input that is neither a directory, a ZIP nor a gzipped tar (input side).
-    #[error("{}: is not a directory, a ZIP or a .tar.gz; give one of those", DisplayPath(input))]
+    #[error(
+        "{}: is not a directory, a ZIP or a .tar.gz; give one of those",
+        DisplayPath(input)
+    )]
     UnknownInput {
         /// The input as given.
         input: String,
     },
     /// A skill of an install is already there (destination side).
-    #[error("{}: already exists; nothing was installed — pass --force to replace it", DisplayPath(path))]
+    #[error(
+        "{}: already exists; nothing was installed — pass --force to replace it",
+        DisplayPath(path)
+    )]
     AlreadyInstalled {
         /// The destination.
         path: String,
     },
     /// A path of an install input that cannot be written on every host (input side).
-    #[error("{} refused ({code}): {refusal}; rename it and try again", DisplayPath(input))]
+    #[error(
+        "{} refused ({code}): {refusal}; rename it and try again",
+        DisplayPath(input)
+    )]
     Unwritable {
         /// The input as given.
         input: String,
@@ -60,7 +72,11 @@ pub enum Error {
         refusal: String,
     },
     /// Two skills of one install input with one name (input side).
-    #[error("{}: holds two skills named {}; nothing was installed — rename one", DisplayPath(input), json_string(name))]
+    #[error(
+        "{}: holds two skills named {}; nothing was installed — rename one",
+        DisplayPath(input),
+        json_string(name)
+    )]
     DuplicateSkill {
         /// The input as given.
         input: String,

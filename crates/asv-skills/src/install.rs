@@ -261,7 +261,12 @@ pub fn install(
     // case-folding volume).
     let paths: Vec<String> = found
         .iter()
-        .flat_map(|s| s.tree.files().iter().map(move |f| format!("{}/{}", s.name, f.path)))
+        .flat_map(|s| {
+            s.tree
+                .files()
+                .iter()
+                .map(move |f| format!("{}/{}", s.name, f.path))
+        })
         .collect();
     portable(label, &paths)?;
     let into = into.trim_end_matches('/');
@@ -287,7 +292,11 @@ pub fn install(
         } else {
             Ownership::MustBeFree
         };
-        changes.push(Change::replace(dir.clone(), fill_of(&skill.tree), ownership));
+        changes.push(Change::replace(
+            dir.clone(),
+            fill_of(&skill.tree),
+            ownership,
+        ));
         skills.push((skill.name.clone(), dir, skill.tree.hash()));
     }
     let plan = Plan::new(dest, changes).map_err(|e| match e {

@@ -109,7 +109,10 @@ pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
 pub fn manifest_name(tree: &SkillTree) -> Option<String> {
     let bytes = &tree.get("SKILL.md")?.data;
     let text = std::str::from_utf8(bytes).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text).replace("\r\n", "\n");
+    let text = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .replace("\r\n", "\n");
     let front = asv_contracts::declaration::split_frontmatter("SKILL.md", &text).ok()??;
     match yaml::parse(front.yaml).ok()?.get("name")? {
         Yaml::String(name) => Some(name.clone()),
