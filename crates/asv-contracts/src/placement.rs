@@ -27,8 +27,6 @@ use crate::snapshot::Snapshot;
 
 /// The tool's working directory at the repository root.
 pub const WORKDIR: &str = ".agentic-skill-vendor";
-/// Where raw dests are built before they are swapped into place.
-pub const STAGING: &str = ".agentic-skill-vendor/staging";
 
 /// One dest the declarations and the table place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -779,37 +777,47 @@ pub fn workdir_ignored(tree: &Tree) -> Result<bool> {
     })
 }
 
-/// Writes the planned dests through the staging directory, then clears swept dests.
+/// Writes the planned dests and clears the swept ones in one transaction of `asv-fs`'s
+/// tree-change layer: each new dest is staged beside its place, every previous entry parked,
+/// all swapped in, and on any failure before the last swap every dest is put back as it was.
 /// Returns the number of dests written or removed.
+///
+/// Ownership was decided by [`plan`] (a dest is replaced or removed only when the lock shows
+/// the tool wrote it, or it already holds the artifact), so the changes here are forced.
 ///
 /// # Errors
 /// A failed write, swap or removal (the lock is not yet written, so `verify` reports it).
 pub fn apply(tree: &Tree, plan: &RawPlan) -> Result<usize> {
-    let mut changes = 0;
-    if !plan.writes.is_empty() {
-        tree.remove_all(STAGING)?;
-        tree.create_dir_all(STAGING)?;
-        for (n, write) in plan.writes.iter().enumerate() {
-            let staged = format!("{STAGING}/{n}");
-            if write.dir {
-                tree.create_dir_all(&staged)?;
-                for (rel, bytes) in &write.files {
-                    tree.write_file(&format!("{staged}/{rel}"), bytes)?;
-                }
-            } else if let Some((_, bytes)) = write.files.first() {
-                tree.write_file(&staged, bytes)?;
-            }
-            tree.swap_into_place(&staged, &write.site)?;
-            changes += 1;
+    use asv_fs::{Change, Fill, NewFile, Ownership, Plan};
+    let mut changes = Vec::with_capacity(plan.writes.len() + plan.removals.len());
+    for write in &plan.writes {
+        if write.dir {
+            let files = write
+                .files
+                .iter()
+                .map(|(rel, bytes)| NewFile::new(rel.clone(), bytes.clone()))
+                .collect();
+            changes.push(Change::replace(
+                write.site.clone(),
+                Fill::files(files),
+                Ownership::Force,
+            ));
+        } else if let Some((_, bytes)) = write.files.first() {
+            changes.push(Change::replace_file(
+                write.site.clone(),
+                bytes.clone(),
+                Ownership::Force,
+            ));
         }
-        tree.remove_all(STAGING)?;
-        tree.remove_dir_if_empty(WORKDIR)?;
     }
     for site in &plan.removals {
-        tree.remove_all(site)?;
-        changes += 1;
+        changes.push(Change::remove(site.clone(), Ownership::Force));
     }
-    Ok(changes)
+    let count = changes.len();
+    if count > 0 {
+        Plan::new(tree, changes)?.apply()?;
+    }
+    Ok(count)
 }
 
 /// `verify`'s checks of raw placements: the record against the declarations and the table,

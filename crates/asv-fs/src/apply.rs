@@ -769,8 +769,11 @@ fn forward(
             Action::Keep | Action::Subsumed => {}
         }
     }
-    // Swap each into place, parking what was there.
+    // Swap each into place, parking what was there. Each swap is one write of the tree's
+    // write budget, so a caller injecting faults with `Tree::fail_writes_after` sees a plan
+    // stop (and roll back) between destinations.
     for track in tracks.iter_mut() {
+        applier.tree.spend_write(&track.dest)?;
         applier.swap(track)?;
     }
     Ok(())

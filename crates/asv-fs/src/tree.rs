@@ -373,7 +373,7 @@ impl Tree {
         Ok(Some(files))
     }
 
-    fn spend_write(&self, rel: &str) -> Result<()> {
+    pub(crate) fn spend_write(&self, rel: &str) -> Result<()> {
         if let Some(budget) = &self.write_budget {
             budget
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
