@@ -452,3 +452,133 @@ fn hostile_names_are_refused_by_every_sink() {
         );
     }
 }
+
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// The hostile tree fixture: each row one hostile thing in (or as) `skills/pdf`, run through
+/// every sink that reads a skill directory — pack, install from a directory, skill add.
+#[test]
+fn hostile_trees_against_every_sink() {
+    type Setup = fn(&Repo);
+    let rows: &[(&str, Setup, Option<&str>)] = &[
+        (
+            "link out",
+            |r| r.symlink("../../../outside.md", "skills/pdf/out.md"),
+            Some("symbolic link"),
+        ),
+        (
+            "link in",
+            |r| r.symlink("SKILL.md", "skills/pdf/again.md"),
+            Some("symbolic link"),
+        ),
+        (
+            "dangling link",
+            |r| r.symlink("nowhere.md", "skills/pdf/gone.md"),
+            Some("symbolic link"),
+        ),
+        (
+            "link loop",
+            |r| r.symlink("loop", "skills/pdf/loop"),
+            Some("symbolic link"),
+        ),
+        (
+            "linked directory",
+            |r| r.symlink("../../elsewhere", "skills/pdf/refs"),
+            Some("symbolic link"),
+        ),
+        (
+            "root alias",
+            |r| {
+                std::fs::rename(r.join("skills/pdf"), r.join("real-pdf")).unwrap();
+                r.symlink("../real-pdf", "skills/pdf");
+            },
+            Some("symlink is not allowed|found a symbolic link"),
+        ),
+        ("fifo", |r| r.fifo("skills/pdf/pipe"), Some("named pipe")),
+        (
+            "unreadable directory",
+            |r| {
+                r.write("skills/pdf/locked/a.md", "x\n");
+                std::fs::set_permissions(
+                    r.join("skills/pdf/locked"),
+                    std::fs::Permissions::from_mode(0o000),
+                )
+                .unwrap();
+            },
+            Some("locked"),
+        ),
+        (
+            "200-character name",
+            |r| r.write(&format!("skills/pdf/{}.md", "n".repeat(197)), "long\n"),
+            None,
+        ),
+        (
+            "dot-dot-prefixed name",
+            |r| r.write("skills/pdf/..foo", "dots\n"),
+            None,
+        ),
+        (
+            "trailing-dot name",
+            |r| r.write("skills/pdf/...", "dots\n"),
+            Some("ending in a dot or space"),
+        ),
+    ];
+    for (name, setup, refusal) in rows {
+        if *name == "unreadable directory" && running_as_root() {
+            eprintln!("skipped {name}: root reads every directory");
+            continue;
+        }
+        let src = Repo::empty();
+        src.write("outside.md", "secret\n");
+        src.write("elsewhere/x.md", "x\n");
+        src.write("skills/pdf/SKILL.md", skill_md("pdf"));
+        setup(&src);
+        let zip = src.join("pdf.zip");
+        let packed = src.run(&["skill", "pack", "skills/pdf", "-o", zip.to_str().unwrap()]);
+        let dest = Repo::empty();
+        let installed = dest.run(&["skill", "install", src.join("skills").to_str().unwrap()]);
+        let adder = Repo::empty();
+        let added = adder.run(&["skill", "add", src.path().to_str().unwrap(), "skills/pdf"]);
+        match refusal {
+            Some(want) => {
+                for (sink, run) in [("pack", &packed), ("install", &installed), ("add", &added)] {
+                    assert_eq!(run.code, 2, "{name} / {sink}: {run:?}");
+                    assert!(
+                        want.split('|').any(|w| run.stderr.contains(w)),
+                        "{name} / {sink}: {}",
+                        run.stderr
+                    );
+                }
+                assert!(!zip.exists(), "{name}: pack wrote");
+                assert!(dest.snapshot().is_empty(), "{name}: install wrote");
+                assert!(
+                    !adder.exists("skills") && !adder.exists("vendor-skills-lock.json"),
+                    "{name}: add wrote"
+                );
+                assert_eq!(src.read_string("outside.md"), "secret\n");
+            }
+            None => {
+                for (sink, run) in [("pack", &packed), ("install", &installed), ("add", &added)] {
+                    assert_eq!(run.code, 0, "{name} / {sink}: {run:?}");
+                }
+                let want = hash(&src.join("skills/pdf"));
+                assert_eq!(hash(&dest.join("skills/pdf")), want, "{name}: install");
+                assert_eq!(hash(&adder.join("skills/pdf")), want, "{name}: add");
+                let again = Repo::empty();
+                let run = again.run(&["skill", "install", zip.to_str().unwrap()]);
+                assert_eq!(run.code, 0, "{name}: install of the pack: {run:?}");
+                assert_eq!(
+                    hash(&again.join("skills/pdf")),
+                    want,
+                    "{name}: pack round trip"
+                );
+            }
+        }
+    }
+}

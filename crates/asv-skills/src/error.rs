@@ -71,6 +71,12 @@ pub enum Error {
         /// The refusal, naming the path.
         refusal: String,
     },
+    /// An install input that is a symbolic link (input side).
+    #[error("{}: is a symbolic link; links are never followed — give the directory or archive it points at", DisplayPath(input))]
+    LinkInput {
+        /// The input as given.
+        input: String,
+    },
     /// Two skills of one install input with one name (input side).
     #[error(
         "{}: holds two skills named {}; nothing was installed — rename one",

@@ -174,6 +174,28 @@ pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
     }
 }
 
+/// Requires a real directory at `dir`: a link there (even to a directory) or another kind is
+/// refused by name, an absent one is [`Error::Missing`].
+///
+/// # Errors
+/// As above; a guarded-read failure.
+pub(crate) fn require_dir(fs: &Tree, dir: &str) -> Result<(), Error> {
+    match fs.kind(dir)? {
+        Some(EntryKind::Directory) => Ok(()),
+        None => Err(Error::Missing {
+            path: dir.to_owned(),
+        }),
+        Some(EntryKind::Symlink) => Err(Error::Fs(asv_fs::Error::Symlink {
+            path: dir.to_owned(),
+        })),
+        Some(found) => Err(Error::Fs(asv_fs::Error::WrongKind {
+            path: dir.to_owned(),
+            expected: EntryKind::Directory,
+            found,
+        })),
+    }
+}
+
 /// Finds the skills of `input` (a directory, a ZIP or a gzipped tar); `label` is how the
 /// input is named in messages.
 ///
@@ -194,6 +216,11 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                 .to_owned()
         })
         .unwrap_or_default();
+    if meta.file_type().is_symlink() {
+        return Err(Error::LinkInput {
+            input: label.to_owned(),
+        });
+    }
     let found = if meta.is_dir() {
         let source = Tree::open(input)?;
         let root = SkillTree::read(&source, "")?;

@@ -6,7 +6,7 @@
 //! `0755` for an executable file), so the same skill packs to the same ZIP on every machine.
 
 use asv_archive::{FileEntry, zip_files};
-use asv_fs::{EntryKind, Tree};
+use asv_fs::Tree;
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
@@ -55,11 +55,7 @@ pub struct Packed {
 /// ```
 pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
-    if fs.kind(dir)? != Some(EntryKind::Directory) {
-        return Err(Error::Missing {
-            path: dir.to_owned(),
-        });
-    }
+    crate::install::require_dir(fs, dir)?;
     let tree = SkillTree::read(fs, dir)?;
     let mut warnings = validate_tree(&tree, dir);
     if has_errors(&warnings) {

@@ -131,7 +131,9 @@ fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
     let rel = if path == "." { "" } else { path };
     if rel.is_empty() {
         // The root itself: Tree::open has checked it is a directory.
-    } else if source.kind(rel)? != Some(asv_fs::EntryKind::Directory) {
+    } else if source.kind(rel)?.is_some() {
+        crate::install::require_dir(&source, rel)?;
+    } else {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),
             path: path.to_owned(),
