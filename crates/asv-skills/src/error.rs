@@ -72,7 +72,10 @@ pub enum Error {
         refusal: String,
     },
     /// An install input that is a symbolic link (input side).
-    #[error("{}: is a symbolic link; links are never followed — give the directory or archive it points at", DisplayPath(input))]
+    #[error(
+        "{}: is a symbolic link; links are never followed — give the directory or archive it points at",
+        DisplayPath(input)
+    )]
     LinkInput {
         /// The input as given.
         input: String,
