@@ -170,15 +170,7 @@ impl SkillTree {
     /// [`Error::IgnoredMetadata`] for a `.git`, `.DS_Store` or `Thumbs.db` entry; as
     /// [`SkillTree::read`].
     pub fn read_strict(fs: &Tree, dir: &str) -> Result<Self, Error> {
-        match fs.kind(dir)? {
-            Some(EntryKind::Directory) => {}
-            found => {
-                return Err(Error::NotADirectory {
-                    path: dir.to_owned(),
-                    found,
-                });
-            }
-        }
+        require_directory(fs, dir)?;
         let mut files = Vec::new();
         read_into(fs, dir, "", true, &mut files)?;
         Ok(Self::from_files(files))
@@ -262,15 +254,7 @@ impl SkillTree {
     /// to the caller to remove).
     pub fn materialize(&self, fs: &Tree, dir: &str) -> Result<(), Error> {
         self.check_paths()?;
-        match fs.kind(dir)? {
-            Some(EntryKind::Directory) => {}
-            found => {
-                return Err(Error::NotADirectory {
-                    path: dir.to_owned(),
-                    found,
-                });
-            }
-        }
+        require_directory(fs, dir)?;
         if !fs.read_dir(dir)?.unwrap_or_default().is_empty() {
             return Err(Error::NotEmpty {
                 path: dir.to_owned(),
@@ -307,6 +291,17 @@ impl SkillTree {
             out.push_str(&format!("{b:02x}"));
         }
         out
+    }
+}
+
+/// A real directory at `dir`, else [`Error::NotADirectory`] saying what stands there.
+fn require_directory(fs: &Tree, dir: &str) -> Result<(), Error> {
+    match fs.kind(dir)? {
+        Some(EntryKind::Directory) => Ok(()),
+        found => Err(Error::NotADirectory {
+            path: dir.to_owned(),
+            found,
+        }),
     }
 }
 
