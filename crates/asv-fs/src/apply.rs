@@ -473,6 +473,24 @@ impl Applier<'_, '_> {
                     })?;
                 }
             }
+            Operation::Replace(Fill::Link(target)) => {
+                let staged = loop {
+                    let staged = staged_name(&dest);
+                    let abs = self.tree.abs(&staged);
+                    let made =
+                        self.op(&staged, "create link", || match std::os::unix::fs::symlink(
+                            &*target, &abs,
+                        ) {
+                            Ok(()) => Ok(true),
+                            Err(e) if is_exists(&e) => Ok(false),
+                            Err(e) => Err(e),
+                        })?;
+                    if made {
+                        break staged;
+                    }
+                };
+                track(&staged);
+            }
             Operation::Replace(Fill::Files(files)) => {
                 let staged = self.staged_dir(&dest)?;
                 track(&staged);

@@ -106,6 +106,10 @@ pub enum Fill {
     Files(Vec<NewFile>),
     /// A directory the callback fills, called while the plan is applied.
     With(WriteFn),
+    /// A symbolic link whose text is this target, written as given and never followed (a
+    /// development install pointing at a working copy). The tool's reads still refuse what
+    /// it makes: only a caller that asked for a link gets one.
+    Link(PathBuf),
 }
 
 impl Fill {
@@ -117,6 +121,11 @@ impl Fill {
     /// A directory holding exactly `files`.
     pub fn files(files: Vec<NewFile>) -> Self {
         Fill::Files(files)
+    }
+
+    /// A symbolic link to `target` (its text exactly as given).
+    pub fn link(target: impl Into<PathBuf>) -> Self {
+        Fill::Link(target.into())
     }
 
     /// A directory `write` fills through a [`Tree`] rooted at the staged directory.
@@ -131,6 +140,7 @@ impl fmt::Debug for Fill {
             Fill::Copy(source) => f.debug_tuple("Copy").field(source).finish(),
             Fill::Files(files) => f.debug_tuple("Files").field(files).finish(),
             Fill::With(_) => f.write_str("With(..)"),
+            Fill::Link(target) => f.debug_tuple("Link").field(target).finish(),
         }
     }
 }
@@ -761,6 +771,14 @@ impl<'t> Plan<'t> {
                 }
             }
             Operation::Replace(Fill::Files(files)) => check_fill_files(dest, files)?,
+            Operation::Replace(Fill::Link(target)) => {
+                if target.as_os_str().is_empty() {
+                    return Err(Error::InvalidFillPath {
+                        dest: dest.to_owned(),
+                        path: String::new(),
+                    });
+                }
+            }
             Operation::Replace(Fill::With(_)) | Operation::ReplaceFile(_) => {}
             Operation::Remove(_) => {}
         }
