@@ -1,0 +1,143 @@
+//! `skill add` and `skill pull` through the GitHub API transport: a real HTTP server on
+//! 127.0.0.1 plays the API and the raw host (debug-build-only test endpoints).
+#![cfg(debug_assertions)]
+#![allow(clippy::disallowed_methods, clippy::unwrap_used)]
+
+mod common;
+#[path = "../../asv-remote/tests/support/mod.rs"]
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use common::{Repo, Run};
+use support::{File, Server};
+
+const SKILL: &str =
+    "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\n";
+
+fn file(path: &str, mode: &'static str, bytes: &str) -> File {
+    File {
+        path: path.to_owned(),
+        mode,
+        bytes: bytes.as_bytes().to_vec(),
+    }
+}
+
+fn run(repo: &Repo, server: &Server, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+        .args(args)
+        .arg("--root")
+        .arg(repo.path())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("ASV_TEST_GITHUB_API", server.api())
+        .env("ASV_TEST_GITHUB_RAW", server.raw())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn add_and_pull_through_the_github_api() {
+    let mut upstream = support::Repo::fixture();
+    upstream
+        .files
+        .push(file("skills/pdf/SKILL.md", "100644", SKILL));
+    upstream
+        .files
+        .push(file("skills/pdf/scripts/run.sh", "100755", "#!/bin/sh\n"));
+    upstream
+        .files
+        .push(file("skills/pdf/.DS_Store", "100644", "litter"));
+    upstream
+        .files
+        .push(file("skills/linked/SKILL.md", "100644", SKILL));
+    upstream
+        .files
+        .push(file("skills/linked/x.md", "120000", "../pdf/SKILL.md"));
+    let first = upstream.commit.clone();
+    let remote = Arc::new(Mutex::new(upstream));
+    let served = Arc::clone(&remote);
+    let server = Server::start(move |request| served.lock().unwrap().answer(request));
+
+    let me = Repo::empty();
+    let added = run(
+        &me,
+        &server,
+        &["skill", "add", "acme/contracts", "skills/pdf"],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+    assert!(
+        added
+            .stdout
+            .starts_with(&format!("added: pdf <- acme/contracts at {first} (sha256:")),
+        "{}",
+        added.stdout
+    );
+    assert!(
+        !me.exists("skills/pdf/.DS_Store"),
+        "litter is left out as a directory read leaves it"
+    );
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(me.join("skills/pdf/scripts/run.sh"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_ne!(
+        mode & 0o100,
+        0,
+        "the executable bit comes from the listing's mode"
+    );
+
+    // a link in the source refuses the add
+    let refused = run(
+        &me,
+        &server,
+        &["skill", "add", "acme/contracts", "skills/linked"],
+    );
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused.stderr.contains("as a symbolic link"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!me.exists("skills/linked"));
+
+    // upstream moves on; the local copy has its own edit; the pull keeps both
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (ours)\n"),
+    );
+    let second = "2".repeat(40);
+    {
+        let mut up = remote.lock().unwrap();
+        let skill = up
+            .files
+            .iter_mut()
+            .find(|f| f.path == "skills/pdf/SKILL.md")
+            .unwrap();
+        skill.bytes = SKILL.replace("five\n", "five (theirs)\n").into_bytes();
+        up.commit = second.clone();
+        up.refs.insert("main".to_owned(), second.clone());
+    }
+    let pulled = run(&me, &server, &["skill", "pull"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: updated {first} -> {second} (local edits kept)\n"),
+        "{pulled:?}"
+    );
+    assert_eq!(
+        me.read_string("skills/pdf/SKILL.md"),
+        SKILL
+            .replace("one\n", "one (ours)\n")
+            .replace("five\n", "five (theirs)\n")
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["pdf"]["revision"], second.as_str());
+    assert_eq!(lock["skills"]["pdf"]["ref"], "main");
+}
