@@ -59,9 +59,11 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 
 /// Brings every vendored copy and the lock up to date with the canonical texts.
 ///
-/// Copies are written first and the lock last, so a run stopped part-way leaves the old lock
-/// beside new copies: a state `verify` reports (`stale-lock`, `drift`), never one that looks
-/// finished. A run with nothing to change writes nothing.
+/// Every change of the run is one plan of `asv-fs`'s tree-change layer: a failure before its
+/// last swap leaves every destination as it was, and the lock is swapped after every copy, so
+/// even a process killed mid-swap leaves the old lock beside new copies — a state `verify`
+/// reports (`stale-lock`, `drift`), never one that looks finished. A run with nothing to change
+/// writes nothing.
 ///
 /// # Errors
 /// A refusal while reading, or a failed write (the tree is then left as described above).
@@ -297,8 +299,12 @@ fn plan<'s>(
     })
 }
 
-/// The writing half of [`generate`]: copies, then the lock, then removals. Every refusal was
-/// met while planning, so what fails here is the environment, mid-run.
+/// The writing half of [`generate`]: every copy, the table, the raw dests, the lock and the
+/// removals as one plan of `asv-fs`'s tree-change layer. Each new file or dest is staged beside
+/// its place, every previous entry parked, all swapped in (the lock, which sorts after
+/// `skills/`, after every copy), and a failure before the last swap puts every destination
+/// back as it was. Every refusal was met while planning, so what fails here is the
+/// environment, mid-run.
 fn write_tree(
     repo: &Repository<'_>,
     snap: &Snapshot,
@@ -306,43 +312,50 @@ fn write_tree(
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
 ) -> Result<usize> {
+    use asv_fs::{Change, Ownership};
+    use std::sync::Arc;
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
     let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
         source: Box::new(e.into()),
     };
-    // Copies go in parallel; every one is attempted, and the first failure in plan order is
-    // the one reported. The lock is written only after all of them landed.
-    let results: Vec<std::result::Result<(), asv_fs::Error>> = {
-        use rayon::prelude::*;
-        plan.copies
-            .par_iter()
-            .map(|(path, id, body)| repo.tree.write_file(path, &vendored_copy(id, body)))
-            .collect()
-    };
-    let mut writes = 0;
-    for result in results {
-        result.map_err(interrupted)?;
-        writes += 1;
+    // One copy's bytes serve every skill that declares the contract: the header names only
+    // the id and the digest.
+    let mut texts: std::collections::HashMap<&crate::id::ContractId, Arc<[u8]>> =
+        std::collections::HashMap::new();
+    let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
+    let removals = plan.removals;
+    // Ownership was judged while planning (a copy is the tool's by its path and header, an
+    // extra entry of a vendor directory answers to no declaration), so the changes are forced.
+    for (path, id, body) in plan.copies {
+        let bytes = texts
+            .entry(id)
+            .or_insert_with(|| Arc::from(vendored_copy(id, body)))
+            .clone();
+        changes.push(Change::replace_file_shared(path, bytes, Ownership::Force));
     }
     if let Some(text) = table {
-        repo.tree
-            .write_file(crate::manifest::MANIFEST_FILE, text.as_bytes())
-            .map_err(interrupted)?;
-        writes += 1;
+        changes.push(Change::replace_file(
+            crate::manifest::MANIFEST_FILE,
+            text.as_bytes(),
+            Ownership::Force,
+        ));
     }
-    writes += crate::placement::apply(repo.tree, raw).map_err(|e| match e {
-        crate::error::Error::Fs(fs) => interrupted(fs),
-        other => other,
-    })?;
+    changes.extend(crate::placement::changes(raw));
     if let Some(text) = &plan.lock {
-        repo.tree
-            .write_file(LOCK_FILE, text.as_bytes())
-            .map_err(interrupted)?;
-        writes += 1;
+        changes.push(Change::replace_file(
+            LOCK_FILE,
+            text.as_bytes(),
+            Ownership::Force,
+        ));
     }
-    for path in &plan.removals {
-        repo.tree.remove_all(path).map_err(interrupted)?;
-        writes += 1;
+    for path in removals {
+        changes.push(Change::remove(path, Ownership::Force));
+    }
+    let writes = changes.len();
+    if writes > 0 {
+        asv_fs::Plan::new(repo.tree, changes)
+            .and_then(asv_fs::Plan::apply)
+            .map_err(interrupted)?;
     }
     Ok(writes)
 }

@@ -777,18 +777,13 @@ pub fn workdir_ignored(tree: &Tree) -> Result<bool> {
     })
 }
 
-/// Writes the planned dests and clears the swept ones in one transaction of `asv-fs`'s
-/// tree-change layer: each new dest is staged beside its place, every previous entry parked,
-/// all swapped in, and on any failure before the last swap every dest is put back as it was.
-/// Returns the number of dests written or removed.
+/// The tree changes that write the planned dests and clear the swept ones, for `gen`'s one
+/// plan of `asv-fs`'s tree-change layer.
 ///
 /// Ownership was decided by [`plan`] (a dest is replaced or removed only when the lock shows
-/// the tool wrote it, or it already holds the artifact), so the changes here are forced.
-///
-/// # Errors
-/// A failed write, swap or removal (the lock is not yet written, so `verify` reports it).
-pub fn apply(tree: &Tree, plan: &RawPlan) -> Result<usize> {
-    use asv_fs::{Change, Fill, NewFile, Ownership, Plan};
+/// the tool wrote it, or it already holds the artifact), so the changes are forced.
+pub fn changes(plan: &RawPlan) -> Vec<asv_fs::Change> {
+    use asv_fs::{Change, Fill, NewFile, Ownership};
     let mut changes = Vec::with_capacity(plan.writes.len() + plan.removals.len());
     for write in &plan.writes {
         if write.dir {
@@ -813,11 +808,7 @@ pub fn apply(tree: &Tree, plan: &RawPlan) -> Result<usize> {
     for site in &plan.removals {
         changes.push(Change::remove(site.clone(), Ownership::Force));
     }
-    let count = changes.len();
-    if count > 0 {
-        Plan::new(tree, changes)?.apply()?;
-    }
-    Ok(count)
+    changes
 }
 
 /// `verify`'s checks of raw placements: the record against the declarations and the table,

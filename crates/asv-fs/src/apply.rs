@@ -26,7 +26,9 @@ use rustix::fs::{OFlags, RenameFlags};
 use rustix::io::Errno;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
-use crate::plan::{Action, Entry, Fill, Operation, Ownership, Plan, SourceEntry, walk_source};
+use crate::plan::{
+    Action, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, walk_source,
+};
 use crate::tree::{Tree, join, kind_of, parent_of};
 
 /// Failures to inject into an apply, by the index of the file system call (counted from 0
@@ -250,6 +252,9 @@ struct Applier<'a, 'f> {
     tree: &'a Tree,
     calls: Calls<'f>,
     no_exchange: bool,
+    /// Directories already seen or made on the way to a destination in this apply, so a plan
+    /// of many files in few directories inspects each directory once.
+    known_dirs: std::cell::RefCell<HashSet<String>>,
 }
 
 impl Applier<'_, '_> {
@@ -276,16 +281,25 @@ impl Applier<'_, '_> {
         if dir.is_empty() {
             return Ok(());
         }
+        if self.known_dirs.borrow().contains(dir) {
+            return Ok(());
+        }
         let mut path = String::new();
         for seg in dir.split('/') {
             path = join(&path, seg);
+            if self.known_dirs.borrow().contains(&path) {
+                continue;
+            }
             match self.lstat(&path)?.map(|m| kind_of(m.file_type())) {
-                Some(EntryKind::Directory) => {}
+                Some(EntryKind::Directory) => {
+                    self.known_dirs.borrow_mut().insert(path.clone());
+                }
                 None => {
                     self.op(&path, "create directory", || {
                         fs::create_dir(self.tree.abs(&path))
                     })?;
                     made.push(path.clone());
+                    self.known_dirs.borrow_mut().insert(path.clone());
                 }
                 Some(EntryKind::Symlink) => return Err(Error::Symlink { path }),
                 Some(found) => {
@@ -463,10 +477,21 @@ impl Applier<'_, '_> {
             return Ok(());
         }
         match &mut entry.change.operation {
-            Operation::ReplaceFile(bytes) => {
+            Operation::ReplaceFile(contents) => {
                 let (staged, mut file) = self.staged_file(&dest, 0o666)?;
                 track(&staged);
-                self.op(&staged, "write", || file.write_all(bytes))?;
+                match std::mem::replace(contents, FileContents::Bytes(Vec::new())) {
+                    FileContents::Bytes(bytes) => {
+                        self.op(&staged, "write", || file.write_all(&bytes))?;
+                    }
+                    FileContents::Later(make) => {
+                        let bytes = make();
+                        self.op(&staged, "write", || file.write_all(&bytes))?;
+                    }
+                    FileContents::Shared(bytes) => {
+                        self.op(&staged, "write", || file.write_all(&bytes))?;
+                    }
+                }
                 if let Some(mode) = mode_there {
                     self.op(&staged, "set permissions", || {
                         file.set_permissions(fs::Permissions::from_mode(mode))
@@ -676,18 +701,19 @@ pub(crate) fn apply(plan: Plan<'_>) -> Result<Applied> {
         tree,
         calls: Calls::new(faults.as_ref()),
         no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
+        known_dirs: Default::default(),
     };
     entries.retain(|entry| entry.planned.action().is_active());
     let mut tracks: Vec<Track> = Vec::new();
     let mut made: Vec<String> = Vec::new();
     let outcome = forward(&applier, &mut entries, &mut tracks, &mut made);
     let forget = |tracks: &[Track], made: &[String]| {
-        for track in tracks {
-            tree.forget_checked(&track.dest);
-        }
-        for dir in made {
-            tree.forget_checked(dir);
-        }
+        let dirs: Vec<&str> = tracks
+            .iter()
+            .map(|t| t.dest.as_str())
+            .chain(made.iter().map(String::as_str))
+            .collect();
+        tree.forget_checked_all(&dirs);
     };
     if let Err(cause) = outcome {
         let mut stranded = Vec::new();

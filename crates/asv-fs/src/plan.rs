@@ -220,10 +220,20 @@ impl Ownership {
     }
 }
 
+/// The bytes of a `replace-file` change: given, or made when the file is staged.
+pub(crate) enum FileContents {
+    /// The bytes.
+    Bytes(Vec<u8>),
+    /// Called once, when the file is staged.
+    Later(Box<dyn FnOnce() -> Vec<u8> + Send>),
+    /// Bytes shared with other changes (one text written to many places).
+    Shared(std::sync::Arc<[u8]>),
+}
+
 /// What a change does to its destination.
 pub(crate) enum Operation {
     Replace(Fill),
-    ReplaceFile(Vec<u8>),
+    ReplaceFile(FileContents),
     Remove(Option<Content>),
 }
 
@@ -255,7 +265,35 @@ impl Change {
     ) -> Self {
         Change {
             dest: dest.into(),
-            operation: Operation::ReplaceFile(bytes.into()),
+            operation: Operation::ReplaceFile(FileContents::Bytes(bytes.into())),
+            ownership,
+        }
+    }
+
+    /// [`Change::replace_file`] with the bytes made by `contents` when the file is staged, so a
+    /// plan of many files holds one file's bytes at a time rather than all of them.
+    pub fn replace_file_with(
+        dest: impl Into<String>,
+        contents: impl FnOnce() -> Vec<u8> + Send + 'static,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Later(Box::new(contents))),
+            ownership,
+        }
+    }
+
+    /// [`Change::replace_file`] with bytes shared by other changes of the plan: a text written
+    /// to many destinations is held once.
+    pub fn replace_file_shared(
+        dest: impl Into<String>,
+        bytes: std::sync::Arc<[u8]>,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Shared(bytes)),
             ownership,
         }
     }
@@ -294,7 +332,15 @@ impl fmt::Debug for Change {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let operation = match &self.operation {
             Operation::Replace(fill) => format!("replace {fill:?}"),
-            Operation::ReplaceFile(bytes) => format!("replace-file ({} bytes)", bytes.len()),
+            Operation::ReplaceFile(FileContents::Bytes(bytes)) => {
+                format!("replace-file ({} bytes)", bytes.len())
+            }
+            Operation::ReplaceFile(FileContents::Later(_)) => {
+                "replace-file (made when staged)".to_owned()
+            }
+            Operation::ReplaceFile(FileContents::Shared(bytes)) => {
+                format!("replace-file ({} shared bytes)", bytes.len())
+            }
             Operation::Remove(keep) => format!("remove (keep if same: {})", keep.is_some()),
         };
         f.debug_struct("Change")
@@ -351,7 +397,7 @@ pub struct PlannedChange {
     dest: String,
     existing: Option<EntryKind>,
     action: Action,
-    reason: Option<String>,
+    reason: Option<std::borrow::Cow<'static, str>>,
 }
 
 impl PlannedChange {
@@ -799,12 +845,15 @@ impl<'t> Plan<'t> {
                 Some(check_owned(tree, dest, kind, &change.ownership)?),
             ),
         };
+        // The destination moves to the planned change: a plan of many changes holds each path
+        // once.
+        let mut change = change;
         Ok(Entry {
             planned: PlannedChange {
-                dest: change.dest.clone(),
+                dest: std::mem::take(&mut change.dest),
                 existing,
                 action,
-                reason: reason.map(str::to_owned),
+                reason: reason.map(std::borrow::Cow::Borrowed),
             },
             change,
             source_is_dir,
@@ -841,10 +890,9 @@ impl<'t> Plan<'t> {
                     for &i in removes.get(&prefix).map(Vec::as_slice).unwrap_or_default() {
                         let planned = &mut entries[i].planned;
                         planned.action = Action::Keep;
-                        planned.reason = Some(format!(
-                            "holds the kept {}",
-                            crate::quote::DisplayPath(&inner)
-                        ));
+                        planned.reason = Some(
+                            format!("holds the kept {}", crate::quote::DisplayPath(&inner)).into(),
+                        );
                     }
                 }
             }
@@ -868,9 +916,9 @@ impl<'t> Plan<'t> {
                     let planned = &mut entries[i].planned;
                     planned.action = Action::Subsumed;
                     planned.reason = Some(if outer_dest == dest {
-                        "also changed by an earlier change".to_owned()
+                        "also changed by an earlier change".into()
                     } else {
-                        format!("inside {}", crate::quote::DisplayPath(&outer_dest))
+                        format!("inside {}", crate::quote::DisplayPath(&outer_dest)).into()
                     });
                     continue;
                 }

@@ -210,8 +210,29 @@ impl Tree {
     }
 
     pub(crate) fn forget_checked(&self, dir: &str) {
+        self.forget_checked_all(&[dir]);
+    }
+
+    /// [`Tree::forget_checked`] for many entries in one pass over the cache: a cached
+    /// directory is forgotten when it or one of its ancestors is among `dirs`.
+    pub(crate) fn forget_checked_all(&self, dirs: &[&str]) {
+        if dirs.is_empty() {
+            return;
+        }
+        let gone: std::collections::HashSet<&str> = dirs.iter().copied().collect();
         if let Ok(mut set) = self.checked_dirs.write() {
-            set.retain(|d| d != dir && !d.starts_with(&format!("{dir}/")));
+            set.retain(|d| {
+                let mut p = d.as_str();
+                loop {
+                    if gone.contains(p) {
+                        return false;
+                    }
+                    match p.rfind('/') {
+                        Some(cut) => p = &p[..cut],
+                        None => return true,
+                    }
+                }
+            });
         }
     }
 
