@@ -252,3 +252,27 @@ fn verify_writes_nothing() {
     assert_eq!(repo.run(&["verify"]).code, 1);
     assert_eq!(repo.snapshot(), before);
 }
+
+/// The staged copy of an interrupted tree change beside the skills is the tool's residue,
+/// not a skill: verify and gen leave it alone.
+#[test]
+fn tree_change_residue_is_not_a_skill() {
+    let repo = common::Repo::demo();
+    repo.write(
+        "skills/.release-notes.asv-staged-0123456789ab/SKILL.md",
+        common::skill_md("release-notes", &["changelog-entry"]),
+    );
+    let verified = repo.run(&["verify"]);
+    assert_eq!(
+        (verified.code, verified.stdout.as_str()),
+        (0, ""),
+        "{verified:?}"
+    );
+    let generated = repo.run(&["gen"]);
+    assert_eq!(
+        (generated.code, generated.stdout.as_str()),
+        (0, ""),
+        "{generated:?}"
+    );
+    assert!(!repo.exists("skills/.release-notes.asv-staged-0123456789ab/references"));
+}

@@ -236,6 +236,11 @@ fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
     };
     let mut dirs = Vec::new();
     for entry in entries {
+        // A staged or parked entry of an interrupted tree change (`.<name>.asv-staged-…`) is
+        // this tool's residue, never a skill.
+        if asv_fs::is_tree_change_residue(&entry.name) {
+            continue;
+        }
         let dir = join(SKILLS_DIR, &entry.name);
         match entry.kind {
             EntryKind::Directory => dirs.push(entry.name),
