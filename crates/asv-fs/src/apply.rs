@@ -12,7 +12,6 @@
 //! exactly the Nth of them with a chosen errno (`FaultPlan`, reached only through the hidden
 //! `Plan::with_faults`) and show that the tree is left as it was.
 
-use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -20,7 +19,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rustix::fs::{OFlags, RenameFlags};
 use rustix::io::Errno;
@@ -65,7 +64,7 @@ impl FaultPlan {
 #[derive(Debug)]
 pub(crate) struct Calls<'f> {
     faults: Option<&'f FaultPlan>,
-    count: Cell<usize>,
+    count: AtomicUsize,
 }
 
 impl<'f> Calls<'f> {
@@ -73,21 +72,20 @@ impl<'f> Calls<'f> {
     pub(crate) fn none() -> Self {
         Calls {
             faults: None,
-            count: Cell::new(0),
+            count: AtomicUsize::new(0),
         }
     }
 
     fn new(faults: Option<&'f FaultPlan>) -> Self {
         Calls {
             faults,
-            count: Cell::new(0),
+            count: AtomicUsize::new(0),
         }
     }
 
     /// Counts one call; the injected failure when this is the one to fail.
     pub(crate) fn step(&self) -> io::Result<()> {
-        let n = self.count.get();
-        self.count.set(n + 1);
+        let n = self.count.fetch_add(1, Ordering::Relaxed);
         match self.faults.and_then(|f| f.faults.get(&n)) {
             Some(&errno) => Err(io::Error::from_raw_os_error(errno)),
             None => Ok(()),
@@ -95,7 +93,7 @@ impl<'f> Calls<'f> {
     }
 
     fn count(&self) -> usize {
-        self.count.get()
+        self.count.load(Ordering::Relaxed)
     }
 }
 
@@ -254,7 +252,7 @@ struct Applier<'a, 'f> {
     no_exchange: bool,
     /// Directories already seen or made on the way to a destination in this apply, so a plan
     /// of many files in few directories inspects each directory once.
-    known_dirs: std::cell::RefCell<HashSet<String>>,
+    known_dirs: std::sync::Mutex<HashSet<String>>,
 }
 
 impl Applier<'_, '_> {
@@ -276,30 +274,42 @@ impl Applier<'_, '_> {
         })
     }
 
+    fn knows(&self, dir: &str) -> bool {
+        self.known_dirs
+            .lock()
+            .is_ok_and(|known| known.contains(dir))
+    }
+
+    fn know(&self, dir: &str) {
+        if let Ok(mut known) = self.known_dirs.lock() {
+            known.insert(dir.to_owned());
+        }
+    }
+
     /// Makes the directories on the way to `dir` that are missing, recording each made.
     fn make_dirs(&self, dir: &str, made: &mut Vec<String>) -> Result<()> {
         if dir.is_empty() {
             return Ok(());
         }
-        if self.known_dirs.borrow().contains(dir) {
+        if self.knows(dir) {
             return Ok(());
         }
         let mut path = String::new();
         for seg in dir.split('/') {
             path = join(&path, seg);
-            if self.known_dirs.borrow().contains(&path) {
+            if self.knows(&path) {
                 continue;
             }
             match self.lstat(&path)?.map(|m| kind_of(m.file_type())) {
                 Some(EntryKind::Directory) => {
-                    self.known_dirs.borrow_mut().insert(path.clone());
+                    self.know(&path);
                 }
                 None => {
                     self.op(&path, "create directory", || {
                         fs::create_dir(self.tree.abs(&path))
                     })?;
                     made.push(path.clone());
-                    self.known_dirs.borrow_mut().insert(path.clone());
+                    self.know(&path);
                 }
                 Some(EntryKind::Symlink) => return Err(Error::Symlink { path }),
                 Some(found) => {
@@ -454,12 +464,12 @@ impl Applier<'_, '_> {
         &self,
         entry: &mut Entry,
         mode_there: Option<u32>,
-        tracks: &mut Vec<Track>,
+        slot: &mut Option<Track>,
     ) -> Result<()> {
         let dest = entry.planned.dest().to_owned();
         let old_at = entry.planned.existing().map(|_| dest.clone());
         let mut track = |new_at: &str| {
-            tracks.push(Track {
+            *slot = Some(Track {
                 dest: dest.clone(),
                 old_at: old_at.clone(),
                 new_at: Some(new_at.to_owned()),
@@ -798,20 +808,58 @@ fn forward(
                 .map(|m| m.mode() & 0o7777),
         );
     }
-    // Stage every new entry (and the directories a create needs).
-    for (entry, mode) in entries.iter_mut().zip(modes) {
-        match entry.planned.action() {
-            Action::Create | Action::Replace => {
-                applier.make_dirs(parent_of(entry.planned.dest()), made)?;
-                applier.stage(entry, mode, tracks)?;
-            }
-            Action::Remove => tracks.push(Track {
-                dest: entry.planned.dest().to_owned(),
-                old_at: Some(entry.planned.dest().to_owned()),
-                new_at: None,
-            }),
-            Action::Keep | Action::Subsumed => {}
+    // The directories every create needs, in order (each made one is recorded for rollback).
+    for entry in entries.iter() {
+        if matches!(entry.planned.action(), Action::Create | Action::Replace) {
+            applier.make_dirs(parent_of(entry.planned.dest()), made)?;
         }
+    }
+    // Stage every new entry. Staging is independent per destination, so without injected
+    // faults (whose call numbers must not depend on scheduling) it runs on every core. Each
+    // entry fills its own slot, so the tracks stay in destination order, and every staged
+    // entry is tracked before the first failure (in that order) is returned: a rollback
+    // removes them all.
+    let stage_one =
+        |(i, ((entry, mode), slot)): (usize, ((&mut Entry, Option<u32>), &mut Option<Track>))| {
+            let result = match entry.planned.action() {
+                Action::Create | Action::Replace => applier.stage(entry, mode, slot),
+                Action::Remove => {
+                    *slot = Some(Track {
+                        dest: entry.planned.dest().to_owned(),
+                        old_at: Some(entry.planned.dest().to_owned()),
+                        new_at: None,
+                    });
+                    Ok(())
+                }
+                Action::Keep | Action::Subsumed => Ok(()),
+            };
+            result.err().map(|e| (i, e))
+        };
+    let mut slots: Vec<Option<Track>> = Vec::new();
+    slots.resize_with(entries.len(), || None);
+    let failures: Vec<(usize, Error)> = if applier.calls.faults.is_some() {
+        // In order, stopping at the first failure, as the call numbers assume.
+        entries
+            .iter_mut()
+            .zip(modes)
+            .zip(slots.iter_mut())
+            .enumerate()
+            .filter_map(stage_one)
+            .take(1)
+            .collect()
+    } else {
+        use rayon::prelude::*;
+        entries
+            .par_iter_mut()
+            .zip(modes)
+            .zip(slots.par_iter_mut())
+            .enumerate()
+            .filter_map(stage_one)
+            .collect()
+    };
+    tracks.extend(slots.into_iter().flatten());
+    if let Some((_, e)) = failures.into_iter().min_by_key(|(i, _)| *i) {
+        return Err(e);
     }
     // Swap each into place, parking what was there. Each swap is one write of the tree's
     // write budget, so a caller injecting faults with `Tree::fail_writes_after` sees a plan
