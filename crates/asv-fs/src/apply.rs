@@ -819,22 +819,22 @@ fn forward(
     // entry fills its own slot, so the tracks stay in destination order, and every staged
     // entry is tracked before the first failure (in that order) is returned: a rollback
     // removes them all.
-    let stage_one =
-        |(i, ((entry, mode), slot)): (usize, ((&mut Entry, Option<u32>), &mut Option<Track>))| {
-            let result = match entry.planned.action() {
-                Action::Create | Action::Replace => applier.stage(entry, mode, slot),
-                Action::Remove => {
-                    *slot = Some(Track {
-                        dest: entry.planned.dest().to_owned(),
-                        old_at: Some(entry.planned.dest().to_owned()),
-                        new_at: None,
-                    });
-                    Ok(())
-                }
-                Action::Keep | Action::Subsumed => Ok(()),
-            };
-            result.err().map(|e| (i, e))
+    type Staging<'e> = (usize, ((&'e mut Entry, Option<u32>), &'e mut Option<Track>));
+    let stage_one = |(i, ((entry, mode), slot)): Staging<'_>| {
+        let result = match entry.planned.action() {
+            Action::Create | Action::Replace => applier.stage(entry, mode, slot),
+            Action::Remove => {
+                *slot = Some(Track {
+                    dest: entry.planned.dest().to_owned(),
+                    old_at: Some(entry.planned.dest().to_owned()),
+                    new_at: None,
+                });
+                Ok(())
+            }
+            Action::Keep | Action::Subsumed => Ok(()),
         };
+        result.err().map(|e| (i, e))
+    };
     let mut slots: Vec<Option<Track>> = Vec::new();
     slots.resize_with(entries.len(), || None);
     let failures: Vec<(usize, Error)> = if applier.calls.faults.is_some() {
