@@ -140,4 +140,23 @@ fn add_and_pull_through_the_github_api() {
         serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
     assert_eq!(lock["skills"]["pdf"]["revision"], second.as_str());
     assert_eq!(lock["skills"]["pdf"]["ref"], "main");
+
+    // upstream drops the skill: the local copy stays, and the pull says at which commit
+    let third = "3".repeat(40);
+    {
+        let mut up = remote.lock().unwrap();
+        up.files.retain(|f| !f.path.starts_with("skills/pdf/"));
+        up.commit = third.clone();
+        up.refs.insert("main".to_owned(), third.clone());
+    }
+    let before = me.read_string("skills/pdf/SKILL.md");
+    let pulled = run(&me, &server, &["skill", "pull"]);
+    assert_eq!(pulled.code, 0, "{pulled:?}");
+    assert_eq!(
+        pulled.stdout,
+        format!(
+            "pdf: removed upstream at {third}; kept skills/pdf with its local edits — remove it yourself if it should go\n"
+        )
+    );
+    assert_eq!(me.read_string("skills/pdf/SKILL.md"), before);
 }

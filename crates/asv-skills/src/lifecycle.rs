@@ -136,7 +136,7 @@ pub enum Pulled {
     RemovedUpstream {
         /// The skill.
         name: String,
-        /// The upstream revision read.
+        /// The upstream revision read (empty for a local directory).
         revision: String,
         /// Whether the kept copy has local edits.
         modified: bool,
@@ -441,7 +441,13 @@ fn base_of(fs: &Tree, name: &str, entry: &Entry, options: &Options) -> Result<Sk
     Ok(taken.tree)
 }
 
-fn upstream_of(fs: &Tree, entry: &Entry, options: &Options) -> Result<Option<Taken>, Error> {
+/// Upstream now, or — when the source no longer holds the skill — the revision read (empty
+/// for a local directory, which has none).
+fn upstream_of(
+    fs: &Tree,
+    entry: &Entry,
+    options: &Options,
+) -> Result<std::result::Result<Taken, String>, Error> {
     let source = Source::parse(&entry.source)?;
     let at = match (&source, &entry.reference) {
         (Source::Local(_), _) => At::Now,
@@ -449,8 +455,11 @@ fn upstream_of(fs: &Tree, entry: &Entry, options: &Options) -> Result<Option<Tak
         (_, None) => At::DefaultBranch,
     };
     match take(fs, &source, &entry.path, at, options) {
-        Ok(taken) => Ok(Some(taken)),
-        Err(Error::NotInSource { .. }) => Ok(None),
+        Ok(taken) => Ok(Ok(taken)),
+        Err(Error::NotInSource { revision, .. }) => Ok(Err(match source {
+            Source::Local(_) => String::new(),
+            Source::Remote(_) => revision,
+        })),
         Err(e) => Err(e),
     }
 }
@@ -488,13 +497,16 @@ pub fn pull(
             return Err(Error::Missing { path: dir });
         }
         let local = SkillTree::read(fs, &dir)?;
-        let Some(upstream) = upstream_of(fs, &entry, options)? else {
-            out.push(Pulled::RemovedUpstream {
-                modified: local.hash() != entry.base_hash,
-                revision: String::new(),
-                name,
-            });
-            continue;
+        let upstream = match upstream_of(fs, &entry, options)? {
+            Ok(upstream) => upstream,
+            Err(revision) => {
+                out.push(Pulled::RemovedUpstream {
+                    modified: local.hash() != entry.base_hash,
+                    revision,
+                    name,
+                });
+                continue;
+            }
         };
         let upstream_hash = upstream.tree.hash();
         if upstream_hash == entry.base_hash {
