@@ -1,8 +1,16 @@
-//! The skill lifecycle: judging a skill directory against the Agent Skills rules.
+//! The skill lifecycle: judging a skill against the Agent Skills rules, taking whole skills
+//! from other repositories and keeping them up to date, packing and installing them.
 //!
 //! A skill is a directory with a `SKILL.md` whose frontmatter names it and says what it is
 //! for. Agents load skills by these fields, so a skill that breaks them is skipped or
-//! misread without a word; [`validate_skill`] says so before the skill ships.
+//! misread without a word; [`validate_skill`] says so before the skill ships, and every
+//! command that writes a skill judges it the same way ([`validate_tree`]) first.
+//!
+//! - [`lifecycle`]: `skill add`, `status`, `pull` (a three-way merge that keeps local edits),
+//!   `resolve` and `diff`, with their lock ([`lock`], `vendor-skills-lock.json`) and sources
+//!   ([`upstream`]).
+//! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
+//!   directory, a ZIP or a tarball, all skills in one transaction.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
