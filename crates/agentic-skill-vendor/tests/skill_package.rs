@@ -236,6 +236,17 @@ fn install_finds_every_skill_and_is_all_or_nothing() {
         run.stderr
     );
     assert!(!fresh.exists("skills"));
+
+    // an input that is not there is named as such
+    let missing = src.join("nothing.zip");
+    let run = fresh.run(&["skill", "install", missing.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .ends_with("nothing.zip: does not exist; give a skill directory, a ZIP or a .tar.gz\n"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -40,6 +40,15 @@ pub enum Error {
         /// The input as given.
         input: String,
     },
+    /// An install input that does not exist (input side).
+    #[error(
+        "{}: does not exist; give a skill directory, a ZIP or a .tar.gz",
+        DisplayPath(input)
+    )]
+    NoInput {
+        /// The input as given.
+        input: String,
+    },
     /// An install input that is neither a directory, a ZIP nor a gzipped tar (input side).
     #[error(
         "{}: is not a directory, a ZIP or a .tar.gz; give one of those",

@@ -203,8 +203,13 @@ pub(crate) fn require_dir(fs: &Tree, dir: &str) -> Result<(), Error> {
 /// [`Error::UnknownInput`]; an archive refusal (unreadable, unsafe entries, past the limits);
 /// a link or special file in a directory; [`Error::NoSkill`].
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
-    let meta = std::fs::symlink_metadata(input).map_err(|_| Error::UnknownInput {
-        input: label.to_owned(),
+    let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::NoInput {
+            input: label.to_owned(),
+        },
+        _ => Error::UnknownInput {
+            input: label.to_owned(),
+        },
     })?;
     let fallback = input
         .file_name()
