@@ -29,7 +29,7 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Read a GitHub token from standard input (add, update and fetch only)
+    /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull and diff)
     #[arg(long, global = true)]
     pub token_stdin: bool,
 
@@ -128,8 +128,8 @@ pub enum SkillCommand {
         #[arg(long, conflicts_with = "target")]
         into: Option<String>,
         /// Install where this agent reads skills
-        #[arg(long, value_enum)]
-        target: Option<InstallTarget>,
+        #[arg(long, value_parser = install_targets())]
+        target: Option<String>,
         /// With --target: the project (under the root) or the user's home directory
         #[arg(long, value_enum, requires = "target", default_value_t = InstallScope::Project)]
         scope: InstallScope,
@@ -153,23 +153,17 @@ pub enum SkillCommand {
     },
 }
 
-/// An agent to install skills for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InstallTarget {
-    /// Claude Code: .claude/skills
-    Claude,
-    /// OpenAI Codex: .agents/skills
-    Codex,
-    /// GitHub Copilot: .github/skills (user: ~/.copilot/skills)
-    Copilot,
-    /// Gemini CLI: .gemini/skills
-    Gemini,
-    /// Cursor: .cursor/skills
-    Cursor,
-    /// Windsurf: .windsurf/skills (user: ~/.codeium/windsurf/skills)
-    Windsurf,
-    /// The shared convention: .agents/skills
-    Agents,
+/// The `--target` values, each with the directory it installs into, from the one list the
+/// installer knows.
+fn install_targets() -> clap::builder::PossibleValuesParser {
+    use asv_skills::install::{Scope, Target};
+    clap::builder::PossibleValuesParser::new(Target::ALL.map(|t| {
+        clap::builder::PossibleValue::new(t.name()).help(format!(
+            "{} (user: ~/{})",
+            t.dir(Scope::Project),
+            t.dir(Scope::User)
+        ))
+    }))
 }
 
 /// Where a target's skills go.

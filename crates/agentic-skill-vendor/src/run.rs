@@ -142,7 +142,7 @@ fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
         )
     {
         return Err(Refusal(format!(
-            "--token-stdin is not an option {} takes: it reaches no network; only add, update and fetch do\n{USAGE_HINT}",
+            "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull and diff do\n{USAGE_HINT}",
             cli.command.name()
         ))
         .into());
@@ -447,7 +447,7 @@ fn skill_lifecycle(
             force,
             dry_run,
         } => {
-            use crate::cli::{InstallScope, InstallTarget};
+            use crate::cli::InstallScope;
             use asv_skills::install::{Scope, Target};
             let (dest, dir, shown_root) = match target {
                 None => (
@@ -456,15 +456,9 @@ fn skill_lifecycle(
                     String::new(),
                 ),
                 Some(t) => {
-                    let t = match t {
-                        InstallTarget::Claude => Target::Claude,
-                        InstallTarget::Codex => Target::Codex,
-                        InstallTarget::Copilot => Target::Copilot,
-                        InstallTarget::Gemini => Target::Gemini,
-                        InstallTarget::Cursor => Target::Cursor,
-                        InstallTarget::Windsurf => Target::Windsurf,
-                        InstallTarget::Agents => Target::Agents,
-                    };
+                    // clap admits only the names `Target::ALL` gives.
+                    let t = Target::from_name(t)
+                        .ok_or_else(|| Refusal(format!("unknown target: {t}\n{USAGE_HINT}")))?;
                     match scope {
                         InstallScope::Project => {
                             (None, t.dir(Scope::Project).to_owned(), String::new())

@@ -1220,8 +1220,8 @@ fn command_line_refusals() {
     let a_file = repo.join("README.md").display().to_string();
     let token = |cmd: &str| {
         usage(&format!(
-            "--token-stdin is not an option {cmd} takes: it reaches no network; only add, update \
-             and fetch do"
+            "--token-stdin is not an option {cmd} takes: it reaches no network; only add, update, \
+             fetch and skill add, pull and diff do"
         ))
     };
     let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();

@@ -47,6 +47,35 @@ pub enum Scope {
 }
 
 impl Target {
+    /// Every target, in the order help lists them.
+    pub const ALL: [Target; 7] = [
+        Target::Claude,
+        Target::Codex,
+        Target::Copilot,
+        Target::Gemini,
+        Target::Cursor,
+        Target::Windsurf,
+        Target::Agents,
+    ];
+
+    /// The target as typed after `--target`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Claude => "claude",
+            Target::Codex => "codex",
+            Target::Copilot => "copilot",
+            Target::Gemini => "gemini",
+            Target::Cursor => "cursor",
+            Target::Windsurf => "windsurf",
+            Target::Agents => "agents",
+        }
+    }
+
+    /// The target named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     /// The directory of `scope` the target reads skills from (relative to the repository root
     /// for [`Scope::Project`], to the home directory for [`Scope::User`]).
     pub fn dir(self, scope: Scope) -> &'static str {
