@@ -1526,3 +1526,218 @@ fn with_several_broken_skills_the_first_in_name_order_is_reported_every_run() {
         run_table(&rows, plain);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A contract's canonical text: the frontmatter refusals (the TypeScript tool's wording)
+// ---------------------------------------------------------------------------------------------
+
+/// One body under every broken frontmatter below, so a refusal cannot come from the body.
+const TEXT_BODY: &str = "# Changelog entry\n\nStart with a verb.\n\n---\n\nA rule above.\n";
+
+fn text_refusal_rows(path: &'static str) -> Vec<(String, String, Says)> {
+    let opening = |shown: &str| {
+        exactly(format!(
+            "{path}: the line opening the frontmatter is not exactly '---': {}",
+            json(shown)
+        ))
+    };
+    let closing = |line: &str| {
+        exactly(format!(
+            "{path}: the line closing the frontmatter is not exactly '---': {}",
+            json(line)
+        ))
+    };
+    let below = exactly(format!(
+        "{path}: frontmatter has to open on the first line, and this document reaches '---' only below a blank one"
+    ));
+    let unclosed = exactly(format!(
+        "{path}: frontmatter opens with '---' but the closing '---' line is missing"
+    ));
+    let mut rows: Vec<(String, String, Says)> = Vec::new();
+    // Each class of character a reader does not see, on the opening and the closing line.
+    for (class, c) in [
+        ("space", " "),
+        ("tab", "\t"),
+        ("no-break space", "\u{a0}"),
+        ("ideographic space", "\u{3000}"),
+        ("zero-width space", "\u{200b}"),
+        ("word joiner", "\u{2060}"),
+        ("Mongolian vowel separator", "\u{180e}"),
+        ("BOM inside the text", "\u{feff}"),
+        ("soft hyphen", "\u{ad}"),
+        ("variation selector", "\u{fe0f}"),
+        ("tag character", "\u{e0041}"),
+        ("braille blank", "\u{2800}"),
+    ] {
+        let before = format!("{c}---");
+        let after = format!("---{c}");
+        // A BOM before line 1 is the one leading BOM, dropped before anything is read.
+        if c != "\u{feff}" {
+            rows.push((
+                format!("opening, {class} before"),
+                format!("{before}\ntitle: x\n---\n{TEXT_BODY}"),
+                opening(&before),
+            ));
+        }
+        rows.push((
+            format!("closing, {class} before"),
+            format!("---\ntitle: x\n{before}\n{TEXT_BODY}"),
+            closing(&before),
+        ));
+        rows.push((
+            format!("opening, {class} after"),
+            format!("{after}\ntitle: x\n---\n{TEXT_BODY}"),
+            opening(&after),
+        ));
+        rows.push((
+            format!("closing, {class}"),
+            format!("---\ntitle: x\n{after}\n{TEXT_BODY}"),
+            closing(&after),
+        ));
+    }
+    rows.extend([
+        (
+            "opening, in the middle".into(),
+            format!("-\u{200d}--\ntitle: x\n---\n{TEXT_BODY}"),
+            opening("-\u{200d}--"),
+        ),
+        (
+            "opening, a lone CR ends line 1".into(),
+            format!("---\rtitle: x\n---\n{TEXT_BODY}"),
+            opening("---"),
+        ),
+        (
+            "opening, CRLF text".into(),
+            "--- \r\ntitle: x\r\n---\r\nBody\r\n".into(),
+            opening("--- "),
+        ),
+        (
+            "opening, after a BOM and a second BOM".into(),
+            format!("\u{feff}\u{feff}---\ntitle: x\n---\n{TEXT_BODY}"),
+            opening("\u{feff}---"),
+        ),
+        (
+            "below a blank line".into(),
+            format!("\n---\ntitle: x\n---\n{TEXT_BODY}"),
+            below.clone_says(),
+        ),
+        (
+            "below invisible lines".into(),
+            format!(" \n\u{200b}\n\t\n---\ntitle: x\n---\n{TEXT_BODY}"),
+            below.clone_says(),
+        ),
+        (
+            "below a lone CR".into(),
+            format!("\r---\ntitle: x\n---\n{TEXT_BODY}"),
+            below.clone_says(),
+        ),
+        (
+            "below a blank line, CRLF".into(),
+            "\r\n --- \r\ntitle: x\r\n---\r\n".into(),
+            below,
+        ),
+        (
+            "never closed".into(),
+            "---\ntitle: x\n# Changelog entry\n".into(),
+            unclosed.clone_says(),
+        ),
+        (
+            "never closed, only line 1".into(),
+            "---".into(),
+            unclosed.clone_says(),
+        ),
+        (
+            "closed only after a lone CR".into(),
+            "---\ntitle: x\r---\rBody\n".into(),
+            unclosed.clone_says(),
+        ),
+        (
+            "never closed, BOM and CRLF".into(),
+            "\u{feff}---\r\ntitle: x\r\n".into(),
+            unclosed,
+        ),
+        (
+            "closing, a lone CR after it".into(),
+            "---\ntitle: x\n---\r\r\nBody\n".into(),
+            closing("---\r"),
+        ),
+    ]);
+    rows
+}
+
+fn json(s: &str) -> String {
+    serde_json::to_string(s).expect("json")
+}
+
+impl Says {
+    fn clone_says(&self) -> Says {
+        match self {
+            Says::Exactly(s) => Says::Exactly(s.clone()),
+            Says::Shaped {
+                starts,
+                contains,
+                ends,
+            } => Says::Shaped {
+                starts: starts.clone(),
+                contains,
+                ends,
+            },
+        }
+    }
+}
+
+/// A contract's text whose frontmatter cannot be told from its body is refused by gen and
+/// verify (exit 2, the TypeScript tool's line, nothing written), at `contracts/<id>.md` and at
+/// a path the table names.
+#[test]
+fn contract_text_refusals() {
+    for path in [
+        "contracts/changelog-entry.md",
+        "docs/style/writing-style.md",
+    ] {
+        for (label, text, says) in text_refusal_rows(path) {
+            let repo = Repo::demo();
+            repo.write(path, text.as_bytes());
+            both_refuse(&format!("{path}: {label}"), &repo, path, &says, plain);
+        }
+    }
+}
+
+/// What the refusals leave alone: texts whose frontmatter is sound digest as they always did.
+#[test]
+fn contract_texts_the_rule_accepts() {
+    let rows: &[(&str, &str, &str)] = &[
+        ("no frontmatter", "# T\n\nBody\n", "# T\n\nBody\n"),
+        (
+            "a horizontal rule in the body",
+            "---\ntitle: x\n---\n\nAbove\n\n---\n\nBelow\n",
+            "Above\n\n---\n\nBelow\n",
+        ),
+        (
+            "a rule below text, no frontmatter",
+            "Intro\n---\nMore\n",
+            "Intro\n---\nMore\n",
+        ),
+        ("CRLF", "---\r\ntitle: x\r\n---\r\n\r\nA\r\nB\r\n", "A\nB\n"),
+        ("a lone CR inside the body", "A\rB\n", "A\rB\n"),
+        ("a BOM", "\u{feff}---\ntitle: x\n---\nBody\n", "Body\n"),
+        ("empty frontmatter", "---\n---\n", "\n"),
+        (
+            "a look-alike line in the body",
+            "---\ntitle: x\n---\nBody\n --- \n",
+            "Body\n --- \n",
+        ),
+        ("blank lines only", "\n \n\u{200b}\n", "\n \n\u{200b}\n"),
+    ];
+    for (label, text, body) in rows {
+        let repo = Repo::demo();
+        repo.write("contracts/changelog-entry.md", text.as_bytes());
+        let run = repo.run(&["gen"]);
+        assert_eq!(run.code, 0, "[{label}] {run:?}");
+        let copy = repo.read_string("skills/release-notes/references/vendor/changelog-entry.md");
+        let got = copy.splitn(5, '\n').nth(4).expect("header");
+        assert_eq!(got, *body, "[{label}]");
+        let run = repo.run(&["verify"]);
+        assert_eq!(run.code, 0, "[{label}] {run:?}");
+    }
+}

@@ -91,6 +91,34 @@ fn add_then_gen_then_verify() {
     );
 }
 
+/// `add` refuses a text of the source whose frontmatter never closes before it caches or
+/// records anything, naming the text where the cache would hold it.
+#[test]
+fn add_refuses_a_text_with_broken_frontmatter_and_writes_nothing() {
+    let mut remote = support::Repo::fixture();
+    let text = remote
+        .files
+        .iter_mut()
+        .find(|f| f.path == "contracts/tdd-contract.md")
+        .expect("fixture text");
+    text.bytes = b"---\ntitle: TDD\n# TDD Contract\n".to_vec();
+    let remote = Arc::new(Mutex::new(remote));
+    let server = Server::start(move |request| remote.lock().expect("repo").answer(request));
+    let repo = declaring_repo();
+    let before = repo.snapshot();
+    assert_eq!(
+        run(&repo, &server, &["add", "acme/contracts", "workflow"], None),
+        Run {
+            code: 2,
+            stdout: String::new(),
+            stderr: format!(
+                "error: .agentic-skill-vendor/cache/workflow/{COMMIT}/contracts/tdd-contract.md: frontmatter opens with '---' but the closing '---' line is missing\n"
+            ),
+        }
+    );
+    assert_eq!(repo.snapshot(), before);
+}
+
 #[test]
 fn a_piped_token_goes_only_into_the_authorization_header() {
     let server = serve();

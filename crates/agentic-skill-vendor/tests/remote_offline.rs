@@ -53,7 +53,7 @@ fn refused(message: &str) -> Run {
 }
 
 fn digest_of(text: &str) -> String {
-    asv_contracts::CanonicalBody::from_bytes(text.as_bytes())
+    asv_contracts::CanonicalBody::from_bytes("fixture", text.as_bytes())
         .expect("utf-8")
         .digest()
         .to_string()
@@ -414,4 +414,19 @@ fn a_link_in_the_cache_is_refused() {
     let out = repo.run(&["verify"]);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.starts_with("error: "), "{out:?}");
+}
+
+/// A cached text whose frontmatter never closes is refused by gen and verify like a local one,
+/// named at its place in the cache, with nothing written.
+#[test]
+fn a_cached_text_with_broken_frontmatter_is_refused() {
+    let repo = generated();
+    repo.write(CACHED_TEXT, "---\ntitle: TDD\n# TDD Contract\n");
+    let before = repo.snapshot();
+    let want = refused(&format!(
+        "{CACHED_TEXT}: frontmatter opens with '---' but the closing '---' line is missing"
+    ));
+    assert_eq!(repo.run(&["verify"]), want);
+    assert_eq!(repo.run(&["gen"]), want);
+    assert_eq!(repo.snapshot(), before);
 }

@@ -23,7 +23,7 @@ use asv_fs::{Tree, join};
 
 use crate::digest::{Digest, Framed};
 use crate::document::CanonicalBody;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::id::ContractId;
 
 /// The tool's own working directory, repository-relative.
@@ -63,9 +63,7 @@ pub fn read_text(tree: &Tree, site: &str, id: &ContractId) -> Result<Option<Cach
     let Some(bytes) = tree.read_file(site)? else {
         return Ok(None);
     };
-    let body = CanonicalBody::from_bytes(&bytes).ok_or_else(|| Error::NotUtf8 {
-        path: site.to_owned(),
-    })?;
+    let body = CanonicalBody::from_bytes(site, &bytes)?;
     let conformance = conformance_digest(tree, &crate::manifest::conformance_dir(site, id))?;
     Ok(Some(CachedText { body, conformance }))
 }

@@ -16,46 +16,9 @@ pub struct Frontmatter<'a> {
     pub first_line: usize,
 }
 
-/// Whether `c` is a Unicode Default_Ignorable_Code_Point (invisible in most renderings).
-pub fn is_default_ignorable(c: char) -> bool {
-    matches!(c as u32,
-        0x00AD | 0x034F | 0x061C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
-        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE0FFF)
-}
-
-/// Whether `c` is whitespace as JavaScript's `String.prototype.trim` and `\s` see it.
-///
-/// It differs from Rust's `char::is_whitespace`: U+FEFF counts, U+0085 does not.
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
-/// The text a reader sees on a line: invisible characters (Default_Ignorable and the blank
-/// Braille pattern U+2800) removed anywhere, then surrounding whitespace trimmed.
-pub fn visible_text(line: &str) -> String {
-    let kept: String = line
-        .chars()
-        .filter(|c| !is_default_ignorable(*c) && *c != '\u{2800}')
-        .collect();
-    kept.trim_matches(is_js_whitespace).to_owned()
-}
-
-/// Whether `line` is not exactly `---` but reads as `---` to a person looking at it.
-pub fn looks_like_fence(line: &str) -> bool {
-    line != "---" && visible_text(line) == "---"
-}
+pub use crate::frontmatter::{
+    is_default_ignorable, is_js_whitespace, looks_like_fence, visible_text,
+};
 
 fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error {
     Error::Declaration {
@@ -66,70 +29,51 @@ fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error 
 }
 
 /// Splits a SKILL.md's text (already LF-normalized) into its frontmatter; `None` when the
-/// file has none.
+/// file has none. The split is [`crate::frontmatter::split`], the one a contract's text gets;
+/// only the wording (this tool's, with line numbers and a next step) differs.
 ///
 /// # Errors
 /// [`Error::Declaration`] for an opening or closing line that only looks like `---`, a `---`
 /// reached only after blank lines, or a frontmatter that never closes.
 pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontmatter<'a>>> {
-    let first = text.split('\n').next().unwrap_or("");
-    if first != "---" {
-        // A lone CR counts as a line break here, so `---\r…` is caught as a lookalike.
-        let first_visible = text
-            .split(['\r', '\n'])
-            .enumerate()
-            .find(|(_, line)| !visible_text(line).is_empty());
-        match first_visible {
-            Some((0, piece)) if visible_text(piece) == "---" => {
-                // Quote the whole first line (a lone CR in it is what is wrong), not the
-                // piece before the CR.
-                return Err(refuse(
-                    path,
-                    Some(1),
-                    format!(
-                        "the line opening the frontmatter is {}, not exactly ---; write --- alone on line 1",
-                        asv_fs::quote::json_string(first)
-                    ),
-                ));
-            }
-            Some((_, line)) if visible_text(line) == "---" => {
-                return Err(refuse(
-                    path,
-                    None,
-                    "the frontmatter's --- comes only after a blank line; move it to line 1",
-                ));
-            }
-            _ => return Ok(None),
-        }
-    }
-    let start = 4; // "---\n"
-    let mut offset = start;
-    for (i, line) in text[start.min(text.len())..].split('\n').enumerate() {
-        let line_no = i + 2;
-        if line == "---" {
-            let yaml = &text[start.min(text.len())..offset.saturating_sub(1).max(start)];
-            return Ok(Some(Frontmatter {
-                yaml: if offset == start { "" } else { yaml },
-                first_line: 2,
-            }));
-        }
-        if looks_like_fence(line) {
-            return Err(refuse(
+    use crate::frontmatter::FrontmatterProblem as P;
+    match crate::frontmatter::split(text) {
+        Ok(split) => Ok(split.yaml.map(|yaml| Frontmatter {
+            yaml,
+            first_line: crate::frontmatter::YAML_FIRST_LINE,
+        })),
+        Err(P::OpeningLookalike { .. }) => {
+            // Quote the whole first line (a lone CR in it is what is wrong), not the piece
+            // before the CR.
+            let first = text.split('\n').next().unwrap_or("");
+            Err(refuse(
                 path,
-                Some(line_no),
+                Some(1),
                 format!(
-                    "the line closing the frontmatter is {}, not exactly ---; write --- alone on the line",
-                    asv_fs::quote::json_string(line)
+                    "the line opening the frontmatter is {}, not exactly ---; write --- alone on line 1",
+                    asv_fs::quote::json_string(first)
                 ),
-            ));
+            ))
         }
-        offset += line.len() + 1;
+        Err(P::OpensBelowBlank { .. }) => Err(refuse(
+            path,
+            None,
+            "the frontmatter's --- comes only after a blank line; move it to line 1",
+        )),
+        Err(P::ClosingLookalike { line, text }) => Err(refuse(
+            path,
+            Some(line),
+            format!(
+                "the line closing the frontmatter is {}, not exactly ---; write --- alone on the line",
+                asv_fs::quote::json_string(&text)
+            ),
+        )),
+        Err(P::Unclosed) => Err(refuse(
+            path,
+            Some(1),
+            "the frontmatter opened on line 1 is never closed; add a line holding exactly ---",
+        )),
     }
-    Err(refuse(
-        path,
-        Some(1),
-        "the frontmatter opened on line 1 is never closed; add a line holding exactly ---",
-    ))
 }
 
 /// Reads the ids a SKILL.md declares, in declaration order.

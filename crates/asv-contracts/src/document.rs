@@ -1,6 +1,7 @@
 //! Document contracts: the canonical body of a text, its digest and the vendored copy's header.
 
 use crate::digest::Digest;
+use crate::error::{Error, Result};
 use crate::id::ContractId;
 
 /// The first line of every generated file.
@@ -16,30 +17,50 @@ pub struct CanonicalBody {
 impl CanonicalBody {
     /// Canonicalizes decoded text: one leading BOM dropped, CRLF turned into LF, the
     /// frontmatter (line 1 exactly `---` up to the next line exactly `---`) dropped with the
-    /// exactly-empty lines after it, trailing LFs replaced by exactly one.
+    /// exactly-empty lines after it, trailing LFs replaced by exactly one. `path` (the text's
+    /// path from the root) names the text in a refusal.
+    ///
+    /// # Errors
+    /// [`Error::ContractText`] when the frontmatter cannot be told apart from the body (see
+    /// [`crate::frontmatter::split`]): such a text is refused rather than digested.
     ///
     /// # Example
     /// ```
-    /// let body = asv_contracts::CanonicalBody::from_text("---\r\nversion: \"1\"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n");
+    /// let body = asv_contracts::CanonicalBody::from_text(
+    ///     "contracts/c.md",
+    ///     "---\r\nversion: \"1\"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n",
+    /// )?;
     /// assert_eq!(body.as_str(), "Hello  \nWorld\n");
     /// assert_eq!(
     ///     body.digest().to_string(),
     ///     "sha256:f5755ff05efa18e544073833aa1963073a8eb5f80a817564228b5b44a27bd96a"
     /// );
+    /// assert!(asv_contracts::CanonicalBody::from_text("contracts/c.md", "---\nopen\n").is_err());
+    /// # Ok::<(), asv_contracts::Error>(())
     /// ```
-    pub fn from_text(text: &str) -> Self {
+    pub fn from_text(path: &str, text: &str) -> Result<Self> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let text = text.replace("\r\n", "\n");
-        let rest = strip_frontmatter(&text);
-        let mut body = rest.trim_end_matches('\n').to_owned();
+        let split = crate::frontmatter::split(&text).map_err(|problem| Error::ContractText {
+            path: path.to_owned(),
+            problem,
+        })?;
+        let mut body = split.body.trim_end_matches('\n').to_owned();
         body.push('\n');
         let digest = Digest::of(body.as_bytes());
-        CanonicalBody { body, digest }
+        Ok(CanonicalBody { body, digest })
     }
 
-    /// Decodes `bytes` as strict UTF-8 and canonicalizes them; `None` when they are not UTF-8.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        std::str::from_utf8(bytes).ok().map(Self::from_text)
+    /// Decodes `bytes` as strict UTF-8 and canonicalizes them.
+    ///
+    /// # Errors
+    /// [`Error::NotUtf8`] when they are not UTF-8; [`Error::ContractText`] as for
+    /// [`CanonicalBody::from_text`].
+    pub fn from_bytes(path: &str, bytes: &[u8]) -> Result<Self> {
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+            path: path.to_owned(),
+        })?;
+        Self::from_text(path, text)
     }
 
     /// The body text (always ends in exactly one LF).
@@ -51,29 +72,6 @@ impl CanonicalBody {
     pub fn digest(&self) -> Digest {
         self.digest
     }
-}
-
-/// Drops frontmatter (when line 1 is exactly `---` and a later line is exactly `---`) and the
-/// exactly-empty lines that follow it.
-fn strip_frontmatter(text: &str) -> &str {
-    let Some(after_open) = text.strip_prefix("---\n") else {
-        return text;
-    };
-    let mut offset = 0;
-    let mut close_end = None;
-    for line in after_open.split_inclusive('\n') {
-        let end = offset + line.len();
-        let content = line.strip_suffix('\n').unwrap_or(line);
-        if content == "---" {
-            close_end = Some(end);
-            break;
-        }
-        offset = end;
-    }
-    let Some(close_end) = close_end else {
-        return text;
-    };
-    after_open[close_end..].trim_start_matches('\n')
 }
 
 /// The four header lines of a generated file for `(id, digest)`, each ending in LF.
@@ -133,22 +131,37 @@ mod tests {
         let rows: &[(&str, &str)] = &[
             ("---\nname: x\n---\n\n---\n\nBody\n", "---\n\nBody\n"),
             ("---\nk: v\n---\n \nBody\n", " \nBody\n"),
-            ("---\nno close\nBody\n", "---\nno close\nBody\n"),
-            (" ---\nk: v\n---\nB\n", " ---\nk: v\n---\nB\n"),
             ("---\n---\n", "\n"),
             ("---\r\nk: v\r\n---\r\nB\r\n", "B\n"),
             ("a\r\rb", "a\r\rb\n"),
             ("\u{feff}\u{feff}X", "\u{feff}X\n"),
         ];
         for (input, body) in rows {
-            assert_eq!(CanonicalBody::from_text(input).as_str(), *body, "{input:?}");
+            assert_eq!(
+                CanonicalBody::from_text("c.md", input).unwrap().as_str(),
+                *body,
+                "{input:?}"
+            );
+        }
+        for refused in [
+            "---\nno close\nBody\n",
+            " ---\nk: v\n---\nB\n",
+            "\u{feff}---\r\nk\r\n",
+        ] {
+            assert!(
+                matches!(
+                    CanonicalBody::from_text("c.md", refused),
+                    Err(Error::ContractText { .. })
+                ),
+                "{refused:?}"
+            );
         }
     }
 
     #[test]
     fn judges_copies() {
         let id = ContractId::parse("c").unwrap();
-        let body = CanonicalBody::from_text("Hi\n");
+        let body = CanonicalBody::from_text("c.md", "Hi\n").unwrap();
         let copy = vendored_copy(&id, &body);
         assert_eq!(judge_copy(&id, &body.digest(), &copy), CopyState::Intact);
         let mut edited = copy.clone();

@@ -112,6 +112,15 @@ pub enum Error {
         /// What is wrong and what to do.
         message: String,
     },
+    /// A contract's canonical text whose frontmatter cannot be told apart from its body
+    /// (input side). The wording is the TypeScript tool's.
+    #[error("{}: {problem}", DisplayPath(path))]
+    ContractText {
+        /// The text, from the root.
+        path: String,
+        /// What is wrong.
+        problem: crate::frontmatter::FrontmatterProblem,
+    },
     /// `vendor-manifest.yaml` cannot be used (input side).
     #[error("{}{}: {message}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
     Manifest {

@@ -37,6 +37,7 @@ pub mod declaration;
 pub mod digest;
 pub mod document;
 pub mod error;
+pub mod frontmatter;
 pub mod generate;
 pub mod id;
 pub mod ignore;

@@ -167,10 +167,7 @@ impl<'t> Repository<'t> {
         }
         let body = match self.tree.read_file(&path)? {
             None => None,
-            Some(bytes) => Some(
-                CanonicalBody::from_bytes(&bytes)
-                    .ok_or_else(|| Error::NotUtf8 { path: path.clone() })?,
-            ),
+            Some(bytes) => Some(CanonicalBody::from_bytes(&path, &bytes)?),
         };
         let conformance = conformance_digest(self.tree, &manifest::conformance_dir(&path, id))?;
         Ok(Canonical {

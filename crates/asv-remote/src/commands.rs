@@ -160,10 +160,12 @@ fn take_up(
         entries.extend(listing.raw_src(source, src, *dir)?);
     }
     let mut missing = Vec::new();
+    let mut texts = std::collections::HashSet::new();
     for (id, path) in wanted {
         match listing.text(source, path)? {
             Held::No => missing.push(id.clone()),
             Held::Yes(entry) => {
+                texts.insert(entry.path.clone());
                 entries.push(entry);
                 entries.extend(listing.conformance(source, path, id.as_str())?);
             }
@@ -177,7 +179,16 @@ fn take_up(
             commit.revision
         ),
     );
-    Ok((read_all(transport, commit, &entries)?, missing))
+    let files = read_all(transport, commit, &entries)?;
+    // A text gen and verify would refuse is refused before it reaches the cache, named where
+    // the cache would hold it.
+    for (path, bytes) in &files {
+        if texts.contains(path) {
+            let site = asv_contracts::cache::site(source, &commit.revision, path);
+            asv_contracts::CanonicalBody::from_bytes(&site, bytes)?;
+        }
+    }
+    Ok((files, missing))
 }
 
 /// Declared ids that are neither in the table nor local texts: the ones a source may hold.
