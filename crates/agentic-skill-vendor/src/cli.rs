@@ -73,8 +73,8 @@ pub enum Command {
 pub enum SkillCommand {
     /// Check skills against the Agent Skills rules (default: every skill under skills/)
     Validate {
-        /// Skill directories, relative to the root
-        dirs: Vec<String>,
+        /// Skill directories (paths from the current directory, or absolute)
+        dirs: Vec<std::path::PathBuf>,
         /// Treat warnings as errors
         #[arg(long)]
         strict: bool,
@@ -86,14 +86,14 @@ pub enum SkillCommand {
     },
     /// Take a whole skill from another repository (or a local directory) into skills/<name>
     Add {
-        /// owner/repo, a git URL, or a local directory starting with ./, ../ or /
+        /// owner/repo, a git URL, or a local directory starting with ./, ../ or / (from the current directory)
         repository: String,
         /// The skill's directory in that repository (. for its root)
         path: String,
         /// The local name (default: the last segment of the path)
         #[arg(long)]
         name: Option<String>,
-        /// The branch, tag or commit to follow (default: the repository's default branch)
+        /// The branch, tag or commit to follow (default: the repository's default branch; for a local git repository, its working tree as it stands)
         #[arg(long = "ref")]
         reference: Option<String>,
     },
@@ -114,8 +114,8 @@ pub enum SkillCommand {
     },
     /// Pack a skill into a reproducible ZIP (warns past 8 MiB, refuses past 30 MiB)
     Pack {
-        /// The skill directory, relative to the root
-        dir: String,
+        /// The skill directory (a path from the current directory, or absolute)
+        dir: std::path::PathBuf,
         /// Where to write the ZIP (default: <name>.zip in the current directory)
         #[arg(short = 'o', long = "output")]
         output: Option<std::path::PathBuf>,
@@ -124,9 +124,9 @@ pub enum SkillCommand {
     Install {
         /// A skill directory, a directory of skills, a ZIP or a .tar.gz
         input: std::path::PathBuf,
-        /// The directory to install into, relative to the root (default: skills/)
+        /// The directory to install into, from the current directory or absolute (default: skills/ of the root)
         #[arg(long, conflicts_with = "target")]
-        into: Option<String>,
+        into: Option<std::path::PathBuf>,
         /// Install where this agent reads skills
         #[arg(long, value_parser = install_targets())]
         target: Option<String>,

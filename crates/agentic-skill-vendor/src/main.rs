@@ -1,6 +1,7 @@
 //! The `agentic-skill-vendor` binary: parse, run, render, pick the exit code. No logic.
 
 mod cli;
+mod paths;
 mod render;
 mod run;
 

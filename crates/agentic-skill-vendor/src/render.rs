@@ -86,18 +86,14 @@ pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
         asv_skills::Severity::Warning => ("warning", "warning"),
     };
     match format {
-        Format::Text => format!(
-            "{kind}: {}: {}",
-            asv_fs::quote::DisplayPath(&f.path),
-            f.message
-        ),
+        Format::Text => format!("{kind}: {}: {}", f.location(), f.message),
         _ => line_for(
             format,
             level,
             kind,
             Some(&f.path),
             None,
-            None,
+            f.line,
             f.message.clone(),
         ),
     }

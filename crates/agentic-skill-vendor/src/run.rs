@@ -122,6 +122,8 @@ pub fn main() -> ExitCode {
 /// Settings resolved from the typed arguments.
 struct Settings {
     root: PathBuf,
+    /// The root made absolute (lexically), to place paths typed from the current directory.
+    root_abs: PathBuf,
     format: Format,
 }
 
@@ -154,8 +156,14 @@ fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
         Some(p) => p.clone(),
         None => PathBuf::from("."),
     };
+    let root_abs = crate::paths::absolute(&root).map_err(|e| {
+        Refusal(format!(
+            "the current directory cannot be read ({e}); pass --root <absolute path>"
+        ))
+    })?;
     Ok(Settings {
         root,
+        root_abs,
         format: cli.format,
     })
 }
@@ -300,25 +308,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Skill {
             command: SkillCommand::Validate { dirs, strict },
         } => {
-            let tree = open_tree(&settings)?;
-            let dirs: Vec<String> = if dirs.is_empty() {
-                tree.read_dir("skills")?
+            let mut findings = Vec::new();
+            if dirs.is_empty() {
+                let tree = open_tree(&settings)?;
+                let every = tree
+                    .read_dir("skills")?
                     .unwrap_or_default()
                     .into_iter()
                     .filter(|e| {
                         e.kind == asv_fs::EntryKind::Directory
                             && !asv_fs::is_tree_change_residue(&e.name)
-                    })
-                    .map(|e| format!("skills/{}", e.name))
-                    .collect()
-            } else {
-                dirs.iter()
-                    .map(|d| d.trim_end_matches('/').to_owned())
-                    .collect()
-            };
-            let mut findings = Vec::new();
-            for dir in &dirs {
-                findings.extend(asv_skills::validate_skill(&tree, dir)?);
+                    });
+                for e in every {
+                    findings.extend(asv_skills::validate_skill(
+                        &tree,
+                        &format!("skills/{}", e.name),
+                    )?);
+                }
+            }
+            for typed in dirs {
+                findings.extend(validate_typed(&settings, typed)?);
             }
             let failed = findings
                 .iter()
@@ -331,7 +340,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Skill { command } => {
             let tree = open_tree(&settings)?;
-            skill_lifecycle(&tree, command, format, cli.token_stdin)
+            skill_lifecycle(&tree, &settings, command, cli.token_stdin)
         }
         Command::Fetch => {
             let tree = open_tree(&settings)?;
@@ -358,11 +367,12 @@ fn version(v: crate::cli::SkillVersion) -> asv_skills::lifecycle::Version {
 /// `skill add|status|pull|resolve|diff`.
 fn skill_lifecycle(
     tree: &asv_fs::Tree,
+    settings: &Settings,
     command: &SkillCommand,
-    format: Format,
     token_stdin: bool,
 ) -> anyhow::Result<ExitCode> {
     use asv_skills::lifecycle;
+    let format = settings.format;
     match command {
         SkillCommand::Add {
             repository,
@@ -372,7 +382,7 @@ fn skill_lifecycle(
         } => {
             let options = remote_options(token_stdin)?;
             let request = lifecycle::AddRequest {
-                repository: repository.clone(),
+                repository: local_source_from_root(settings, repository)?,
                 path: path.clone(),
                 name: name.clone(),
                 reference: reference.clone(),
@@ -422,7 +432,8 @@ fn skill_lifecycle(
             finish(lines, false)
         }
         SkillCommand::Pack { dir, output } => {
-            let packed = asv_skills::package::pack(tree, dir)?;
+            let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
+            let packed = asv_skills::package::pack(&located.tree, &located.rel)?;
             let output = output
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
@@ -449,13 +460,19 @@ fn skill_lifecycle(
         } => {
             use crate::cli::InstallScope;
             use asv_skills::install::{Scope, Target};
-            let (dest, dir, shown_root) = match target {
-                None => (
-                    None,
-                    into.clone().unwrap_or_else(|| "skills".to_owned()),
-                    String::new(),
-                ),
-                Some(t) => {
+            let (dest, dir, shown_root) = match (target, into) {
+                (None, None) => (None, "skills".to_owned(), String::new()),
+                (None, Some(into)) => {
+                    let located =
+                        crate::paths::locate(&settings.root_abs, into, true).map_err(Refusal)?;
+                    if located.in_repository {
+                        (None, located.rel, String::new())
+                    } else {
+                        let shown = format!("{}/", located.tree.root().display());
+                        (Some(located.tree), located.rel, shown)
+                    }
+                }
+                (Some(t), _) => {
                     // clap admits only the names `Target::ALL` gives.
                     let t = Target::from_name(t)
                         .ok_or_else(|| Refusal(format!("unknown target: {t}\n{USAGE_HINT}")))?;
@@ -497,6 +514,55 @@ fn skill_lifecycle(
         }
         SkillCommand::Validate { .. } | SkillCommand::Hash { .. } => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// `skill validate <dir>` for one directory as typed: a skill inside the repository is judged
+/// in its tree and shown from the root (as `verify` shows it); one elsewhere is shown by the
+/// path as typed.
+fn validate_typed(
+    settings: &Settings,
+    typed: &std::path::Path,
+) -> anyhow::Result<Vec<asv_skills::Finding>> {
+    let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
+    let mut findings = asv_skills::validate_skill(&located.tree, &located.rel)?;
+    if !located.in_repository {
+        let shown = typed.display().to_string();
+        let shown = shown.trim_end_matches('/');
+        for f in &mut findings {
+            if let Some(rest) = f.path.strip_prefix(&located.rel) {
+                f.path = format!("{shown}{rest}");
+            }
+        }
+    }
+    Ok(findings)
+}
+
+/// A local source of `skill add` as typed (from the current directory) turned into the path
+/// the lock keeps: from the repository root, so later pulls find it from any directory; an
+/// absolute one stays absolute. A repository spelling is left as it is.
+fn local_source_from_root(settings: &Settings, given: &str) -> anyhow::Result<String> {
+    let local = given == "."
+        || given == ".."
+        || given.starts_with('/')
+        || given.starts_with("./")
+        || given.starts_with("../");
+    if !local || given.starts_with('/') {
+        return Ok(given.to_owned());
+    }
+    let path = crate::paths::absolute(std::path::Path::new(given))
+        .map_err(|e| Refusal(format!("{given}: {e}")))?;
+    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| {
+        Refusal(format!(
+            "{given}: a segment of the path is not UTF-8; rename it"
+        ))
+    })?;
+    Ok(if rel.is_empty() {
+        ".".to_owned()
+    } else if rel == ".." || rel.starts_with("../") {
+        rel
+    } else {
+        format!("./{rel}")
+    })
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).

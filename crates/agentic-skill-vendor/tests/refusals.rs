@@ -848,6 +848,36 @@ fn declaration_refusals() {
     }
 }
 
+/// `skill validate` reads a SKILL.md with the reader gen and verify use: every frontmatter
+/// verify refuses is an error of `skill validate`, worded and placed (`SKILL.md:<line>:`) as
+/// verify's refusal is.
+#[test]
+fn skill_validate_agrees_with_verify_on_every_declaration_refusal() {
+    let mut rows: Vec<(String, String)> = declaration_rows()
+        .into_iter()
+        .map(|(label, text, _)| (label.to_owned(), text))
+        .collect();
+    rows.push((
+        "contracts not a list inside a flow mapping".into(),
+        "---\nname: style-editor\ndescription: d\nmetadata: {contracts: x}\n---\n".into(),
+    ));
+    for (label, text) in rows {
+        let repo = Repo::demo();
+        repo.write(P, &text);
+        let verify = repo.run(&["verify"]);
+        assert_eq!(verify.code, 2, "[{label}] {verify:?}");
+        let validate = repo.run(&["skill", "validate"]);
+        assert_eq!(validate.code, 1, "[{label}] {validate:?}");
+        assert_eq!(validate.stdout, verify.stderr, "[{label}]");
+        let only = repo.run(&[
+            "skill",
+            "validate",
+            &repo.join("skills/style-editor").display().to_string(),
+        ]);
+        assert_eq!(only.stdout, verify.stderr, "[{label}] one directory");
+    }
+}
+
 #[test]
 fn ids_breaking_the_id_rule_are_refused() {
     let bad_char = "an id starts with a-z or 0-9 and holds only a-z, 0-9, '.', '_' and '-'";

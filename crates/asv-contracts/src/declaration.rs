@@ -76,24 +76,25 @@ pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontma
     }
 }
 
-/// Reads the ids a SKILL.md declares, in declaration order.
+/// A SKILL.md's frontmatter as the tool reads it: the YAML root and the ids it declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillFrontmatter {
+    /// The YAML document between the `---` lines (`Yaml::Null` when it is empty).
+    pub root: Yaml,
+    /// The ids under `metadata.contracts`, in declaration order.
+    pub declared: Vec<ContractId>,
+}
+
+/// Reads a SKILL.md's frontmatter: the one reader behind `gen`, `verify` and `skill
+/// validate`, so a file one of them accepts none of the others refuses. `None` when the file
+/// has no frontmatter.
 ///
 /// `bytes` are the file's bytes; `path` names it in refusals.
 ///
 /// # Errors
 /// [`Error::NotUtf8`] or [`Error::Declaration`] for every refusal FORMATS.md lists under
 /// "Declarations".
-///
-/// # Example
-/// ```
-/// let ids = asv_contracts::declaration::declared_ids(
-///     "skills/a/SKILL.md",
-///     b"---\nname: a\nmetadata:\n  contracts: [x, y]\n---\nBody\n",
-/// )?;
-/// assert_eq!(ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["x", "y"]);
-/// # Ok::<(), asv_contracts::Error>(())
-/// ```
-pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
+pub fn read_frontmatter(path: &str, bytes: &[u8]) -> Result<Option<SkillFrontmatter>> {
     let text = std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
         path: path.to_owned(),
     })?;
@@ -101,7 +102,7 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = text.replace("\r\n", "\n");
     let Some(front) = split_frontmatter(path, &text)? else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
     for (i, line) in front.yaml.split('\n').enumerate() {
         let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
@@ -123,7 +124,35 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
             ),
         )
     })?;
-    let metadata = match &root {
+    let declared = ids_of(path, &root)?;
+    Ok(Some(SkillFrontmatter { root, declared }))
+}
+
+/// Reads the ids a SKILL.md declares, in declaration order.
+///
+/// `bytes` are the file's bytes; `path` names it in refusals.
+///
+/// # Errors
+/// As [`read_frontmatter`].
+///
+/// # Example
+/// ```
+/// let ids = asv_contracts::declaration::declared_ids(
+///     "skills/a/SKILL.md",
+///     b"---\nname: a\nmetadata:\n  contracts: [x, y]\n---\nBody\n",
+/// )?;
+/// assert_eq!(ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+/// # Ok::<(), asv_contracts::Error>(())
+/// ```
+pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
+    Ok(read_frontmatter(path, bytes)?
+        .map(|f| f.declared)
+        .unwrap_or_default())
+}
+
+/// The ids under `metadata.contracts` of a frontmatter's YAML root.
+fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
+    let metadata = match root {
         Yaml::Null => return Ok(Vec::new()),
         Yaml::Map(_) => root.get("metadata"),
         other => {

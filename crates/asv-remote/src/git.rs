@@ -199,6 +199,8 @@ pub struct Git {
     fetched: Vec<String>,
     /// The process group of the last git process started.
     last_group: Option<u32>,
+    /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
+    file_protocol: bool,
 }
 
 impl fmt::Debug for Git {
@@ -273,7 +275,26 @@ impl Git {
             read: 0,
             fetched: Vec::new(),
             last_group: None,
+            file_protocol: false,
         })
+    }
+
+    /// A git repository on this machine at the absolute path `path`, read exactly as a
+    /// remote one is (fetched into a temporary bare repository, never read from its working
+    /// tree), with git's `file` protocol allowed for it alone.
+    ///
+    /// # Errors
+    /// As [`Git::new`]; a path that is not absolute.
+    pub fn local(path: &str) -> Result<Git> {
+        if !path.starts_with('/') {
+            return Err(Error::Remote(format!(
+                "git source {}: a repository on this machine is named by its absolute path",
+                shown(path)
+            )));
+        }
+        let mut git = Git::new(path)?;
+        git.file_protocol = true;
+        Ok(git)
     }
 
     /// The same source with other limits. Built only with debug assertions: a release build
@@ -400,6 +421,10 @@ impl Git {
         }
         for setting in CONFIG {
             command.arg("-c").arg(setting);
+        }
+        if self.file_protocol {
+            // Later settings win: this one source is a path on this machine.
+            command.arg("-c").arg("protocol.file.allow=always");
         }
         for name in ENV_REMOVED {
             command.env_remove(name);

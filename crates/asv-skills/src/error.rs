@@ -123,6 +123,15 @@ pub enum Error {
         /// What is wrong.
         problem: String,
     },
+    /// `--ref` given for a local directory that is not a git repository (input side).
+    #[error(
+        "{}: --ref names a commit, and this is a plain directory, not the top of a git repository; leave out --ref to take the directory as it stands",
+        DisplayPath(given)
+    )]
+    RefWithoutRepository {
+        /// The directory as the lock keeps it.
+        given: String,
+    },
     /// A path in the source that is not a plain relative path (input side).
     #[error(
         "the path {} leaves the repository ({problem}); give a path inside it, such as skills/<name>",
@@ -172,7 +181,7 @@ pub enum Error {
         problem: &'static str,
     },
     /// The skill breaks the Agent Skills rules (input side).
-    #[error("{}: {} (and {} more finding(s)); nothing was written — fix the skill upstream or take another one", DisplayPath(&first.path), first.message, more)]
+    #[error("{}: {} (and {} more finding(s)); nothing was written — fix the skill upstream or take another one", first.location(), first.message, more)]
     Invalid {
         /// The first error found.
         first: crate::Finding,

@@ -232,6 +232,7 @@ pub(crate) fn first_error(findings: Vec<Finding>) -> Error {
             first: Finding {
                 severity: Severity::Error,
                 path: String::new(),
+                line: None,
                 message: "invalid".to_owned(),
             },
             more: 0,
@@ -336,8 +337,8 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         return Err(Error::Occupied { path: dir });
     }
     let at = match (&source, &request.reference) {
-        (Source::Local(_), _) => At::Now,
         (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
         (_, None) => At::DefaultBranch,
     };
     let taken = take(fs, &source, &path, at, options)?;
@@ -415,7 +416,9 @@ fn base_of(fs: &Tree, name: &str, entry: &Entry, options: &Options) -> Result<Sk
         return Ok(tree);
     }
     let source = Source::parse(&entry.source)?;
-    if let Source::Local(_) = source {
+    // A local directory taken as it stood has no commit to read its base at again; one taken
+    // at a ref of its git repository has.
+    if let (Source::Local(_), None) = (&source, &entry.reference) {
         return Err(Error::BaseUnavailable {
             name: name.to_owned(),
             path: crate::upstream::base_dir(&entry.base_hash),
@@ -450,15 +453,15 @@ fn upstream_of(
 ) -> Result<std::result::Result<Taken, String>, Error> {
     let source = Source::parse(&entry.source)?;
     let at = match (&source, &entry.reference) {
-        (Source::Local(_), _) => At::Now,
         (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
         (_, None) => At::DefaultBranch,
     };
     match take(fs, &source, &entry.path, at, options) {
         Ok(taken) => Ok(Ok(taken)),
-        Err(Error::NotInSource { revision, .. }) => Ok(Err(match source {
-            Source::Local(_) => String::new(),
-            Source::Remote(_) => revision,
+        Err(Error::NotInSource { revision, .. }) => Ok(Err(match (&source, &entry.reference) {
+            (Source::Local(_), None) => String::new(),
+            _ => revision,
         })),
         Err(e) => Err(e),
     }

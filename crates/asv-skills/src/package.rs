@@ -85,6 +85,7 @@ pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
         warnings.push(Finding {
             severity: Severity::Warning,
             path: dir.to_owned(),
+            line: None,
             message: format!(
                 "packs to {size} bytes, over the {UPLOAD_LIMIT} bytes a claude.ai upload takes (the Skills API takes up to {API_LIMIT})"
             ),

@@ -116,10 +116,72 @@ pub fn take(
     options: &Options,
 ) -> Result<Taken, Error> {
     let path = check_source_path(path)?;
-    match source {
-        Source::Local(dir) => take_local(fs, dir, path),
-        Source::Remote(spec) => take_remote(spec, path, at, options),
+    match (source, at) {
+        (Source::Local(dir), At::Now) => take_local(fs, dir, path),
+        (Source::Local(dir), at) => take_local_commit(fs, dir, path, at, options),
+        (Source::Remote(spec), at) => {
+            let mut transport = asv_remote::commands::transport(spec, options)?;
+            take_remote(
+                transport.as_mut(),
+                spec.as_str(),
+                Some(spec),
+                path,
+                at,
+                options,
+            )
+        }
     }
+}
+
+/// Whether `source` (a local directory's tree) is a git repository: a work tree with its
+/// `.git`, or a bare repository.
+fn is_git_repository(source: &Tree) -> Result<bool, Error> {
+    Ok(source.kind(".git")?.is_some()
+        || (source.kind("HEAD")? == Some(asv_fs::EntryKind::File)
+            && source.kind("objects")? == Some(asv_fs::EntryKind::Directory)))
+}
+
+/// The skill at `path` of the local git repository `dir` at a commit (`at` names it), read
+/// through git as a remote repository is, never from the working tree.
+fn take_local_commit(
+    fs: &Tree,
+    dir: &str,
+    path: &str,
+    at: At<'_>,
+    options: &Options,
+) -> Result<Taken, Error> {
+    let base = fs.root().join(Path::new(dir));
+    let source = Tree::open(&base).map_err(|_| Error::Repository {
+        given: dir.to_owned(),
+        problem: "no such directory".to_owned(),
+    })?;
+    if !is_git_repository(&source)? {
+        return Err(Error::RefWithoutRepository {
+            given: dir.to_owned(),
+        });
+    }
+    let url = std::path::absolute(&base).map_err(|e| Error::Repository {
+        given: dir.to_owned(),
+        problem: e.to_string(),
+    })?;
+    // `..` taken out lexically, so the path git is given (and a refusal shows) reads plainly.
+    let mut plain = std::path::PathBuf::new();
+    for part in url.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                plain.pop();
+            }
+            other => plain.push(other),
+        }
+    }
+    let url = plain;
+    let url = url.to_str().ok_or_else(|| Error::Repository {
+        given: dir.to_owned(),
+        problem: "the path is not UTF-8".to_owned(),
+    })?;
+    let mut transport = asv_remote::git::Git::local(url)?;
+    take_remote(&mut transport, dir, None, path, at, options)
 }
 
 fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
@@ -155,13 +217,16 @@ fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
     })
 }
 
+/// The skill at `path` of a repository read through `transport`, at `at`; `label` names the
+/// source in refusals, `spec` (when it has one) checks the commit ids it answers.
 fn take_remote(
-    spec: &RepositorySpec,
+    transport: &mut dyn asv_remote::Transport,
+    label: &str,
+    spec: Option<&RepositorySpec>,
     path: &str,
     at: At<'_>,
     options: &Options,
 ) -> Result<Taken, Error> {
-    let mut transport = asv_remote::commands::transport(spec, options)?;
     let (commit, reference) = match at {
         At::Revision(revision) => (
             Commit {
@@ -181,7 +246,9 @@ fn take_remote(
         }
     };
     // A commit id the transport answered is checked like the contract pins are.
-    asv_remote::commands::to_pin(spec, &commit)?;
+    if let Some(spec) = spec {
+        asv_remote::commands::to_pin(spec, &commit)?;
+    }
     let listing = transport.list(&commit)?;
     let prefix = if path == "." {
         String::new()
@@ -204,14 +271,14 @@ fn take_remote(
         };
         if let Some(what) = what {
             return Err(Error::UnsupportedEntry {
-                repository: spec.as_str().to_owned(),
+                repository: label.to_owned(),
                 path: entry.path,
                 what,
             });
         }
         if validate_relative_path(rel).is_err() {
             return Err(Error::UnsupportedEntry {
-                repository: spec.as_str().to_owned(),
+                repository: label.to_owned(),
                 path: entry.path,
                 what: "a path that is not a plain relative path",
             });
@@ -220,7 +287,7 @@ fn take_remote(
     }
     if wanted.is_empty() {
         return Err(Error::NotInSource {
-            repository: spec.as_str().to_owned(),
+            repository: label.to_owned(),
             path: path.to_owned(),
             revision: commit.revision,
         });
@@ -228,7 +295,7 @@ fn take_remote(
     if let Some(progress) = &options.progress {
         (progress.0)(&format!(
             "{}: reading {} files at {}",
-            spec.as_str(),
+            label,
             wanted.len(),
             commit.revision
         ));

@@ -5,7 +5,7 @@
 //! This module sits here rather than in `asv-skilltree` because the frontmatter is read with
 //! the YAML reader of `asv-contracts`, a layer above the tree model.
 
-use asv_contracts::yaml::{self, Yaml};
+use asv_contracts::yaml::Yaml;
 use asv_fs::{EntryKind, Tree, join};
 use asv_skilltree::{SkillTree, normalize_name};
 
@@ -27,8 +27,22 @@ pub struct Finding {
     pub severity: Severity,
     /// The file (repository-relative, `/` separators).
     pub path: String,
+    /// The 1-based line of that file at fault, when one line is.
+    pub line: Option<usize>,
     /// What is wrong and what to do.
     pub message: String,
+}
+
+impl Finding {
+    /// Where the finding is: the file, and `:<line>` when one line is at fault (a name with a
+    /// control character JSON-quoted).
+    pub fn location(&self) -> String {
+        let path = asv_fs::quote::DisplayPath(&self.path);
+        match self.line {
+            Some(line) => format!("{path}:{line}"),
+            None => path.to_string(),
+        }
+    }
 }
 
 /// The longest `name`.
@@ -108,13 +122,8 @@ pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
 /// The `name` a skill's `SKILL.md` gives, when it parses and gives one as text.
 pub fn manifest_name(tree: &SkillTree) -> Option<String> {
     let bytes = &tree.get("SKILL.md")?.data;
-    let text = std::str::from_utf8(bytes).ok()?;
-    let text = text
-        .strip_prefix('\u{feff}')
-        .unwrap_or(text)
-        .replace("\r\n", "\n");
-    let front = asv_contracts::declaration::split_frontmatter("SKILL.md", &text).ok()??;
-    match yaml::parse(front.yaml).ok()?.get("name")? {
+    let front = asv_contracts::declaration::read_frontmatter("SKILL.md", bytes).ok()??;
+    match front.root.get("name")? {
         Yaml::String(name) => Some(name.clone()),
         _ => None,
     }
@@ -139,6 +148,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     let error = |path: &str, message: String| Finding {
         severity: Severity::Error,
         path: path.to_owned(),
+        line: None,
         message,
     };
     let bytes = match manifest {
@@ -173,13 +183,16 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         out.push(Finding {
             severity: Severity::Warning,
             path: skill_md.clone(),
+            line: None,
             message: format!(
                 "holds {lines} lines, over {MAX_LINES}; agents load all of it, so move detail into references/"
             ),
         });
     }
-    let front = match asv_contracts::declaration::split_frontmatter(&skill_md, &text) {
-        Ok(Some(front)) => front,
+    // The reader gen and verify use: whatever they refuse in a frontmatter is an error here,
+    // at the same line.
+    let root = match asv_contracts::declaration::read_frontmatter(&skill_md, &bytes) {
+        Ok(Some(front)) => front.root,
         Ok(None) => {
             out.push(error(
                 &skill_md,
@@ -187,28 +200,31 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             ));
             return out;
         }
+        Err(asv_contracts::Error::Declaration {
+            path,
+            line,
+            message,
+        }) => {
+            out.push(Finding {
+                severity: Severity::Error,
+                path,
+                line,
+                message,
+            });
+            return out;
+        }
         Err(e) => {
             out.push(error(&skill_md, strip_path(&e.to_string(), &skill_md)));
             return out;
         }
     };
-    let root = match yaml::parse(front.yaml) {
-        Ok(Yaml::Map(entries)) => Yaml::Map(entries),
-        Ok(other) => {
-            out.push(error(
-                &skill_md,
-                format!("frontmatter is {}, expected a mapping", other.kind()),
-            ));
-            return out;
-        }
-        Err(e) => {
-            out.push(error(
-                &skill_md,
-                format!("frontmatter is not valid YAML ({})", e.message),
-            ));
-            return out;
-        }
-    };
+    if !matches!(root, Yaml::Map(_)) {
+        out.push(error(
+            &skill_md,
+            format!("frontmatter is {}, expected a mapping", root.kind()),
+        ));
+        return out;
+    }
     let dir_name = dir.rsplit('/').next().unwrap_or(dir);
     match root.get("name") {
         Some(Yaml::String(name)) => {
@@ -317,6 +333,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
                 out.push(Finding {
                     severity: Severity::Warning,
                     path: skill_md.clone(),
+                    line: None,
                     message: format!(
                         "unknown frontmatter key {k:?}; agents ignore it (put custom data under metadata)"
                     ),

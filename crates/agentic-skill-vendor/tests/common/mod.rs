@@ -100,12 +100,19 @@ impl Repo {
         assert!(status.success());
     }
 
-    /// Runs the binary with `args` and `--root <this repo>`.
+    /// Runs the binary with `args` and `--root <this repo>`, from the repository's root (as a
+    /// user in the repository does: paths typed in `args` are read from there).
     pub fn run(&self, args: &[&str]) -> Run {
+        self.run_from("", args)
+    }
+
+    /// Runs the binary with `args` and `--root <this repo>` from the directory `rel` of the
+    /// repository (`""` for its root).
+    pub fn run_from(&self, rel: &str, args: &[&str]) -> Run {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.push("--root".into());
         all.push(self.path().display().to_string());
-        run_bin(&all, None)
+        run_bin_in(&all, None, Some(&self.join(rel)))
     }
 
     /// Every file (and link, and empty directory) below the root with its bytes or target.
@@ -166,9 +173,17 @@ fn copy_dir(src: &Path, dst: &Path) {
 
 /// Runs the binary with exactly `args`, a cleared environment (PATH kept) and optional stdin.
 pub fn run_bin(args: &[String], stdin: Option<&str>) -> Run {
+    run_bin_in(args, stdin, None)
+}
+
+/// [`run_bin`] from the directory `cwd` (the test's own when `None`).
+pub fn run_bin_in(args: &[String], stdin: Option<&str>, cwd: Option<&Path>) -> Run {
     let bin = env!("CARGO_BIN_EXE_agentic-skill-vendor");
     let mut cmd = Command::new(bin);
     cmd.args(args).env_clear();
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
     if let Ok(path) = std::env::var("PATH") {
         cmd.env("PATH", path);
     }
