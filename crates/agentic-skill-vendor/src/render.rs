@@ -56,12 +56,9 @@ fn line_for(
             if let Some(l) = line {
                 props.push(format!("line={l}"));
             }
+            // The title carries the kind; the message does not say it again.
             props.push(format!("title={}", escape_property(kind)));
-            format!(
-                "::{level} {}::{}",
-                props.join(","),
-                escape_data(&format!("{kind}: {message}"))
-            )
+            format!("::{level} {}::{}", props.join(","), escape_data(&message))
         }
     }
 }

@@ -72,3 +72,26 @@ fn hash_matches_the_spec_vector() {
         }
     );
 }
+
+/// A finding at a line carries it in every format, and a GitHub annotation's message does not
+/// repeat the title.
+#[test]
+fn findings_carry_their_line_in_every_format() {
+    let repo = Repo::empty();
+    repo.write("skills/s/SKILL.md", "---\nname: s\n--- \ndescription: d\n---\n");
+    let message = "the line closing the frontmatter is \"--- \", not exactly ---; write --- alone on the line";
+    let text = repo.run(&["skill", "validate"]);
+    assert_eq!(
+        (text.code, text.stdout),
+        (1, format!("error: skills/s/SKILL.md:3: {message}\n"))
+    );
+    let github = repo.run(&["skill", "validate", "--format", "github"]);
+    assert_eq!(
+        github.stdout,
+        format!("::error file=skills/s/SKILL.md,line=3,title=error::{message}\n")
+    );
+    let json = repo.run(&["skill", "validate", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(json.stdout.trim()).expect("json");
+    assert_eq!(v["line"], 3);
+    assert_eq!(v["path"], "skills/s/SKILL.md");
+}

@@ -238,7 +238,7 @@ fn json_and_github_formats() {
     assert_eq!(
         repo.run(&["--format", "github", "verify"]),
         violations(
-            "::error file=skills/review-writer/references/vendor/verdict-format.md,title=drift::drift: skills/review-writer/references/vendor/verdict-format.md is missing\n"
+            "::error file=skills/review-writer/references/vendor/verdict-format.md,title=drift::skills/review-writer/references/vendor/verdict-format.md is missing\n"
         )
     );
 }
