@@ -383,3 +383,71 @@ fn local_symlinks_are_invalid_and_never_followed() {
         pull.stderr
     );
 }
+
+/// `--name` renames an imported skill: it lands at `skills/<name>` with its `name:` line set,
+/// the rename is a local edit over upstream's base, and every pull keeps it.
+#[test]
+fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", SKILL.replace('\n', "\r\n"));
+    let me = Repo::empty();
+    let run = me.run(&[
+        "skill",
+        "add",
+        &source(&up),
+        "skills/pdf",
+        "--name",
+        "pdf-reader",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!me.exists("skills/pdf"));
+    let renamed = SKILL
+        .replace("name: pdf\n", "name: pdf-reader\n")
+        .replace('\n', "\r\n");
+    assert_eq!(me.read_string("skills/pdf-reader/SKILL.md"), renamed);
+    assert_eq!(me.run(&["skill", "validate"]).code, 0);
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.stdout, "pdf-reader: modified\n", "{status:?}");
+    // The base is upstream's, so the diff from it is the one line.
+    let diff = me.run(&["skill", "diff", "pdf-reader"]);
+    assert!(
+        diff.stdout.contains("\n-name: pdf\n+name: pdf-reader\n"),
+        "{diff:?}"
+    );
+
+    edit(&up, "skills/pdf/SKILL.md", "seven", "SEVEN (theirs)");
+    let pull = me.run(&["skill", "pull"]);
+    assert_eq!(pull.code, 0, "{pull:?}");
+    let merged = me.read_string("skills/pdf-reader/SKILL.md");
+    assert_eq!(merged, renamed.replace("seven", "SEVEN (theirs)"));
+    assert_eq!(me.run(&["skill", "validate"]).code, 0);
+}
+
+#[test]
+fn a_rename_the_skill_md_cannot_take_is_refused() {
+    let up = Repo::empty();
+    up.write(
+        "skills/pdf/SKILL.md",
+        "---\nname: >-\n  pdf\ndescription: Reads PDF files.\n---\n",
+    );
+    let me = Repo::empty();
+    let run = me.run(&[
+        "skill",
+        "add",
+        &source(&up),
+        "skills/pdf",
+        "--name",
+        "pdf-reader",
+    ]);
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (
+            2,
+            "error: cannot rename the skill to \"pdf-reader\": its SKILL.md has no one-line name: in its frontmatter to set; leave out --name, or fix the name upstream\n"
+        )
+    );
+    assert!(me.snapshot().is_empty(), "{:?}", me.snapshot());
+    // A bad name is refused as a name before anything is read.
+    let run = me.run(&["skill", "add", &source(&up), "skills/pdf", "--name", "PDF"]);
+    assert_eq!(run.code, 2, "{run:?}");
+}

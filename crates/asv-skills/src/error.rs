@@ -123,6 +123,15 @@ pub enum Error {
         /// What is wrong.
         problem: String,
     },
+    /// `--name` asks for a rename the SKILL.md cannot take (input side).
+    #[error(
+        "cannot rename the skill to {}: its SKILL.md has no one-line name: in its frontmatter to set; leave out --name, or fix the name upstream",
+        json_string(name)
+    )]
+    Rename {
+        /// The name asked for.
+        name: String,
+    },
     /// `--ref` given for a local directory that is not a git repository (input side).
     #[error(
         "{}: --ref names a commit, and this is a plain directory, not the top of a git repository; leave out --ref to take the directory as it stands",

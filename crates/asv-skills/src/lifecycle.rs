@@ -10,13 +10,13 @@
 
 use asv_fs::{Change, EntryKind, Fill, NewFile, Ownership, Plan, Tree, Verdict};
 use asv_remote::commands::Options;
-use asv_skilltree::SkillTree;
 use asv_skilltree::merge::{Conflict, merge, merge_text};
+use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
 use crate::error::Error;
 use crate::lock::{Entry, Pending, SkillLock};
 use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
-use crate::{Finding, Severity, has_errors, name_problem, validate_tree};
+use crate::{Finding, Severity, has_errors, manifest_name, name_problem, validate_tree};
 
 /// Where imported skills live, relative to the repository root.
 pub const SKILLS_DIR: &str = "skills";
@@ -342,14 +342,23 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         (_, None) => At::DefaultBranch,
     };
     let taken = take(fs, &source, &path, at, options)?;
-    let findings = validate_tree(&taken.tree, &dir);
+    // `--name` other than the skill's own name renames it: the `name:` line is the one local
+    // edit, made to a copy of upstream, so the base stays upstream's and every pull keeps the
+    // rename through the merge.
+    let placed = match &request.name {
+        Some(n) if manifest_name(&taken.tree).as_deref() != Some(n.as_str()) => {
+            renamed(&taken.tree, n)?
+        }
+        _ => taken.tree.clone(),
+    };
+    let findings = validate_tree(&placed, &dir);
     if has_errors(&findings) {
         return Err(first_error(findings));
     }
     taken.tree.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
     keep_base(fs, &taken.tree)?;
-    place(fs, &taken.tree, &dir, Ownership::MustBeFree)?;
+    place(fs, &placed, &dir, Ownership::MustBeFree)?;
     let hash = taken.tree.hash();
     lock.skills.insert(
         name.clone(),
@@ -370,6 +379,56 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         hash,
         warnings: findings,
     })
+}
+
+/// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
+/// file byte for byte as it was (its line ending kept).
+///
+/// # Errors
+/// [`Error::Rename`] when SKILL.md has no frontmatter with a one-line `name:` at its top level.
+fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
+    let refuse = || Error::Rename {
+        name: name.to_owned(),
+    };
+    let manifest = tree.get(SKILL_MANIFEST).ok_or_else(refuse)?;
+    let text = std::str::from_utf8(&manifest.data).map_err(|_| refuse())?;
+    let mut out = String::with_capacity(text.len() + name.len());
+    let mut replaced = false;
+    let mut in_frontmatter = false;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let bare = if i == 0 {
+            content.strip_prefix('\u{feff}').unwrap_or(content)
+        } else {
+            content
+        };
+        if bare == "---" {
+            if i == 0 {
+                in_frontmatter = true;
+            } else if in_frontmatter {
+                in_frontmatter = false;
+            }
+        } else if in_frontmatter && !replaced && content.starts_with("name:") {
+            out.push_str("name: ");
+            out.push_str(name);
+            out.push_str(&line[content.len()..]);
+            replaced = true;
+            continue;
+        }
+        out.push_str(line);
+    }
+    let mut files = tree.files().to_vec();
+    for f in &mut files {
+        if f.path == SKILL_MANIFEST {
+            f.data = out.clone().into_bytes();
+        }
+    }
+    let result = SkillTree::from_files(files);
+    // The edit must read back as exactly this name (a folded or multi-line value would not).
+    if !replaced || manifest_name(&result).as_deref() != Some(name) {
+        return Err(refuse());
+    }
+    Ok(result)
 }
 
 /// `skill status`: the state of every imported skill, by name, offline.
