@@ -78,7 +78,10 @@ fn hash_matches_the_spec_vector() {
 #[test]
 fn findings_carry_their_line_in_every_format() {
     let repo = Repo::empty();
-    repo.write("skills/s/SKILL.md", "---\nname: s\n--- \ndescription: d\n---\n");
+    repo.write(
+        "skills/s/SKILL.md",
+        "---\nname: s\n--- \ndescription: d\n---\n",
+    );
     let message = "the line closing the frontmatter is \"--- \", not exactly ---; write --- alone on the line";
     let text = repo.run(&["skill", "validate"]);
     assert_eq!(
