@@ -653,6 +653,14 @@ pub enum ObjectFormat {
 }
 
 impl ObjectFormat {
+    /// `sha1` or `sha256`, as git (and the lock's `objectFormat`) names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectFormat::Sha1 => "sha1",
+            ObjectFormat::Sha256 => "sha256",
+        }
+    }
+
     /// The number of hex digits of a commit id in this format.
     pub fn hex_len(self) -> usize {
         match self {

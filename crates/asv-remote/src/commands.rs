@@ -15,7 +15,7 @@ use asv_fs::Tree;
 use crate::error::{Error, Result};
 use crate::take::{Held, Listing, read_all};
 use crate::token::Token;
-use crate::{Commit, ObjectFormat, Transport};
+use crate::{Commit, Transport};
 
 /// Files taken from a source: repository path and bytes.
 type Files = Vec<(String, Vec<u8>)>;
@@ -85,11 +85,7 @@ pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Tra
 /// # Errors
 /// A commit id the source answered that is not one.
 pub fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
-    let format = match commit.format {
-        ObjectFormat::Sha1 => asv_contracts::source::ObjectFormat::Sha1,
-        ObjectFormat::Sha256 => asv_contracts::source::ObjectFormat::Sha256,
-    };
-    let revision = Revision::parse(&commit.revision, format).ok_or_else(|| {
+    let revision = Revision::parse(&commit.revision, commit.format).ok_or_else(|| {
         Error::Remote(format!(
             "{} answered {} for a commit id, which is not one; nothing was changed",
             spec.as_str(),
@@ -105,10 +101,7 @@ pub fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
 fn to_commit(pin: &SourcePin) -> Commit {
     Commit {
         revision: pin.revision.as_str().to_owned(),
-        format: match pin.revision.format() {
-            asv_contracts::source::ObjectFormat::Sha1 => ObjectFormat::Sha1,
-            asv_contracts::source::ObjectFormat::Sha256 => ObjectFormat::Sha256,
-        },
+        format: pin.revision.format(),
     }
 }
 

@@ -625,8 +625,8 @@ impl Git {
                 return Err(Error::Remote(format!(
                     "{}: a {} commit was asked for from a {} repository; check the recorded revision",
                     self.prefix(),
-                    format_name(format),
-                    format_name(have)
+                    format.name(),
+                    have.name()
                 )));
             }
             None => {}
@@ -699,15 +699,15 @@ impl Git {
 
     /// The commit's revision, checked against its object format.
     fn revision_of<'c>(&self, commit: &'c Commit) -> Result<&'c str> {
-        if is_hex_id(&commit.revision, id_len(commit.format)) {
+        if is_hex_id(&commit.revision, commit.format.hex_len()) {
             Ok(&commit.revision)
         } else {
             Err(Error::Remote(format!(
                 "{}: {} is not a {}-digit {} commit id; check the recorded revision",
                 self.prefix(),
                 shown(&commit.revision),
-                id_len(commit.format),
-                format_name(commit.format)
+                commit.format.hex_len(),
+                commit.format.name()
             )))
         }
     }
@@ -799,7 +799,7 @@ impl Transport for Git {
             true,
             &what,
         )?;
-        let len = id_len(commit.format);
+        let len = commit.format.hex_len();
         let mut entries = Vec::new();
         for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
             let parsed = parse_entry(record, len);
@@ -818,13 +818,13 @@ impl Transport for Git {
         let path = &entry.path;
         let what = format!("{} at commit {revision}", shown_path(path));
         check_readable(&self.prefix(), &what, entry)?;
-        if !is_hex_id(&entry.oid, id_len(commit.format)) {
+        if !is_hex_id(&entry.oid, commit.format.hex_len()) {
             return Err(Error::Remote(format!(
                 "{}: {what} is listed with blob id {}, not a {}-digit {} id; refused",
                 self.prefix(),
                 shown(&entry.oid),
-                id_len(commit.format),
-                format_name(commit.format)
+                commit.format.hex_len(),
+                commit.format.name()
             )));
         }
         self.fetch(&revision, commit.format)?;
@@ -1163,22 +1163,6 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         };
     };
     said.to_owned()
-}
-
-/// `sha1` or `sha256`, as git names it.
-fn format_name(format: ObjectFormat) -> &'static str {
-    match format {
-        ObjectFormat::Sha1 => "sha1",
-        ObjectFormat::Sha256 => "sha256",
-    }
-}
-
-/// The length of an object id in `format`.
-fn id_len(format: ObjectFormat) -> usize {
-    match format {
-        ObjectFormat::Sha1 => 40,
-        ObjectFormat::Sha256 => 64,
-    }
 }
 
 /// A byte count as a person reads it.

@@ -18,14 +18,8 @@ pub mod token;
 
 pub use error::{Error, Result};
 
-/// The object format of a repository: SHA-1 (40 hex digits) or SHA-256 (64).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ObjectFormat {
-    /// SHA-1 object ids.
-    Sha1,
-    /// SHA-256 object ids.
-    Sha256,
-}
+/// The object format of a repository: one definition, the lock's.
+pub use asv_contracts::source::ObjectFormat;
 
 /// The mode of a tree entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
