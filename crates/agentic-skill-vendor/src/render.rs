@@ -370,7 +370,7 @@ mod tests {
         };
         assert_eq!(
             violation(Format::Github, &v),
-            "::error file=skills/a%2Cb/references/vendor/x%3Ay%25.md,title=extra::extra: skills/a,b/references/vendor/x:y%25.md answers to no declaration"
+            "::error file=skills/a%2Cb/references/vendor/x%3Ay%25.md,title=extra::skills/a,b/references/vendor/x:y%25.md answers to no declaration"
         );
     }
 
