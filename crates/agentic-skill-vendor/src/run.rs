@@ -180,12 +180,12 @@ fn open_tree(settings: &Settings) -> anyhow::Result<asv_fs::Tree> {
 
 /// The options of the fetching commands: the token piped in with `--token-stdin`, and in
 /// debug builds only, test endpoints for the GitHub API (never reachable in a release build).
-fn remote_options(token_stdin: bool) -> anyhow::Result<asv_remote::commands::Options> {
+fn remote_options(token_stdin: bool) -> anyhow::Result<asv_remote::Options> {
     use std::io::{IsTerminal, Read};
-    let mut options = asv_remote::commands::Options::default();
+    let mut options = asv_remote::Options::default();
     // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
     if io::stderr().is_terminal() {
-        options.progress = Some(asv_remote::commands::Progress(std::sync::Arc::new(
+        options.progress = Some(asv_remote::Progress(std::sync::Arc::new(
             |message: &str| {
                 let _ = writeln!(io::stderr(), "{message}");
             },
@@ -278,7 +278,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Add { repository, name } => {
             let tree = open_tree(&settings)?;
             let options = remote_options(cli.token_stdin)?;
-            let events = asv_remote::commands::add(&tree, repository, name.as_deref(), &options)?;
+            let events = asv_fetch::commands::add(&tree, repository, name.as_deref(), &options)?;
             finish(
                 events.iter().map(|e| render::event(format, e)).collect(),
                 false,
@@ -287,7 +287,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Update => {
             let tree = open_tree(&settings)?;
             let options = remote_options(cli.token_stdin)?;
-            let events = asv_remote::commands::update(&tree, &options)?;
+            let events = asv_fetch::commands::update(&tree, &options)?;
             finish(
                 events.iter().map(|e| render::event(format, e)).collect(),
                 false,
@@ -345,7 +345,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Fetch => {
             let tree = open_tree(&settings)?;
             let options = remote_options(cli.token_stdin)?;
-            let events = asv_remote::commands::fetch(&tree, &options)?;
+            let events = asv_fetch::commands::fetch(&tree, &options)?;
             finish(
                 events.iter().map(|e| render::event(format, e)).collect(),
                 false,

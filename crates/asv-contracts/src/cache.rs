@@ -26,11 +26,7 @@ use crate::document::CanonicalBody;
 use crate::error::Result;
 use crate::id::ContractId;
 
-/// The tool's own working directory, repository-relative.
-pub const TOOL_DIR: &str = ".agentic-skill-vendor";
-
-/// The cache directory, repository-relative.
-pub const CACHE_DIR: &str = ".agentic-skill-vendor/cache";
+pub use asv_model::layout::CACHE_DIR;
 
 /// `.agentic-skill-vendor/cache/<source>/<revision>`: where one fetched revision sits whole.
 pub fn revision_dir(source: &str, revision: &str) -> String {
@@ -64,7 +60,8 @@ pub fn read_text(tree: &Tree, site: &str, id: &ContractId) -> Result<Option<Cach
         return Ok(None);
     };
     let body = CanonicalBody::from_bytes(site, &bytes)?;
-    let conformance = conformance_digest(tree, &crate::manifest::conformance_dir(site, id))?;
+    let conformance =
+        conformance_digest_all_files(tree, &crate::manifest::conformance_dir(site, id))?;
     Ok(Some(CachedText { body, conformance }))
 }
 
@@ -73,7 +70,7 @@ pub fn read_text(tree: &Tree, site: &str, id: &ContractId) -> Result<Option<Cach
 ///
 /// # Errors
 /// A link, FIFO or other special entry under `dir`, or a non-directory on the way.
-pub fn conformance_digest(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
+pub fn conformance_digest_all_files(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
     let Some(files) = tree.walk_files(dir, &mut |_, _| false)? else {
         return Ok(None);
     };

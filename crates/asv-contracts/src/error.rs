@@ -252,5 +252,22 @@ impl Error {
     }
 }
 
+impl From<asv_model::Error> for Error {
+    fn from(e: asv_model::Error) -> Self {
+        match e {
+            asv_model::Error::NotUtf8 { path } => Error::NotUtf8 { path },
+            asv_model::Error::Declaration {
+                path,
+                line,
+                message,
+            } => Error::Declaration {
+                path,
+                line,
+                message,
+            },
+        }
+    }
+}
+
 /// The result type of `asv-contracts`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -33,13 +33,11 @@
 #![deny(missing_docs)]
 
 pub mod cache;
-pub mod declaration;
+pub use asv_model::{declaration, frontmatter, id, source, yaml};
 pub mod digest;
 pub mod document;
 pub mod error;
-pub mod frontmatter;
 pub mod generate;
-pub mod id;
 pub mod ignore;
 pub mod json;
 pub mod lint;
@@ -51,10 +49,8 @@ pub mod report;
 pub mod repository;
 pub mod selftest;
 pub mod snapshot;
-pub mod source;
 pub mod table_edit;
 pub mod verify;
-pub mod yaml;
 
 pub use digest::Digest;
 pub use document::CanonicalBody;

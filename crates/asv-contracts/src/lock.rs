@@ -12,7 +12,7 @@ use crate::manifest::Manifest;
 use crate::source::{ObjectFormat, RepositorySpec, Revision};
 
 /// The lock's file name, at the repository root.
-pub const LOCK_FILE: &str = "vendor-lock.json";
+pub const LOCK_FILE: &str = asv_model::layout::CONTRACT_LOCK;
 
 /// The kind of a contract as the lock records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

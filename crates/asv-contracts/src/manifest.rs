@@ -15,7 +15,7 @@ use crate::source::{LOCAL_SOURCE, Ref, RepositorySpec, SourceName};
 use crate::yaml::{self, Yaml};
 
 /// The manifest's file name, at the repository root.
-pub const MANIFEST_FILE: &str = "vendor-manifest.yaml";
+pub const MANIFEST_FILE: &str = asv_model::layout::MANIFEST;
 
 /// Where one contract's canonical text is, as the table says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -454,7 +454,7 @@ fn check_canonical_path(id: &ContractId, field: &str, p: &str) -> Result<String>
         ));
     }
     let first = p.split('/').next().unwrap_or_default();
-    if first == "skills" || first == ".agentic-skill-vendor" {
+    if first == asv_model::layout::SKILLS_DIR || first == asv_model::layout::TOOL_DIR {
         return Err(refuse(
             None,
             format!(
@@ -540,7 +540,7 @@ fn parse_files(id: &ContractId, files: &Yaml, local: bool) -> Result<Vec<Mapping
                 "{}, the name of the marker gen writes (left out of every digest, so it could never verify)",
                 asv_fs::quote::json_string(dest)
             ))
-        } else if !src_dir && crate::raw::basename(dest) == ".gitignore" {
+        } else if !src_dir && basename(dest) == ".gitignore" {
             Some(format!(
                 "{}, a .gitignore, which would govern what git tracks in every skill it lands in",
                 asv_fs::quote::json_string(dest)
@@ -606,6 +606,11 @@ fn parse_ignore(field: &str, value: &Yaml) -> Result<Vec<String>> {
         out.push(p.clone());
     }
     Ok(out)
+}
+
+/// The last path segment.
+pub fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 #[cfg(test)]

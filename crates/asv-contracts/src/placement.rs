@@ -25,9 +25,6 @@ use crate::report::{DriftProblem, Event, PlacementProblem, Violation};
 use crate::repository::{Repository, SKILLS_DIR};
 use crate::snapshot::Snapshot;
 
-/// The tool's working directory at the repository root.
-pub const WORKDIR: &str = ".agentic-skill-vendor";
-
 /// One dest the declarations and the table place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expected {
@@ -772,7 +769,7 @@ fn migrate(
 /// A guarded-read refusal of a `.gitignore`.
 pub fn workdir_ignored(tree: &Tree) -> Result<bool> {
     Ok(match IgnoreRules::for_dir(tree, "")? {
-        Some(rules) => rules.is_excluded(WORKDIR, true),
+        Some(rules) => rules.is_excluded(asv_model::layout::TOOL_DIR, true),
         None => true,
     })
 }

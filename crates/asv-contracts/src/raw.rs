@@ -65,10 +65,7 @@ pub enum RawState {
     },
 }
 
-/// The last path segment.
-pub fn basename(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
+pub use crate::manifest::basename;
 
 /// Reads every src of `row` for contract `id`.
 ///

@@ -15,8 +15,7 @@ use crate::lock::{LOCK_FILE, Lock, SourcePins};
 use crate::manifest::{self, Manifest, Origin};
 use crate::source::SourceName;
 
-/// The directory holding the skills.
-pub const SKILLS_DIR: &str = "skills";
+pub use asv_model::layout::SKILLS_DIR;
 
 /// The name the lock had in early releases of the TypeScript tool.
 pub const LEGACY_LOCK_FILE: &str = "vendor-manifest.json";
@@ -169,7 +168,8 @@ impl<'t> Repository<'t> {
             None => None,
             Some(bytes) => Some(CanonicalBody::from_bytes(&path, &bytes)?),
         };
-        let conformance = conformance_digest(self.tree, &manifest::conformance_dir(&path, id))?;
+        let conformance =
+            conformance_digest_gitignored(self.tree, &manifest::conformance_dir(&path, id))?;
         Ok(Canonical {
             path,
             body,
@@ -213,7 +213,7 @@ impl<'t> Repository<'t> {
 ///
 /// # Errors
 /// A guarded-read refusal (a link or special file in the tree).
-pub fn conformance_digest(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
+pub fn conformance_digest_gitignored(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
     let Some(files) = ignore::unignored_files(tree, dir)? else {
         return Ok(None);
     };
@@ -250,7 +250,7 @@ fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
     let mut skills = dirs
         .into_par_iter()
         .map(|name| {
-            let skill_md = format!("{SKILLS_DIR}/{name}/SKILL.md");
+            let skill_md = format!("{SKILLS_DIR}/{name}/{}", asv_model::layout::SKILL_MANIFEST);
             let declared = match tree.read_file(&skill_md)? {
                 None => Vec::new(),
                 Some(bytes) => declaration::declared_ids(&skill_md, &bytes)?,

@@ -15,9 +15,6 @@ pub enum Error {
     /// Guarded tree access refused or failed.
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
-    /// A contracts-side refusal (manifest, lock).
-    #[error(transparent)]
-    Contracts(#[from] asv_contracts::Error),
 }
 
 /// The result type of `asv-remote`.

@@ -725,7 +725,7 @@ impl Transport for Git {
             .as_deref()
             .and_then(|t| t.strip_prefix("refs/heads/"))
         {
-            Some(branch) if asv_contracts::source::is_usable_ref(branch) => Ok(branch.to_owned()),
+            Some(branch) if asv_model::source::is_usable_ref(branch) => Ok(branch.to_owned()),
             _ => Err(Error::Remote(format!(
                 "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
                 self.prefix(),
@@ -736,7 +736,7 @@ impl Transport for Git {
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
         self.dir()?;
-        if !asv_contracts::source::is_usable_ref(reference) {
+        if !asv_model::source::is_usable_ref(reference) {
             return Err(Error::Remote(format!(
                 "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
                 self.prefix(),
@@ -1272,10 +1272,10 @@ mod tests {
     #[test]
     fn refs_ids_and_sizes() {
         assert!(
-            asv_contracts::source::is_usable_ref("main")
-                && asv_contracts::source::is_usable_ref("release/v1.2")
-                && !asv_contracts::source::is_usable_ref("-x")
-                && !asv_contracts::source::is_usable_ref("a..b")
+            asv_model::source::is_usable_ref("main")
+                && asv_model::source::is_usable_ref("release/v1.2")
+                && !asv_model::source::is_usable_ref("-x")
+                && !asv_model::source::is_usable_ref("a..b")
         );
         assert!(is_hex_id(&"a".repeat(64), 64) && !is_hex_id(&"A".repeat(40), 40));
         assert_eq!(size(FILE_LIMIT), "1 MiB");

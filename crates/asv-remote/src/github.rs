@@ -349,7 +349,7 @@ impl Transport for GitHub {
         let what = "the repository";
         let document = self.get_object(&self.repos_path(), what)?;
         match document.get("default_branch") {
-            Some(Value::String(branch)) if asv_contracts::source::is_usable_ref(branch) => {
+            Some(Value::String(branch)) if asv_model::source::is_usable_ref(branch) => {
                 Ok(branch.clone())
             }
             found => Err(Error::Remote(format!(
@@ -365,7 +365,7 @@ impl Transport for GitHub {
     }
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
-        if !asv_contracts::source::is_usable_ref(reference) {
+        if !asv_model::source::is_usable_ref(reference) {
             return Err(Error::Remote(format!(
                 "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
                 self.prefix(),
@@ -540,12 +540,12 @@ mod tests {
     fn refs_and_names() {
         // The table's rule (as the TypeScript tool's): a single character is a usable ref too.
         for ok in ["main", "release/2.x", "v1.0.0", "a1", "feature/x-y_z", "a"] {
-            assert!(asv_contracts::source::is_usable_ref(ok), "{ok}");
+            assert!(asv_model::source::is_usable_ref(ok), "{ok}");
         }
         for bad in [
             "", "-x", "x-", "a..b", "a//b", "/a", "a/", "a b", "a\nb", "a~1", "a:b",
         ] {
-            assert!(!asv_contracts::source::is_usable_ref(bad), "{bad:?}");
+            assert!(!asv_model::source::is_usable_ref(bad), "{bad:?}");
         }
         assert!(is_name("ba0918") && is_name("agentic-skill-vendor") && is_name("a.b_c"));
         assert!(!is_name("") && !is_name(".x") && !is_name("a/b") && !is_name("a b"));

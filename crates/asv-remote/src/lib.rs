@@ -1,4 +1,4 @@
-//! Sources: taking contracts from other repositories, pinned to commits.
+//! Transports: reading another repository at a commit.
 //!
 //! Two transports read a repository at a commit: the GitHub API ([`github`], HTTPS to the two
 //! fixed hosts only) and generic git ([`git`], the installed `git`, locked down). Both answer
@@ -7,19 +7,19 @@
 //! blob id its own tree listing gives.
 #![deny(missing_docs)]
 
-pub mod cache;
-pub mod commands;
 pub mod error;
 pub mod git;
 pub mod github;
 mod ids;
+mod options;
 pub mod take;
 pub mod token;
 
 pub use error::{Error, Result};
+pub use options::{Options, Progress, transport};
 
 /// The object format of a repository: one definition, the lock's.
-pub use asv_contracts::source::ObjectFormat;
+pub use asv_model::source::ObjectFormat;
 
 /// The mode of a tree entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

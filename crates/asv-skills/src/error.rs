@@ -132,6 +132,17 @@ pub enum Error {
         /// The name asked for.
         name: String,
     },
+    /// A source answered a commit id that is not one (remote side).
+    #[error(
+        "{repository} answered {} for a commit id, which is not one; nothing was changed",
+        json_string(answered)
+    )]
+    NotACommit {
+        /// The source as given.
+        repository: String,
+        /// What it answered.
+        answered: String,
+    },
     /// `--ref` given for a local directory that is not a git repository (input side).
     #[error(
         "{}: --ref names a commit, and this is a plain directory, not the top of a git repository; leave out --ref to take the directory as it stands",

@@ -15,7 +15,9 @@ use asv_fs::{Change, EntryKind, Ownership, Plan, Tree, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
-use crate::lifecycle::{fill_of, first_error};
+use crate::paths::portable;
+use crate::placing::fill_of;
+use crate::validate::first_error;
 use crate::{Finding, has_errors, manifest_name, validate_tree};
 
 /// An agent whose skills directory `skill install --target` names.
@@ -186,45 +188,6 @@ fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
         .collect()
 }
 
-/// Refuses a list of paths the archive entry policy would refuse: a name some host cannot
-/// write (`CON`, `a:b`, a trailing dot), or two names one volume folds together.
-///
-/// # Errors
-/// [`Error::Unwritable`] naming `label` and the first path refused.
-pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
-    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    match asv_archive::path_refusal(&refs) {
-        None => Ok(()),
-        Some(refusal) => Err(Error::Unwritable {
-            input: label.to_owned(),
-            code: refusal.reason().code(),
-            refusal: refusal.to_string(),
-        }),
-    }
-}
-
-/// Requires a real directory at `dir`: a link there (even to a directory) or another kind is
-/// refused by name, an absent one is [`Error::Missing`].
-///
-/// # Errors
-/// As above; a guarded-read failure.
-pub(crate) fn require_dir(fs: &Tree, dir: &str) -> Result<(), Error> {
-    match fs.kind(dir)? {
-        Some(EntryKind::Directory) => Ok(()),
-        None => Err(Error::Missing {
-            path: dir.to_owned(),
-        }),
-        Some(EntryKind::Symlink) => Err(Error::Fs(asv_fs::Error::Symlink {
-            path: dir.to_owned(),
-        })),
-        Some(found) => Err(Error::Fs(asv_fs::Error::WrongKind {
-            path: dir.to_owned(),
-            expected: EntryKind::Directory,
-            found,
-        })),
-    }
-}
-
 /// Finds the skills of `input` (a directory, a ZIP or a gzipped tar); `label` is how the
 /// input is named in messages.
 ///
@@ -266,7 +229,8 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             let mut files = Vec::new();
             for e in source.read_dir("")?.unwrap_or_default() {
                 if e.kind == EntryKind::Directory
-                    && source.kind(&join(&e.name, "SKILL.md"))? == Some(EntryKind::File)
+                    && source.kind(&join(&e.name, asv_skilltree::SKILL_MANIFEST))?
+                        == Some(EntryKind::File)
                 {
                     for f in SkillTree::read(&source, &e.name)?.files() {
                         files.push(FileNode {

@@ -29,6 +29,8 @@ pub mod install;
 pub mod lifecycle;
 pub mod lock;
 pub mod package;
+mod paths;
+mod placing;
 pub mod upstream;
 mod validate;
 

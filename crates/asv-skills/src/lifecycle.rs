@@ -8,18 +8,19 @@
 //! until the merge is clean and the result is a valid skill, then swaps the whole directory
 //! in one step through `asv-fs`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
 
-use asv_fs::{Change, EntryKind, Fill, NewFile, Ownership, Plan, Tree, Verdict};
-use asv_remote::commands::Options;
+use asv_fs::{Change, EntryKind, Ownership, Plan, Tree, Verdict};
+use asv_remote::Options;
 use asv_skilltree::merge::{Conflict, merge, merge_text};
 use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
 use crate::error::Error;
 use crate::lock::{Entry, Pending, SkillLock};
+use crate::placing::fill_of;
 use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
+use crate::validate::first_error;
 use crate::{Finding, Severity, has_errors, manifest_name, name_problem, validate_tree};
 
-/// Where imported skills live, relative to the repository root.
-pub const SKILLS_DIR: &str = "skills";
+pub use asv_model::layout::SKILLS_DIR;
 
 /// The labels of a conflicted file's hunks.
 pub const LABELS: [&str; 3] = ["local", "base", "upstream"];
@@ -220,43 +221,6 @@ pub enum Version {
     Upstream,
 }
 
-pub(crate) fn first_error(findings: Vec<Finding>) -> Error {
-    let errors: Vec<Finding> = findings
-        .into_iter()
-        .filter(|f| f.severity == Severity::Error)
-        .collect();
-    let more = errors.len().saturating_sub(1);
-    match errors.into_iter().next() {
-        Some(first) => Error::Invalid { first, more },
-        None => Error::Invalid {
-            first: Finding {
-                severity: Severity::Error,
-                path: String::new(),
-                line: None,
-                message: "invalid".to_owned(),
-            },
-            more: 0,
-        },
-    }
-}
-
-/// The files of `tree` as a fill of the tree-change layer.
-pub(crate) fn fill_of(tree: &SkillTree) -> Fill {
-    Fill::files(
-        tree.files()
-            .iter()
-            .map(|f| {
-                let file = NewFile::new(f.path.clone(), f.data.clone());
-                if f.executable {
-                    file.executable()
-                } else {
-                    file
-                }
-            })
-            .collect(),
-    )
-}
-
 /// Writes `tree` as the whole of `dest` through the tree-change layer: staged beside `dest`,
 /// swapped in one step, rolled back to what stood there on any failure. `ownership` says what
 /// may stand there.
@@ -286,7 +250,7 @@ fn still_local(expected: String) -> Ownership {
 /// can be checked out on every host.
 fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> {
     let paths: Vec<String> = tree.files().iter().map(|f| f.path.clone()).collect();
-    crate::install::portable(label, &paths)
+    crate::paths::portable(label, &paths)
 }
 
 fn default_name(source: &Source, path: &str) -> String {

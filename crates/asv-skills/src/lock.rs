@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 
 /// The skill lock's path, relative to the repository root.
-pub const SKILL_LOCK_FILE: &str = "vendor-skills-lock.json";
+pub const SKILL_LOCK_FILE: &str = asv_model::layout::SKILL_LOCK;
 
 /// The lock format this build writes and reads.
 pub const VERSION: u32 = 1;

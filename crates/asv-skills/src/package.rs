@@ -55,11 +55,11 @@ pub struct Packed {
 /// ```
 pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
-    crate::install::require_dir(fs, dir)?;
+    crate::paths::require_dir(fs, dir)?;
     let tree = SkillTree::read(fs, dir)?;
     let mut warnings = validate_tree(&tree, dir);
     if has_errors(&warnings) {
-        return Err(crate::lifecycle::first_error(warnings));
+        return Err(crate::validate::first_error(warnings));
     }
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree

@@ -7,17 +7,15 @@
 
 use std::path::Path;
 
-use asv_contracts::source::RepositorySpec;
 use asv_fs::{Change, Ownership, Plan, Tree};
-use asv_remote::commands::Options;
+use asv_model::source::{RepositorySpec, Revision};
+use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name, validate_relative_path};
 
 use crate::error::Error;
 
-/// Where the bases of imported skills are kept between runs, by tree hash: an offline copy for
-/// `skill diff` and the only copy for a local-directory source.
-pub const BASES_DIR: &str = ".agentic-skill-vendor/skill-bases";
+pub use asv_model::layout::SKILL_BASES_DIR as BASES_DIR;
 
 /// A skill's source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,15 +118,8 @@ pub fn take(
         (Source::Local(dir), At::Now) => take_local(fs, dir, path),
         (Source::Local(dir), at) => take_local_commit(fs, dir, path, at, options),
         (Source::Remote(spec), at) => {
-            let mut transport = asv_remote::commands::transport(spec, options)?;
-            take_remote(
-                transport.as_mut(),
-                spec.as_str(),
-                Some(spec),
-                path,
-                at,
-                options,
-            )
+            let mut transport = asv_remote::transport(spec, options)?;
+            take_remote(transport.as_mut(), spec.as_str(), path, at, options)
         }
     }
 }
@@ -181,7 +172,7 @@ fn take_local_commit(
         problem: "the path is not UTF-8".to_owned(),
     })?;
     let mut transport = asv_remote::git::Git::local(url)?;
-    take_remote(&mut transport, dir, None, path, at, options)
+    take_remote(&mut transport, dir, path, at, options)
 }
 
 fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
@@ -194,7 +185,7 @@ fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
     if rel.is_empty() {
         // The root itself: Tree::open has checked it is a directory.
     } else if source.kind(rel)?.is_some() {
-        crate::install::require_dir(&source, rel)?;
+        crate::paths::require_dir(&source, rel)?;
     } else {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),
@@ -218,11 +209,10 @@ fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
 }
 
 /// The skill at `path` of a repository read through `transport`, at `at`; `label` names the
-/// source in refusals, `spec` (when it has one) checks the commit ids it answers.
+/// source in refusals.
 fn take_remote(
     transport: &mut dyn asv_remote::Transport,
     label: &str,
-    spec: Option<&RepositorySpec>,
     path: &str,
     at: At<'_>,
     options: &Options,
@@ -246,8 +236,11 @@ fn take_remote(
         }
     };
     // A commit id the transport answered is checked like the contract pins are.
-    if let Some(spec) = spec {
-        asv_remote::commands::to_pin(spec, &commit)?;
+    if Revision::parse(&commit.revision, commit.format).is_none() {
+        return Err(Error::NotACommit {
+            repository: label.to_owned(),
+            answered: commit.revision,
+        });
     }
     let listing = transport.list(&commit)?;
     let prefix = if path == "." {
@@ -336,7 +329,7 @@ pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
         return Ok(());
     }
     tree.check_paths()?;
-    let change = Change::replace(dir, crate::lifecycle::fill_of(tree), Ownership::ToolState);
+    let change = Change::replace(dir, crate::placing::fill_of(tree), Ownership::ToolState);
     Plan::new(fs, vec![change])?.apply()?;
     Ok(())
 }

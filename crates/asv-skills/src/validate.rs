@@ -5,9 +5,9 @@
 //! This module sits here rather than in `asv-skilltree` because the frontmatter is read with
 //! the YAML reader of `asv-contracts`, a layer above the tree model.
 
-use asv_contracts::yaml::Yaml;
 use asv_fs::{EntryKind, Tree, join};
-use asv_skilltree::{SkillTree, normalize_name};
+use asv_model::yaml::Yaml;
+use asv_skilltree::{SKILL_MANIFEST, SkillTree, normalize_name};
 
 use crate::error::Error;
 
@@ -88,7 +88,7 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 /// # Errors
 /// A guarded-read refusal (a link, a FIFO where SKILL.md belongs).
 pub fn validate_skill(fs: &Tree, dir: &str) -> Result<Vec<Finding>, Error> {
-    let skill_md = join(dir, "SKILL.md");
+    let skill_md = join(dir, SKILL_MANIFEST);
     let manifest = match fs.read_file(&skill_md)? {
         Some(bytes) => Manifest::Found(bytes),
         None => {
@@ -96,7 +96,9 @@ pub fn validate_skill(fs: &Tree, dir: &str) -> Result<Vec<Finding>, Error> {
             Manifest::Missing(
                 listing
                     .into_iter()
-                    .find(|e| e.kind == EntryKind::File && e.name.eq_ignore_ascii_case("SKILL.md"))
+                    .find(|e| {
+                        e.kind == EntryKind::File && e.name.eq_ignore_ascii_case(SKILL_MANIFEST)
+                    })
                     .map(|e| e.name),
             )
         }
@@ -107,12 +109,12 @@ pub fn validate_skill(fs: &Tree, dir: &str) -> Result<Vec<Finding>, Error> {
 /// Judges a skill tree held in memory as if it stood at `dir` (repository-relative): what
 /// `skill add` and `skill pull` check before they write anything.
 pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
-    let manifest = match tree.get("SKILL.md") {
+    let manifest = match tree.get(SKILL_MANIFEST) {
         Some(f) => Manifest::Found(f.data.clone()),
         None => Manifest::Missing(
             tree.files()
                 .iter()
-                .find(|f| !f.path.contains('/') && f.path.eq_ignore_ascii_case("SKILL.md"))
+                .find(|f| !f.path.contains('/') && f.path.eq_ignore_ascii_case(SKILL_MANIFEST))
                 .map(|f| f.path.clone()),
         ),
     };
@@ -121,11 +123,32 @@ pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
 
 /// The `name` a skill's `SKILL.md` gives, when it parses and gives one as text.
 pub fn manifest_name(tree: &SkillTree) -> Option<String> {
-    let bytes = &tree.get("SKILL.md")?.data;
-    let front = asv_contracts::declaration::read_frontmatter("SKILL.md", bytes).ok()??;
+    let bytes = &tree.get(SKILL_MANIFEST)?.data;
+    let front = asv_model::declaration::read_frontmatter(SKILL_MANIFEST, bytes).ok()??;
     match front.root.get("name")? {
         Yaml::String(name) => Some(name.clone()),
         _ => None,
+    }
+}
+
+/// The refusal for findings that hold an error: the first error, and how many more.
+pub(crate) fn first_error(findings: Vec<Finding>) -> Error {
+    let errors: Vec<Finding> = findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let more = errors.len().saturating_sub(1);
+    match errors.into_iter().next() {
+        Some(first) => Error::Invalid { first, more },
+        None => Error::Invalid {
+            first: Finding {
+                severity: Severity::Error,
+                path: String::new(),
+                line: None,
+                message: "invalid".to_owned(),
+            },
+            more: 0,
+        },
     }
 }
 
@@ -143,7 +166,7 @@ enum Manifest {
 }
 
 fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
-    let skill_md = join(dir, "SKILL.md");
+    let skill_md = join(dir, SKILL_MANIFEST);
     let mut out = Vec::new();
     let error = |path: &str, message: String| Finding {
         severity: Severity::Error,
@@ -191,7 +214,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     }
     // The reader gen and verify use: whatever they refuse in a frontmatter is an error here,
     // at the same line.
-    let root = match asv_contracts::declaration::read_frontmatter(&skill_md, &bytes) {
+    let root = match asv_model::declaration::read_frontmatter(&skill_md, &bytes) {
         Ok(Some(front)) => front.root,
         Ok(None) => {
             out.push(error(
@@ -200,7 +223,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             ));
             return out;
         }
-        Err(asv_contracts::Error::Declaration {
+        Err(asv_model::Error::Declaration {
             path,
             line,
             message,

@@ -37,8 +37,7 @@ use sha2::{Digest, Sha256};
 /// Names skipped wherever they appear.
 pub const SKIPPED_NAMES: &[&str] = &[".git", ".DS_Store", "Thumbs.db"];
 
-/// The manifest every skill carries at its root, spelled exactly so.
-pub const SKILL_MANIFEST: &str = "SKILL.md";
+pub use asv_model::layout::SKILL_MANIFEST;
 
 /// Whether `name` is one of the three entries every read skips ([`SKIPPED_NAMES`]).
 pub fn is_ignored_name(name: &str) -> bool {

@@ -3,13 +3,14 @@
 #![cfg(debug_assertions)]
 #![allow(clippy::disallowed_methods)]
 
-#[path = "support/git_server.rs"]
+#[path = "../../asv-remote/tests/support/git_server.rs"]
 mod git_server;
 
 use asv_contracts::{GenOutcome, Repository};
+use asv_fetch::commands;
 use asv_fs::Tree;
 use asv_remote::ObjectFormat;
-use asv_remote::commands::{self, Options};
+use asv_remote::Options;
 use git_server::{Behaviour, Fixture, Https, Tls};
 
 fn options(tls: &Tls) -> Options {

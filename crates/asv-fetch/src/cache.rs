@@ -67,16 +67,19 @@ pub fn place(tree: &Tree, source: &str, revision: &str, files: &[(String, Vec<u8
         }
     }
     let files = &all;
-    let staging = format!(".agentic-skill-vendor/incoming-{source}-{revision}");
+    let staging = format!(
+        "{}/incoming-{source}-{revision}",
+        asv_model::layout::TOOL_DIR
+    );
     tree.remove_all(&staging)?;
     let placed = (|| {
         tree.create_dir_all(&staging)?;
         for (path, bytes) in files {
             if !asv_contracts::manifest::is_safe_relative_path(path) {
-                return Err(Error::Remote(format!(
-                    "the source {source} lists {}, which is not a path inside the repository; nothing was cached",
-                    asv_fs::quote::json_string(path)
-                )));
+                return Err(Error::ListedOutside {
+                    name: source.to_owned(),
+                    path: path.clone(),
+                });
             }
             tree.write_file(&format!("{staging}/{path}"), bytes)?;
         }

@@ -16,7 +16,7 @@
 //! TypeScript tool, never looser.
 //!
 //! ```
-//! use asv_contracts::source::{RepositoryKind, RepositorySpec, SourceName};
+//! use asv_model::source::{RepositoryKind, RepositorySpec, SourceName};
 //!
 //! let spec = RepositorySpec::parse("ba0918/agentic-workflow").unwrap();
 //! assert!(matches!(spec.kind(), RepositoryKind::GitHub { owner, .. } if owner == "ba0918"));
@@ -86,7 +86,7 @@ impl SourceName {
     ///
     /// # Example
     /// ```
-    /// use asv_contracts::source::SourceName;
+    /// use asv_model::source::SourceName;
     /// assert_eq!(SourceName::parse("workflow").unwrap().as_str(), "workflow");
     /// assert!(SourceName::parse("Workflow").is_err());
     /// ```
@@ -260,7 +260,7 @@ impl RepositorySpec {
     ///
     /// # Example
     /// ```
-    /// use asv_contracts::source::{RepositoryProblem, RepositorySpec};
+    /// use asv_model::source::{RepositoryProblem, RepositorySpec};
     /// assert!(RepositorySpec::parse("https://example.com/team/contracts.git").is_ok());
     /// assert_eq!(
     ///     RepositorySpec::parse("http://example.com/team/contracts.git"),
@@ -359,7 +359,7 @@ impl std::str::FromStr for RepositorySpec {
 ///
 /// # Example
 /// ```
-/// use asv_contracts::source::{RepositorySpec, default_source_name};
+/// use asv_model::source::{RepositorySpec, default_source_name};
 /// let spec = RepositorySpec::parse("ssh://git@example.com/team/contracts.git").unwrap();
 /// assert_eq!(default_source_name(&spec).unwrap().as_str(), "contracts");
 /// let spec = RepositorySpec::parse("https://example.com/team/Contracts.git").unwrap();
@@ -598,7 +598,7 @@ fn judge_host(host: &str, special: bool) -> Result<(), RepositoryProblem> {
 ///
 /// # Example
 /// ```
-/// use asv_contracts::source::is_usable_ref;
+/// use asv_model::source::is_usable_ref;
 /// assert!(is_usable_ref("release/2.x"));
 /// assert!(!is_usable_ref("-main"));
 /// ```
@@ -683,7 +683,7 @@ impl Revision {
     ///
     /// # Example
     /// ```
-    /// use asv_contracts::source::{ObjectFormat, Revision};
+    /// use asv_model::source::{ObjectFormat, Revision};
     /// let hex = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
     /// assert!(Revision::parse(hex, ObjectFormat::Sha1).is_some());
     /// assert!(Revision::parse(hex, ObjectFormat::Sha256).is_none());

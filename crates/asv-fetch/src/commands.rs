@@ -8,90 +8,27 @@ use std::collections::BTreeMap;
 
 use asv_contracts::lock::{LOCK_FILE, Lock, SourcePin};
 use asv_contracts::manifest::{MANIFEST_FILE, Origin, standard_path};
-use asv_contracts::source::{RepositoryKind, RepositorySpec, Revision, SourceName};
+use asv_contracts::source::{RepositorySpec, Revision, SourceName};
 use asv_contracts::{ContractId, Event, Repository};
 use asv_fs::Tree;
 
 use crate::error::{Error, Result};
-use crate::take::{Held, Listing, read_all};
-use crate::token::Token;
-use crate::{Commit, Transport};
+use asv_remote::take::{Held, Listing, read_all};
+use asv_remote::{Commit, Options, Progress, Transport, transport};
 
 /// Files taken from a source: repository path and bytes.
 type Files = Vec<(String, Vec<u8>)>;
-
-/// Where the fetching commands report what they are doing, a step at a time (the binary
-/// shows it on stderr when stderr is a terminal).
-#[derive(Clone)]
-pub struct Progress(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Progress(..)")
-    }
-}
-
-/// How the fetching commands reach sources.
-#[derive(Debug, Default, Clone)]
-pub struct Options {
-    /// Told about each step of a fetch (resolving, listing, reading files).
-    pub progress: Option<Progress>,
-    /// A GitHub token, for `owner/repo` sources only.
-    pub token: Option<Token>,
-    /// Test-only GitHub endpoints (API, raw); honoured only in debug builds.
-    pub github_endpoints: Option<(String, String)>,
-    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA); honoured
-    /// only in debug builds.
-    pub git_env: Vec<(String, String)>,
-}
-
-/// The transport that reaches `spec`: the GitHub API for `owner/repo`, generic git otherwise.
-///
-/// # Errors
-/// A repository the transport refuses to reach (see [`crate::git::Git::new`]).
-pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Transport>> {
-    let token = options.token.as_ref().map(|t| t.expose().to_owned());
-    match spec.kind() {
-        RepositoryKind::GitHub { owner, repo } => {
-            #[cfg(debug_assertions)]
-            if let Some((api, raw)) = &options.github_endpoints {
-                return Ok(Box::new(crate::github::GitHub::with_endpoints(
-                    api, raw, owner, repo, token,
-                )?));
-            }
-            Ok(Box::new(crate::github::GitHub::new(owner, repo, token)?))
-        }
-        _ => {
-            let git = crate::git::Git::new(spec.as_str())?;
-            #[cfg(debug_assertions)]
-            let git = if options.git_env.is_empty() {
-                git
-            } else {
-                git.with_env(
-                    options
-                        .git_env
-                        .iter()
-                        .map(|(k, v)| (k.into(), v.into()))
-                        .collect(),
-                )
-            };
-            Ok(Box::new(git))
-        }
-    }
-}
 
 /// The lock's pin for `commit` of `spec`.
 ///
 /// # Errors
 /// A commit id the source answered that is not one.
 pub fn to_pin(spec: &RepositorySpec, commit: &Commit) -> Result<SourcePin> {
-    let revision = Revision::parse(&commit.revision, commit.format).ok_or_else(|| {
-        Error::Remote(format!(
-            "{} answered {} for a commit id, which is not one; nothing was changed",
-            spec.as_str(),
-            asv_fs::quote::json_string(&commit.revision)
-        ))
-    })?;
+    let revision =
+        Revision::parse(&commit.revision, commit.format).ok_or_else(|| Error::NotACommit {
+            repository: spec.as_str().to_owned(),
+            answered: commit.revision.clone(),
+        })?;
     Ok(SourcePin {
         repository: spec.clone(),
         revision,
@@ -242,30 +179,19 @@ pub fn add(
     options: &Options,
 ) -> Result<Vec<Event>> {
     let repo = Repository::load(tree)?;
-    let spec = RepositorySpec::parse(repository).map_err(|problem| {
-        Error::Remote(format!(
-            "the repository is not usable: {problem}; give owner/repo, ssh://…, user@host:path or https://…"
-        ))
-    })?;
+    let spec =
+        RepositorySpec::parse(repository).map_err(|problem| Error::Repository { problem })?;
     let name = match name {
-        Some(n) => SourceName::parse(n).map_err(|p| {
-            Error::Remote(format!(
-                "the source name {} is not usable: {p}",
-                asv_fs::quote::json_string(n)
-            ))
+        Some(n) => SourceName::parse(n).map_err(|p| Error::SourceName {
+            name: n.to_owned(),
+            problem: p,
         })?,
-        None => spec.default_source_name().ok_or_else(|| {
-            Error::Remote(
-                "the repository's own name is not a usable source name; give one: add <repository> <name>"
-                    .to_owned(),
-            )
-        })?,
+        None => spec.default_source_name().ok_or(Error::NoSourceName)?,
     };
     if repo.manifest.sources.contains_key(name.as_str()) {
-        return Err(Error::Remote(format!(
-            "{} is already registered in {MANIFEST_FILE}; run update to move its pin",
-            name.as_str()
-        )));
+        return Err(Error::AlreadyRegistered {
+            name: name.as_str().to_owned(),
+        });
     }
     let mut t = transport(&spec, options)?;
     step(
@@ -397,10 +323,10 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
                 });
             }
             Some(many) => {
-                return Err(Error::Remote(format!(
-                    "{} both hold contracts/{id}.md; write the contracts.{id} line in {MANIFEST_FILE} to say which one {id} comes from",
-                    many.join(" and ")
-                )));
+                return Err(Error::Ambiguous {
+                    id: id.to_string(),
+                    sources: many.iter().map(|s| s.to_string()).collect(),
+                });
             }
         }
     }

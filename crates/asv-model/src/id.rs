@@ -46,7 +46,7 @@ impl ContractId {
     ///
     /// # Example
     /// ```
-    /// use asv_contracts::ContractId;
+    /// use asv_model::id::ContractId;
     /// assert!(ContractId::parse("tdd-contract").is_ok());
     /// assert!(ContractId::parse("a..b").is_err());
     /// assert!(ContractId::parse("Upper").is_err());

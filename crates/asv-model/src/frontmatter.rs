@@ -141,7 +141,7 @@ pub const YAML_FIRST_LINE: usize = 2;
 ///
 /// # Example
 /// ```
-/// use asv_contracts::frontmatter::{split, FrontmatterProblem};
+/// use asv_model::frontmatter::{split, FrontmatterProblem};
 /// let s = split("---\nname: a\n---\n\nBody\n---\nmore\n").unwrap();
 /// assert_eq!((s.yaml, s.body), (Some("name: a"), "Body\n---\nmore\n"));
 /// assert_eq!(split("---\nname: a\n"), Err(FrontmatterProblem::Unclosed));

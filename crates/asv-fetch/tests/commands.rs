@@ -2,13 +2,15 @@
 //! GitHub API, then `gen` and `verify` on what they wrote.
 #![cfg(debug_assertions)]
 
+#[path = "../../asv-remote/tests/support/mod.rs"]
 mod support;
 
 use std::sync::{Arc, Mutex};
 
 use asv_contracts::{GenOutcome, Repository};
+use asv_fetch::commands;
 use asv_fs::Tree;
-use asv_remote::commands::{self, Options};
+use asv_remote::Options;
 use support::{COMMIT, Repo, Server};
 
 fn serve(repo: Arc<Mutex<Repo>>) -> Server {

@@ -137,12 +137,12 @@ pub fn read_frontmatter(path: &str, bytes: &[u8]) -> Result<Option<SkillFrontmat
 ///
 /// # Example
 /// ```
-/// let ids = asv_contracts::declaration::declared_ids(
+/// let ids = asv_model::declaration::declared_ids(
 ///     "skills/a/SKILL.md",
 ///     b"---\nname: a\nmetadata:\n  contracts: [x, y]\n---\nBody\n",
 /// )?;
 /// assert_eq!(ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["x", "y"]);
-/// # Ok::<(), asv_contracts::Error>(())
+/// # Ok::<(), asv_model::Error>(())
 /// ```
 pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
     Ok(read_frontmatter(path, bytes)?

@@ -1,0 +1,77 @@
+//! The one error type of `asv-fetch`.
+
+use asv_fs::quote::json_string;
+
+/// Everything the fetching commands refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A source answered a commit id that is not one (remote side).
+    #[error(
+        "{repository} answered {} for a commit id, which is not one; nothing was changed",
+        json_string(answered)
+    )]
+    NotACommit {
+        /// The repository as registered.
+        repository: String,
+        /// What it answered.
+        answered: String,
+    },
+    /// `add` was given a repository it cannot use (input side).
+    #[error(
+        "the repository is not usable: {problem}; give owner/repo, ssh://…, user@host:path or https://…"
+    )]
+    Repository {
+        /// Why.
+        problem: asv_model::source::RepositoryProblem,
+    },
+    /// `add` was given a source name it cannot use (input side).
+    #[error("the source name {} is not usable: {problem}", json_string(name))]
+    SourceName {
+        /// The name as given.
+        name: String,
+        /// Why.
+        problem: asv_model::source::SourceNameProblem,
+    },
+    /// The repository's own name makes no source name, and none was given (input side).
+    #[error(
+        "the repository's own name is not a usable source name; give one: add <repository> <name>"
+    )]
+    NoSourceName,
+    /// `add` of a name the table already registers (input side).
+    #[error("{name} is already registered in vendor-manifest.yaml; run update to move its pin")]
+    AlreadyRegistered {
+        /// The source name.
+        name: String,
+    },
+    /// Several sources hold a declared contract the table maps to none of them (input side).
+    #[error("{} both hold contracts/{id}.md; write the contracts.{id} line in vendor-manifest.yaml to say which one {id} comes from", sources.join(" and "))]
+    Ambiguous {
+        /// The contract.
+        id: String,
+        /// The sources holding it.
+        sources: Vec<String>,
+    },
+    /// A source listed a path that is not inside the repository (remote side).
+    #[error(
+        "the source {name} lists {}, which is not a path inside the repository; nothing was cached",
+        json_string(path)
+    )]
+    ListedOutside {
+        /// The source name.
+        name: String,
+        /// The path as listed.
+        path: String,
+    },
+    /// A transport refused or failed (remote side, a limit, or the environment).
+    #[error(transparent)]
+    Transport(#[from] asv_remote::Error),
+    /// Guarded tree access refused or failed.
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// A contracts-side refusal (manifest, lock, a text that is not usable).
+    #[error(transparent)]
+    Contracts(#[from] asv_contracts::Error),
+}
+
+/// The result type of `asv-fetch`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

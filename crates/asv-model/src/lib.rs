@@ -1,0 +1,18 @@
+//! The vocabulary every layer shares, below contracts, sources and skills alike: where things
+//! live in a repository ([`layout`]), how a Markdown text splits at its frontmatter
+//! ([`frontmatter`]), how YAML is read ([`yaml`]), what a SKILL.md declares ([`declaration`],
+//! [`id`]) and the values that name other repositories ([`source`]).
+//!
+//! It exists so the skill commands can read a SKILL.md and name a repository exactly as the
+//! contract commands do without depending on them: one reader, one spelling.
+#![deny(missing_docs)]
+
+pub mod declaration;
+pub mod error;
+pub mod frontmatter;
+pub mod id;
+pub mod layout;
+pub mod source;
+pub mod yaml;
+
+pub use error::{Error, Result};
