@@ -3,14 +3,8 @@
 use std::fmt;
 use std::io;
 
-/// Which side a failure lies with, so the binary can word it and pick the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// The archive (or the directory being zipped) the caller was given.
-    Input,
-    /// The machine: the file system refused a write, the destination holds something in the way.
-    Environment,
-}
+/// Which side a failure lies with: the one definition of `asv-fs`.
+pub use asv_fs::Side;
 
 /// Why a whole archive is refused; each has one stable kebab-case code ([`Reason::code`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -581,8 +575,10 @@ impl Error {
     /// Which side the failure lies with.
     pub fn side(&self) -> Side {
         match self {
-            Error::InTheWay { .. } | Error::Write { .. } => Side::Environment,
-            Error::Tree(e) if !e.is_input() => Side::Environment,
+            // Something standing where an entry is extracted lies with the destination.
+            Error::InTheWay { .. } => Side::Destination,
+            Error::Write { .. } => Side::Environment,
+            Error::Tree(e) => e.side(),
             _ => Side::Input,
         }
     }

@@ -110,7 +110,7 @@ fn modes_are_0644_or_0755_narrowed_by_the_umask_and_links_in_the_way_are_refused
         matches!(&e, Error::InTheWay { path, .. } if path == "d"),
         "{e}"
     );
-    assert_eq!(e.side(), asv_archive::Side::Environment);
+    assert_eq!(e.side(), asv_archive::Side::Destination);
     assert!(
         asv_fs::Tree::open(outside.path())
             .unwrap()

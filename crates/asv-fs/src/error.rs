@@ -277,15 +277,58 @@ pub struct StrandedEntry {
 }
 
 /// Which side of a run a failure lies with, for the binary to word the refusal and pick the
-/// exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// exit code. One definition for every crate: each crate's error answers `side()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {
-    /// What the user gave: the tree read, a manifest's paths, a copy source.
+    /// What the user gave: the tree read, a manifest's paths, a copy source, an argument.
     Input,
     /// Where the tool writes: what stands at a destination, or what a failed change left there.
     Destination,
-    /// The machine: a failing system call, a full disk, a missing permission.
+    /// The machine or the network: a failing system call, a full disk, a missing permission, a
+    /// server that refused or answered wrongly, a limit reached.
     Environment,
+    /// This tool: a state its own code should never reach (reported as `internal error:`).
+    Internal,
+}
+
+impl Side {
+    /// `input`, `destination`, `environment` or `internal`: the spelling of machine-readable
+    /// output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Input => "input",
+            Side::Destination => "destination",
+            Side::Environment => "environment",
+            Side::Internal => "internal",
+        }
+    }
+}
+
+/// Where a failure is: a file (from the root, `/`-separated) and, where known, a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// The file or directory.
+    pub file: String,
+    /// The line, when one line is at fault.
+    pub line: Option<usize>,
+}
+
+impl Location {
+    /// `file`, with no line.
+    pub fn file(file: impl Into<String>) -> Self {
+        Location {
+            file: file.into(),
+            line: None,
+        }
+    }
+
+    /// `file` at `line` (none when `None`).
+    pub fn at(file: impl Into<String>, line: Option<usize>) -> Self {
+        Location {
+            file: file.into(),
+            line,
+        }
+    }
 }
 
 /// "the source itself" for the empty path, else the path.
@@ -400,6 +443,18 @@ impl Error {
                 Side::Environment
             }
         }
+    }
+
+    /// The file the failure is at.
+    pub fn location(&self) -> Option<Location> {
+        let path = match self {
+            Error::Symlink { path }
+            | Error::WrongKind { path, .. }
+            | Error::NonUtf8Name { path }
+            | Error::Io { path, .. } => path,
+            _ => return None,
+        };
+        Some(Location::file(path.clone()))
     }
 
     pub(crate) fn io(path: &str, op: &'static str, source: io::Error) -> Self {

@@ -32,6 +32,6 @@ pub mod quote;
 mod tree;
 
 pub use apply::{Applied, Warning, is_parked_tree_entry, is_tree_change_residue};
-pub use error::{EntryKind, Error, Result, Side, StrandedEntry};
+pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
 pub use plan::{Action, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, Verdict};
 pub use tree::{DirEntry, Tree, join};
