@@ -1,7 +1,6 @@
 //! Archives written by a real tool (Python's `zipfile`, `tarfile` and `shutil`) are accepted
 //! and extract to exactly the files they hold; Python reads the ZIPs we write. Skipped, saying
 //! so, when `python3` is not installed.
-#![allow(clippy::unwrap_used)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! The reproducible ZIP writer: byte-equal runs, the layout it promises, round trips through
 //! the reader and extraction, and the re-zip of an accepted archive.
-#![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 

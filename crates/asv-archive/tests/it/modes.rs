@@ -1,8 +1,7 @@
 //! Extracted modes under several umasks. The umask is the process's, so this binary holds ONE
 //! test that walks its table in turn (`cargo test` runs a binary's tests on threads).
-#![allow(clippy::unwrap_used)]
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -4,7 +4,6 @@
 //! both conflict, the hunks may be cut at different lines (both are valid diff3 output; seen:
 //! 1 of 400 triples, where git and gix-merge align an empty line differently), so conflicted
 //! output must agree in at least 99% of the conflicting triples.
-#![allow(clippy::disallowed_methods)]
 
 use std::process::Command;
 

@@ -3,11 +3,9 @@
 //! nothing.
 // Tests build and inspect fixtures with std::fs directly; the tree under test is only
 // changed through asv_fs.
-#![allow(clippy::disallowed_methods)]
 // A broken fixture is a failed test: helpers panic rather than return errors.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,7 @@
 //! The table of hostile archives every extraction must refuse, one row per reason and variant,
 //! each asserting the exact reason, the entry named, and that nothing was written.
-#![allow(clippy::unwrap_used, clippy::vec_init_then_push)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

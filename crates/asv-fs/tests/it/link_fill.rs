@@ -1,8 +1,7 @@
 //! `Fill::Link`: a destination replaced by a symbolic link, staged and swapped like any other
 //! fill, and put back byte for byte when the apply fails at any call.
-#![allow(clippy::disallowed_methods, clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use asv_fs::apply::FaultPlan;
 use asv_fs::{Change, Fill, Ownership, Plan, Tree};

@@ -12,7 +12,6 @@
 //!
 //! Every pattern list here is one the table accepts (no unescaped leading `!`: the table refuses
 //! those).
-#![allow(clippy::disallowed_methods)]
 
 use std::collections::BTreeSet;
 use std::path::Path;
