@@ -1,9 +1,12 @@
 //! The `agentic-skill-vendor` binary: parse, run, render, pick the exit code. No logic.
 
 mod cli;
+mod commands;
+mod exit;
 mod paths;
 mod render;
 mod run;
+mod settings;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,0 +1,107 @@
+//! The contract commands: `gen`, `verify`, `lint-selfcontain`, `self-test`, and the fetching
+//! `add`, `update`, `fetch`.
+
+use asv_contracts::{GenOutcome, Repository, Violation};
+
+use super::Report;
+use crate::cli::Format;
+use crate::render;
+use crate::settings::Settings;
+
+fn violations(format: Format, violations: &[Violation]) -> Report {
+    Report::new(
+        violations
+            .iter()
+            .map(|v| render::violation(format, v))
+            .collect(),
+        !violations.is_empty(),
+    )
+}
+
+fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
+    Report::new(
+        events.iter().map(|e| render::event(format, e)).collect(),
+        false,
+    )
+}
+
+/// `self-test`.
+pub fn self_test(settings: &Settings) -> Report {
+    violations(settings.format, &asv_contracts::selftest::run())
+}
+
+/// `verify`.
+///
+/// # Errors
+/// A refusal of the tree.
+pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let repo = Repository::load(&tree)?;
+    Ok(violations(settings.format, &asv_contracts::verify(&repo)?))
+}
+
+/// `gen`.
+///
+/// # Errors
+/// A refusal of the tree; a failed write.
+pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let repo = Repository::load(&tree)?;
+    Ok(match asv_contracts::generate(&repo)? {
+        GenOutcome::Closure(found) => {
+            let mut report = violations(settings.format, &found);
+            report.status = crate::exit::ExitStatus::Violations;
+            report
+        }
+        GenOutcome::Done { events: done, .. } => events(settings.format, &done),
+    })
+}
+
+/// `lint-selfcontain`.
+///
+/// # Errors
+/// A refusal of the tree.
+pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    Ok(violations(
+        settings.format,
+        &asv_contracts::lint::lint_selfcontain(&tree)?,
+    ))
+}
+
+/// `add <repository> [name]`.
+///
+/// # Errors
+/// A refusal of the tree, the repository or a transport.
+pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let done = asv_fetch::commands::add(&tree, repository, name, &options)?;
+    Ok(events(settings.format, &done))
+}
+
+/// `update`.
+///
+/// # Errors
+/// A refusal of the tree or a transport.
+pub fn update(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    Ok(events(
+        settings.format,
+        &asv_fetch::commands::update(&tree, &options)?,
+    ))
+}
+
+/// `fetch`.
+///
+/// # Errors
+/// A refusal of the tree or a transport.
+pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    Ok(events(
+        settings.format,
+        &asv_fetch::commands::fetch(&tree, &options)?,
+    ))
+}

@@ -1,0 +1,25 @@
+//! One small function per command, each returning the [`Report`] the binary prints.
+
+pub mod contracts;
+pub mod skill;
+
+use crate::exit::ExitStatus;
+
+/// What a command has to say: its lines for stdout, already in the chosen format, and how the
+/// run ends.
+pub struct Report {
+    /// The lines, without line breaks.
+    pub lines: Vec<String>,
+    /// How the run ends.
+    pub status: ExitStatus,
+}
+
+impl Report {
+    /// `lines`, ending in [`ExitStatus::Violations`] when `failed`.
+    pub fn new(lines: Vec<String>, failed: bool) -> Self {
+        Report {
+            lines,
+            status: ExitStatus::failed_if(failed),
+        }
+    }
+}

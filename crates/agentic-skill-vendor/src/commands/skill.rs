@@ -1,0 +1,287 @@
+//! The `skill` commands: validate, hash, add, status, pull, resolve, diff, pack, install.
+
+use std::path::{Path, PathBuf};
+
+use asv_skills::lifecycle;
+
+use super::Report;
+use crate::cli::{Format, InstallScope, SkillVersion};
+use crate::render;
+use crate::settings::{Refusal, Settings};
+
+fn version(v: SkillVersion) -> lifecycle::Version {
+    match v {
+        SkillVersion::Base => lifecycle::Version::Base,
+        SkillVersion::Local => lifecycle::Version::Local,
+        SkillVersion::Upstream => lifecycle::Version::Upstream,
+    }
+}
+
+fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
+    found.iter().map(|f| render::finding(format, f)).collect()
+}
+
+/// `skill hash <dir>`.
+///
+/// # Errors
+/// No such directory; a refusal of what it holds.
+pub fn hash(dir: &Path) -> anyhow::Result<Report> {
+    let tree = asv_fs::Tree::open(dir).map_err(|_| {
+        Refusal(format!(
+            "{}: no such directory; name a skill directory",
+            dir.display()
+        ))
+    })?;
+    let skill = asv_skilltree::SkillTree::read(&tree, "")?;
+    Ok(Report::new(vec![skill.hash()], false))
+}
+
+/// `skill validate [<dir>…] [--strict]`.
+///
+/// # Errors
+/// A refusal of the tree or of a directory named.
+pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::Result<Report> {
+    let mut found = Vec::new();
+    if dirs.is_empty() {
+        let tree = settings.open_tree()?;
+        let every = tree
+            .read_dir(asv_model::layout::SKILLS_DIR)?
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| {
+                e.kind == asv_fs::EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name)
+            });
+        for e in every {
+            found.extend(asv_skills::validate_skill(
+                &tree,
+                &asv_fs::join(asv_model::layout::SKILLS_DIR, &e.name),
+            )?);
+        }
+    }
+    for typed in dirs {
+        found.extend(validate_typed(settings, typed)?);
+    }
+    let failed = found
+        .iter()
+        .any(|f| f.severity == asv_skills::Severity::Error || strict);
+    Ok(Report::new(findings(settings.format, &found), failed))
+}
+
+/// `skill validate <dir>` for one directory as typed: a skill inside the repository is judged
+/// in its tree and shown from the root (as `verify` shows it); one elsewhere is shown by the
+/// path as typed.
+fn validate_typed(settings: &Settings, typed: &Path) -> anyhow::Result<Vec<asv_skills::Finding>> {
+    let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
+    let mut found = asv_skills::validate_skill(&located.tree, &located.rel)?;
+    if !located.in_repository {
+        let shown = typed.display().to_string();
+        let shown = shown.trim_end_matches('/');
+        for f in &mut found {
+            if let Some(rest) = f.path.strip_prefix(&located.rel) {
+                f.path = format!("{shown}{rest}");
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// `skill add <repository> <path> [--name N] [--ref R]`.
+///
+/// # Errors
+/// A refusal of the tree, the source or the skill.
+pub fn add(
+    settings: &Settings,
+    repository: &str,
+    path: &str,
+    name: Option<&str>,
+    reference: Option<&str>,
+) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let request = lifecycle::AddRequest {
+        repository: local_source_from_root(settings, repository)?,
+        path: path.to_owned(),
+        name: name.map(str::to_owned),
+        reference: reference.map(str::to_owned),
+    };
+    let added = lifecycle::add(&tree, &request, &options)?;
+    let mut lines = findings(settings.format, &added.warnings);
+    lines.push(render::added(settings.format, &added));
+    Ok(Report::new(lines, false))
+}
+
+/// A local source of `skill add` as typed (from the current directory) turned into the path
+/// the lock keeps: from the repository root, so later pulls find it from any directory; an
+/// absolute one stays absolute. A repository spelling is left as it is.
+fn local_source_from_root(settings: &Settings, given: &str) -> anyhow::Result<String> {
+    let local = given == "."
+        || given == ".."
+        || given.starts_with('/')
+        || given.starts_with("./")
+        || given.starts_with("../");
+    if !local || given.starts_with('/') {
+        return Ok(given.to_owned());
+    }
+    let path =
+        crate::paths::absolute(Path::new(given)).map_err(|e| Refusal(format!("{given}: {e}")))?;
+    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| {
+        Refusal(format!(
+            "{given}: a segment of the path is not UTF-8; rename it"
+        ))
+    })?;
+    Ok(if rel.is_empty() {
+        ".".to_owned()
+    } else if rel == ".." || rel.starts_with("../") {
+        rel
+    } else {
+        format!("./{rel}")
+    })
+}
+
+/// `skill status`.
+///
+/// # Errors
+/// A refusal of the tree or the skill lock.
+pub fn status(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let states = lifecycle::status(&tree)?;
+    Ok(Report::new(
+        states
+            .iter()
+            .map(|s| render::status(settings.format, s))
+            .collect(),
+        false,
+    ))
+}
+
+/// `skill pull [<name>…] [--write-conflicts]`.
+///
+/// # Errors
+/// A refusal of the tree, a skill, the source or a write.
+pub fn pull(
+    settings: &Settings,
+    names: &[String],
+    write_conflicts: bool,
+) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let pulled = lifecycle::pull(&tree, names, write_conflicts, &options)?;
+    let conflicts = pulled.iter().any(|p| p.is_conflict());
+    Ok(Report::new(
+        pulled
+            .iter()
+            .flat_map(|p| render::pulled(settings.format, p))
+            .collect(),
+        conflicts,
+    ))
+}
+
+/// `skill resolve <name>`.
+///
+/// # Errors
+/// A refusal of the tree or the skill.
+pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let revision = lifecycle::resolve(&tree, name)?;
+    Ok(Report::new(
+        vec![render::resolved(settings.format, name, &revision)],
+        false,
+    ))
+}
+
+/// `skill diff <name> [--from …] [--to …]`.
+///
+/// # Errors
+/// A refusal of the tree, the skill or the source.
+pub fn diff(
+    settings: &Settings,
+    name: &str,
+    from: SkillVersion,
+    to: SkillVersion,
+) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let text = lifecycle::diff(&tree, name, version(from), version(to), &options)?;
+    let lines = match settings.format {
+        Format::Json => vec![serde_json::json!({ "name": name, "diff": text }).to_string()],
+        _ => text.lines().map(str::to_owned).collect(),
+    };
+    Ok(Report::new(lines, false))
+}
+
+/// `skill pack <dir> [-o file.zip]`.
+///
+/// # Errors
+/// A refusal of the skill; the ZIP cannot be written.
+pub fn pack(settings: &Settings, dir: &Path, output: Option<&Path>) -> anyhow::Result<Report> {
+    // The repository must exist even for a skill outside it, as for every skill command.
+    settings.open_tree()?;
+    let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
+    let packed = asv_skills::package::pack(&located.tree, &located.rel)?;
+    let output = output
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
+    write_output(&output, &packed.zip)?;
+    let mut lines = findings(settings.format, &packed.warnings);
+    lines.push(render::packed(
+        settings.format,
+        &packed,
+        &output.display().to_string(),
+    ));
+    Ok(Report::new(lines, false))
+}
+
+/// The options of `skill install`.
+pub struct InstallArgs<'a> {
+    /// The input: a skill directory, a directory of skills, a ZIP or a `.tar.gz`.
+    pub input: &'a Path,
+    /// `--into`.
+    pub into: Option<&'a Path>,
+    /// `--target`.
+    pub target: Option<&'a str>,
+    /// `--scope`.
+    pub scope: InstallScope,
+    /// `--force`.
+    pub force: bool,
+    /// `--dry-run`.
+    pub dry_run: bool,
+}
+
+/// `skill install <input> …`.
+///
+/// # Errors
+/// A refusal of the destination, the input or a skill; a failed write (rolled back).
+pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let (dest, dir, shown_root) =
+        settings.install_destination(args.into, args.target, args.scope)?;
+    let dest = dest.as_ref().unwrap_or(&tree);
+    let label = args.input.display().to_string();
+    let installed =
+        asv_skills::install::install(dest, &dir, args.input, &label, args.force, args.dry_run)?;
+    let mut lines = findings(settings.format, &installed.warnings);
+    lines.extend(render::installed(settings.format, &installed, &shown_root));
+    Ok(Report::new(lines, false))
+}
+
+/// Writes a file the user named on the command line (atomically, never through a link).
+fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        Refusal(format!(
+            "{}: not a file name; give -o <file>.zip",
+            path.display()
+        ))
+    })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = asv_fs::Tree::open(&parent).map_err(|_| {
+        Refusal(format!(
+            "{}: no such directory; create it or give another -o",
+            parent.display()
+        ))
+    })?;
+    dir.write_file(name, bytes)?;
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! Settings resolved once from the arguments and the environment: the repository, the output
+//! format, the transport options of the commands that reach a network, where an install lands.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::cli::{Cli, Command, Format, InstallScope, SkillCommand};
+
+/// A refusal worded for the user: printed as `error: <message>`, exit 2.
+#[derive(Debug)]
+pub struct Refusal(pub String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The line after a usage refusal.
+pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
+
+/// What every command reads from the arguments and the environment, resolved once.
+pub struct Settings {
+    /// `--root` as given (the current directory by default).
+    pub root: PathBuf,
+    /// The root made absolute (lexically), to place paths typed from the current directory.
+    pub root_abs: PathBuf,
+    /// `--format`.
+    pub format: Format,
+    /// `--token-stdin`, already judged to be an option of this command.
+    pub token_stdin: bool,
+}
+
+impl Settings {
+    /// Resolves the settings of `cli`.
+    ///
+    /// # Errors
+    /// `--token-stdin` on a command that reaches no network; an empty `--root`; a current
+    /// directory that cannot be read.
+    pub fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
+        let networked_skill = matches!(
+            &cli.command,
+            Command::Skill {
+                command: SkillCommand::Add { .. }
+                    | SkillCommand::Pull { .. }
+                    | SkillCommand::Diff { .. }
+            }
+        );
+        if cli.token_stdin
+            && !networked_skill
+            && !matches!(
+                cli.command,
+                Command::Add { .. } | Command::Update | Command::Fetch
+            )
+        {
+            return Err(Refusal(format!(
+                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull and diff do\n{USAGE_HINT}",
+                cli.command.name()
+            ))
+            .into());
+        }
+        let root = match &cli.root {
+            Some(p) if p.as_os_str().is_empty() => {
+                return Err(Refusal("--root needs a path".to_owned()).into());
+            }
+            Some(p) => p.clone(),
+            None => PathBuf::from("."),
+        };
+        let root_abs = crate::paths::absolute(&root).map_err(|e| {
+            Refusal(format!(
+                "the current directory cannot be read ({e}); pass --root <absolute path>"
+            ))
+        })?;
+        Ok(Settings {
+            root,
+            root_abs,
+            format: cli.format,
+            token_stdin: cli.token_stdin,
+        })
+    }
+
+    /// The repository's tree.
+    ///
+    /// # Errors
+    /// The root is not a directory that can be opened.
+    pub fn open_tree(&self) -> anyhow::Result<asv_fs::Tree> {
+        asv_fs::Tree::open(&self.root).map_err(|_| {
+            Refusal(format!(
+                "{}: no such directory; pass --root <path> naming the repository",
+                self.root.display()
+            ))
+            .into()
+        })
+    }
+
+    /// The options of the transports: the token piped in with `--token-stdin`, progress on a
+    /// terminal's stderr, and in debug builds only, test endpoints for the GitHub API (never
+    /// reachable in a release build).
+    ///
+    /// # Errors
+    /// A token that cannot be read or is not usable.
+    pub fn transport_options(&self) -> anyhow::Result<asv_remote::Options> {
+        use std::io::{IsTerminal, Read};
+        let mut options = asv_remote::Options::default();
+        // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
+        if io::stderr().is_terminal() {
+            options.progress = Some(asv_remote::Progress(std::sync::Arc::new(
+                |message: &str| {
+                    let _ = writeln!(io::stderr(), "{message}");
+                },
+            )));
+        }
+        if self.token_stdin {
+            let stdin = io::stdin();
+            let problem = if stdin.is_terminal() {
+                Err(asv_remote::token::TokenProblem::Terminal)
+            } else {
+                let mut bytes = Vec::new();
+                stdin
+                    .lock()
+                    .take(64 * 1024)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| {
+                        Refusal(format!("--token-stdin could not read standard input: {e}"))
+                    })?;
+                asv_remote::token::Token::from_stdin_bytes(&bytes)
+            };
+            options.token = Some(problem.map_err(|p| Refusal(p.to_string()))?);
+        }
+        #[cfg(debug_assertions)]
+        if let (Ok(api), Ok(raw)) = (
+            std::env::var("ASV_TEST_GITHUB_API"),
+            std::env::var("ASV_TEST_GITHUB_RAW"),
+        ) {
+            options.github_endpoints = Some((api, raw));
+        }
+        Ok(options)
+    }
+
+    /// Where `skill install` lands: `(a tree other than the repository's, the directory in
+    /// it, how its destinations are shown)`. No tree means the repository's own; the
+    /// destinations are then shown from its root.
+    ///
+    /// # Errors
+    /// An unknown target; `--scope user` without a home directory; an `--into` that cannot be
+    /// placed.
+    pub fn install_destination(
+        &self,
+        into: Option<&std::path::Path>,
+        target: Option<&str>,
+        scope: InstallScope,
+    ) -> anyhow::Result<(Option<asv_fs::Tree>, String, String)> {
+        use asv_skills::install::{Scope, Target};
+        Ok(match (target, into) {
+            (None, None) => (None, "skills".to_owned(), String::new()),
+            (None, Some(into)) => {
+                let located = crate::paths::locate(&self.root_abs, into, true).map_err(Refusal)?;
+                if located.in_repository {
+                    (None, located.rel, String::new())
+                } else {
+                    let shown = format!("{}/", located.tree.root().display());
+                    (Some(located.tree), located.rel, shown)
+                }
+            }
+            (Some(t), _) => {
+                // clap admits only the names `Target::ALL` gives.
+                let t = Target::from_name(t)
+                    .ok_or_else(|| Refusal(format!("unknown target: {t}\n{USAGE_HINT}")))?;
+                match scope {
+                    InstallScope::Project => {
+                        (None, t.dir(Scope::Project).to_owned(), String::new())
+                    }
+                    InstallScope::User => {
+                        let home = std::env::var_os("HOME")
+                            .filter(|h| !h.is_empty())
+                            .ok_or_else(|| {
+                                Refusal(
+                                    "--scope user needs HOME set to your home directory".to_owned(),
+                                )
+                            })?;
+                        let home = asv_fs::Tree::open(PathBuf::from(&home)).map_err(|_| {
+                            Refusal(format!(
+                                "{}: the home directory does not exist; set HOME",
+                                PathBuf::from(&home).display()
+                            ))
+                        })?;
+                        (Some(home), t.dir(Scope::User).to_owned(), "~/".to_owned())
+                    }
+                }
+            }
+        })
+    }
+}
