@@ -318,21 +318,23 @@ pub fn installed(
     if i.dry_run {
         return i
             .plan
-            .lines()
-            .map(|line| match format {
-                Format::Json => serde_json::json!({ "kind": "plan", "message": line }).to_string(),
-                _ => line_for(
-                    format,
-                    "notice",
-                    "plan",
-                    None,
-                    None,
-                    None,
-                    match line.split_once(' ') {
-                        Some((action, rest)) => format!("{action} {shown_root}{rest}"),
-                        None => line.to_owned(),
-                    },
-                ),
+            .iter()
+            .map(|planned| match format {
+                Format::Json => {
+                    serde_json::json!({ "kind": "plan", "message": planned.to_string() })
+                        .to_string()
+                }
+                _ => {
+                    let mut message = format!(
+                        "{} {shown_root}{}",
+                        planned.action(),
+                        asv_fs::quote::DisplayPath(planned.dest())
+                    );
+                    if let Some(reason) = planned.reason() {
+                        message.push_str(&format!(" ({reason})"));
+                    }
+                    line_for(format, "notice", "plan", None, None, None, message)
+                }
             })
             .collect();
     }

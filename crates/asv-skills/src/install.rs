@@ -109,8 +109,8 @@ pub struct Found {
 pub struct Installed {
     /// Each skill: its name, its destination and its tree hash, by name.
     pub skills: Vec<(String, String, String)>,
-    /// The plan, one `<action> <path>` line per destination.
-    pub plan: String,
+    /// The plan: what was (or would be) done at each destination, in destination order.
+    pub plan: Vec<asv_fs::PlannedChange>,
     /// Whether nothing was written.
     pub dry_run: bool,
     /// Warnings of the Agent Skills rules.
@@ -328,7 +328,7 @@ pub fn install(
         asv_fs::Error::DestOccupied { dest, .. } => Error::AlreadyInstalled { path: dest },
         other => Error::Fs(other),
     })?;
-    let description = plan.describe();
+    let description: Vec<asv_fs::PlannedChange> = plan.changes().cloned().collect();
     if !dry_run {
         plan.apply()?;
     }
