@@ -241,3 +241,27 @@ fn ref_on_a_plain_directory_is_refused_saying_why() {
     // Without --ref the directory is taken as it stands.
     assert_eq!(me.run(&["skill", "add", &source, "skills/pdf"]).code, 0);
 }
+
+/// A dry run into the user's directory shows each destination from `~/`, and writes nothing.
+#[test]
+fn a_dry_run_into_the_home_directory_shows_home_relative_destinations() {
+    let src = Repo::empty();
+    src.write("pdf/SKILL.md", PDF);
+    let home = Repo::empty();
+    let repo = Repo::empty();
+    let out = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+        .args(["skill", "install"])
+        .arg(src.join("pdf"))
+        .args(["--target", "claude", "--scope", "user", "--dry-run", "--root"])
+        .arg(repo.path())
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "plan: create ~/.claude/skills/pdf\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(home.snapshot().is_empty());
+}
