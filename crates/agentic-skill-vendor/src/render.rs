@@ -122,7 +122,7 @@ pub fn added(format: Format, a: &asv_skills::lifecycle::Added) -> String {
             "name": a.name,
             "path": dir,
             "source": a.source,
-            "revision": a.revision,
+            "revision": a.pin.as_str(),
             "hash": a.hash,
         })
         .to_string(),
@@ -133,10 +133,18 @@ pub fn added(format: Format, a: &asv_skills::lifecycle::Added) -> String {
             Some(&dir),
             None,
             None,
-            if a.revision == a.hash {
-                format!("{} <- {} at {}", a.name, a.source, a.revision)
-            } else {
-                format!("{} <- {} at {} ({})", a.name, a.source, a.revision, a.hash)
+            match &a.pin {
+                // A directory's tree hash is the hash placed unless the import renamed it.
+                asv_skills::lifecycle::Pin::Tree(tree) if *tree == a.hash => {
+                    format!("{} <- {} at {tree}", a.name, a.source)
+                }
+                pin => format!(
+                    "{} <- {} at {} ({})",
+                    a.name,
+                    a.source,
+                    pin.as_str(),
+                    a.hash
+                ),
             },
         ),
     }

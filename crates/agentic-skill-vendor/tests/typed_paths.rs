@@ -252,7 +252,14 @@ fn a_dry_run_into_the_home_directory_shows_home_relative_destinations() {
     let out = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
         .args(["skill", "install"])
         .arg(src.join("pdf"))
-        .args(["--target", "claude", "--scope", "user", "--dry-run", "--root"])
+        .args([
+            "--target",
+            "claude",
+            "--scope",
+            "user",
+            "--dry-run",
+            "--root",
+        ])
         .arg(repo.path())
         .env_clear()
         .env("HOME", home.path())

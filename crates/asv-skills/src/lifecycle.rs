@@ -50,12 +50,30 @@ pub struct Added {
     pub name: String,
     /// The source as recorded.
     pub source: String,
-    /// The commit taken (the tree hash for a local directory).
-    pub revision: String,
+    /// What the import is pinned to, as the lock records it.
+    pub pin: Pin,
     /// The tree hash of what was placed.
     pub hash: String,
     /// Warnings of the Agent Skills rules (errors refuse the add).
     pub warnings: Vec<Finding>,
+}
+
+/// What an import is pinned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pin {
+    /// A commit of the source (a repository, or a local git repository at a ref).
+    Commit(String),
+    /// The tree hash of a local directory read as it stands (it has no commit).
+    Tree(String),
+}
+
+impl Pin {
+    /// The commit id or the tree hash, as the lock's `revision` holds it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Pin::Commit(s) | Pin::Tree(s) => s,
+        }
+    }
 }
 
 /// The state of one imported skill, judged offline.
@@ -336,10 +354,14 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         },
     );
     lock.store(fs)?;
+    let pin = match at {
+        At::Now => Pin::Tree(taken.revision),
+        _ => Pin::Commit(taken.revision),
+    };
     Ok(Added {
         name,
         source: source.as_str().to_owned(),
-        revision: taken.revision,
+        pin,
         hash,
         warnings: findings,
     })
