@@ -309,3 +309,75 @@ pub fn changes(plan: &RawPlan) -> Vec<asv_fs::Change> {
     }
     changes
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::error::{Error, PlacementProblem};
+    use crate::id::ContractId;
+    use crate::lock::ContractKind;
+
+    use super::DestKind::{Directory as D, File as F};
+
+    fn id(s: &str) -> ContractId {
+        ContractId::parse(s).unwrap()
+    }
+
+    /// Every refusal prints exactly what it printed while it was a ready-made string; the
+    /// integration tests reach most of them, this table reaches all.
+    #[test]
+    fn refusal_wordings() {
+        let s = || "skills/a/tools".to_owned();
+        #[rustfmt::skip]
+        let rows: Vec<(PlacementProblem, &str)> = vec![
+            (PlacementProblem::DestsOverlap { skill: "a".into(), id: id("two"), dest: "x/y".into(), other: "x".into(), other_id: id("one") },
+                r#"skill "a" places contract two at "x/y", which is the same as or nests with "x" of contract one; two distributions cannot share a place in one skill, so change one dest in vendor-manifest.yaml"#),
+            (PlacementProblem::DestIgnored { site: s() },
+                "skills/a/tools is excluded by the repository's .gitignore rules; a dest verify cannot see is not one gen may write, so change the rule or the dest"),
+            (PlacementProblem::FileIgnored { site: s(), file: "x.pyc".into() },
+                "skills/a/tools/x.pyc would be excluded by the repository's .gitignore rules once placed; a distributed file verify cannot see is not one gen may write, so change the rule or the dest"),
+            (PlacementProblem::UnownedKind { site: s(), found: F, planned: D },
+                "refusing to write skills/a/tools: a file stands there that the lock does not record as this tool's, and this run writes a directory; move it aside or delete it by hand"),
+            (PlacementProblem::Unowned { site: s(), differs: "skills/a/tools/x".into() },
+                "refusing to write skills/a/tools: something stands there that the lock does not record as this tool's, and it is not what this run would write — skills/a/tools/x differs or is not this run's to write; move it aside or delete it by hand"),
+            (PlacementProblem::NestsWithPlanned { site: s(), planned: "skills/a/tools/x".into() },
+                "skills/a/tools is recorded in the lock and nests with skills/a/tools/x, which this run writes; this build does not move ownership between nested dests: withdraw the declaration from every skill, run gen, then place the new dest"),
+            (PlacementProblem::ClearWrongKind { site: s(), recorded: D, found: F },
+                "skills/a/tools: the lock records a directory there, found a file; it is not this tool's to clear, so move it aside by hand"),
+            (PlacementProblem::ClearEdited { site: s() },
+                "refusing to clear skills/a/tools: it no longer holds what the lock recorded this tool wrote there; delete it by hand if it is not yours"),
+            (PlacementProblem::NoOutermost { skill: "a".into() },
+                r#"placements in skill "a" overlap but have no single owned outermost dest; withdraw the declarations, run gen, then place the new dests"#),
+            (PlacementProblem::MigrateMissing { site: s(), recorded: F },
+                "skills/a/tools no longer has the file placement recorded by the lock; restore it or delete the lock's record by hand before moving the dest"),
+            (PlacementProblem::MigrateEdited { site: s() },
+                "refusing to migrate skills/a/tools: it no longer holds the placement recorded by the lock; restore it or move it aside by hand"),
+            (PlacementProblem::MigrateForeign { site: s(), foreign: "skills/a/tools/x".into() },
+                "refusing to write skills/a/tools: skills/a/tools/x is not owned by an old placement or written by this run; move it aside or delete it by hand"),
+            (PlacementProblem::RecordedWrongKind { site: s(), recorded: F, found: D },
+                "skills/a/tools: vendor-lock.json records a file there, found a directory; move it aside and run gen"),
+            (PlacementProblem::KindChanged { id: id("tools"), locked: ContractKind::Document },
+                "tools is a raw-byte contract in vendor-manifest.yaml but vendor-lock.json resolves it as a document; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"),
+            (PlacementProblem::KindChanged { id: id("tools"), locked: ContractKind::Raw },
+                "tools is a document contract in vendor-manifest.yaml but vendor-lock.json resolves it as raw-byte; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"),
+        ];
+        for (problem, want) in rows {
+            assert_eq!(problem.to_string(), want, "{problem:?}");
+            // The variant adds nothing around its problem.
+            assert_eq!(Error::from(problem).to_string(), want);
+        }
+    }
+
+    /// A name holding a control character is spelled as JSON, as everywhere else.
+    #[test]
+    fn refusal_quotes_control_characters() {
+        let problem = PlacementProblem::ClearEdited {
+            site: "skills/a/t\u{7}ools".into(),
+        };
+        assert!(
+            problem
+                .to_string()
+                .starts_with(r#"refusing to clear "skills/a/t\u0007ools": "#),
+            "{problem}"
+        );
+    }
+}
