@@ -2,8 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::error::Error;
-use crate::error::Result;
+use crate::error::{Error, PlacementProblem, Result};
 use crate::id::ContractId;
 use crate::lock::{ContractKind, Lock, Resolution};
 use crate::manifest::Origin;
@@ -28,18 +27,21 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
         let Some(resolution) = lock.resolutions.get(id) else {
             continue;
         };
-        let (table, locked) = match (origin, resolution.kind) {
-            (Origin::Raw(_), ContractKind::Document) => ("a raw-byte", "a document"),
-            (Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. }, ContractKind::Raw) => {
-                ("a document", "raw-byte")
+        let changed = matches!(
+            (origin, resolution.kind),
+            (Origin::Raw(_), ContractKind::Document)
+                | (
+                    Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. },
+                    ContractKind::Raw
+                )
+        );
+        if changed {
+            return Err(PlacementProblem::KindChanged {
+                id: id.clone(),
+                locked: resolution.kind,
             }
-            _ => continue,
-        };
-        return Err(Error::Placement {
-            message: format!(
-                "{id} is {table} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {locked}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"
-            ),
-        });
+            .into());
+        }
     }
     Ok(())
 }
