@@ -53,7 +53,7 @@ pub enum Violation {
         /// `skills/<skill>/<dest key>` (a directory keeps its `/`).
         site: String,
         /// What disagrees.
-        problem: PlacementProblem,
+        problem: PlacementMismatch,
     },
     /// A vendored copy is missing or not what the lock pins.
     Drift {
@@ -126,7 +126,7 @@ pub enum Violation {
 
 /// How the lock's placements disagree with the declarations and the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlacementProblem {
+pub enum PlacementMismatch {
     /// The lock records a dest no declaration places any more.
     Gone {
         /// The contract the lock records there.
@@ -303,13 +303,13 @@ impl Violation {
             Violation::Placement { site, problem } => {
                 let site = DisplayPath(site);
                 match problem {
-                    PlacementProblem::Gone { id } => format!(
+                    PlacementMismatch::Gone { id } => format!(
                         "vendor-lock.json records {site} for {id}, which no declaration places there any more; run gen to clear it"
                     ),
-                    PlacementProblem::Unrecorded { id } => format!(
+                    PlacementMismatch::Unrecorded { id } => format!(
                         "{site} is declared for {id} but vendor-lock.json records nothing there; run gen to place it"
                     ),
-                    PlacementProblem::Differs { recorded, placed } => format!(
+                    PlacementMismatch::Differs { recorded, placed } => format!(
                         "vendor-lock.json records {site} as {} from {}, the table places {} from {}; run gen",
                         recorded.0, recorded.1, placed.0, placed.1
                     ),

@@ -94,7 +94,7 @@ fn check_records(
                     if declared_without_row {
                         continue;
                     }
-                    report::PlacementProblem::Gone {
+                    report::PlacementMismatch::Gone {
                         id: r.contract.clone(),
                     }
                 }
@@ -102,12 +102,12 @@ fn check_records(
                     // Not disputed: there is no record whose files could be judged.
                     out.push(Violation::Placement {
                         site,
-                        problem: report::PlacementProblem::Unrecorded { id: e.id.clone() },
+                        problem: report::PlacementMismatch::Unrecorded { id: e.id.clone() },
                     });
                     continue;
                 }
                 (Some(e), Some(r)) if r.contract != e.id || r.src != e.mapping.src_key() => {
-                    report::PlacementProblem::Differs {
+                    report::PlacementMismatch::Differs {
                         recorded: (r.contract.clone(), r.src.clone()),
                         placed: (e.id.clone(), e.mapping.src_key()),
                     }
