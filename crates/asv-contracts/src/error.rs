@@ -103,14 +103,14 @@ pub enum Error {
         path: String,
     },
     /// A SKILL.md declaration the tool cannot make sense of (input side).
-    #[error("{}{}: {message}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{}{}: {problem}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
     Declaration {
         /// The SKILL.md.
         path: String,
         /// The 1-based line, when one line is at fault.
         line: Option<usize>,
-        /// What is wrong and what to do.
-        message: String,
+        /// What is wrong.
+        problem: asv_model::error::DeclarationProblem,
     },
     /// A contract's canonical text whose frontmatter cannot be told apart from its body
     /// (input side). The wording is the TypeScript tool's.
@@ -259,11 +259,11 @@ impl From<asv_model::Error> for Error {
             asv_model::Error::Declaration {
                 path,
                 line,
-                message,
+                problem,
             } => Error::Declaration {
                 path,
                 line,
-                message,
+                problem,
             },
         }
     }
