@@ -28,17 +28,16 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
         let Some(resolution) = lock.resolutions.get(id) else {
             continue;
         };
-        let (table, locked) = match (origin, resolution.kind) {
-            (Origin::Raw(_), ContractKind::Document) => ("a raw-byte", "a document"),
+        let table = match (origin, resolution.kind) {
+            (Origin::Raw(_), ContractKind::Document) => ContractKind::Raw,
             (Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. }, ContractKind::Raw) => {
-                ("a document", "raw-byte")
+                ContractKind::Document
             }
             _ => continue,
         };
-        return Err(Error::Placement {
-            message: format!(
-                "{id} is {table} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {locked}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"
-            ),
+        return Err(Error::KindChanged {
+            id: id.clone(),
+            table,
         });
     }
     Ok(())
@@ -86,12 +85,13 @@ fn check_srcs_clear_of_conformance(
             for (_, doc, dir) in positions.iter().filter(|(s, _, _)| *s == source) {
                 if crate::manifest::paths_overlap(&mapping.src, dir) {
                     return Err(Error::Manifest {
-                        path: crate::manifest::MANIFEST_FILE.to_owned(),
                         line: None,
-                        message: format!(
-                            "contracts.{id}.files names the src {}, which is at, under or over {dir}, the conformance directory of {doc}; tests are collected by prefix, so move one of them",
-                            asv_fs::quote::json_string(&mapping.src_key())
-                        ),
+                        problem: crate::error::ManifestProblem::SrcOverConformance {
+                            id: id.clone(),
+                            src: mapping.src_key(),
+                            dir: dir.clone(),
+                            document: doc.clone(),
+                        },
                     });
                 }
             }
