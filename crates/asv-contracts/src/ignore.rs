@@ -36,7 +36,7 @@ impl IgnoreRules {
                 )
                 .map_err(|e| crate::error::Error::Gitignore {
                     path: path.clone(),
-                    message: e.to_string(),
+                    problem: crate::error::GitignoreProblem::Unplaceable(e),
                 })?;
         }
         Ok(())

@@ -284,6 +284,9 @@ impl Lock {
     }
 
     /// The lock's exact text: 2-space JSON, keys in UTF-16 order, one trailing LF.
+    ///
+    /// It cannot fail: the lock is first built as a JSON value, and [`json::render`] writes
+    /// that value into a `String` itself, with no serializer that could refuse it.
     pub fn render(&self) -> String {
         json::render(&self.to_value())
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use asv_fs::Tree;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ManifestProblem as P, PathField, ReservedDest, Result};
 use crate::id::ContractId;
 use crate::source::{LOCAL_SOURCE, Ref, RepositorySpec, SourceName};
 use crate::yaml::{self, Yaml};
@@ -99,11 +99,11 @@ pub struct Manifest {
     pub ignore: Vec<String>,
 }
 
-fn refuse(line: Option<usize>, message: impl Into<String>) -> Error {
+/// A refusal of the table, at no one line.
+fn refuse(problem: P) -> Error {
     Error::Manifest {
-        path: MANIFEST_FILE.to_owned(),
-        line,
-        message: message.into(),
+        line: None,
+        problem,
     }
 }
 
@@ -141,21 +141,18 @@ impl Manifest {
     /// # Errors
     /// As [`Manifest::load`].
     pub fn parse(text: &str) -> Result<Self> {
-        let root = yaml::parse(text).map_err(|e| {
-            refuse(
-                e.line,
-                format!("is not valid YAML ({}); fix the syntax", e.message),
-            )
+        let root = yaml::parse(text).map_err(|e| Error::Manifest {
+            line: e.line,
+            problem: P::NotYaml { message: e.message },
         })?;
         let mut manifest = Manifest::default();
         match &root {
             Yaml::Null => return Ok(manifest),
             Yaml::Map(_) => {}
             other => {
-                return Err(refuse(
-                    None,
-                    format!("the top level is {}, expected a mapping", other.kind()),
-                ));
+                return Err(refuse(P::NotMapping {
+                    found: other.kind(),
+                }));
             }
         }
         // Unknown keys are left alone: the table may carry what a newer tool writes.
@@ -163,33 +160,26 @@ impl Manifest {
             manifest.sources = parse_sources(value)?;
         }
         if let Some(value) = root.get("ignore") {
-            manifest.ignore = parse_ignore("ignore", value)?;
+            manifest.ignore = parse_ignore(None, value)?;
         }
         let rows = match root.get("contracts") {
             None | Some(Yaml::Null) => return Ok(manifest),
             Some(Yaml::Map(rows)) => rows,
             Some(other) => {
-                return Err(refuse(
-                    None,
-                    format!("contracts is {}, expected a mapping of ids", other.kind()),
-                ));
+                return Err(refuse(P::ContractsNotMapping {
+                    found: other.kind(),
+                }));
             }
         };
         for (key, row) in rows {
             let Yaml::String(key) = key else {
-                return Err(refuse(
-                    None,
-                    format!("a contracts key is {}, expected an id", key.kind()),
-                ));
+                return Err(refuse(P::ContractKeyNotText { found: key.kind() }));
             };
-            let id = ContractId::parse(key).map_err(|p| {
-                refuse(
-                    None,
-                    format!(
-                        "contracts.{} is not a usable contract id: {p}",
-                        asv_fs::quote::json_string(key)
-                    ),
-                )
+            let id = ContractId::parse(key).map_err(|problem| {
+                refuse(P::BadContractId {
+                    key: key.clone(),
+                    problem,
+                })
             })?;
             let origin = parse_row(&id, row, &manifest.sources)?;
             manifest.contracts.insert(id, origin);
@@ -230,92 +220,60 @@ fn parse_sources(value: &Yaml) -> Result<BTreeMap<SourceName, SourceEntry>> {
         Yaml::Null => return Ok(BTreeMap::new()),
         Yaml::Map(entries) => entries,
         other => {
-            return Err(refuse(
-                None,
-                format!(
-                    "sources is {}, expected a mapping of source names",
-                    other.kind()
-                ),
-            ));
+            return Err(refuse(P::SourcesNotMapping {
+                found: other.kind(),
+            }));
         }
     };
     let mut sources = BTreeMap::new();
     for (key, entry) in entries {
         let Yaml::String(key) = key else {
-            return Err(refuse(
-                None,
-                format!("a sources key is {}, expected a source name", key.kind()),
-            ));
+            return Err(refuse(P::SourceKeyNotText { found: key.kind() }));
         };
-        let quoted = asv_fs::quote::json_string(key);
-        let name = SourceName::parse(key).map_err(|p| {
-            refuse(
-                None,
-                format!("sources.{quoted} is not a usable source name: {p}; choose another name"),
-            )
+        let name = SourceName::parse(key).map_err(|problem| {
+            refuse(P::BadSourceName {
+                key: key.clone(),
+                problem,
+            })
         })?;
         let Yaml::Map(_) = entry else {
-            return Err(refuse(
-                None,
-                format!(
-                    "sources.{name} is {}, expected a mapping with repository and ref",
-                    entry.kind()
-                ),
-            ));
+            return Err(refuse(P::SourceNotMapping {
+                name,
+                found: entry.kind(),
+            }));
         };
         let repository = match entry.get("repository") {
             None | Some(Yaml::Null) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "sources.{name} has no repository; write the repository the source is fetched from"
-                    ),
-                ));
+                return Err(refuse(P::NoRepository { name }));
             }
-            Some(Yaml::String(text)) => RepositorySpec::parse(text).map_err(|p| {
-                refuse(
-                    None,
-                    format!(
-                        "sources.{name}.repository is not usable: {p}; write owner/repo, ssh://…, user@host:path or https://…"
-                    ),
-                )
+            Some(Yaml::String(text)) => RepositorySpec::parse(text).map_err(|problem| {
+                refuse(P::BadRepository {
+                    name: name.clone(),
+                    problem,
+                })
             })?,
             Some(other) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "sources.{name}.repository is {}, expected the repository as text",
-                        other.kind()
-                    ),
-                ));
+                return Err(refuse(P::RepositoryNotText {
+                    name,
+                    found: other.kind(),
+                }));
             }
         };
         let reference = match entry.get("ref") {
             None | Some(Yaml::Null) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "sources.{name} has no ref; write the branch, tag or commit id to fetch"
-                    ),
-                ));
+                return Err(refuse(P::NoRef { name }));
             }
             Some(Yaml::String(text)) => Ref::parse(text).ok_or_else(|| {
-                refuse(
-                    None,
-                    format!(
-                        "sources.{name}.ref must be a branch, tag or commit id, found {}",
-                        asv_fs::quote::json_string(text)
-                    ),
-                )
+                refuse(P::BadRef {
+                    name: name.clone(),
+                    text: text.clone(),
+                })
             })?,
             Some(other) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "sources.{name}.ref is {}, expected a branch, tag or commit id as text",
-                        other.kind()
-                    ),
-                ));
+                return Err(refuse(P::RefNotText {
+                    name,
+                    found: other.kind(),
+                }));
             }
         };
         sources.insert(
@@ -348,13 +306,10 @@ fn parse_row(
     registered: &BTreeMap<SourceName, SourceEntry>,
 ) -> Result<Origin> {
     let Yaml::Map(fields) = row else {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id} is {}, expected a mapping with source",
-                row.kind()
-            ),
-        ));
+        return Err(refuse(P::RowNotMapping {
+            id: id.clone(),
+            found: row.kind(),
+        }));
     };
     let mut source = None;
     let mut path = None;
@@ -366,22 +321,15 @@ fn parse_row(
             ("source", Yaml::String(v)) => source = Some(v.clone()),
             ("path", Yaml::String(v)) => path = Some(v.clone()),
             ("files", v) => files = Some(v),
-            ("ignore", v) => ignore = parse_ignore(&format!("contracts.{id}.ignore"), v)?,
-            ("source" | "path", v) => {
-                return Err(refuse(
-                    None,
-                    format!("contracts.{id}.{k} is {}, expected a string", v.kind()),
-                ));
-            }
+            ("ignore", v) => ignore = parse_ignore(Some(id), v)?,
+            ("source", v) => return Err(not_text(id, "source", v)),
+            ("path", v) => return Err(not_text(id, "path", v)),
             _ => {}
         }
     }
     let source = match source {
         None => {
-            return Err(refuse(
-                None,
-                format!("contracts.{id} has no source; write source: local or a source name"),
-            ));
+            return Err(refuse(P::NoSource { id: id.clone() }));
         }
         Some(s) => s,
     };
@@ -389,22 +337,14 @@ fn parse_row(
         Some((name, _)) => Some(name.clone()),
         None if source == LOCAL_SOURCE => None,
         None => {
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id} names the source {}, which no sources entry registers; register it with add or write source: local",
-                    asv_fs::quote::json_string(&source)
-                ),
-            ));
+            return Err(refuse(P::UnregisteredSource {
+                id: id.clone(),
+                source,
+            }));
         }
     };
     if files.is_some() && path.is_some() {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id} carries both files and path; a raw-byte contract's canonical paths are the keys of files, so remove path"
-            ),
-        ));
+        return Err(refuse(P::FilesAndPath { id: id.clone() }));
     }
     if let Some(source) = remote {
         if let Some(files) = files {
@@ -417,14 +357,12 @@ fn parse_row(
         let path = match path {
             None => None,
             Some(p) if is_safe_relative_path(&p) => Some(p),
-            Some(p) => {
-                return Err(refuse(
-                    None,
-                    format!(
-                        "contracts.{id}.path {} is not a relative path inside the source; write it with / separators and no . or .. segments",
-                        asv_fs::quote::json_string(&p)
-                    ),
-                ));
+            Some(path) => {
+                return Err(refuse(P::OutsideSource {
+                    id: id.clone(),
+                    field: PathField::Path,
+                    path,
+                }));
             }
         };
         return Ok(Origin::Remote { source, path });
@@ -438,32 +376,43 @@ fn parse_row(
     }
     match path {
         None => Ok(Origin::Local),
-        Some(p) => Ok(Origin::LocalPath(check_canonical_path(id, "path", &p)?)),
+        Some(p) => Ok(Origin::LocalPath(check_canonical_path(
+            id,
+            PathField::Path,
+            &p,
+        )?)),
     }
 }
 
 /// Checks a canonical path (a document's `path` or a `files` src).
-fn check_canonical_path(id: &ContractId, field: &str, p: &str) -> Result<String> {
+fn check_canonical_path(id: &ContractId, field: PathField, p: &str) -> Result<String> {
     if !is_safe_relative_path(p) {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id}.{field} {} is not a relative path inside the repository; write it with / separators and no . or .. segments",
-                asv_fs::quote::json_string(p)
-            ),
-        ));
+        return Err(refuse(P::OutsideRepository {
+            id: id.clone(),
+            field,
+            path: p.to_owned(),
+        }));
     }
     let first = p.split('/').next().unwrap_or_default();
-    if first == asv_model::layout::SKILLS_DIR || first == asv_model::layout::TOOL_DIR {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id}.{field} {} points into {first}/, which holds copies, not canonical text; keep the text elsewhere",
-                asv_fs::quote::json_string(p)
-            ),
-        ));
+    let copies = [asv_model::layout::SKILLS_DIR, asv_model::layout::TOOL_DIR];
+    if let Some(dir) = copies.into_iter().find(|dir| *dir == first) {
+        return Err(refuse(P::IntoCopies {
+            id: id.clone(),
+            field,
+            path: p.to_owned(),
+            dir,
+        }));
     }
     Ok(p.to_owned())
+}
+
+/// A row's `source` or `path` that is not text.
+fn not_text(id: &ContractId, key: &'static str, found: &Yaml) -> Error {
+    refuse(P::RowFieldNotText {
+        id: id.clone(),
+        key,
+        found: found.kind(),
+    })
 }
 
 /// Whether two slash paths are the same or one lies under the other.
@@ -473,91 +422,66 @@ pub fn paths_overlap(a: &str, b: &str) -> bool {
 
 fn parse_files(id: &ContractId, files: &Yaml, local: bool) -> Result<Vec<Mapping>> {
     let Yaml::Map(entries) = files else {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id}.files is {}, expected a mapping of src: dest lines",
-                files.kind()
-            ),
-        ));
+        return Err(refuse(P::FilesNotMapping {
+            id: id.clone(),
+            found: files.kind(),
+        }));
     };
     let mut mappings = Vec::new();
     for (k, v) in entries {
         let (Yaml::String(src), Yaml::String(dest)) = (k, v) else {
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id}.files holds a line that is not text: text (found {}: {})",
-                    k.kind(),
-                    v.kind()
-                ),
-            ));
+            return Err(refuse(P::FilesLineNotText {
+                id: id.clone(),
+                src: k.kind(),
+                dest: v.kind(),
+            }));
         };
         let src_dir = src.ends_with('/');
         let dest_dir = dest.ends_with('/');
         if src_dir != dest_dir {
-            let kind = |d: bool| if d { "directory" } else { "file" };
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id}.files maps {} to {}, a {} to a {}; end both sides in a slash (directories) or neither (files)",
-                    asv_fs::quote::json_string(src),
-                    asv_fs::quote::json_string(dest),
-                    kind(src_dir),
-                    kind(dest_dir)
-                ),
-            ));
+            return Err(refuse(P::FileDirMismatch {
+                id: id.clone(),
+                src: src.clone(),
+                dest: dest.clone(),
+            }));
         }
         let src = src.strip_suffix('/').unwrap_or(src);
         let dest = dest.strip_suffix('/').unwrap_or(dest);
         // The bans on skills/ and the tool's directory concern this repository only.
         let src = if local {
-            check_canonical_path(id, "files src", src)?
+            check_canonical_path(id, PathField::FilesSrc, src)?
         } else if is_safe_relative_path(src) {
             src.to_owned()
         } else {
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id}.files src {} is not a relative path inside the source; write it with / separators and no . or .. segments",
-                    asv_fs::quote::json_string(src)
-                ),
-            ));
+            return Err(refuse(P::OutsideSource {
+                id: id.clone(),
+                field: PathField::FilesSrc,
+                path: src.to_owned(),
+            }));
         };
         if !is_safe_relative_path(dest) {
-            return Err(refuse(
-                None,
-                format!(
-                    "contracts.{id}.files names the dest {}, which does not stay inside the skill; write it relative to the skill with no . or .. segments",
-                    asv_fs::quote::json_string(dest)
-                ),
-            ));
+            return Err(refuse(P::DestOutsideSkill {
+                id: id.clone(),
+                dest: dest.to_owned(),
+            }));
         }
         let reserved = if dest == "SKILL.md" {
-            Some("SKILL.md, which every skill keeps for itself".to_owned())
+            Some(ReservedDest::SkillMd)
         } else if dest == ".vendored" || dest.ends_with("/.vendored") {
-            Some(format!(
-                "{}, the name of the marker gen writes (left out of every digest, so it could never verify)",
-                asv_fs::quote::json_string(dest)
-            ))
+            Some(ReservedDest::Marker)
         } else if !src_dir && basename(dest) == ".gitignore" {
-            Some(format!(
-                "{}, a .gitignore, which would govern what git tracks in every skill it lands in",
-                asv_fs::quote::json_string(dest)
-            ))
+            Some(ReservedDest::Gitignore)
         } else if paths_overlap(dest, "references/vendor") {
-            Some(format!(
-                "{}, at, under or over references/vendor/, where the document copies live",
-                asv_fs::quote::json_string(dest)
-            ))
+            Some(ReservedDest::VendorCopies)
         } else {
             None
         };
-        if let Some(what) = reserved {
-            return Err(refuse(
-                None,
-                format!("contracts.{id}.files names the dest {what}; choose another dest"),
-            ));
+        if let Some(reserved) = reserved {
+            return Err(refuse(P::ReservedDest {
+                id: id.clone(),
+                dest: dest.to_owned(),
+                reserved,
+            }));
         }
         mappings.push(Mapping {
             src,
@@ -566,42 +490,32 @@ fn parse_files(id: &ContractId, files: &Yaml, local: bool) -> Result<Vec<Mapping
         });
     }
     if mappings.is_empty() {
-        return Err(refuse(
-            None,
-            format!(
-                "contracts.{id}.files maps nothing; a raw-byte contract distributes at least one file or directory"
-            ),
-        ));
+        return Err(refuse(P::FilesEmpty { id: id.clone() }));
     }
     Ok(mappings)
 }
 
-fn parse_ignore(field: &str, value: &Yaml) -> Result<Vec<String>> {
+/// An `ignore` list: the row's (`contract`) or, with `None`, the top-level one.
+fn parse_ignore(contract: Option<&ContractId>, value: &Yaml) -> Result<Vec<String>> {
     let Yaml::Seq(items) = value else {
-        return Err(refuse(
-            None,
-            format!(
-                "{field} is {}, expected a list of .gitignore patterns",
-                value.kind()
-            ),
-        ));
+        return Err(refuse(P::IgnoreNotList {
+            contract: contract.cloned(),
+            found: value.kind(),
+        }));
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let Yaml::String(p) = item else {
-            return Err(refuse(
-                None,
-                format!("{field} holds {}, expected only text patterns", item.kind()),
-            ));
+            return Err(refuse(P::IgnoreNotText {
+                contract: contract.cloned(),
+                found: item.kind(),
+            }));
         };
         if p.starts_with('!') {
-            return Err(refuse(
-                None,
-                format!(
-                    "{field} cannot re-include paths with {}; ignore rules only add exclusions (escape a literal leading ! as \\!)",
-                    asv_fs::quote::json_string(p)
-                ),
-            ));
+            return Err(refuse(P::IgnoreNegated {
+                contract: contract.cloned(),
+                pattern: p.clone(),
+            }));
         }
         out.push(p.clone());
     }
@@ -693,7 +607,7 @@ mod tests {
 
     fn message(text: &str) -> String {
         match Manifest::parse(text) {
-            Err(Error::Manifest { message, .. }) => message,
+            Err(Error::Manifest { problem, .. }) => problem.to_string(),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -787,33 +701,258 @@ mod tests {
 
     #[test]
     fn refusals() {
-        for bad in [
-            "- a\n",
-            "contracts: [a]\n",
-            "contracts:\n  a: {path: x.md}\n",
-            "contracts:\n  a: {source: local, path: ../x.md}\n",
-            "contracts:\n  a: {source: local, path: /x.md}\n",
-            "contracts:\n  A: {source: local}\n",
-            "contracts:\n  a: {source: local, path: skills/a/x.md}\n",
-            "contracts:\n  a: {source: elsewhere}\n",
-            "contracts:\n  a: {source: local, path: a//b.md}\n",
-            "contracts:\n  a: {source: local, files: {x/: y}}\n",
-            "contracts:\n  a: {source: local, files: {x: y/}}\n",
-            "contracts:\n  a: {source: local, files: {}}\n",
-            "contracts:\n  a: {source: local, path: p.md, files: {x: y}}\n",
-            "contracts:\n  a: {source: local, files: {x: SKILL.md}}\n",
-            "contracts:\n  a: {source: local, files: {x/: references/}}\n",
-            "contracts:\n  a: {source: local, files: {x/: references/vendor/x/}}\n",
-            "contracts:\n  a: {source: local, files: {x: d/.vendored}}\n",
-            "contracts:\n  a: {source: local, files: {x: ../y}}\n",
-            "contracts:\n  a: {source: local, files: {skills/x: y}}\n",
-            "contracts:\n  a: {source: local, files: {x: y}, ignore: ['!k']}\n",
-            "ignore: ['!k']\n",
-            "ignore: k\n",
-            "contracts:\n  a: {source: local, files: [x]}\n",
-            "contracts:\n  a: {source: local}\n  a: {source: local}\n",
-        ] {
-            assert!(Manifest::parse(bad).is_err(), "{bad}");
+        use crate::error::{ManifestProblem as P, PathField, ReservedDest};
+        let id = |s: &str| ContractId::parse(s).unwrap();
+        let a = || id("a");
+        let reserved = |dest: &str, reserved| P::ReservedDest {
+            id: a(),
+            dest: dest.into(),
+            reserved,
+        };
+        let rows: Vec<(&str, P)> = vec![
+            ("- a\n", P::NotMapping { found: "a list" }),
+            (
+                "contracts: [a]\n",
+                P::ContractsNotMapping { found: "a list" },
+            ),
+            (
+                "contracts:\n  1: {source: local}\n",
+                P::ContractKeyNotText { found: "a number" },
+            ),
+            (
+                "contracts:\n  A: {source: local}\n",
+                P::BadContractId {
+                    key: "A".into(),
+                    problem: crate::id::IdProblem::BadCharacter,
+                },
+            ),
+            (
+                "contracts:\n  a: x\n",
+                P::RowNotMapping {
+                    id: a(),
+                    found: "a string",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: 1}\n",
+                P::RowFieldNotText {
+                    id: a(),
+                    key: "source",
+                    found: "a number",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: [x]}\n",
+                P::RowFieldNotText {
+                    id: a(),
+                    key: "path",
+                    found: "a list",
+                },
+            ),
+            ("contracts:\n  a: {path: x.md}\n", P::NoSource { id: a() }),
+            (
+                "contracts:\n  a: {source: elsewhere}\n",
+                P::UnregisteredSource {
+                    id: a(),
+                    source: "elsewhere".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: p.md, files: {x: y}}\n",
+                P::FilesAndPath { id: a() },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: ../x.md}\n",
+                P::OutsideRepository {
+                    id: a(),
+                    field: PathField::Path,
+                    path: "../x.md".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: /x.md}\n",
+                P::OutsideRepository {
+                    id: a(),
+                    field: PathField::Path,
+                    path: "/x.md".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: a//b.md}\n",
+                P::OutsideRepository {
+                    id: a(),
+                    field: PathField::Path,
+                    path: "a//b.md".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {../x: y}}\n",
+                P::OutsideRepository {
+                    id: a(),
+                    field: PathField::FilesSrc,
+                    path: "../x".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, path: skills/a/x.md}\n",
+                P::IntoCopies {
+                    id: a(),
+                    field: PathField::Path,
+                    path: "skills/a/x.md".into(),
+                    dir: "skills",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {skills/x: y}}\n",
+                P::IntoCopies {
+                    id: a(),
+                    field: PathField::FilesSrc,
+                    path: "skills/x".into(),
+                    dir: "skills",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {.agentic-skill-vendor/: y/}}\n",
+                P::IntoCopies {
+                    id: a(),
+                    field: PathField::FilesSrc,
+                    path: ".agentic-skill-vendor".into(),
+                    dir: ".agentic-skill-vendor",
+                },
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, path: ../a.md}\n",
+                P::OutsideSource {
+                    id: a(),
+                    field: PathField::Path,
+                    path: "../a.md".into(),
+                },
+            ),
+            (
+                "sources:\n  w: {repository: o/r, ref: main}\ncontracts:\n  a: {source: w, files: {../x/: y/}}\n",
+                P::OutsideSource {
+                    id: a(),
+                    field: PathField::FilesSrc,
+                    path: "../x".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: [x]}\n",
+                P::FilesNotMapping {
+                    id: a(),
+                    found: "a list",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {1: y}}\n",
+                P::FilesLineNotText {
+                    id: a(),
+                    src: "a number",
+                    dest: "a string",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x/: y}}\n",
+                P::FileDirMismatch {
+                    id: a(),
+                    src: "x/".into(),
+                    dest: "y".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: y/}}\n",
+                P::FileDirMismatch {
+                    id: a(),
+                    src: "x".into(),
+                    dest: "y/".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: ../y}}\n",
+                P::DestOutsideSkill {
+                    id: a(),
+                    dest: "../y".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: SKILL.md}}\n",
+                reserved("SKILL.md", ReservedDest::SkillMd),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: d/.vendored}}\n",
+                reserved("d/.vendored", ReservedDest::Marker),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x/: .vendored/}}\n",
+                reserved(".vendored", ReservedDest::Marker),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: sub/.gitignore}}\n",
+                reserved("sub/.gitignore", ReservedDest::Gitignore),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x/: references/}}\n",
+                reserved("references", ReservedDest::VendorCopies),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x/: references/vendor/x/}}\n",
+                reserved("references/vendor/x", ReservedDest::VendorCopies),
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {}}\n",
+                P::FilesEmpty { id: a() },
+            ),
+            (
+                "ignore: k\n",
+                P::IgnoreNotList {
+                    contract: None,
+                    found: "a string",
+                },
+            ),
+            (
+                "ignore: [1]\n",
+                P::IgnoreNotText {
+                    contract: None,
+                    found: "a number",
+                },
+            ),
+            (
+                "ignore: ['!k']\n",
+                P::IgnoreNegated {
+                    contract: None,
+                    pattern: "!k".into(),
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: y}, ignore: [[k]]}\n",
+                P::IgnoreNotText {
+                    contract: Some(a()),
+                    found: "a list",
+                },
+            ),
+            (
+                "contracts:\n  a: {source: local, files: {x: y}, ignore: ['!k']}\n",
+                P::IgnoreNegated {
+                    contract: Some(a()),
+                    pattern: "!k".into(),
+                },
+            ),
+        ];
+        let refusal = |text: &str| match Manifest::parse(text) {
+            Err(Error::Manifest { line, problem }) => (line, problem),
+            other => panic!("{text}: {other:?}"),
+        };
+        for (text, problem) in rows {
+            assert_eq!(refusal(text), (None, problem), "{text}");
         }
+        assert_eq!(
+            refusal("contracts:\n  a: {source: local}\n  a: {source: local}\n"),
+            (
+                Some(3),
+                P::NotYaml {
+                    message: "duplicate mapping key: a".into()
+                }
+            )
+        );
     }
 }

@@ -9,7 +9,7 @@
 use asv_fs::{EntryKind, Tree, join};
 
 use crate::digest::{Digest, Framed, cmp_utf16};
-use crate::error::{Error, Result};
+use crate::error::{Error, RawSourceProblem, Result};
 use crate::id::ContractId;
 use crate::ignore::IgnoreRules;
 use crate::manifest::{Mapping, RawRow};
@@ -208,17 +208,13 @@ fn read_dir_src(
         if basename(rel) == ".gitignore" {
             return Err(Error::RawSource {
                 path: format!("{}/{rel}", mapping.src),
-                message: format!(
-                    "a .gitignore inside a directory {id} distributes would govern what git tracks in every skill it lands in; keep it out of the src"
-                ),
+                problem: RawSourceProblem::GitignoreInside { id: id.clone() },
             });
         }
         if rel == MARKER {
             return Err(Error::RawSource {
                 path: format!("{}/{rel}", mapping.src),
-                message: format!(
-                    "{MARKER} at the top of a directory {id} distributes is the marker gen writes, and a copy carrying one of its own could never verify; remove it from the src"
-                ),
+                problem: RawSourceProblem::MarkerInside { id: id.clone() },
             });
         }
     }
@@ -245,9 +241,7 @@ fn read_dir_src(
     if selected.is_empty() {
         return Err(Error::RawSource {
             path: format!("{}/", mapping.src),
-            message: format!(
-                "the ignore rules exclude every file of directory mapping {id}; narrow the rules or remove the mapping"
-            ),
+            problem: RawSourceProblem::AllExcluded { id: id.clone() },
         });
     }
     selected.sort_by(|a, b| cmp_utf16(a, b));

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::error::{Error, PlacementProblem, Result};
+use crate::error::{Error, Result};
 use crate::id::ContractId;
 use crate::lock::{ContractKind, Lock, Resolution};
 use crate::manifest::Origin;
@@ -27,21 +27,17 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
         let Some(resolution) = lock.resolutions.get(id) else {
             continue;
         };
-        let changed = matches!(
-            (origin, resolution.kind),
-            (Origin::Raw(_), ContractKind::Document)
-                | (
-                    Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. },
-                    ContractKind::Raw
-                )
-        );
-        if changed {
-            return Err(PlacementProblem::KindChanged {
-                id: id.clone(),
-                locked: resolution.kind,
+        let table = match (origin, resolution.kind) {
+            (Origin::Raw(_), ContractKind::Document) => ContractKind::Raw,
+            (Origin::Local | Origin::LocalPath(_) | Origin::Remote { .. }, ContractKind::Raw) => {
+                ContractKind::Document
             }
-            .into());
-        }
+            _ => continue,
+        };
+        return Err(Error::KindChanged {
+            id: id.clone(),
+            table,
+        });
     }
     Ok(())
 }
@@ -88,12 +84,13 @@ fn check_srcs_clear_of_conformance(
             for (_, doc, dir) in positions.iter().filter(|(s, _, _)| *s == source) {
                 if crate::manifest::paths_overlap(&mapping.src, dir) {
                     return Err(Error::Manifest {
-                        path: crate::manifest::MANIFEST_FILE.to_owned(),
                         line: None,
-                        message: format!(
-                            "contracts.{id}.files names the src {}, which is at, under or over {dir}, the conformance directory of {doc}; tests are collected by prefix, so move one of them",
-                            asv_fs::quote::json_string(&mapping.src_key())
-                        ),
+                        problem: crate::error::ManifestProblem::SrcOverConformance {
+                            id: id.clone(),
+                            src: mapping.src_key(),
+                            dir: dir.clone(),
+                            document: doc.clone(),
+                        },
                     });
                 }
             }

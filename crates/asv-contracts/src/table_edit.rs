@@ -12,7 +12,7 @@
 use asv_fs::{EntryKind, Tree};
 
 use crate::declaration::is_js_whitespace;
-use crate::error::{Error, Result};
+use crate::error::{Error, ManifestProblem, Result};
 use crate::id::ContractId;
 use crate::manifest::{MANIFEST_FILE, Manifest, Origin, standard_path};
 use crate::report::Event;
@@ -29,11 +29,10 @@ pub struct Revision {
     pub events: Vec<Event>,
 }
 
-fn refuse(message: String) -> Error {
+fn refuse(problem: ManifestProblem) -> Error {
     Error::Manifest {
-        path: MANIFEST_FILE.to_owned(),
         line: None,
-        message,
+        problem,
     }
 }
 
@@ -81,7 +80,7 @@ impl Lines {
     }
 
     /// The index of the block-form `<name>:` line, refusing a flow-style one.
-    fn named_block(&self, name: &str) -> Result<Option<usize>> {
+    fn named_block(&self, name: &'static str) -> Result<Option<usize>> {
         let key = format!("{name}:");
         let open = self.lines.iter().position(|l| {
             l.strip_prefix(key.as_str())
@@ -93,9 +92,7 @@ impl Lines {
                     .is_some_and(|r| r.is_empty() || r.starts_with(is_js_whitespace))
             })
         {
-            return Err(refuse(format!(
-                "the {name} block is written on one line, which leaves nowhere to add an entry under it; write {name}: on a line of its own with each entry indented beneath it"
-            )));
+            return Err(refuse(ManifestProblem::FlowBlock { block: name }));
         }
         Ok(open)
     }
@@ -117,7 +114,7 @@ impl Lines {
 
     /// Adds `entry` (already indented) at the end of the block `name`, creating the block at
     /// the end of the document (after a blank line) when there is none.
-    fn with_block_entry(&mut self, name: &str, entry: Vec<String>) -> Result<()> {
+    fn with_block_entry(&mut self, name: &'static str, entry: Vec<String>) -> Result<()> {
         match self.named_block(name)? {
             None => {
                 if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
@@ -228,9 +225,7 @@ pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
             continue;
         }
         if !lines.without_entry(id)? {
-            return Err(refuse(format!(
-                "nothing declares {id} any more, and its contracts.{id} entry is not written in a form this tool can take out; take the entry out by hand"
-            )));
+            return Err(refuse(ManifestProblem::RowNotRemovable { id: id.clone() }));
         }
         unmapped.push(Event::Unmapped { id: id.clone() });
     }
@@ -400,7 +395,10 @@ mod tests {
         let mut l = Lines::parse("contracts: {a: {source: local}}\n");
         assert!(matches!(
             l.with_entry(&id("x"), "local"),
-            Err(Error::Manifest { .. })
+            Err(Error::Manifest {
+                line: None,
+                problem: ManifestProblem::FlowBlock { block: "contracts" },
+            })
         ));
     }
 }

@@ -3,7 +3,7 @@
 //! A declaration the tool cannot make sense of stops the run: reading it as "this skill
 //! declares nothing" would let a skill ship without the documents it asked for.
 
-use crate::error::{Error, Result};
+use crate::error::{DeclarationProblem as P, Error, Result};
 use crate::id::ContractId;
 use crate::yaml::{self, Yaml};
 
@@ -20,11 +20,11 @@ pub use crate::frontmatter::{
     is_default_ignorable, is_js_whitespace, looks_like_fence, visible_text,
 };
 
-fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error {
+fn refuse(path: &str, line: Option<usize>, problem: P) -> Error {
     Error::Declaration {
         path: path.to_owned(),
         line,
-        message: message.into(),
+        problem,
     }
 }
 
@@ -36,43 +36,29 @@ fn refuse(path: &str, line: Option<usize>, message: impl Into<String>) -> Error 
 /// [`Error::Declaration`] for an opening or closing line that only looks like `---`, a `---`
 /// reached only after blank lines, or a frontmatter that never closes.
 pub fn split_frontmatter<'a>(path: &str, text: &'a str) -> Result<Option<Frontmatter<'a>>> {
-    use crate::frontmatter::FrontmatterProblem as P;
+    use crate::frontmatter::FrontmatterProblem as F;
     match crate::frontmatter::split(text) {
         Ok(split) => Ok(split.yaml.map(|yaml| Frontmatter {
             yaml,
             first_line: crate::frontmatter::YAML_FIRST_LINE,
         })),
-        Err(P::OpeningLookalike { .. }) => {
+        Err(F::OpeningLookalike { .. }) => {
             // Quote the whole first line (a lone CR in it is what is wrong), not the piece
             // before the CR.
             let first = text.split('\n').next().unwrap_or("");
             Err(refuse(
                 path,
                 Some(1),
-                format!(
-                    "the line opening the frontmatter is {}, not exactly ---; write --- alone on line 1",
-                    asv_fs::quote::json_string(first)
-                ),
+                P::OpeningLookalike {
+                    text: first.to_owned(),
+                },
             ))
         }
-        Err(P::OpensBelowBlank { .. }) => Err(refuse(
-            path,
-            None,
-            "the frontmatter's --- comes only after a blank line; move it to line 1",
-        )),
-        Err(P::ClosingLookalike { line, text }) => Err(refuse(
-            path,
-            Some(line),
-            format!(
-                "the line closing the frontmatter is {}, not exactly ---; write --- alone on the line",
-                asv_fs::quote::json_string(&text)
-            ),
-        )),
-        Err(P::Unclosed) => Err(refuse(
-            path,
-            Some(1),
-            "the frontmatter opened on line 1 is never closed; add a line holding exactly ---",
-        )),
+        Err(F::OpensBelowBlank { .. }) => Err(refuse(path, None, P::OpensBelowBlank)),
+        Err(F::ClosingLookalike { line, text }) => {
+            Err(refuse(path, Some(line), P::ClosingLookalike { text }))
+        }
+        Err(F::Unclosed) => Err(refuse(path, Some(1), P::Unclosed)),
     }
 }
 
@@ -107,21 +93,14 @@ pub fn read_frontmatter(path: &str, bytes: &[u8]) -> Result<Option<SkillFrontmat
     for (i, line) in front.yaml.split('\n').enumerate() {
         let indent: &str = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
         if indent.contains('\t') {
-            return Err(refuse(
-                path,
-                Some(front.first_line + i),
-                "indented with a tab; YAML indentation uses spaces",
-            ));
+            return Err(refuse(path, Some(front.first_line + i), P::TabIndent));
         }
     }
     let root = yaml::parse(front.yaml).map_err(|e| {
         refuse(
             path,
             e.line.map(|l| l + front.first_line - 1),
-            format!(
-                "frontmatter is not valid YAML ({}); fix the syntax",
-                e.message
-            ),
+            P::NotYaml { message: e.message },
         )
     })?;
     let declared = ids_of(path, &root)?;
@@ -159,7 +138,9 @@ fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
             return Err(refuse(
                 path,
                 None,
-                format!("frontmatter is {}, expected a mapping", other.kind()),
+                P::NotMapping {
+                    found: other.kind(),
+                },
             ));
         }
     };
@@ -170,35 +151,28 @@ fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
             return Err(refuse(
                 path,
                 None,
-                format!("metadata is {}, expected a mapping", other.kind()),
+                P::MetadataNotMapping {
+                    found: other.kind(),
+                },
             ));
         }
     };
     let items = match contracts {
         None => return Ok(Vec::new()),
         Some(Yaml::Null) => {
-            return Err(refuse(
-                path,
-                None,
-                "metadata.contracts has no value; list the contract ids or remove the key",
-            ));
+            return Err(refuse(path, None, P::ContractsNull));
         }
         Some(Yaml::Seq(items)) if items.is_empty() => {
-            return Err(refuse(
-                path,
-                None,
-                "metadata.contracts is an empty list; list the contract ids or remove the key",
-            ));
+            return Err(refuse(path, None, P::ContractsEmpty));
         }
         Some(Yaml::Seq(items)) => items,
         Some(other) => {
             return Err(refuse(
                 path,
                 None,
-                format!(
-                    "metadata.contracts is {}, expected a list of contract ids",
-                    other.kind()
-                ),
+                P::ContractsNotList {
+                    found: other.kind(),
+                },
             ));
         }
     };
@@ -208,38 +182,35 @@ fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
             return Err(refuse(
                 path,
                 None,
-                format!(
-                    "metadata.contracts[{n}] is {}; an entry names a contract id and nothing else, digests live in vendor-lock.json",
-                    item.kind()
-                ),
+                P::EntryNested {
+                    index: n,
+                    found: item.kind(),
+                },
             ));
         }
         let Yaml::String(text) = item else {
             return Err(refuse(
                 path,
                 None,
-                format!(
-                    "metadata.contracts[{n}] is {}, expected a contract id",
-                    item.kind()
-                ),
+                P::EntryNotString {
+                    index: n,
+                    found: item.kind(),
+                },
             ));
         };
-        let id = ContractId::parse(text).map_err(|p| {
+        let id = ContractId::parse(text).map_err(|problem| {
             refuse(
                 path,
                 None,
-                format!(
-                    "metadata.contracts[{n}] {} is not a usable contract id: {p}",
-                    asv_fs::quote::json_string(text)
-                ),
+                P::BadId {
+                    index: n,
+                    text: text.clone(),
+                    problem,
+                },
             )
         })?;
         if ids.contains(&id) {
-            return Err(refuse(
-                path,
-                None,
-                format!("metadata.contracts declares {id} twice; keep one of them"),
-            ));
+            return Err(refuse(path, None, P::Duplicate { id }));
         }
         ids.push(id);
     }
@@ -249,6 +220,7 @@ fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::id::IdProblem;
 
     fn ids(text: &str) -> Result<Vec<String>> {
         declared_ids("skills/s/SKILL.md", text.as_bytes())
@@ -292,46 +264,156 @@ mod tests {
 
     #[test]
     fn refusals() {
-        let rows: &[&str] = &[
-            "---\nmetadata: {contracts: [a]}\n",
-            " ---\nname: s\n---\n",
-            "--- \nname: s\n---\n",
-            "\u{feff}\u{feff}---\nname: s\n---\n",
-            "---\rname: s\n---\n",
-            "\u{200b}\n---\nname: s\n---\n",
-            "---\nmetadata:\n---\n",
-            "---\nmetadata:\n  contracts: [[a]]\n---\n",
-            "\u{200b}---\nname: s\n---\n",
-            "---\nname: s\n---\u{200b}\n",
-            "---\nname: s\n ---\n",
-            "\n\n---\nname: s\n---\n",
-            "---\nmetadata:\n\tcontracts: [a]\n---\n",
-            "---\nmetadata: [\n---\n",
-            "---\na: 1\n...\nb: 2\n---\n",
-            "---\n- a\n---\n",
-            "---\nmetadata: [a]\n---\n",
-            "---\nname: a\nname: b\n---\n",
-            "---\nmetadata:\n  contracts: a\n---\n",
-            "---\nmetadata:\n  contracts: []\n---\n",
-            "---\nmetadata:\n  contracts:\n---\n",
-            "---\nmetadata:\n  contracts: [1]\n---\n",
-            "---\nmetadata:\n  contracts: [null]\n---\n",
-            "---\nmetadata:\n  contracts: [{a: b}]\n---\n",
-            "---\nmetadata:\n  contracts: [\"a@sha256:00\"]\n---\n",
-            "---\nmetadata:\n  contracts: [a, a]\n---\n",
-            "---\nmetadata:\n  contracts: [A]\n---\n",
-            "---\nmetadata:\n  contracts: [a..b]\n---\n",
+        let opening = |t: &str| P::OpeningLookalike { text: t.into() };
+        let closing = |t: &str| P::ClosingLookalike { text: t.into() };
+        let not_yaml = |m: &str| P::NotYaml { message: m.into() };
+        let bad_id = |t: &str, problem| P::BadId {
+            index: 0,
+            text: t.into(),
+            problem,
+        };
+        let rows: Vec<(&str, Option<usize>, P)> = vec![
+            ("---\nmetadata: {contracts: [a]}\n", Some(1), P::Unclosed),
+            (" ---\nname: s\n---\n", Some(1), opening(" ---")),
+            ("--- \nname: s\n---\n", Some(1), opening("--- ")),
+            (
+                "\u{feff}\u{feff}---\nname: s\n---\n",
+                Some(1),
+                opening("\u{feff}---"),
+            ),
+            ("---\rname: s\n---\n", Some(1), opening("---\rname: s")),
+            ("\u{200b}\n---\nname: s\n---\n", None, P::OpensBelowBlank),
+            (
+                "---\nmetadata:\n---\n",
+                None,
+                P::MetadataNotMapping { found: "null" },
+            ),
+            (
+                "---\nmetadata:\n  contracts: [[a]]\n---\n",
+                None,
+                P::EntryNested {
+                    index: 0,
+                    found: "a list",
+                },
+            ),
+            (
+                "\u{200b}---\nname: s\n---\n",
+                Some(1),
+                opening("\u{200b}---"),
+            ),
+            (
+                "---\nname: s\n---\u{200b}\n",
+                Some(3),
+                closing("---\u{200b}"),
+            ),
+            ("---\nname: s\n ---\n", Some(3), closing(" ---")),
+            ("\n\n---\nname: s\n---\n", None, P::OpensBelowBlank),
+            (
+                "---\nmetadata:\n\tcontracts: [a]\n---\n",
+                Some(3),
+                P::TabIndent,
+            ),
+            (
+                "---\nmetadata: [\n---\n",
+                Some(2),
+                not_yaml("unclosed bracket '['"),
+            ),
+            (
+                "---\na: 1\n...\nb: 2\n---\n",
+                None,
+                not_yaml("holds 2 YAML documents, expected one"),
+            ),
+            ("---\n- a\n---\n", None, P::NotMapping { found: "a list" }),
+            (
+                "---\nmetadata: [a]\n---\n",
+                None,
+                P::MetadataNotMapping { found: "a list" },
+            ),
+            (
+                "---\nname: a\nname: b\n---\n",
+                Some(3),
+                not_yaml("duplicate mapping key: name"),
+            ),
+            (
+                "---\nmetadata:\n  contracts: a\n---\n",
+                None,
+                P::ContractsNotList { found: "a string" },
+            ),
+            (
+                "---\nmetadata:\n  contracts: []\n---\n",
+                None,
+                P::ContractsEmpty,
+            ),
+            (
+                "---\nmetadata:\n  contracts:\n---\n",
+                None,
+                P::ContractsNull,
+            ),
+            (
+                "---\nmetadata:\n  contracts: [1]\n---\n",
+                None,
+                P::EntryNotString {
+                    index: 0,
+                    found: "a number",
+                },
+            ),
+            (
+                "---\nmetadata:\n  contracts: [null]\n---\n",
+                None,
+                P::EntryNotString {
+                    index: 0,
+                    found: "null",
+                },
+            ),
+            (
+                "---\nmetadata:\n  contracts: [{a: b}]\n---\n",
+                None,
+                P::EntryNested {
+                    index: 0,
+                    found: "a mapping",
+                },
+            ),
+            (
+                "---\nmetadata:\n  contracts: [\"a@sha256:00\"]\n---\n",
+                None,
+                bad_id("a@sha256:00", IdProblem::BadCharacter),
+            ),
+            (
+                "---\nmetadata:\n  contracts: [a, a]\n---\n",
+                None,
+                P::Duplicate {
+                    id: ContractId::parse("a").unwrap(),
+                },
+            ),
+            (
+                "---\nmetadata:\n  contracts: [A]\n---\n",
+                None,
+                bad_id("A", IdProblem::BadCharacter),
+            ),
+            (
+                "---\nmetadata:\n  contracts: [b, a..b]\n---\n",
+                None,
+                P::BadId {
+                    index: 1,
+                    text: "a..b".into(),
+                    problem: IdProblem::DotDot,
+                },
+            ),
         ];
-        for text in rows {
-            assert!(
-                matches!(ids(text), Err(Error::Declaration { .. })),
-                "{text:?}: {:?}",
-                ids(text)
+        for (text, line, problem) in rows {
+            assert_eq!(
+                ids(text),
+                Err(Error::Declaration {
+                    path: "skills/s/SKILL.md".into(),
+                    line,
+                    problem,
+                }),
+                "{text:?}"
             );
         }
-        assert!(matches!(
+        assert_eq!(
             declared_ids("s", b"\xff"),
-            Err(Error::NotUtf8 { .. })
-        ));
+            Err(Error::NotUtf8 { path: "s".into() })
+        );
     }
 }

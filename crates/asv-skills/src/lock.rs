@@ -101,7 +101,13 @@ impl SkillLock {
 
     /// The lock as written: two-space JSON, keys in a fixed order, one final newline.
     pub fn render(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        // This cannot fail, so there is no error to return: serde_json refuses only a map key
+        // that is not a string, a value whose `Serialize` reports an error, or a writer that
+        // fails. The lock's maps are keyed by `String`, its values are derived `Serialize`
+        // impls over strings, a `u32` and options of them, and the writer is a `Vec`. (It
+        // used to fall back to an empty text, which would have written an empty lock.)
+        let mut text =
+            serde_json::to_string_pretty(self).expect("a skill lock always renders as JSON");
         text.push('\n');
         text
     }

@@ -226,13 +226,13 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         Err(asv_model::Error::Declaration {
             path,
             line,
-            message,
+            problem,
         }) => {
             out.push(Finding {
                 severity: Severity::Error,
                 path,
                 line,
-                message,
+                message: problem.to_string(),
             });
             return out;
         }
