@@ -102,9 +102,36 @@ pub fn main() -> ExitCode {
                     message.push_str(&text);
                 }
             }
-            let _ = writeln!(io::stderr(), "error: {message}");
+            // A refusal is the user's to fix; a state this tool should never reach is ours.
+            let label = match side_of(&err) {
+                asv_fs::Side::Internal => "internal error",
+                _ => "error",
+            };
+            let _ = writeln!(io::stderr(), "{label}: {message}");
             ExitStatus::Refused.into()
         }
+    }
+}
+
+/// Which side a failure lies with, asked of the error of the crate that raised it (a refusal
+/// worded here is the input's).
+fn side_of(err: &anyhow::Error) -> asv_fs::Side {
+    if let Some(e) = err.downcast_ref::<asv_contracts::Error>() {
+        e.side()
+    } else if let Some(e) = err.downcast_ref::<asv_skills::Error>() {
+        e.side()
+    } else if let Some(e) = err.downcast_ref::<asv_fs::Error>() {
+        e.side()
+    } else if let Some(e) = err.downcast_ref::<asv_skilltree::Error>() {
+        e.side()
+    } else if let Some(e) = err.downcast_ref::<asv_model::Error>() {
+        e.side()
+    } else if err.downcast_ref::<asv_fetch::Error>().is_some()
+        || err.downcast_ref::<asv_remote::Error>().is_some()
+    {
+        asv_fs::Side::Environment
+    } else {
+        asv_fs::Side::Input
     }
 }
 
@@ -158,5 +185,27 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 },
             ),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_side_comes_from_the_crate_that_raised_the_error() {
+        let internal = anyhow::Error::from(asv_contracts::Error::Gitignore {
+            path: ".gitignore".into(),
+            problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
+        });
+        assert_eq!(side_of(&internal), asv_fs::Side::Internal);
+        let input = anyhow::Error::from(asv_contracts::Error::NoSkillsDir);
+        assert_eq!(side_of(&input), asv_fs::Side::Input);
+        let destination = anyhow::Error::from(asv_skills::Error::Occupied {
+            path: "skills/a".into(),
+        });
+        assert_eq!(side_of(&destination), asv_fs::Side::Destination);
+        let worded_here = anyhow::Error::from(crate::settings::Refusal("x".into()));
+        assert_eq!(side_of(&worded_here), asv_fs::Side::Input);
     }
 }

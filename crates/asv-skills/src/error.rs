@@ -296,3 +296,47 @@ pub enum Error {
         path: String,
     },
 }
+
+impl Error {
+    /// Which side the failure lies with. The wrapped errors answer for themselves; a source
+    /// that answers wrongly (a commit id that is none, a base that no longer hashes as
+    /// recorded) lies with the environment; something standing where a skill goes lies with
+    /// the destination; every other refusal lies with the input the user gave.
+    pub fn side(&self) -> asv_fs::Side {
+        use asv_fs::Side;
+        match self {
+            Error::Fs(e) => e.side(),
+            Error::Tree(e) => e.side(),
+            Error::Archive(e) => e.side(),
+            // A transport's refusals are the network's or the machine's.
+            Error::Remote(_) => Side::Environment,
+            Error::NotACommit { .. } | Error::BaseMismatch { .. } => Side::Environment,
+            Error::AlreadyInstalled { .. } | Error::Occupied { .. } => Side::Destination,
+            _ => Side::Input,
+        }
+    }
+
+    /// The file or directory the failure is about, when there is one.
+    pub fn location(&self) -> Option<asv_fs::Location> {
+        use asv_fs::Location;
+        match self {
+            Error::Fs(e) => e.location(),
+            Error::Tree(e) => e.location(),
+            Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
+            Error::TooLarge { path, .. }
+            | Error::AlreadyInstalled { path }
+            | Error::Lock { path, .. }
+            | Error::Occupied { path }
+            | Error::Missing { path }
+            | Error::BaseUnavailable { path, .. }
+            | Error::MarkersRemain { path, .. } => Some(Location::file(path.clone())),
+            Error::NoSkill { input }
+            | Error::NoInput { input }
+            | Error::UnknownInput { input }
+            | Error::LinkInput { input }
+            | Error::DuplicateSkill { input, .. }
+            | Error::Unwritable { input, .. } => Some(Location::file(input.clone())),
+            _ => None,
+        }
+    }
+}

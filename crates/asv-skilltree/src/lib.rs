@@ -23,9 +23,11 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod error;
 pub mod merge;
 mod path;
 
+pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
 
 use std::io::Read;
@@ -53,76 +55,6 @@ pub fn is_ignored_name(name: &str) -> bool {
 pub fn normalize_name(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     name.nfkc().collect::<String>().trim().to_owned()
-}
-
-/// The one error type of `asv-skilltree`.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// Guarded tree access refused or failed.
-    #[error(transparent)]
-    Fs(#[from] asv_fs::Error),
-    /// An entry of a kind a skill cannot hold (input side).
-    #[error(
-        "{}: a skill holds only regular files and directories, found {kind}; remove it",
-        asv_fs::quote::DisplayPath(path)
-    )]
-    Unsupported {
-        /// The entry.
-        path: String,
-        /// What it is ("a symbolic link", "a named pipe", …).
-        kind: EntryKind,
-    },
-    /// A strict read met an entry a plain read would skip (input side).
-    #[error(
-        "{}: {} would not be copied with the skill; remove it before taking the skill",
-        asv_fs::quote::DisplayPath(path),
-        asv_fs::quote::json_string(path.rsplit('/').next().unwrap_or(path))
-    )]
-    IgnoredMetadata {
-        /// The entry.
-        path: String,
-    },
-    /// A strict read's root is missing or not a directory (input side).
-    #[error(
-        "{}: {}; give the directory of a skill",
-        asv_fs::quote::DisplayPath(path),
-        match found { None => "does not exist".to_owned(), Some(k) => format!("is {k}, not a directory") }
-    )]
-    NotADirectory {
-        /// The root asked for.
-        path: String,
-        /// What stands there instead, if anything.
-        found: Option<EntryKind>,
-    },
-    /// A tree path that could escape its skill root or cannot be written (input side).
-    #[error(
-        "{}: the path {problem}; a skill's paths are relative, `/`-separated, without `.` or `..`",
-        asv_fs::quote::json_string(path)
-    )]
-    UnsafePath {
-        /// The path as given.
-        path: String,
-        /// What is wrong with it.
-        problem: PathProblem,
-    },
-    /// A tree holds a file where another of its files needs a directory (input side).
-    #[error(
-        "{}: is a file and a directory in one tree; keep one of them",
-        asv_fs::quote::json_string(path)
-    )]
-    FileDirectory {
-        /// The path that is both.
-        path: String,
-    },
-    /// Materializing into a directory that is not empty (destination side).
-    #[error(
-        "{}: is not empty; materialize into a new empty directory",
-        asv_fs::quote::DisplayPath(path)
-    )]
-    NotEmpty {
-        /// The directory.
-        path: String,
-    },
 }
 
 /// One file of a skill.

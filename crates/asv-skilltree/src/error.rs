@@ -1,0 +1,100 @@
+//! The one error type of `asv-skilltree`.
+
+use asv_fs::{EntryKind, Location, Side};
+
+use crate::path::PathProblem;
+
+/// The one error type of `asv-skilltree`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Guarded tree access refused or failed.
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// An entry of a kind a skill cannot hold (input side).
+    #[error(
+        "{}: a skill holds only regular files and directories, found {kind}; remove it",
+        asv_fs::quote::DisplayPath(path)
+    )]
+    Unsupported {
+        /// The entry.
+        path: String,
+        /// What it is ("a symbolic link", "a named pipe", …).
+        kind: EntryKind,
+    },
+    /// A strict read met an entry a plain read would skip (input side).
+    #[error(
+        "{}: {} would not be copied with the skill; remove it before taking the skill",
+        asv_fs::quote::DisplayPath(path),
+        asv_fs::quote::json_string(path.rsplit('/').next().unwrap_or(path))
+    )]
+    IgnoredMetadata {
+        /// The entry.
+        path: String,
+    },
+    /// A strict read's root is missing or not a directory (input side).
+    #[error(
+        "{}: {}; give the directory of a skill",
+        asv_fs::quote::DisplayPath(path),
+        match found { None => "does not exist".to_owned(), Some(k) => format!("is {k}, not a directory") }
+    )]
+    NotADirectory {
+        /// The root asked for.
+        path: String,
+        /// What stands there instead, if anything.
+        found: Option<EntryKind>,
+    },
+    /// A tree path that could escape its skill root or cannot be written (input side).
+    #[error(
+        "{}: the path {problem}; a skill's paths are relative, `/`-separated, without `.` or `..`",
+        asv_fs::quote::json_string(path)
+    )]
+    UnsafePath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        problem: PathProblem,
+    },
+    /// A tree holds a file where another of its files needs a directory (input side).
+    #[error(
+        "{}: is a file and a directory in one tree; keep one of them",
+        asv_fs::quote::json_string(path)
+    )]
+    FileDirectory {
+        /// The path that is both.
+        path: String,
+    },
+    /// Materializing into a directory that is not empty (destination side).
+    #[error(
+        "{}: is not empty; materialize into a new empty directory",
+        asv_fs::quote::DisplayPath(path)
+    )]
+    NotEmpty {
+        /// The directory.
+        path: String,
+    },
+}
+
+impl Error {
+    /// Which side the failure lies with: what a skill holds is the input's; a directory that
+    /// is not empty where a tree is materialized is the destination's.
+    pub fn side(&self) -> Side {
+        match self {
+            Error::Fs(e) => e.side(),
+            Error::NotEmpty { .. } => Side::Destination,
+            _ => Side::Input,
+        }
+    }
+
+    /// The entry the failure is about, as the tree names it.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::Fs(e) => e.location(),
+            Error::Unsupported { path, .. }
+            | Error::IgnoredMetadata { path }
+            | Error::NotADirectory { path, .. }
+            | Error::UnsafePath { path, .. }
+            | Error::FileDirectory { path }
+            | Error::NotEmpty { path } => Some(Location::file(path.clone())),
+        }
+    }
+}
