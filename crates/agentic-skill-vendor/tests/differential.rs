@@ -24,7 +24,7 @@ fn gen_and_verify_agree_with_the_model_of_the_docs() {
     let output = Command::new("python3")
         .arg(&script)
         .args(["--bin", env!("CARGO_BIN_EXE_agentic-skill-vendor")])
-        .args(["--seed", SEED, "--count", COUNT])
+        .args(["--seed", SEED, "--count", COUNT, "--table-special-ids"])
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| {

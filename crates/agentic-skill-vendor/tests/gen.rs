@@ -283,3 +283,46 @@ fn gen_keeps_the_table_of_origins_in_step() {
     );
     assert_eq!(repo.snapshot(), before);
 }
+
+/// Ids YAML reads as numbers, null or booleans (`9`, `007`, `null`, `true`) are written to the
+/// table quoted, so the row gen writes is one gen and verify read back as that id, and an
+/// unmapped quoted row is found and taken out.
+#[test]
+fn table_rows_for_ids_yaml_reads_as_non_strings_are_quoted() {
+    let repo = Repo::empty();
+    repo.write("vendor-manifest.yaml", "contracts:\n");
+    for id in ["9", "007", "null", "true"] {
+        repo.write(&format!("contracts/{id}.md"), "Body\n");
+    }
+    repo.write(
+        "skills/s/SKILL.md",
+        &skill_md("s", &["\"9\"", "\"007\"", "\"null\"", "\"true\""]),
+    );
+    let first = repo.run(&["gen"]);
+    assert_eq!(first.code, 0, "{first:?}");
+    for id in ["9", "007", "null", "true"] {
+        assert!(
+            first.stdout.contains(&format!("mapped: {id} <- local\n")),
+            "{first:?}"
+        );
+    }
+    let table = repo.read_string("vendor-manifest.yaml");
+    for id in ["9", "007", "null", "true"] {
+        assert!(
+            table.contains(&format!("  \"{id}\":\n    source: local\n")),
+            "{table}"
+        );
+    }
+    assert_eq!(repo.run(&["verify"]), ok(""));
+    assert_eq!(repo.run(&["gen"]), ok(""));
+    // Undeclare two: their quoted rows are unmapped and taken out.
+    repo.write("skills/s/SKILL.md", &skill_md("s", &["'007'", "'true'"]));
+    let second = repo.run(&["gen"]);
+    assert_eq!(second.code, 0, "{second:?}");
+    assert!(second.stdout.contains("unmapped: 9\n"), "{second:?}");
+    assert!(second.stdout.contains("unmapped: null\n"), "{second:?}");
+    let table = repo.read_string("vendor-manifest.yaml");
+    assert!(!table.contains("\"9\""), "{table}");
+    assert!(!table.contains("\"null\""), "{table}");
+    assert_eq!(repo.run(&["verify"]), ok(""));
+}

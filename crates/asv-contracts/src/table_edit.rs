@@ -108,7 +108,10 @@ impl Lines {
     }
 
     fn with_entry(&mut self, id: &ContractId, source: &str) -> Result<()> {
-        let entry = vec![format!("  {id}:"), format!("    source: {source}")];
+        let entry = vec![
+            format!("  {}:", key_of(id)),
+            format!("    source: {source}"),
+        ];
         self.with_block_entry("contracts", entry)
     }
 
@@ -146,11 +149,17 @@ impl Lines {
             return Ok(false);
         };
         let end = self.block_end(open);
-        let head = format!("  {id}:");
+        let heads = [
+            format!("  {id}:"),
+            format!("  \"{id}\":"),
+            format!("  '{id}':"),
+        ];
         let Some(start) = (open + 1..end).find(|&i| {
-            self.lines[i]
-                .strip_prefix(&head)
-                .is_some_and(Self::only_comment_after)
+            heads.iter().any(|head| {
+                self.lines[i]
+                    .strip_prefix(head.as_str())
+                    .is_some_and(Self::only_comment_after)
+            })
         }) else {
             return Ok(false);
         };
@@ -188,6 +197,23 @@ pub fn with_source(
         lines.with_entry(id, name)?;
     }
     Ok(lines.render())
+}
+
+/// How `id` is written as a key of the table: as it is when YAML reads it back as that text,
+/// double-quoted when YAML would read it as something else (`9`, `007`, `1e3`, `null`, `true`
+/// are numbers, null and booleans to YAML 1.2), so a row gen writes is a row gen and verify
+/// can read. An id holds only `a-z0-9._-`, so the quotes need no escape.
+fn key_of(id: &ContractId) -> String {
+    let plain = matches!(
+        crate::yaml::parse(&format!("{id}: x")),
+        Ok(crate::yaml::Yaml::Map(entries))
+            if matches!(entries.first(), Some((crate::yaml::Yaml::String(k), _)) if k == id.as_str())
+    );
+    if plain {
+        id.to_string()
+    } else {
+        format!("\"{id}\"")
+    }
 }
 
 /// Adds `source: <source>` rows to the table's text.

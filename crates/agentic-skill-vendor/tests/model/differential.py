@@ -557,7 +557,7 @@ class Table:
         if self.flow_block:
             for m in FLOW_ROW_RE.finditer(self.lines[self.header][len("contracts: {"):]):
                 p = flow_props(m.group(2))
-                self.rows[m.group(1)] = {"path": p.get("path"), "flow": True, "start": None, "end": None}
+                self.rows[unquote_key(m.group(1))] = {"path": p.get("path"), "flow": True, "start": None, "end": None}
             return
         end = self.block_end()
         i = self.header + 1
@@ -566,7 +566,7 @@ class Table:
             if not m:
                 i += 1
                 continue
-            cid, rest = m.group(1).strip(), m.group(2).strip()
+            cid, rest = unquote_key(m.group(1).strip()), m.group(2).strip()
             if rest.startswith("{"):
                 p = flow_props(rest.strip("{}"))
                 self.rows[cid] = {"path": p.get("path"), "flow": True, "start": i, "end": i + 1}
@@ -604,7 +604,7 @@ class Table:
             return
         new = []
         for cid in ids:
-            new += [f"  {cid}:", "    source: local"]
+            new += [f"  {table_key(cid)}:", "    source: local"]
         if self.header is None:
             # AMBIGUITY: for an empty file the binary writes the block with no blank line first.
             self.lines += ([""] if self.lines else []) + ["contracts:"] + new
@@ -1164,6 +1164,17 @@ def yaml_special(cid):
     return bool(YAML_SPECIAL.match(cid))
 
 
+def table_key(cid):
+    """docs/FORMATS.md: an id YAML reads as a number, null or a boolean is a double-quoted key."""
+    return f'"{cid}"' if yaml_special(cid) else cid
+
+
+def unquote_key(key):
+    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
+        return key[1:-1]
+    return key
+
+
 def table_bytes(rng, rows):
     """A vendor-manifest.yaml holding `rows` [(id, path or None)], in one of several shapes."""
     shape = rng.choice(["block"] * 8 + ["no-block", "empty", "flow-block"])
@@ -1173,7 +1184,7 @@ def table_bytes(rng, rows):
     if shape == "no-block":
         lines = lines or ["# nothing mapped yet"]
     elif shape == "flow-block":
-        inner = ", ".join(f"{c}: {{source: local" + (f", path: {p}" if p else "") + "}" for c, p in rows)
+        inner = ", ".join(f"{table_key(c)}: {{source: local" + (f", path: {p}" if p else "") + "}" for c, p in rows)
         lines.append("contracts: {" + inner + "}")
     else:
         lines.append("contracts:")
@@ -1181,7 +1192,7 @@ def table_bytes(rng, rows):
             if rng.random() < 0.2:
                 lines.append(f"  # about {cid}")
             if rng.random() < 0.1:
-                lines.append(f"  {cid}: {{source: local" + (f", path: {path}" if path else "") + "}")
+                lines.append(f"  {table_key(cid)}: {{source: local" + (f", path: {path}" if path else "") + "}")
             else:
                 props = ["    source: local"]
                 if path:
@@ -1192,7 +1203,7 @@ def table_bytes(rng, rows):
                     props.append("    note: left alone")
                 if rng.random() < 0.3:
                     props.reverse()
-                lines += [f"  {cid}:"] + props
+                lines += [f"  {table_key(cid)}:"] + props
             if rng.random() < 0.1:
                 lines.append("")
         if rng.random() < 0.3:
@@ -1843,7 +1854,7 @@ def main():
     ap.add_argument("--no-table", action="store_true", help="generate no vendor-manifest.yaml")
     ap.add_argument("--table-special-ids", action="store_true",
                     help="with a vendor-manifest.yaml, declare ids YAML reads as numbers, booleans or null too "
-                         "(007, 9, null, true, 1e3): the docs say gen maps them, the binary refuses")
+                         "(007, 9, null, true, 1e3), written as double-quoted keys")
     opts = ap.parse_args()
     opts.bin = os.path.abspath(opts.bin)
     if not os.access(opts.bin, os.X_OK):
