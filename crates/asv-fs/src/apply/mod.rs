@@ -12,14 +12,12 @@
 //! exactly the Nth of them with a chosen errno (`FaultPlan`, reached only through the hidden
 //! `Plan::with_faults`) and show that the tree is left as it was.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rustix::fs::{OFlags, RenameFlags};
 use rustix::io::Errno;
@@ -30,72 +28,13 @@ use crate::plan::{
 };
 use crate::tree::{Tree, join, kind_of, parent_of};
 
-/// Failures to inject into an apply, by the index of the file system call (counted from 0
-/// across staging, swapping, rollback and clean-up). For tests of interrupted runs only.
-#[doc(hidden)]
-#[derive(Debug, Clone, Default)]
-pub struct FaultPlan {
-    faults: BTreeMap<usize, i32>,
-    no_exchange: bool,
-}
+mod faults;
+mod names;
 
-impl FaultPlan {
-    /// No failures.
-    pub fn new() -> Self {
-        FaultPlan::default()
-    }
-
-    /// Makes call number `n` (from 0) fail with the raw OS error `errno`.
-    #[must_use]
-    pub fn fail_call(mut self, n: usize, errno: i32) -> Self {
-        self.faults.insert(n, errno);
-        self
-    }
-
-    /// Behaves as on a file system with no atomic exchange: park, then move in.
-    #[must_use]
-    pub fn without_exchange(mut self) -> Self {
-        self.no_exchange = true;
-        self
-    }
-}
-
-/// The counter every file system call of an apply steps through.
-#[derive(Debug)]
-pub(crate) struct Calls<'f> {
-    faults: Option<&'f FaultPlan>,
-    count: AtomicUsize,
-}
-
-impl<'f> Calls<'f> {
-    /// A counter that injects nothing.
-    pub(crate) fn none() -> Self {
-        Calls {
-            faults: None,
-            count: AtomicUsize::new(0),
-        }
-    }
-
-    fn new(faults: Option<&'f FaultPlan>) -> Self {
-        Calls {
-            faults,
-            count: AtomicUsize::new(0),
-        }
-    }
-
-    /// Counts one call; the injected failure when this is the one to fail.
-    pub(crate) fn step(&self) -> io::Result<()> {
-        let n = self.count.fetch_add(1, Ordering::Relaxed);
-        match self.faults.and_then(|f| f.faults.get(&n)) {
-            Some(&errno) => Err(io::Error::from_raw_os_error(errno)),
-            None => Ok(()),
-        }
-    }
-
-    fn count(&self) -> usize {
-        self.count.load(Ordering::Relaxed)
-    }
-}
+pub(crate) use faults::Calls;
+pub use faults::FaultPlan;
+pub use names::{is_parked_tree_entry, is_tree_change_residue};
+use names::{parked_name, staged_name};
 
 /// Something worth telling the user about a change that did complete.
 #[derive(Debug)]
@@ -164,68 +103,6 @@ impl Applied {
     pub fn commit_call(&self) -> usize {
         self.commit
     }
-}
-
-/// Whether a directory entry's name is one an apply makes beside a destination — a staged
-/// new entry (`.<name>.asv-staged-<random>`) or a parked previous one (the same with
-/// `.previous`) — which a listing beside a destination must skip.
-///
-/// # Example
-/// ```
-/// use asv_fs::is_tree_change_residue;
-/// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab"));
-/// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab.previous"));
-/// assert!(!is_tree_change_residue("a.asv-staged-0123456789ab"));
-/// assert!(!is_tree_change_residue(".a"));
-/// ```
-pub fn is_tree_change_residue(name: &str) -> bool {
-    let body = name.strip_suffix(".previous").unwrap_or(name).as_bytes();
-    const MARK: &[u8] = b".asv-staged-";
-    if !name.starts_with('.') || body.len() < 1 + MARK.len() + SUFFIX_LEN {
-        return false;
-    }
-    let (head, suffix) = body.split_at(body.len() - SUFFIX_LEN);
-    head.ends_with(MARK)
-        && suffix
-            .iter()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-}
-
-/// Whether a directory entry's name is a parked previous entry
-/// (`.<name>.asv-staged-<random>.previous`): the residue a sweep may remove, since a staged
-/// entry may be another run's change in flight.
-pub fn is_parked_tree_entry(name: &str) -> bool {
-    name.ends_with(".previous") && is_tree_change_residue(name)
-}
-
-const SUFFIX_LEN: usize = 12;
-/// Longest part of a destination's name kept in a staged name, so the sibling's name stays
-/// within the usual 255-byte limit.
-const NAME_KEPT: usize = 100;
-
-fn random_suffix() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = std::hash::RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
-}
-
-/// A fresh sibling name for `dest`: `<dir>/.<name>.asv-staged-<random>`.
-fn staged_name(dest: &str) -> String {
-    let base = &dest[dest.rfind('/').map_or(0, |i| i + 1)..];
-    let mut end = base.len().min(NAME_KEPT);
-    while !base.is_char_boundary(end) {
-        end -= 1;
-    }
-    join(
-        parent_of(dest),
-        &format!(".{}.asv-staged-{}", &base[..end], random_suffix()),
-    )
-}
-
-fn parked_name(dest: &str) -> String {
-    format!("{}.previous", staged_name(dest))
 }
 
 fn is_exists(e: &io::Error) -> bool {
@@ -869,42 +746,4 @@ fn forward(
         applier.swap(track)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn residue_names() {
-        let staged = staged_name("skills/a");
-        let name = &staged["skills/".len()..];
-        assert!(is_tree_change_residue(name), "{name}");
-        assert!(!is_parked_tree_entry(name));
-        let parked = parked_name("x");
-        assert!(is_tree_change_residue(&parked) && is_parked_tree_entry(&parked));
-        let long = "é".repeat(150);
-        let staged = staged_name(&long);
-        assert!(staged.len() < 255 && is_tree_change_residue(&staged));
-        let rows: &[(&str, bool)] = &[
-            (".a.asv-staged-0123456789ab", true),
-            (".a.asv-staged-0123456789ab.previous", true),
-            ("..asv-staged-0123456789ab", true),
-            (".a.asv-staged-0123456789AB", false),
-            (".a.asv-staged-0123456789a", false),
-            ("a.asv-staged-0123456789ab", false),
-            (".a.asv-staged-0123456789ab.prev", false),
-            (".asv-tmp-abc", false),
-            ("", false),
-        ];
-        for (name, want) in rows {
-            assert_eq!(is_tree_change_residue(name), *want, "{name}");
-        }
-    }
-
-    #[test]
-    fn suffixes_differ() {
-        let a: HashSet<String> = (0..100).map(|_| random_suffix()).collect();
-        assert_eq!(a.len(), 100);
-    }
 }

@@ -1,0 +1,72 @@
+//! Counting every file system call of an apply, so a test can fail exactly the Nth.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Failures to inject into an apply, by the index of the file system call (counted from 0
+/// across staging, swapping, rollback and clean-up). For tests of interrupted runs only.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct FaultPlan {
+    faults: BTreeMap<usize, i32>,
+    pub(super) no_exchange: bool,
+}
+
+impl FaultPlan {
+    /// No failures.
+    pub fn new() -> Self {
+        FaultPlan::default()
+    }
+
+    /// Makes call number `n` (from 0) fail with the raw OS error `errno`.
+    #[must_use]
+    pub fn fail_call(mut self, n: usize, errno: i32) -> Self {
+        self.faults.insert(n, errno);
+        self
+    }
+
+    /// Behaves as on a file system with no atomic exchange: park, then move in.
+    #[must_use]
+    pub fn without_exchange(mut self) -> Self {
+        self.no_exchange = true;
+        self
+    }
+}
+
+/// The counter every file system call of an apply steps through.
+#[derive(Debug)]
+pub(crate) struct Calls<'f> {
+    pub(super) faults: Option<&'f FaultPlan>,
+    count: AtomicUsize,
+}
+
+impl<'f> Calls<'f> {
+    /// A counter that injects nothing.
+    pub(crate) fn none() -> Self {
+        Calls {
+            faults: None,
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    pub(super) fn new(faults: Option<&'f FaultPlan>) -> Self {
+        Calls {
+            faults,
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts one call; the injected failure when this is the one to fail.
+    pub(crate) fn step(&self) -> io::Result<()> {
+        let n = self.count.fetch_add(1, Ordering::Relaxed);
+        match self.faults.and_then(|f| f.faults.get(&n)) {
+            Some(&errno) => Err(io::Error::from_raw_os_error(errno)),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.count.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,383 @@
+//! What a command asks of the tree: the changes, their fills and ownership rules, and what
+//! was decided for each.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::error::{EntryKind, Result};
+use crate::tree::Tree;
+
+/// One file of a [`Fill::files`] fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFile {
+    /// The file's path inside the new entry (relative, `/` separators).
+    pub path: String,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// Whether the file is made executable (mode 0777 rather than 0666, narrowed by the umask).
+    pub executable: bool,
+}
+
+impl NewFile {
+    /// A non-executable file at `path` holding `bytes`.
+    pub fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        NewFile {
+            path: path.into(),
+            bytes: bytes.into(),
+            executable: false,
+        }
+    }
+
+    /// The same file, made executable.
+    #[must_use]
+    pub fn executable(mut self) -> Self {
+        self.executable = true;
+        self
+    }
+}
+
+/// A callback that fills an empty staged directory; it gets a [`Tree`] rooted there.
+pub type WriteFn = Box<dyn FnOnce(&Tree) -> Result<()> + Send>;
+
+/// What a `replace` change fills its destination with.
+pub enum Fill {
+    /// A copy of the directory or regular file at this path, read without following any link:
+    /// a link (the source itself included) or a special file anywhere in it refuses the plan.
+    /// Each file keeps its permission bits; each directory gets its source's `| 0o700`, so a
+    /// read-only source never becomes a copy that cannot be filled or removed.
+    Copy(PathBuf),
+    /// A directory holding exactly these files (and the directories on their way).
+    Files(Vec<NewFile>),
+    /// A directory the callback fills, called while the plan is applied.
+    With(WriteFn),
+    /// A symbolic link whose text is this target, written as given and never followed (a
+    /// development install pointing at a working copy). The tool's reads still refuse what
+    /// it makes: only a caller that asked for a link gets one.
+    Link(PathBuf),
+}
+
+impl Fill {
+    /// A copy of `source` (a directory or a regular file).
+    pub fn copy(source: impl Into<PathBuf>) -> Self {
+        Fill::Copy(source.into())
+    }
+
+    /// A directory holding exactly `files`.
+    pub fn files(files: Vec<NewFile>) -> Self {
+        Fill::Files(files)
+    }
+
+    /// A symbolic link to `target` (its text exactly as given).
+    pub fn link(target: impl Into<PathBuf>) -> Self {
+        Fill::Link(target.into())
+    }
+
+    /// A directory `write` fills through a [`Tree`] rooted at the staged directory.
+    pub fn with(write: impl FnOnce(&Tree) -> Result<()> + Send + 'static) -> Self {
+        Fill::With(Box::new(write))
+    }
+}
+
+impl fmt::Debug for Fill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fill::Copy(source) => f.debug_tuple("Copy").field(source).finish(),
+            Fill::Files(files) => f.debug_tuple("Files").field(files).finish(),
+            Fill::With(_) => f.write_str("With(..)"),
+            Fill::Link(target) => f.debug_tuple("Link").field(target).finish(),
+        }
+    }
+}
+
+/// What a `remove` compares the existing entry with before removing it (see
+/// [`Change::remove_keep_if_same`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// A regular file with these bytes.
+    File(Vec<u8>),
+    /// A directory holding exactly these regular files (path, bytes), and no link or special
+    /// file; empty directories and permission bits are not compared.
+    Files(Vec<(String, Vec<u8>)>),
+}
+
+/// A recogniser's answer about an existing entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The entry is the tool's to replace or remove.
+    Ours,
+    /// The entry is not the tool's; the text says why (it goes into the refusal).
+    NotOurs(String),
+}
+
+type RecogniseFn = dyn Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync;
+
+/// A predicate over an existing entry deciding whether the tool made it (see
+/// [`Ownership::ToolMade`]). It is given the tree, the destination and what stands there.
+#[derive(Clone)]
+pub struct Recogniser(pub(super) Arc<RecogniseFn>);
+
+impl Recogniser {
+    /// Wraps `recognise`.
+    pub fn new(
+        recognise: impl Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
+    ) -> Self {
+        Recogniser(Arc::new(recognise))
+    }
+}
+
+impl fmt::Debug for Recogniser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Recogniser(..)")
+    }
+}
+
+/// Whose the entry at a destination is, and so whether a change may touch it.
+#[derive(Debug, Clone)]
+pub enum Ownership {
+    /// Nothing may stand there (an empty directory counts as nothing): anything else is
+    /// [`Error::DestOccupied`].
+    MustBeFree,
+    /// Whatever stands there goes (the user asked for it).
+    Force,
+    /// What stands there goes only when the recogniser says the tool made it; otherwise
+    /// [`Error::NotOwned`].
+    ToolMade(Recogniser),
+    /// The tool's own state (under `.agentic-skill-vendor/`): replaced or removed freely.
+    ToolState,
+}
+
+impl Ownership {
+    /// [`Ownership::ToolMade`] with `recognise` as its recogniser.
+    pub fn tool_made(
+        recognise: impl Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
+    ) -> Self {
+        Ownership::ToolMade(Recogniser::new(recognise))
+    }
+
+    pub(super) fn reason(&self) -> &'static str {
+        match self {
+            Ownership::MustBeFree => "empty directory",
+            Ownership::Force => "forced",
+            Ownership::ToolMade(_) => "made by this tool",
+            Ownership::ToolState => "tool state",
+        }
+    }
+}
+
+/// The bytes of a `replace-file` change: given, or made when the file is staged.
+pub(crate) enum FileContents {
+    /// The bytes.
+    Bytes(Vec<u8>),
+    /// Called once, when the file is staged.
+    Later(Box<dyn FnOnce() -> Vec<u8> + Send>),
+    /// Bytes shared with other changes (one text written to many places).
+    Shared(std::sync::Arc<[u8]>),
+}
+
+/// What a change does to its destination.
+pub(crate) enum Operation {
+    Replace(Fill),
+    ReplaceFile(FileContents),
+    Remove(Option<Content>),
+}
+
+/// One wanted change of a tree: a destination (relative to the [`Tree`]'s root, `/`
+/// separators), what to do there, and whose the entry there is.
+pub struct Change {
+    pub(crate) dest: String,
+    pub(crate) operation: Operation,
+    pub(crate) ownership: Ownership,
+}
+
+impl Change {
+    /// Fill `dest` with a new entry made by `fill`, in place of whatever `ownership` allows
+    /// to stand there.
+    pub fn replace(dest: impl Into<String>, fill: Fill, ownership: Ownership) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::Replace(fill),
+            ownership,
+        }
+    }
+
+    /// Make `dest` a regular file holding `bytes`. A regular file already there keeps its
+    /// permission bits; a new one gets 0666 narrowed by the umask.
+    pub fn replace_file(
+        dest: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Bytes(bytes.into())),
+            ownership,
+        }
+    }
+
+    /// [`Change::replace_file`] with the bytes made by `contents` when the file is staged, so a
+    /// plan of many files holds one file's bytes at a time rather than all of them.
+    pub fn replace_file_with(
+        dest: impl Into<String>,
+        contents: impl FnOnce() -> Vec<u8> + Send + 'static,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Later(Box::new(contents))),
+            ownership,
+        }
+    }
+
+    /// [`Change::replace_file`] with bytes shared by other changes of the plan: a text written
+    /// to many destinations is held once.
+    pub fn replace_file_shared(
+        dest: impl Into<String>,
+        bytes: std::sync::Arc<[u8]>,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Shared(bytes)),
+            ownership,
+        }
+    }
+
+    /// Remove whatever stands at `dest` (a file, or a directory with everything in it). Nothing
+    /// there is a `keep`.
+    pub fn remove(dest: impl Into<String>, ownership: Ownership) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::Remove(None),
+            ownership,
+        }
+    }
+
+    /// Remove `dest` unless it holds exactly `content`, in which case it is kept (and so is
+    /// every other remove of the plan that holds it).
+    pub fn remove_keep_if_same(
+        dest: impl Into<String>,
+        content: Content,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::Remove(Some(content)),
+            ownership,
+        }
+    }
+
+    /// The destination, as given.
+    pub fn dest(&self) -> &str {
+        &self.dest
+    }
+}
+
+impl fmt::Debug for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let operation = match &self.operation {
+            Operation::Replace(fill) => format!("replace {fill:?}"),
+            Operation::ReplaceFile(FileContents::Bytes(bytes)) => {
+                format!("replace-file ({} bytes)", bytes.len())
+            }
+            Operation::ReplaceFile(FileContents::Later(_)) => {
+                "replace-file (made when staged)".to_owned()
+            }
+            Operation::ReplaceFile(FileContents::Shared(bytes)) => {
+                format!("replace-file ({} shared bytes)", bytes.len())
+            }
+            Operation::Remove(keep) => format!("remove (keep if same: {})", keep.is_some()),
+        };
+        f.debug_struct("Change")
+            .field("dest", &self.dest)
+            .field("operation", &operation)
+            .field("ownership", &self.ownership)
+            .finish()
+    }
+}
+
+/// What applying a plan does at one destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    /// Nothing stands there; the new entry is put there.
+    Create,
+    /// The entry there is replaced by the new one.
+    Replace,
+    /// The entry there is removed.
+    Remove,
+    /// The destination is left as it is.
+    Keep,
+    /// Another change of the plan already covers this destination (a remove inside, or
+    /// equal to, another destination of the plan).
+    Subsumed,
+}
+
+impl Action {
+    /// The action's word in a dry run (`create`, `replace`, `remove`, `keep`, `subsumed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Replace => "replace",
+            Action::Remove => "remove",
+            Action::Keep => "keep",
+            Action::Subsumed => "subsumed",
+        }
+    }
+
+    /// Whether applying the plan touches the destination (`create`, `replace`, `remove`).
+    pub fn is_active(self) -> bool {
+        matches!(self, Action::Create | Action::Replace | Action::Remove)
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the plan decided for one destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedChange {
+    pub(super) dest: String,
+    pub(super) existing: Option<EntryKind>,
+    pub(super) action: Action,
+    pub(super) reason: Option<std::borrow::Cow<'static, str>>,
+}
+
+impl PlannedChange {
+    /// The destination, relative to the root.
+    pub fn dest(&self) -> &str {
+        &self.dest
+    }
+
+    /// What stood there when the plan was made (`None`: nothing).
+    pub fn existing(&self) -> Option<EntryKind> {
+        self.existing
+    }
+
+    /// What applying the plan does there.
+    pub fn action(&self) -> Action {
+        self.action
+    }
+
+    /// Why, when there is more to say than the action (`forced`, `already absent`, …).
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+}
+
+impl fmt::Display for PlannedChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}",
+            self.action,
+            crate::quote::DisplayPath(&self.dest)
+        )?;
+        if let Some(reason) = &self.reason {
+            write!(f, " ({reason})")?;
+        }
+        Ok(())
+    }
+}
