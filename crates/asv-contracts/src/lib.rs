@@ -3,8 +3,8 @@
 //! A contract's canonical text lives in one place (`contracts/<id>.md`, or the path the table
 //! of origins names); every skill that declares the id in its SKILL.md frontmatter carries a
 //! copy under `references/vendor/`, and `vendor-lock.json` records the digest distributed.
-//! This crate reads all of that, writes the copies and the lock ([`generate`]), checks the
-//! tree against the lock ([`verify`]), checks that skills stay self-contained ([`lint`]) and
+//! This crate reads all of that, writes the copies and the lock ([`generate()`]), checks the
+//! tree against the lock ([`verify()`]), checks that skills stay self-contained ([`lint`]) and
 //! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
 //! process and reaches no network: every byte comes through [`asv_fs::Tree`]. A contract taken
 //! from another repository ([`source`]) is read from the cache ([`cache`]) at the commit the
@@ -32,25 +32,15 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod cache;
-pub use asv_model::{declaration, frontmatter, id, source, yaml};
-pub mod digest;
-pub mod document;
+mod commands;
 pub mod error;
-pub mod generate;
-pub mod ignore;
-pub mod json;
-pub mod lint;
-pub mod lock;
-pub mod manifest;
-pub mod placement;
-pub mod raw;
-pub mod report;
-pub mod repository;
-pub mod selftest;
-pub mod snapshot;
-pub mod table_edit;
-pub mod verify;
+mod formats;
+mod model;
+
+pub use asv_model::{declaration, frontmatter, id, source, yaml};
+pub use commands::{generate, lint, report, selftest, verify};
+pub use formats::{digest, document, ignore, json, lock, manifest, table_edit};
+pub use model::{cache, placement, raw, repository, snapshot};
 
 pub use digest::Digest;
 pub use document::CanonicalBody;

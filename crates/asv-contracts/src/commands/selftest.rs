@@ -110,7 +110,7 @@ mod tests {
     #[test]
     fn spec_vectors_hold() {
         let all: serde_json::Value =
-            serde_json::from_str(include_str!("../tests/vectors.json")).expect("vectors");
+            serde_json::from_str(include_str!("../../tests/vectors.json")).expect("vectors");
         for doc in all["documents"].as_array().expect("documents") {
             let hex = doc["input_hex"].as_str().expect("hex");
             let bytes: Vec<u8> = (0..hex.len())

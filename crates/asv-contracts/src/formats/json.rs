@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn lock_vector_renders_exactly() {
         let vectors: Value =
-            serde_json::from_str(include_str!("../tests/vectors.json")).expect("vectors parse");
+            serde_json::from_str(include_str!("../../tests/vectors.json")).expect("vectors parse");
         for lock in vectors["locks"].as_array().expect("locks") {
             assert_eq!(
                 render(&lock["value"]),

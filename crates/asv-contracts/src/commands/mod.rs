@@ -1,0 +1,8 @@
+//! The commands built on the model: `gen`, `verify`, `lint-selfcontain`, `self-test`, and the
+//! report values they return.
+
+pub mod generate;
+pub mod lint;
+pub mod report;
+pub mod selftest;
+pub mod verify;

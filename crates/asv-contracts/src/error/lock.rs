@@ -1,0 +1,88 @@
+//! What is wrong with `vendor-lock.json`.
+
+use asv_fs::quote::DisplayPath;
+
+/// What is wrong with `vendor-lock.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockProblem {
+    /// The bytes are not UTF-8.
+    NotUtf8,
+    /// The text is not JSON.
+    NotJson {
+        /// 1-based line of the parse failure.
+        line: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// The top level is not an object.
+    NotObject,
+    /// A required top-level key is missing.
+    Missing(&'static str),
+    /// A top-level key holds something other than an object.
+    NotAnObject(&'static str),
+    /// A `resolutions` key is not an id.
+    BadResolutionId(String),
+    /// A resolution is not an object.
+    ResolutionNotObject(String),
+    /// A digest field is missing or not `sha256:<64 lowercase hex>`.
+    BadDigest {
+        /// The id.
+        id: String,
+        /// `digest` or `conformance`.
+        field: &'static str,
+    },
+    /// A `placements` entry is malformed.
+    BadPlacement {
+        /// Where in the lock.
+        at: String,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// `kind` is not `"raw"`.
+    BadKind(String),
+    /// A `sources` entry is malformed.
+    BadSource {
+        /// The source name as the lock spells it.
+        name: String,
+        /// The field at fault (`repository`, `revision`, `objectFormat`), `None` for the
+        /// entry itself.
+        field: Option<&'static str>,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl std::fmt::Display for LockProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockProblem::NotUtf8 => f.write_str("is not valid UTF-8"),
+            LockProblem::NotJson { line, message } => {
+                write!(f, "line {line}: is not valid JSON ({message})")
+            }
+            LockProblem::NotObject => f.write_str("is not a JSON object"),
+            LockProblem::Missing(key) => write!(f, "has no \"{key}\" object"),
+            LockProblem::NotAnObject(key) => write!(f, "\"{key}\" is not an object"),
+            LockProblem::BadResolutionId(id) => write!(
+                f,
+                "resolutions has the key {}, which is not a contract id",
+                asv_fs::quote::json_string(id)
+            ),
+            LockProblem::ResolutionNotObject(id) => write!(f, "resolutions.{id} is not an object"),
+            LockProblem::BadDigest { id, field } => write!(
+                f,
+                "resolutions.{id}.{field} is not a digest of the form sha256:<64 lowercase hex digits>"
+            ),
+            LockProblem::BadPlacement { at, what } => write!(f, "{at} {what}"),
+            LockProblem::BadKind(id) => {
+                write!(f, "resolutions.{id}.kind is not \"raw\"")
+            }
+            LockProblem::BadSource { name, field, what } => {
+                write!(f, "sources.{}", DisplayPath(name))?;
+                if let Some(field) = field {
+                    write!(f, ".{field}")?;
+                }
+                write!(f, " {what}")
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The one error type of `asv-contracts`, and the problem types its refusals carry.
+//!
+//! A refusal keeps the values it is about (ids, names, paths, kinds of YAML node), never
+//! preformatted text; each problem's `Display` words it exactly as the TypeScript tool and
+//! earlier releases did, so the printed lines do not change (issue 12).
+
+use asv_fs::quote::DisplayPath;
+use asv_fs::{Location, Side};
+
+use crate::id::ContractId;
+use crate::lock::{ContractKind, LOCK_FILE};
+use crate::manifest::MANIFEST_FILE;
+
+mod lock;
+mod manifest;
+mod placement;
+mod raw;
+#[cfg(test)]
+mod tests;
+
+pub use lock::LockProblem;
+pub use manifest::{ManifestProblem, PathField, ReservedDest};
+pub use placement::PlacementProblem;
+pub use raw::{GitignoreProblem, RawSourceProblem};
+
+/// Everything `asv-contracts` refuses or fails at.
+///
+/// Every variant names the file (relative to the root, `/` separators) and says what to do,
+/// so the binary prints it as it is after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Guarded tree access refused or failed.
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// A text file that must be UTF-8 is not (input side).
+    #[error("{}: is not valid UTF-8; save it as UTF-8", DisplayPath(path))]
+    NotUtf8 {
+        /// The file.
+        path: String,
+    },
+    /// A SKILL.md declaration the tool cannot make sense of (input side).
+    #[error("{}{}: {problem}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Declaration {
+        /// The SKILL.md.
+        path: String,
+        /// The 1-based line, when one line is at fault.
+        line: Option<usize>,
+        /// What is wrong.
+        problem: asv_model::error::DeclarationProblem,
+    },
+    /// A contract's canonical text whose frontmatter cannot be told apart from its body
+    /// (input side). The wording is the TypeScript tool's.
+    #[error("{}: {problem}", DisplayPath(path))]
+    ContractText {
+        /// The text, from the root.
+        path: String,
+        /// What is wrong.
+        problem: crate::frontmatter::FrontmatterProblem,
+    },
+    /// `vendor-manifest.yaml` cannot be used (input side).
+    #[error("{MANIFEST_FILE}{}: {problem}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Manifest {
+        /// The 1-based line, when one line is at fault.
+        line: Option<usize>,
+        /// What is wrong.
+        problem: ManifestProblem,
+    },
+    /// `vendor-lock.json` cannot be read as a lock (input side).
+    #[error(
+        "vendor-lock.json: {problem}; fix it by hand or delete it and run gen to write it again"
+    )]
+    Lock {
+        /// What is wrong.
+        problem: LockProblem,
+    },
+    /// A write failed after `gen` had begun changing the tree (destination side).
+    #[error("gen stopped part-way, leaving a tree verify reports; fix the cause and run gen again")]
+    Interrupted {
+        /// The failure that stopped it.
+        #[source]
+        source: Box<Error>,
+    },
+    /// Only the lock's old name, `vendor-manifest.json`, stands at the root (input side).
+    #[error(
+        "vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file to vendor-lock.json"
+    )]
+    LegacyLock,
+    /// The lock records a skill whose entry under `skills/` is not a directory (input side).
+    #[error(
+        "{} is recorded in the lock but is not a directory; restore the skill directory or run gen after removing it from the lock",
+        DisplayPath(path)
+    )]
+    SkillNotDirectory {
+        /// The entry.
+        path: String,
+    },
+    /// `lint-selfcontain` found no `skills/` directory to check (input side).
+    #[error(
+        "skills/ does not exist in this tree; run from the repository root or pass --root <path>"
+    )]
+    NoSkillsDir,
+    /// A raw-byte contract's src holds something it may not distribute (input side).
+    #[error("{}: {problem}", DisplayPath(path))]
+    RawSource {
+        /// The offending file or src.
+        path: String,
+        /// What is wrong.
+        problem: RawSourceProblem,
+    },
+    /// Raw-byte dests that cannot be combined or written (input / destination side).
+    #[error("{problem}")]
+    Placement {
+        /// What is wrong, naming the dest.
+        problem: PlacementProblem,
+    },
+    /// The table makes a contract another kind (document or raw bytes) than the lock
+    /// resolves it as (input side).
+    #[error(
+        "{id} is {} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row",
+        match table { ContractKind::Raw => "a raw-byte", ContractKind::Document => "a document" },
+        match table { ContractKind::Raw => "a document", ContractKind::Document => "raw-byte" }
+    )]
+    KindChanged {
+        /// The contract.
+        id: ContractId,
+        /// The kind the table makes it; the lock resolves it as the other one.
+        table: ContractKind,
+    },
+    /// The lock pins a source to another repository than the table registers it at, so a
+    /// command that would act on the pin stops (input side).
+    #[error(
+        "vendor-lock.json pins {name} to {pinned} while vendor-manifest.yaml registers {registered}; run update to pin the registered repository and take up what it holds"
+    )]
+    PinnedElsewhere {
+        /// The source name.
+        name: String,
+        /// The repository the lock pins it to.
+        pinned: String,
+        /// The repository the table registers.
+        registered: String,
+    },
+    /// Declared contracts from other repositories whose source the lock pins no commit for,
+    /// so `gen` has nothing to read them from (input side).
+    #[error(
+        "vendor-lock.json pins no commit for the source of {}; run update to resolve one",
+        remote_list(contracts)
+    )]
+    Unpinned {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
+    /// Declared contracts from other repositories whose text the cache does not hold at the
+    /// pinned commit (input side; a fetch puts it back).
+    #[error(
+        "the cache holds no text for {}; run fetch to put it back",
+        remote_list(contracts)
+    )]
+    NotCached {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
+    /// Declared raw-byte contracts from other repositories whose files the cache does not hold
+    /// at the pinned commit (input side; a fetch puts them back).
+    #[error(
+        "the cache holds no files for {}; run fetch to put them back",
+        remote_list(contracts)
+    )]
+    NotCachedFiles {
+        /// Each contract with the source it is taken from, by id.
+        contracts: Vec<(crate::id::ContractId, String)>,
+    },
+    /// A `.gitignore` file's rules cannot be used (internal side: see
+    /// [`GitignoreProblem::Unplaceable`]).
+    #[error("{}: {problem}", DisplayPath(path))]
+    Gitignore {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        problem: GitignoreProblem,
+    },
+}
+
+/// `a (from s), b (from t)`.
+fn remote_list(contracts: &[(crate::id::ContractId, String)]) -> String {
+    contracts
+        .iter()
+        .map(|(id, source)| format!("{id} (from {source})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Error {
+    /// Which side the failure lies with.
+    ///
+    /// A guarded tree access answers for itself; a `gen` stopped part-way lies with the
+    /// destination it left half-written; a `.gitignore` whose rules cannot be placed is this
+    /// tool's fault ([`GitignoreProblem::Unplaceable`]); every other refusal lies with the
+    /// input: the tree, the table, the lock or the cache the user gave. A refusal of raw-byte
+    /// dests ([`Error::Placement`]) says itself ([`PlacementProblem::side`]).
+    pub fn side(&self) -> Side {
+        match self {
+            Error::Fs(e) => e.side(),
+            Error::Interrupted { .. } => Side::Destination,
+            Error::Placement { problem } => problem.side(),
+            Error::Gitignore { .. } => Side::Internal,
+            Error::NotUtf8 { .. }
+            | Error::Declaration { .. }
+            | Error::ContractText { .. }
+            | Error::Manifest { .. }
+            | Error::Lock { .. }
+            | Error::LegacyLock
+            | Error::SkillNotDirectory { .. }
+            | Error::NoSkillsDir
+            | Error::RawSource { .. }
+            | Error::KindChanged { .. }
+            | Error::PinnedElsewhere { .. }
+            | Error::Unpinned { .. }
+            | Error::NotCached { .. }
+            | Error::NotCachedFiles { .. } => Side::Input,
+        }
+    }
+
+    /// The file (from the root) and line the failure is about, when there is one: the
+    /// SKILL.md of a declaration, `vendor-manifest.yaml` of a table refusal, `vendor-lock.json`
+    /// of a lock refusal or a pin, the file of a guarded access. `None` for what no one file
+    /// holds: a missing `skills/`, the cache, clashing dests of a skill.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::Fs(e) => e.location(),
+            Error::Interrupted { source } => source.location(),
+            Error::NotUtf8 { path }
+            | Error::SkillNotDirectory { path }
+            | Error::RawSource { path, .. }
+            | Error::Gitignore { path, .. } => Some(Location::file(path.clone())),
+            Error::Declaration { path, line, .. } => Some(Location::at(path.clone(), *line)),
+            Error::ContractText { path, problem } => {
+                Some(Location::at(path.clone(), Some(problem.line())))
+            }
+            Error::Manifest { line, .. } => Some(Location::at(MANIFEST_FILE, *line)),
+            Error::KindChanged { .. } => Some(Location::file(MANIFEST_FILE)),
+            Error::Lock { problem } => Some(Location::at(
+                LOCK_FILE,
+                match problem {
+                    LockProblem::NotJson { line, .. } => Some(*line),
+                    _ => None,
+                },
+            )),
+            Error::LegacyLock => Some(Location::file(crate::repository::LEGACY_LOCK_FILE)),
+            Error::PinnedElsewhere { .. } | Error::Unpinned { .. } => {
+                Some(Location::file(LOCK_FILE))
+            }
+            Error::Placement { problem } => problem.site().map(Location::file),
+            Error::NoSkillsDir | Error::NotCached { .. } | Error::NotCachedFiles { .. } => None,
+        }
+    }
+}
+
+impl From<asv_model::Error> for Error {
+    fn from(e: asv_model::Error) -> Self {
+        match e {
+            asv_model::Error::NotUtf8 { path } => Error::NotUtf8 { path },
+            asv_model::Error::Declaration {
+                path,
+                line,
+                problem,
+            } => Error::Declaration {
+                path,
+                line,
+                problem,
+            },
+        }
+    }
+}
+
+/// The result type of `asv-contracts`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
