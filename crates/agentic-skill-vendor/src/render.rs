@@ -1,18 +1,229 @@
 //! Turning report values into output: compatibility lines, JSON lines or GitHub annotations.
+//!
+//! Every line a command prints is first a [`Line`] — its level, kind, path, contract id, line
+//! number and message — from which the text form (`<kind>: <message>`) and the GitHub
+//! annotation are rendered. In `--format json` a line is one serde serialisation: of the
+//! [`Finding`] shape for contract violations, `gen` events and skill findings, and of a typed
+//! record of its own for each skill command's result.
 
 use asv_contracts::{Event, Violation};
+use asv_skills::install::Installed;
+use asv_skills::lifecycle::{Added, Pin, Pulled, State, Status, skill_dir};
+use asv_skills::package::Packed;
 use serde::Serialize;
 
 use crate::cli::Format;
 
-/// One finding in `--format json`: a stable shape of its own, so internals can change.
-#[derive(Serialize)]
-struct JsonFinding<'a> {
+/// How a line is announced in `--format github`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Error,
+    Warning,
+    Notice,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Notice => "notice",
+        }
+    }
+}
+
+/// One report line in the fields every format shares.
+struct Line<'a> {
+    level: Level,
     kind: &'a str,
     path: Option<&'a str>,
     id: Option<&'a str>,
     line: Option<usize>,
     message: String,
+}
+
+impl<'a> Line<'a> {
+    /// A line with no path, id or line number.
+    fn new(level: Level, kind: &'a str, message: String) -> Self {
+        Line {
+            level,
+            kind,
+            path: None,
+            id: None,
+            line: None,
+            message,
+        }
+    }
+
+    /// The same line about the file `path`.
+    fn at(mut self, path: &'a str) -> Self {
+        self.path = Some(path);
+        self
+    }
+
+    /// The compatibility form: `<kind>: <message>`.
+    fn text(&self) -> String {
+        format!("{}: {}", self.kind, self.message)
+    }
+
+    /// A workflow command: `::<level> file=…,line=…,title=<kind>::<message>`.
+    fn annotation(&self) -> String {
+        let mut props = Vec::new();
+        if let Some(p) = self.path {
+            props.push(format!("file={}", escape_property(p)));
+        }
+        if let Some(l) = self.line {
+            props.push(format!("line={l}"));
+        }
+        // The title carries the kind; the message does not say it again.
+        props.push(format!("title={}", escape_property(self.kind)));
+        format!(
+            "::{} {}::{}",
+            self.level.as_str(),
+            props.join(","),
+            escape_data(&self.message)
+        )
+    }
+
+    /// The JSON record of a finding: every shared field, `null` where absent.
+    fn finding(&self) -> Finding<'_> {
+        Finding {
+            kind: self.kind,
+            path: self.path,
+            id: self.id,
+            line: self.line,
+            message: &self.message,
+        }
+    }
+
+    /// The line in `format`, with `record` as its JSON form.
+    fn render(&self, format: Format, record: &impl Serialize) -> String {
+        match format {
+            Format::Text => self.text(),
+            Format::Github => self.annotation(),
+            Format::Json => json(record),
+        }
+    }
+
+    /// The line in `format`, as a finding in JSON.
+    fn render_finding(&self, format: Format) -> String {
+        self.render(format, &self.finding())
+    }
+}
+
+/// One finding in `--format json`: a stable shape of its own, so internals can change.
+#[derive(Serialize)]
+struct Finding<'a> {
+    kind: &'a str,
+    path: Option<&'a str>,
+    id: Option<&'a str>,
+    line: Option<usize>,
+    message: &'a str,
+}
+
+// The skill commands' records. Their fields are declared in byte order of their names: that is
+// the order these objects have always been printed in, and serde keeps declaration order.
+
+/// `skill add`: what was placed.
+#[derive(Serialize)]
+struct AddedRecord<'a> {
+    hash: &'a str,
+    kind: &'static str,
+    name: &'a str,
+    path: &'a str,
+    revision: &'a str,
+    source: &'a str,
+}
+
+/// `skill status`: one skill's state.
+#[derive(Serialize)]
+struct StatusRecord<'a> {
+    kind: &'static str,
+    name: &'a str,
+    reason: Option<&'a str>,
+    revision: &'a str,
+    source: &'a str,
+    state: &'a str,
+}
+
+/// `skill pull`: what happened to one skill.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PulledRecord<'a> {
+    UpToDate {
+        kind: &'static str,
+        name: &'a str,
+        revision: &'a str,
+    },
+    Updated {
+        from: &'a str,
+        #[serde(rename = "keptLocal")]
+        kept_local: bool,
+        kind: &'static str,
+        name: &'a str,
+        to: &'a str,
+    },
+    Conflicts {
+        conflicts: Vec<ConflictRecord<'a>>,
+        kind: &'static str,
+        name: &'a str,
+        revision: &'a str,
+        written: bool,
+    },
+    RemovedUpstream {
+        kind: &'static str,
+        modified: bool,
+        name: &'a str,
+        revision: &'a str,
+    },
+}
+
+/// One conflicted file of a `skill pull`.
+#[derive(Serialize)]
+struct ConflictRecord<'a> {
+    kind: &'a str,
+    path: String,
+}
+
+/// `skill resolve`: the revision recorded.
+#[derive(Serialize)]
+struct ResolvedRecord<'a> {
+    kind: &'static str,
+    name: &'a str,
+    revision: &'a str,
+}
+
+/// `skill pack`: the archive written.
+#[derive(Serialize)]
+struct PackedRecord<'a> {
+    bytes: usize,
+    files: usize,
+    hash: &'a str,
+    kind: &'static str,
+    name: &'a str,
+    path: &'a str,
+}
+
+/// `skill install --dry-run`: one planned change.
+#[derive(Serialize)]
+struct PlanRecord {
+    kind: &'static str,
+    message: String,
+}
+
+/// `skill install`: one skill placed.
+#[derive(Serialize)]
+struct InstalledRecord<'a> {
+    hash: &'a str,
+    kind: &'static str,
+    name: &'a str,
+    path: &'a str,
+}
+
+/// One JSON line. The records hold only strings, numbers, booleans and lists of them, which
+/// always serialise.
+fn json(record: &impl Serialize) -> String {
+    serde_json::to_string(record).unwrap_or_default()
 }
 
 /// Escapes the message part of a workflow command.
@@ -27,322 +238,255 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-fn line_for(
-    format: Format,
-    level: &str,
-    kind: &str,
-    path: Option<&str>,
-    id: Option<&str>,
-    line: Option<usize>,
-    message: String,
-) -> String {
-    match format {
-        Format::Text => format!("{kind}: {message}"),
-        Format::Json => {
-            let finding = JsonFinding {
-                kind,
-                path,
-                id,
-                line,
-                message,
-            };
-            serde_json::to_string(&finding).unwrap_or_default()
-        }
-        Format::Github => {
-            let mut props = Vec::new();
-            if let Some(p) = path {
-                props.push(format!("file={}", escape_property(p)));
-            }
-            if let Some(l) = line {
-                props.push(format!("line={l}"));
-            }
-            // The title carries the kind; the message does not say it again.
-            props.push(format!("title={}", escape_property(kind)));
-            format!("::{level} {}::{}", props.join(","), escape_data(&message))
-        }
-    }
-}
-
 /// Renders one violation as a line (without the line break).
 pub fn violation(format: Format, v: &Violation) -> String {
-    line_for(
-        format,
-        "error",
-        v.kind(),
-        v.path(),
-        v.id().map(|i| i.as_str()),
-        v.line(),
-        v.message(),
-    )
+    Line {
+        id: v.id().map(|i| i.as_str()),
+        line: v.line(),
+        path: v.path(),
+        ..Line::new(Level::Error, v.kind(), v.message())
+    }
+    .render_finding(format)
 }
 
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
     let (kind, level) = match f.severity {
-        asv_skills::Severity::Error => ("error", "error"),
-        asv_skills::Severity::Warning => ("warning", "warning"),
+        asv_skills::Severity::Error => ("error", Level::Error),
+        asv_skills::Severity::Warning => ("warning", Level::Warning),
     };
     match format {
         Format::Text => format!("{kind}: {}: {}", f.location(), f.message),
-        _ => line_for(
-            format,
-            level,
-            kind,
-            Some(&f.path),
-            None,
-            f.line,
-            f.message.clone(),
-        ),
+        _ => Line {
+            line: f.line,
+            ..Line::new(level, kind, f.message.clone()).at(&f.path)
+        }
+        .render_finding(format),
     }
 }
 
 /// Renders one `gen` event as a line (without the line break).
 pub fn event(format: Format, e: &Event) -> String {
-    line_for(
-        format,
-        if matches!(e, Event::WorkdirNotIgnored) {
-            "warning"
-        } else {
-            "notice"
-        },
-        e.kind(),
-        e.path(),
-        e.id().map(|i| i.as_str()),
-        None,
-        e.message(),
-    )
+    let level = if matches!(e, Event::WorkdirNotIgnored) {
+        Level::Warning
+    } else {
+        Level::Notice
+    };
+    Line {
+        id: e.id().map(|i| i.as_str()),
+        path: e.path(),
+        ..Line::new(level, e.kind(), e.message())
+    }
+    .render_finding(format)
 }
 
 /// Renders what `skill add` placed.
-pub fn added(format: Format, a: &asv_skills::lifecycle::Added) -> String {
-    let dir = asv_skills::lifecycle::skill_dir(&a.name);
-    match format {
-        Format::Json => serde_json::json!({
-            "kind": "added",
-            "name": a.name,
-            "path": dir,
-            "source": a.source,
-            "revision": a.pin.as_str(),
-            "hash": a.hash,
-        })
-        .to_string(),
-        _ => line_for(
-            format,
-            "notice",
-            "added",
-            Some(&dir),
-            None,
-            None,
-            match &a.pin {
-                // A directory's tree hash is the hash placed unless the import renamed it.
-                asv_skills::lifecycle::Pin::Tree(tree) if *tree == a.hash => {
-                    format!("{} <- {} at {tree}", a.name, a.source)
-                }
-                pin => format!(
-                    "{} <- {} at {} ({})",
-                    a.name,
-                    a.source,
-                    pin.as_str(),
-                    a.hash
-                ),
-            },
+pub fn added(format: Format, a: &Added) -> String {
+    let dir = skill_dir(&a.name);
+    let message = match &a.pin {
+        // A directory's tree hash is the hash placed unless the import renamed it.
+        Pin::Tree(tree) if *tree == a.hash => format!("{} <- {} at {tree}", a.name, a.source),
+        pin => format!(
+            "{} <- {} at {} ({})",
+            a.name,
+            a.source,
+            pin.as_str(),
+            a.hash
         ),
-    }
+    };
+    Line::new(Level::Notice, "added", message).at(&dir).render(
+        format,
+        &AddedRecord {
+            hash: &a.hash,
+            kind: "added",
+            name: &a.name,
+            path: &dir,
+            revision: a.pin.as_str(),
+            source: &a.source,
+        },
+    )
 }
 
 /// Renders one line of `skill status`.
-pub fn status(format: Format, s: &asv_skills::lifecycle::Status) -> String {
+pub fn status(format: Format, s: &Status) -> String {
     let reason = match &s.state {
-        asv_skills::lifecycle::State::Invalid(why) => Some(why.as_str()),
+        State::Invalid(why) => Some(why.as_str()),
         _ => None,
     };
-    match format {
-        Format::Json => serde_json::json!({
-            "kind": "status",
-            "name": s.name,
-            "state": s.state.as_str(),
-            "reason": reason,
-            "source": s.source,
-            "revision": s.revision,
-        })
-        .to_string(),
-        Format::Text => match reason {
-            Some(why) => format!("{}: {} ({why})", s.name, s.state.as_str()),
-            None => format!("{}: {}", s.name, s.state.as_str()),
-        },
-        Format::Github => line_for(
-            format,
-            if matches!(
-                s.state,
-                asv_skills::lifecycle::State::Clean | asv_skills::lifecycle::State::Modified
-            ) {
-                "notice"
-            } else {
-                "warning"
-            },
-            s.state.as_str(),
-            Some(&asv_skills::lifecycle::skill_dir(&s.name)),
-            None,
-            None,
-            reason.unwrap_or(s.state.as_str()).to_owned(),
-        ),
+    let state = s.state.as_str();
+    if format == Format::Text {
+        return match reason {
+            Some(why) => format!("{}: {state} ({why})", s.name),
+            None => format!("{}: {state}", s.name),
+        };
     }
+    let level = if matches!(s.state, State::Clean | State::Modified) {
+        Level::Notice
+    } else {
+        Level::Warning
+    };
+    let dir = skill_dir(&s.name);
+    Line::new(level, state, reason.unwrap_or(state).to_owned())
+        .at(&dir)
+        .render(
+            format,
+            &StatusRecord {
+                kind: "status",
+                name: &s.name,
+                reason,
+                revision: &s.revision,
+                source: &s.source,
+                state,
+            },
+        )
 }
 
 /// Renders what `skill pull` did to one skill (one or more lines).
-pub fn pulled(format: Format, p: &asv_skills::lifecycle::Pulled) -> Vec<String> {
-    use asv_skills::lifecycle::Pulled;
+pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     match format {
         Format::Text => p.lines(),
-        Format::Json => {
-            let value = match p {
-                Pulled::UpToDate { name, revision } => serde_json::json!({
-                    "kind": "up-to-date", "name": name, "revision": revision,
-                }),
-                Pulled::Updated {
-                    name,
-                    from,
-                    to,
-                    kept_local,
-                } => serde_json::json!({
-                    "kind": "updated", "name": name, "from": from, "to": to, "keptLocal": kept_local,
-                }),
-                Pulled::Conflicts {
-                    name,
-                    revision,
-                    conflicts,
-                    written,
-                } => serde_json::json!({
-                    "kind": "conflicts", "name": name, "revision": revision, "written": written,
-                    "conflicts": conflicts.iter().map(|c| serde_json::json!({
-                        "path": format!("{}/{}", asv_skills::lifecycle::skill_dir(name), c.path),
-                        "kind": c.kind.as_str(),
-                    })).collect::<Vec<_>>(),
-                }),
-                Pulled::RemovedUpstream {
-                    name,
-                    revision,
-                    modified,
-                } => serde_json::json!({
-                    "kind": "removed-upstream", "name": name, "revision": revision, "modified": modified,
-                }),
-            };
-            vec![value.to_string()]
-        }
-        Format::Github => {
-            let lines = p.lines();
-            match p {
-                Pulled::Conflicts {
-                    name, conflicts, ..
-                } => {
-                    let mut out = vec![line_for(
-                        format,
-                        "error",
-                        "conflicts",
-                        Some(&asv_skills::lifecycle::skill_dir(name)),
-                        None,
-                        None,
-                        lines[0].clone(),
-                    )];
-                    out.extend(conflicts.iter().map(|c| {
-                        let path = format!("{}/{}", asv_skills::lifecycle::skill_dir(name), c.path);
-                        line_for(
-                            format,
-                            "error",
-                            "conflict",
-                            Some(&path),
-                            None,
-                            None,
-                            c.kind.as_str().to_owned(),
-                        )
-                    }));
-                    out
-                }
-                _ => lines
-                    .into_iter()
-                    .map(|l| line_for(format, "notice", "pulled", None, None, None, l))
-                    .collect(),
+        Format::Json => vec![json(&pulled_record(p))],
+        Format::Github => match p {
+            Pulled::Conflicts {
+                name, conflicts, ..
+            } => {
+                let dir = skill_dir(name);
+                let head = p.lines().swap_remove(0);
+                let mut out = vec![
+                    Line::new(Level::Error, "conflicts", head)
+                        .at(&dir)
+                        .annotation(),
+                ];
+                out.extend(conflicts.iter().map(|c| {
+                    let path = format!("{dir}/{}", c.path);
+                    Line::new(Level::Error, "conflict", c.kind.as_str().to_owned())
+                        .at(&path)
+                        .annotation()
+                }));
+                out
             }
-        }
+            _ => p
+                .lines()
+                .into_iter()
+                .map(|l| Line::new(Level::Notice, "pulled", l).annotation())
+                .collect(),
+        },
+    }
+}
+
+/// The JSON record of one skill's pull.
+fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
+    match p {
+        Pulled::UpToDate { name, revision } => PulledRecord::UpToDate {
+            kind: "up-to-date",
+            name,
+            revision,
+        },
+        Pulled::Updated {
+            name,
+            from,
+            to,
+            kept_local,
+        } => PulledRecord::Updated {
+            from,
+            kept_local: *kept_local,
+            kind: "updated",
+            name,
+            to,
+        },
+        Pulled::Conflicts {
+            name,
+            revision,
+            conflicts,
+            written,
+        } => PulledRecord::Conflicts {
+            conflicts: conflicts
+                .iter()
+                .map(|c| ConflictRecord {
+                    kind: c.kind.as_str(),
+                    path: format!("{}/{}", skill_dir(name), c.path),
+                })
+                .collect(),
+            kind: "conflicts",
+            name,
+            revision,
+            written: *written,
+        },
+        Pulled::RemovedUpstream {
+            name,
+            revision,
+            modified,
+        } => PulledRecord::RemovedUpstream {
+            kind: "removed-upstream",
+            modified: *modified,
+            name,
+            revision,
+        },
     }
 }
 
 /// Renders what `skill resolve` recorded.
 pub fn resolved(format: Format, name: &str, revision: &str) -> String {
-    match format {
-        Format::Json => serde_json::json!({
-            "kind": "resolved", "name": name, "revision": revision,
-        })
-        .to_string(),
-        _ => line_for(
+    let dir = skill_dir(name);
+    Line::new(Level::Notice, "resolved", format!("{name} at {revision}"))
+        .at(&dir)
+        .render(
             format,
-            "notice",
-            "resolved",
-            Some(&asv_skills::lifecycle::skill_dir(name)),
-            None,
-            None,
-            format!("{name} at {revision}"),
-        ),
-    }
+            &ResolvedRecord {
+                kind: "resolved",
+                name,
+                revision,
+            },
+        )
 }
 
 /// Renders what `skill pack` wrote.
-pub fn packed(format: Format, p: &asv_skills::package::Packed, output: &str) -> String {
-    match format {
-        Format::Json => serde_json::json!({
-            "kind": "packed",
-            "name": p.name,
-            "path": output,
-            "files": p.files,
-            "bytes": p.zip.len(),
-            "hash": p.hash,
-        })
-        .to_string(),
-        _ => line_for(
+pub fn packed(format: Format, p: &Packed, output: &str) -> String {
+    let message = format!(
+        "{} -> {output} ({} files, {} bytes, {})",
+        p.name,
+        p.files,
+        p.zip.len(),
+        p.hash
+    );
+    Line::new(Level::Notice, "packed", message)
+        .at(output)
+        .render(
             format,
-            "notice",
-            "packed",
-            Some(output),
-            None,
-            None,
-            format!(
-                "{} -> {output} ({} files, {} bytes, {})",
-                p.name,
-                p.files,
-                p.zip.len(),
-                p.hash
-            ),
-        ),
-    }
+            &PackedRecord {
+                bytes: p.zip.len(),
+                files: p.files,
+                hash: &p.hash,
+                kind: "packed",
+                name: &p.name,
+                path: output,
+            },
+        )
 }
 
 /// Renders what `skill install` did, or would do for a dry run (`shown_root` prefixes each
 /// destination: `~/` for the home directory).
-pub fn installed(
-    format: Format,
-    i: &asv_skills::install::Installed,
-    shown_root: &str,
-) -> Vec<String> {
+pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String> {
     if i.dry_run {
         return i
             .plan
             .iter()
-            .map(|planned| match format {
-                Format::Json => {
-                    serde_json::json!({ "kind": "plan", "message": planned.to_string() })
-                        .to_string()
+            .map(|planned| {
+                let mut message = format!(
+                    "{} {shown_root}{}",
+                    planned.action(),
+                    asv_fs::quote::DisplayPath(planned.dest())
+                );
+                if let Some(reason) = planned.reason() {
+                    message.push_str(&format!(" ({reason})"));
                 }
-                _ => {
-                    let mut message = format!(
-                        "{} {shown_root}{}",
-                        planned.action(),
-                        asv_fs::quote::DisplayPath(planned.dest())
-                    );
-                    if let Some(reason) = planned.reason() {
-                        message.push_str(&format!(" ({reason})"));
-                    }
-                    line_for(format, "notice", "plan", None, None, None, message)
-                }
+                Line::new(Level::Notice, "plan", message).render(
+                    format,
+                    &PlanRecord {
+                        kind: "plan",
+                        message: planned.to_string(),
+                    },
+                )
             })
             .collect();
     }
@@ -350,21 +494,21 @@ pub fn installed(
         .iter()
         .map(|(name, dest, hash)| {
             let shown = format!("{shown_root}{dest}");
-            match format {
-                Format::Json => serde_json::json!({
-                    "kind": "installed", "name": name, "path": shown, "hash": hash,
-                })
-                .to_string(),
-                _ => line_for(
-                    format,
-                    "notice",
-                    "installed",
-                    Some(&shown),
-                    None,
-                    None,
-                    format!("{name} -> {shown} ({hash})"),
-                ),
-            }
+            Line::new(
+                Level::Notice,
+                "installed",
+                format!("{name} -> {shown} ({hash})"),
+            )
+            .at(&shown)
+            .render(
+                format,
+                &InstalledRecord {
+                    hash,
+                    kind: "installed",
+                    name,
+                    path: &shown,
+                },
+            )
         })
         .collect()
 }
