@@ -10,6 +10,22 @@ use std::path::{Component, Path, PathBuf};
 
 use asv_fs::Tree;
 
+/// Opens the directory `dir` as a tree. Nothing there reads `<dir>: no such directory`, a
+/// file there `<dir>: not a directory`, each followed by `hint` (`; …`, or empty); a problem
+/// looking at it (a permission on the way) is said as it is, never as "missing".
+///
+/// # Errors
+/// The message to refuse with.
+pub fn open_dir(dir: &Path, hint: &str) -> Result<Tree, String> {
+    Tree::open(dir).map_err(|e| match e {
+        asv_fs::Error::RootMissing { .. } => format!("{}: no such directory{hint}", dir.display()),
+        asv_fs::Error::RootNotDirectory { .. } => {
+            format!("{}: not a directory{hint}", dir.display())
+        }
+        other => other.to_string(),
+    })
+}
+
 /// `path` made absolute against the current directory, `.` and `..` taken out lexically.
 ///
 /// # Errors
@@ -95,7 +111,7 @@ pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located
     }
     let rel = below(&base, &path)
         .ok_or_else(|| format!("{shown}: a segment of the path is not UTF-8; rename it"))?;
-    let tree = Tree::open(&base).map_err(|_| format!("{}: no such directory", base.display()))?;
+    let tree = open_dir(&base, "")?;
     Ok(Located {
         tree,
         rel,

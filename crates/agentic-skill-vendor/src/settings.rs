@@ -86,13 +86,8 @@ impl Settings {
     /// # Errors
     /// The root is not a directory that can be opened.
     pub fn open_tree(&self) -> anyhow::Result<asv_fs::Tree> {
-        asv_fs::Tree::open(&self.root).map_err(|_| {
-            Refusal(format!(
-                "{}: no such directory; pass --root <path> naming the repository",
-                self.root.display()
-            ))
-            .into()
-        })
+        crate::paths::open_dir(&self.root, "; pass --root <path> naming the repository")
+            .map_err(|message| Refusal(message).into())
     }
 
     /// The options of the transports: the token piped in with `--token-stdin`, progress on a
@@ -180,12 +175,17 @@ impl Settings {
                                     "--scope user needs HOME set to your home directory".to_owned(),
                                 )
                             })?;
-                        let home = asv_fs::Tree::open(PathBuf::from(&home)).map_err(|_| {
-                            Refusal(format!(
-                                "{}: the home directory does not exist; set HOME",
-                                PathBuf::from(&home).display()
-                            ))
-                        })?;
+                        let home = PathBuf::from(&home);
+                        let home = match asv_fs::Tree::open(&home) {
+                            Err(asv_fs::Error::RootMissing { .. }) => {
+                                return Err(Refusal(format!(
+                                    "{}: the home directory does not exist; set HOME",
+                                    home.display()
+                                ))
+                                .into());
+                            }
+                            _ => crate::paths::open_dir(&home, "; set HOME").map_err(Refusal)?,
+                        };
                         (Some(home), t.dir(Scope::User).to_owned(), "~/".to_owned())
                     }
                 }

@@ -1385,9 +1385,7 @@ fn command_line_refusals() {
             "--root naming a file",
             args(&["verify", "--root", &a_file]),
             None,
-            format!(
-                "error: {a_file}: no such directory; pass --root <path> naming the repository\n"
-            ),
+            format!("error: {a_file}: not a directory; pass --root <path> naming the repository\n"),
         ),
     ];
     for (label, argv, stdin, want) in rows {

@@ -85,6 +85,12 @@ pub enum Error {
         /// The root as given.
         path: String,
     },
+    /// Nothing stands at the root given to the tool (input side).
+    #[error("{path}: no such directory")]
+    RootMissing {
+        /// The root as given.
+        path: String,
+    },
     /// A system call failed (environment side).
     #[error("{}: cannot {op}: {source}", DisplayPath(path))]
     Io {
@@ -427,6 +433,7 @@ impl Error {
             | Error::WrongKind { .. }
             | Error::NonUtf8Name { .. }
             | Error::RootNotDirectory { .. }
+            | Error::RootMissing { .. }
             | Error::InvalidDest { .. }
             | Error::InvalidFillPath { .. }
             | Error::DestsOverlap { .. }

@@ -113,7 +113,8 @@ impl Tree {
     /// link: the guard applies below it).
     ///
     /// # Errors
-    /// [`Error::RootNotDirectory`] when `root` is missing or not a directory.
+    /// [`Error::RootMissing`] when nothing stands at `root`, [`Error::RootNotDirectory`] when
+    /// something else than a directory does, [`Error::Io`] when it cannot be looked at.
     pub fn open(root: impl Into<PathBuf>) -> Result<Self> {
         let root = root.into();
         match fs::metadata(&root) {
@@ -122,8 +123,17 @@ impl Tree {
                 checked_dirs: RwLock::new(HashSet::new()),
                 write_budget: None,
             }),
-            _ => Err(Error::RootNotDirectory {
+            Ok(_) => Err(Error::RootNotDirectory {
                 path: root.display().to_string(),
+            }),
+            Err(e) if is_not_found(&e) => Err(Error::RootMissing {
+                path: root.display().to_string(),
+            }),
+            // A permission or I/O problem on the way is not "missing": say what it is.
+            Err(source) => Err(Error::Io {
+                path: root.display().to_string(),
+                op: "open the directory",
+                source,
             }),
         }
     }

@@ -26,12 +26,7 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 /// # Errors
 /// No such directory; a refusal of what it holds.
 pub fn hash(dir: &Path) -> anyhow::Result<Report> {
-    let tree = asv_fs::Tree::open(dir).map_err(|_| {
-        Refusal(format!(
-            "{}: no such directory; name a skill directory",
-            dir.display()
-        ))
-    })?;
+    let tree = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
     let skill = asv_skilltree::SkillTree::read(&tree, "")?;
     Ok(Report::new(vec![skill.hash()], false))
 }

@@ -6,4 +6,5 @@
 mod apply_faults;
 mod common;
 mod link_fill;
+mod open;
 mod plan;
