@@ -19,9 +19,9 @@
 //! );
 //! ```
 
-use asv_fs::{Tree, join};
+use asv_fs::Tree;
 
-use crate::digest::{Digest, Framed};
+use crate::digest::Digest;
 use crate::document::CanonicalBody;
 use crate::error::Result;
 use crate::id::ContractId;
@@ -74,12 +74,7 @@ pub fn conformance_digest_all_files(tree: &Tree, dir: &str) -> Result<Option<Dig
     let Some(files) = tree.walk_files(dir, &mut |_, _| false)? else {
         return Ok(None);
     };
-    let mut framed = Framed::default();
-    for rel in files {
-        let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();
-        framed.add(rel, bytes);
-    }
-    Ok(framed.finish())
+    super::framed_digest(tree, dir, files)
 }
 
 #[cfg(test)]

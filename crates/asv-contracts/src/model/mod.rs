@@ -7,3 +7,19 @@ pub mod placement;
 pub mod raw;
 pub mod repository;
 pub mod snapshot;
+
+use asv_fs::{Tree, join};
+
+use crate::digest::{Digest, Framed};
+use crate::error::Result;
+
+/// The framed digest of `files` (paths below `dir`, `/` separators), each read through `tree`;
+/// `None` when there is none. Which files count is the caller's rule.
+fn framed_digest(tree: &Tree, dir: &str, files: Vec<String>) -> Result<Option<Digest>> {
+    let mut framed = Framed::default();
+    for rel in files {
+        let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();
+        framed.add(rel, bytes);
+    }
+    Ok(framed.finish())
+}

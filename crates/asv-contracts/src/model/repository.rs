@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use asv_fs::{EntryKind, Tree, join};
 
 use crate::declaration;
-use crate::digest::{Digest, Framed};
+use crate::digest::Digest;
 use crate::document::CanonicalBody;
 use crate::error::{Error, Result};
 use crate::id::ContractId;
@@ -217,12 +217,7 @@ pub fn conformance_digest_gitignored(tree: &Tree, dir: &str) -> Result<Option<Di
     let Some(files) = ignore::unignored_files(tree, dir)? else {
         return Ok(None);
     };
-    let mut framed = Framed::default();
-    for rel in files {
-        let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();
-        framed.add(rel, bytes);
-    }
-    Ok(framed.finish())
+    super::framed_digest(tree, dir, files)
 }
 
 fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
