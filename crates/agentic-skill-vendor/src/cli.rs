@@ -13,7 +13,6 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "agentic-skill-vendor",
     version,
-    disable_help_subcommand = true,
     after_help = "Exit codes: 0 nothing to report, 1 violations (one per line on stdout), \
                   2 a refusal or an internal error (on stderr).\n\
                   gen, verify, lint-selfcontain and self-test read and write the tree and \
@@ -60,6 +59,16 @@ pub enum Command {
     Update,
     /// Fill the cache with exactly what the lock pins
     Fetch,
+    /// Make contracts/, skills/ and the .gitignore rule for the tool's working directory, where missing
+    Init,
+    /// Print a shell completion script (bash: source it, or save it where your shell loads completions)
+    Completions {
+        /// The shell
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff); read it with man -l
+    Man,
     /// Work with whole skills
     Skill {
         /// What to do with skills.
@@ -197,6 +206,9 @@ impl Command {
             Command::Add { .. } => "add",
             Command::Update => "update",
             Command::Fetch => "fetch",
+            Command::Init => "init",
+            Command::Completions { .. } => "completions",
+            Command::Man => "man",
             Command::Skill { .. } => "skill",
         }
     }

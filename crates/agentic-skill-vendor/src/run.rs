@@ -149,6 +149,9 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
         }
         Command::Update => commands::contracts::update(s),
         Command::Fetch => commands::contracts::fetch(s),
+        Command::Init => commands::contracts::init(s),
+        Command::Completions { shell } => Ok(commands::help::completions(*shell)),
+        Command::Man => commands::help::man(),
         Command::Skill { command } => match command {
             SkillCommand::Hash { dir } => commands::skill::hash(dir),
             SkillCommand::Validate { dirs, strict } => commands::skill::validate(s, dirs, *strict),

@@ -38,7 +38,7 @@ mod formats;
 mod model;
 
 pub use asv_model::{declaration, frontmatter, id, source, yaml};
-pub use commands::{generate, lint, report, selftest, verify};
+pub use commands::{generate, init, lint, report, selftest, verify};
 pub use formats::{digest, document, ignore, json, lock, manifest, table_edit};
 pub use model::{cache, placement, raw, repository, snapshot};
 

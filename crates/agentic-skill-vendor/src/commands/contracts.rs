@@ -105,3 +105,14 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
         &asv_fetch::commands::fetch(&tree, &options)?,
     ))
 }
+
+/// `init`: one line per thing made; nothing when the repository is already laid out.
+///
+/// # Errors
+/// The root cannot be opened; something of the wrong kind stands where a directory or
+/// `.gitignore` belongs (nothing is made then).
+pub fn init(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let made = asv_contracts::init::init(&tree)?;
+    Ok(Report::new(made.iter().map(|m| m.line()).collect(), false))
+}

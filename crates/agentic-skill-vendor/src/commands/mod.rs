@@ -1,6 +1,7 @@
 //! One small function per command, each returning the [`Report`] the binary prints.
 
 pub mod contracts;
+pub mod help;
 pub mod skill;
 
 use crate::exit::ExitStatus;

@@ -1,0 +1,133 @@
+//! `init`: lay out a repository for the tool — `contracts/`, `skills/`, and the tool's working
+//! directory ignored by git — making what is missing and never touching what is there.
+
+use asv_fs::{EntryKind, Tree};
+use asv_model::layout::{SKILLS_DIR, TOOL_DIR};
+
+use crate::error::{Error, Result};
+
+/// Where canonical contract texts live.
+const CONTRACTS_DIR: &str = "contracts";
+
+/// The `.gitignore` rule `init` adds: the tool's working directory at the root.
+pub const IGNORE_RULE: &str = "/.agentic-skill-vendor/";
+
+/// One thing `init` made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Made {
+    /// A directory (`contracts` or `skills`).
+    Directory(&'static str),
+    /// The ignore rule, added to an existing `.gitignore` (`false`) or to a new one (`true`).
+    IgnoreRule {
+        /// Whether `.gitignore` was created.
+        created: bool,
+    },
+}
+
+impl Made {
+    /// The line `init` prints for it.
+    pub fn line(&self) -> String {
+        match self {
+            Made::Directory(dir) => format!("created: {dir}/"),
+            Made::IgnoreRule { created: true } => {
+                format!("created: .gitignore ({IGNORE_RULE})")
+            }
+            Made::IgnoreRule { created: false } => {
+                format!("ignored: {IGNORE_RULE} (added to .gitignore)")
+            }
+        }
+    }
+}
+
+/// Whether a `.gitignore` line already keeps the tool's directory at the root out of git.
+fn ignores_tool_dir(line: &str) -> bool {
+    let rule = line.trim_end_matches(['\r', ' ', '\t']);
+    let bare = rule.strip_prefix('/').unwrap_or(rule);
+    bare == TOOL_DIR || bare.strip_suffix('/') == Some(TOOL_DIR)
+}
+
+/// Makes `contracts/`, `skills/` and the `.gitignore` rule where they are missing, in that
+/// order, and says what it made (nothing when all three are there).
+///
+/// # Errors
+/// Something other than a directory at `contracts` or `skills`, or other than a file at
+/// `.gitignore` (refused before anything is made); a `.gitignore` that is not UTF-8; a write
+/// that fails.
+pub fn init(tree: &Tree) -> Result<Vec<Made>> {
+    // Judge everything first, so a refusal makes nothing.
+    let mut dirs = Vec::new();
+    for dir in [CONTRACTS_DIR, SKILLS_DIR] {
+        match tree.kind(dir)? {
+            None => dirs.push(dir),
+            Some(EntryKind::Directory) => {}
+            Some(found) => {
+                return Err(asv_fs::Error::WrongKind {
+                    path: dir.to_owned(),
+                    expected: EntryKind::Directory,
+                    found,
+                }
+                .into());
+            }
+        }
+    }
+    let ignore = tree.read_file(".gitignore")?;
+    let ignore_text = match &ignore {
+        None => None,
+        Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
+            path: ".gitignore".to_owned(),
+        })?),
+    };
+    let mut made = Vec::new();
+    for dir in dirs {
+        tree.create_dir_all(dir)?;
+        made.push(Made::Directory(dir));
+    }
+    match ignore_text {
+        None => {
+            tree.write_file(".gitignore", format!("{IGNORE_RULE}\n").as_bytes())?;
+            made.push(Made::IgnoreRule { created: true });
+        }
+        Some(text) if !text.lines().any(ignores_tool_dir) => {
+            // Keep the file's own line ending, and end its last line before adding ours.
+            let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+            let mut new = text.to_owned();
+            if !new.is_empty() && !new.ends_with('\n') {
+                new.push_str(eol);
+            }
+            new.push_str(IGNORE_RULE);
+            new.push_str(eol);
+            tree.write_file(".gitignore", new.as_bytes())?;
+            made.push(Made::IgnoreRule { created: false });
+        }
+        Some(_) => {}
+    }
+    Ok(made)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_that_already_ignore_the_tool_dir() {
+        for line in [
+            "/.agentic-skill-vendor/",
+            "/.agentic-skill-vendor",
+            ".agentic-skill-vendor/",
+            ".agentic-skill-vendor",
+            "/.agentic-skill-vendor/\r",
+            "/.agentic-skill-vendor/  ",
+        ] {
+            assert!(ignores_tool_dir(line), "{line:?}");
+        }
+        for line in [
+            "#/.agentic-skill-vendor/",
+            "!/.agentic-skill-vendor/",
+            "/.agentic-skill-vendor/cache/",
+            ".agentic-skill-vendor-x",
+            "",
+        ] {
+            assert!(!ignores_tool_dir(line), "{line:?}");
+        }
+    }
+}
