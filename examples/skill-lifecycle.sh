@@ -1,6 +1,6 @@
 #!/bin/sh
 # Walks through the lifecycle of a skill taken from another repository:
-# add -> local edit -> upstream edit -> pull (clean) -> conflicting pull -> resolve.
+# init -> add -> local edit -> upstream edit -> pull (clean) -> conflicting pull -> resolve.
 #
 #   sh examples/skill-lifecycle.sh            (from the repository root)
 #
@@ -17,10 +17,11 @@ trap 'rm -rf "$work"' EXIT
 cp -R "$here/upstream-skills" "$work/upstream"
 mkdir "$work/team"
 cd "$work/team"
-printf '/.agentic-skill-vendor/\n' > .gitignore
 
 step() { printf '\n$ agentic-skill-vendor %s\n' "$*"; "$bin" "$@"; }
 edit() { sed "s/$2/$3/" "$1" > "$1.new" && mv "$1.new" "$1"; }
+
+step init
 
 step skill add ../upstream skills/summarize
 step skill status

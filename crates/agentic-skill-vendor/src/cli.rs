@@ -19,7 +19,9 @@ use clap::{Parser, Subcommand, ValueEnum};
                   nothing else: no network, no subprocess, no environment."
 )]
 pub struct Cli {
-    /// The repository to work on [default: the current directory]
+    /// The repository to work on [default: the nearest directory, from the current one up to the
+    /// top of its git work tree, holding vendor-lock.json, vendor-manifest.yaml,
+    /// vendor-skills-lock.json or skills/]
     #[arg(long, global = true, value_name = "path")]
     pub root: Option<PathBuf>,
 

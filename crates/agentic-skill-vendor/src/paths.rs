@@ -26,6 +26,81 @@ pub fn open_dir(dir: &Path, hint: &str) -> Result<Tree, String> {
     })
 }
 
+/// The entries that mark a directory as a repository this tool works on.
+const REPOSITORY_MARKERS: [&str; 4] = [
+    asv_model::layout::CONTRACT_LOCK,
+    asv_model::layout::MANIFEST,
+    asv_model::layout::SKILL_LOCK,
+    asv_model::layout::SKILLS_DIR,
+];
+
+/// Where a search for the repository ended without finding one.
+#[derive(Debug)]
+pub struct NotFound {
+    /// The directory the search started in.
+    pub from: PathBuf,
+    /// The last directory looked at: the top of the enclosing git work tree, or `/`.
+    pub top: PathBuf,
+}
+
+impl std::fmt::Display for NotFound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = REPOSITORY_MARKERS
+            .iter()
+            .map(|m| {
+                if *m == asv_model::layout::SKILLS_DIR {
+                    format!("{m}/")
+                } else {
+                    (*m).to_owned()
+                }
+            })
+            .collect::<Vec<_>>();
+        let looked = if self.from == self.top {
+            format!("in {}", self.from.display())
+        } else {
+            format!(
+                "in {} and each directory above it up to {}",
+                self.from.display(),
+                self.top.display()
+            )
+        };
+        write!(
+            f,
+            "no repository found: looked {looked} for {} or {}; run agentic-skill-vendor init to start one here, or pass --root <path>",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        )
+    }
+}
+
+/// The repository around `start` (an absolute directory), found as git and cargo find theirs:
+/// the nearest of `start` and its ancestors that holds one of [`REPOSITORY_MARKERS`], never
+/// looking above a directory holding `.git` (the top of the enclosing work tree).
+///
+/// # Errors
+/// No such directory: where the search started and stopped.
+pub fn discover(start: &Path) -> Result<PathBuf, NotFound> {
+    let mut top = start.to_path_buf();
+    for dir in start.ancestors() {
+        top = dir.to_path_buf();
+        // A directory that cannot be opened holds nothing this run could use.
+        let Ok(tree) = Tree::open(dir) else {
+            continue;
+        };
+        let holds = |name: &str| matches!(tree.kind(name), Ok(Some(_)));
+        if REPOSITORY_MARKERS.iter().any(|m| holds(m)) {
+            return Ok(dir.to_path_buf());
+        }
+        if holds(".git") {
+            break;
+        }
+    }
+    Err(NotFound {
+        from: start.to_path_buf(),
+        top,
+    })
+}
+
 /// `path` made absolute against the current directory, `.` and `..` taken out lexically.
 ///
 /// # Errors

@@ -21,9 +21,54 @@ impl std::error::Error for Refusal {}
 /// The line after a usage refusal.
 pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
 
+/// Whether a command run without `--root` looks for the repository around the current
+/// directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RepositoryNeed {
+    /// It works on the current directory or on paths alone (`init`, `self-test`, `skill hash`,
+    /// `completions`, `man`).
+    None,
+    /// It takes paths and uses a repository only to show them from its root (`skill pack`,
+    /// `skill validate <dir>…`, `skill install --into`, `--scope user`).
+    IfFound,
+    /// It works on a repository and refuses to run without one.
+    Always,
+}
+
+fn repository_need(command: &Command) -> RepositoryNeed {
+    match command {
+        Command::Init
+        | Command::SelfTest
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Skill {
+            command: SkillCommand::Hash { .. },
+        } => RepositoryNeed::None,
+        Command::Skill {
+            command: SkillCommand::Pack { .. },
+        } => RepositoryNeed::IfFound,
+        Command::Skill {
+            command: SkillCommand::Validate { dirs, .. },
+        } if !dirs.is_empty() => RepositoryNeed::IfFound,
+        Command::Skill {
+            command:
+                SkillCommand::Install {
+                    into,
+                    target,
+                    scope,
+                    ..
+                },
+        } if into.is_some() || (target.is_some() && *scope == InstallScope::User) => {
+            RepositoryNeed::IfFound
+        }
+        _ => RepositoryNeed::Always,
+    }
+}
+
 /// What every command reads from the arguments and the environment, resolved once.
 pub struct Settings {
-    /// `--root` as given (the current directory by default).
+    /// `--root` as given; without it, the repository found around the current directory (or
+    /// the current directory, for a command that needs none).
     pub root: PathBuf,
     /// The root made absolute (lexically), to place paths typed from the current directory.
     pub root_abs: PathBuf,
@@ -68,11 +113,28 @@ impl Settings {
             Some(p) => p.clone(),
             None => PathBuf::from("."),
         };
-        let root_abs = crate::paths::absolute(&root).map_err(|e| {
+        let mut root_abs = crate::paths::absolute(&root).map_err(|e| {
             Refusal(format!(
                 "the current directory cannot be read ({e}); pass --root <absolute path>"
             ))
         })?;
+        let mut root = root;
+        if cli.root.is_none() {
+            match (
+                repository_need(&cli.command),
+                crate::paths::discover(&root_abs),
+            ) {
+                (RepositoryNeed::None, _) => {}
+                (_, Ok(found)) => {
+                    root.clone_from(&found);
+                    root_abs = found;
+                }
+                (RepositoryNeed::IfFound, Err(_)) => {}
+                (RepositoryNeed::Always, Err(not_found)) => {
+                    return Err(Refusal(not_found.to_string()).into());
+                }
+            }
+        }
         Ok(Settings {
             root,
             root_abs,

@@ -205,3 +205,86 @@ fn the_manual_page_renders() {
         ),
     }
 }
+
+fn in_dir(repo: &Repo, rel: &str, a: &[&str]) -> Run {
+    common::run_bin_in(&args(a), None, Some(&repo.join(rel)))
+}
+
+/// A repository inside a git work tree, so a search for it never looks above the test's own
+/// directory.
+fn git_repo(repo: &Repo) {
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(repo.path())
+        .status()
+        .expect("git runs");
+    assert!(status.success());
+}
+
+#[test]
+fn without_root_the_repository_is_found_above_the_current_directory() {
+    let repo = Repo::demo();
+    git_repo(&repo);
+    let skill = std::fs::read_dir(repo.join("skills"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+    let inside = format!("skills/{skill}/references");
+    let before = repo.snapshot();
+    // From deep inside a skill: the demo is found, clean, and nothing stray is written there.
+    assert_eq!(in_dir(&repo, &inside, &["verify"]), ok(""));
+    assert_eq!(in_dir(&repo, &inside, &["gen"]), ok(""));
+    assert_eq!(repo.snapshot(), before);
+    // A change made from inside is a change to the repository found.
+    repo.write(
+        &format!("skills/{skill}/references/vendor/stray.md"),
+        "not declared\n",
+    );
+    let drift = in_dir(&repo, &inside, &["verify"]);
+    assert_eq!(drift.code, 1, "{drift:?}");
+    assert!(drift.stdout.starts_with("extra: "), "{drift:?}");
+}
+
+#[test]
+fn without_root_and_without_a_repository_the_run_is_refused_naming_where_it_looked() {
+    let repo = Repo::empty();
+    git_repo(&repo);
+    repo.write("notes/readme.txt", "x\n");
+    let before = repo.snapshot();
+    let top = repo.path().canonicalize().unwrap();
+    for command in [
+        &["gen"][..],
+        &["verify"],
+        &["lint-selfcontain"],
+        &["skill", "validate"],
+        &["skill", "status"],
+    ] {
+        let run = in_dir(&repo, "notes", command);
+        assert_eq!(run.code, 2, "{command:?}: {run:?}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "error: no repository found: looked in {}/notes and each directory above it up to {} for vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json or skills/; run agentic-skill-vendor init to start one here, or pass --root <path>\n",
+                top.display(),
+                top.display()
+            ),
+            "{command:?}"
+        );
+    }
+    assert_eq!(repo.snapshot(), before);
+    // Commands that need no repository still run there.
+    assert_eq!(in_dir(&repo, "notes", &["self-test"]).code, 0);
+    repo.write(
+        "notes/s/SKILL.md",
+        "---\nname: s\ndescription: d\n---\nBody\n",
+    );
+    assert_eq!(in_dir(&repo, "notes", &["skill", "validate", "s"]).code, 0);
+    assert_eq!(in_dir(&repo, "notes", &["skill", "hash", "s"]).code, 0);
+    // --root keeps its meaning: the directory named is the repository, markers or not.
+    let run = in_dir(&repo, "notes", &["verify", "--root", "."]);
+    assert_eq!(run.stdout, "lock: vendor-lock.json is missing\n", "{run:?}");
+}
