@@ -39,7 +39,7 @@ mod model;
 
 pub use asv_model::{declaration, frontmatter, id, source, yaml};
 pub use commands::{generate, init, lint, report, selftest, verify};
-pub use formats::{digest, document, ignore, json, lock, manifest, table_edit};
+pub use formats::{digest, document, ignore, json, lock, manifest, table_edit, typos};
 pub use model::{cache, placement, raw, repository, snapshot};
 
 pub use digest::Digest;

@@ -97,6 +97,8 @@ pub struct Manifest {
     pub contracts: BTreeMap<ContractId, Origin>,
     /// The top-level `ignore` patterns, shared by every raw directory mapping.
     pub ignore: Vec<String>,
+    /// Keys the table holds that this tool does not read (left alone, reported as warnings).
+    pub unknown_keys: Vec<crate::typos::UnknownKey>,
 }
 
 /// A refusal of the table, at no one line.
@@ -155,7 +157,9 @@ impl Manifest {
                 }));
             }
         }
-        // Unknown keys are left alone: the table may carry what a newer tool writes.
+        // Unknown keys are left alone, as the TypeScript tool leaves them; they are noted so a
+        // typo does not pass silently.
+        manifest.unknown_keys = crate::typos::unknown_keys(text, &root);
         if let Some(value) = root.get("sources") {
             manifest.sources = parse_sources(value)?;
         }

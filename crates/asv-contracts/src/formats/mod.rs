@@ -9,3 +9,4 @@ pub mod json;
 pub mod lock;
 pub mod manifest;
 pub mod table_edit;
+pub mod typos;
