@@ -1,9 +1,7 @@
 //! `gen`: copies, lock, report lines, idempotence and closure, on the real binary.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run, skill_md};
+use crate::common::{Repo, Run, skill_md};
 
 /// Digests of the hand-worked fixture, computed by hand from FORMATS.md:
 /// - `contracts/greeting.md` is `---\r\nversion: "1"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n`.
@@ -296,7 +294,7 @@ fn table_rows_for_ids_yaml_reads_as_non_strings_are_quoted() {
     }
     repo.write(
         "skills/s/SKILL.md",
-        &skill_md("s", &["\"9\"", "\"007\"", "\"null\"", "\"true\""]),
+        skill_md("s", &["\"9\"", "\"007\"", "\"null\"", "\"true\""]),
     );
     let first = repo.run(&["gen"]);
     assert_eq!(first.code, 0, "{first:?}");
@@ -316,7 +314,7 @@ fn table_rows_for_ids_yaml_reads_as_non_strings_are_quoted() {
     assert_eq!(repo.run(&["verify"]), ok(""));
     assert_eq!(repo.run(&["gen"]), ok(""));
     // Undeclare two: their quoted rows are unmapped and taken out.
-    repo.write("skills/s/SKILL.md", &skill_md("s", &["'007'", "'true'"]));
+    repo.write("skills/s/SKILL.md", skill_md("s", &["'007'", "'true'"]));
     let second = repo.run(&["gen"]);
     assert_eq!(second.code, 0, "{second:?}");
     assert!(second.stdout.contains("unmapped: 9\n"), "{second:?}");

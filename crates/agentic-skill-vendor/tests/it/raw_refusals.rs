@@ -17,13 +17,11 @@
 //! tests at the end, so they turn green the day the bug is fixed.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use common::{Repo, Run};
+use crate::common::{Repo, Run};
 
 // ---------------------------------------------------------------------------------------------
 // Running the binary without hanging

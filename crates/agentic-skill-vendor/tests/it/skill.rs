@@ -1,9 +1,7 @@
 //! `skill validate` and `skill hash` on the real binary.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, run_bin};
 
 #[test]
 fn the_demo_skills_are_valid() {

@@ -11,12 +11,10 @@
 //! `#[ignore = "…"]`, so they turn green the day the bug is fixed.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, run_bin};
 
 // ---------------------------------------------------------------------------------------------
 // What a refusal must look like

@@ -1,9 +1,7 @@
 //! `verify`: every violation kind for local document contracts, exact lines and order.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run, skill_md};
+use crate::common::{self, Repo, Run, skill_md};
 
 const VERDICT: &str = "sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51";
 const STYLE: &str = "sha256:cea8f25f4e97d627c55eec0cf20e165fc1758df301a78fff67458c1c27b74af1";
