@@ -6,6 +6,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod common;
+mod harness;
 // The fake GitHub server and the TLS git server of asv-remote's own tests, shared rather than
 // copied.
 #[path = "../../../asv-remote/tests/support/git_server.rs"]
