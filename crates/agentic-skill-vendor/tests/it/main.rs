@@ -17,6 +17,7 @@ mod support;
 mod differential;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
+mod help;
 mod lint_selfcontain;
 mod raw;
 mod raw_refusals;

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use crate::common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, assert_run_snapshot, run_bin};
 use crate::harness::{
     HANG_LIMIT, Runner, Says, Table, both_refuse, bounded, ensure, exactly, plain, run_bounded,
     same, shaped,
@@ -53,6 +53,18 @@ fn run_table(rows: &[Row], runner: Runner) {
         });
     }
     table.finish();
+}
+
+/// Runs `gen` and then `verify` on `repo`: each must write nothing, and both must print the
+/// same; returns what they printed, for a snapshot.
+fn both_alike(repo: &Repo) -> Run {
+    let before = repo.snapshot();
+    let generated = repo.run(&["gen"]);
+    assert_eq!(repo.snapshot(), before, "gen wrote to the tree");
+    let verified = repo.run(&["verify"]);
+    assert_eq!(repo.snapshot(), before, "verify wrote to the tree");
+    assert_eq!(generated, verified, "gen and verify must refuse alike");
+    generated
 }
 
 /// The message the guarded tree gives for any link it meets.
@@ -208,12 +220,7 @@ fn a_symlink_with_a_control_character_in_its_name_is_named_json_quoted() {
     // A line break in the name must not split the one stderr line.
     let repo = Repo::demo();
     repo.symlink("style-editor", "skills/bad\nname");
-    let says = symlink_message("\"skills/bad\\nname\"");
-    let mut table = Table::default();
-    table.row("skills/bad\\nname", || {
-        both_refuse(&repo, "\"skills/bad\\nname\"", &says, plain)
-    });
-    table.finish();
+    assert_run_snapshot!("symlink_named_json_quoted", both_alike(&repo));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1003,15 +1010,7 @@ fn only_the_legacy_lock_name_is_refused() {
     let bytes = repo.read(LOCK);
     repo.remove(LOCK);
     repo.write("vendor-manifest.json", bytes);
-    let says = exactly(
-        "vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file \
-         to vendor-lock.json",
-    );
-    let mut table = Table::default();
-    table.row("vendor-manifest.json", || {
-        both_refuse(&repo, "vendor-manifest.json", &says, plain)
-    });
-    table.finish();
+    assert_run_snapshot!("legacy_lock_name", both_alike(&repo));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1323,16 +1322,7 @@ fn an_extra_file_under_a_name_with_a_line_break_is_reported_json_quoted() {
     repo.write("skills/bad\nname/references/vendor/x.md", "stray\n");
     let before = repo.snapshot();
     let run = repo.run(&["verify"]);
-    assert_eq!(
-        run,
-        Run {
-            code: 1,
-            stdout:
-                "extra: \"skills/bad\\nname/references/vendor/x.md\" answers to no declaration\n"
-                    .into(),
-            stderr: String::new(),
-        }
-    );
+    assert_run_snapshot!("extra_named_json_quoted", run);
     assert_eq!(repo.snapshot(), before, "verify never writes");
 }
 
