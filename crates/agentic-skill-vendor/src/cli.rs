@@ -19,9 +19,11 @@ use clap::{Parser, Subcommand, ValueEnum};
                   nothing else: no network, no subprocess, no environment."
 )]
 pub struct Cli {
-    /// The repository to work on [default: the nearest directory, from the current one up to the
-    /// top of its git work tree, holding vendor-lock.json, vendor-manifest.yaml,
-    /// vendor-skills-lock.json or skills/]
+    /// The repository to work on [default: the one around the current directory]
+    ///
+    /// Without --root: the current directory or the nearest one above it that holds
+    /// vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json or skills/, never above
+    /// the top of its git work tree.
     #[arg(long, global = true, value_name = "path")]
     pub root: Option<PathBuf>,
 

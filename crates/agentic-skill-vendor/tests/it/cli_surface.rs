@@ -1,12 +1,9 @@
 //! What a newcomer meets first: `init`, `help <command>`, shell completions and the manual page,
 //! each through the real binary.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
 
 use std::process::Command;
 
-use common::{Repo, Run, run_bin};
+use crate::common::{self, Repo, Run, run_bin};
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| (*s).to_owned()).collect()

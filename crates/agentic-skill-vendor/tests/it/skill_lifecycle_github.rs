@@ -1,16 +1,11 @@
 //! `skill add` and `skill pull` through the GitHub API transport: a real HTTP server on
 //! 127.0.0.1 plays the API and the raw host (debug-build-only test endpoints).
-#![cfg(debug_assertions)]
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
-
-mod common;
-#[path = "../../asv-remote/tests/support/mod.rs"]
-mod support;
 
 use std::sync::{Arc, Mutex};
 
-use common::{Repo, Run};
-use support::{File, Server};
+use crate::common::{Repo, Run};
+use crate::support::{self, File, Server};
 
 const SKILL: &str =
     "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\n";

@@ -1,17 +1,13 @@
 //! The fetching commands on the real binary: `add` against a real HTTP server on 127.0.0.1
 //! playing the GitHub API (reached through debug-build-only test endpoints), and the
 //! `--token-stdin` rules.
-#![cfg(debug_assertions)]
 #![allow(clippy::disallowed_methods)]
-
-mod common;
-#[path = "../../asv-remote/tests/support/mod.rs"]
-mod support;
 
 use std::sync::{Arc, Mutex};
 
-use common::{Repo, Run};
-use support::{COMMIT, Server};
+use crate::common::{Repo, Run};
+use crate::git_server;
+use crate::support::{self, COMMIT, Server};
 
 fn serve() -> Server {
     let remote = Arc::new(Mutex::new(support::Repo::fixture()));
@@ -217,9 +213,6 @@ fn add_refuses_unusable_repositories_before_any_request() {
     );
     assert!(server.requests().is_empty());
 }
-
-#[path = "../../asv-remote/tests/support/git_server.rs"]
-mod git_server;
 
 /// Runs the binary with exactly `env` (plus PATH and HOME-free defaults) and `stdin`.
 fn run_with_env(repo: &Repo, args: &[&str], env: &[(String, String)], stdin: Option<&str>) -> Run {

@@ -1,8 +1,6 @@
 //! `self-test` on the real binary.
 
-mod common;
-
-use common::{Run, run_bin};
+use crate::common::{Run, run_bin};
 
 #[test]
 fn passes_quietly_without_a_tree() {

@@ -17,137 +17,25 @@
 //! tests at the end, so they turn green the day the bug is fixed.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use std::process::{Command, Stdio};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
-use common::{Repo, Run};
-
-// ---------------------------------------------------------------------------------------------
-// Running the binary without hanging
-// ---------------------------------------------------------------------------------------------
-
-/// How long a run may take before it counts as hung; a refusal takes milliseconds.
-const HANG_LIMIT: Duration = Duration::from_secs(10);
-
-/// Runs the binary like `Repo::run` (environment cleared, PATH kept, `--root` appended), and
-/// kills it, by its own pid, if it outlives [`HANG_LIMIT`].
-fn run(repo: &Repo, command: &str) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
-    cmd.arg(command)
-        .arg("--root")
-        .arg(repo.path())
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Ok(path) = std::env::var("PATH") {
-        cmd.env("PATH", path);
-    }
-    let mut child = cmd.spawn().expect("spawn");
-    let started = Instant::now();
-    while child.try_wait().expect("try_wait").is_none() {
-        if started.elapsed() > HANG_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{command} still running after {HANG_LIMIT:?}: it blocked (on a named pipe?)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let output = child.wait_with_output().expect("output");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
+use crate::common::Repo;
+use crate::harness::{Expect, Says, Table, bounded, check_commands, exactly};
 
 // ---------------------------------------------------------------------------------------------
 // What each command must do
 // ---------------------------------------------------------------------------------------------
 
-/// What the single stderr line must say after `error: `.
-#[derive(Clone, Debug)]
-enum Says {
-    /// The whole message, exactly.
-    Exactly(String),
-    /// Only that it names the path (for refusals the binary does not make yet, whose wording
-    /// is not ours to invent).
-    AnyWording,
-}
-
-/// What one command must do on the broken tree.
-#[derive(Clone, Debug)]
-enum Expect {
-    /// Exit 2, empty stdout, one `error: ` line naming `path` and saying `says`.
-    Refuses { path: String, says: Says },
-    /// Not a refusal: exit 1, empty stderr, and this line among the violations on stdout.
-    Reports { line: String },
-}
-
 fn refuses(path: &str, message: impl Into<String>) -> Expect {
-    Expect::Refuses {
-        path: path.to_owned(),
-        says: Says::Exactly(message.into()),
-    }
+    Expect::refuses(path, exactly(message))
 }
 
 fn refuses_somehow(path: &str) -> Expect {
-    Expect::Refuses {
-        path: path.to_owned(),
-        says: Says::AnyWording,
-    }
+    Expect::refuses(path, Says::AnyWording)
 }
 
 fn reports(line: impl Into<String>) -> Expect {
-    Expect::Reports { line: line.into() }
-}
-
-/// Checks one run; `Err` describes every way it missed.
-fn check(expect: &Expect, run: &Run) -> Result<(), String> {
-    let ctx = format!("{run:?}");
-    match expect {
-        Expect::Reports { line } => {
-            if run.code != 1 {
-                return Err(format!("exit {} (want 1) {ctx}", run.code));
-            }
-            if !run.stderr.is_empty() {
-                return Err(format!("stderr must be empty {ctx}"));
-            }
-            if !run.stdout.lines().any(|l| l == line) {
-                return Err(format!("stdout lacks the line {line:?} {ctx}"));
-            }
-            Ok(())
-        }
-        Expect::Refuses { path, says } => {
-            if run.code != 2 {
-                return Err(format!("exit {} (want 2) {ctx}", run.code));
-            }
-            if !run.stdout.is_empty() {
-                return Err(format!("stdout must be empty {ctx}"));
-            }
-            let Some(line) = run.stderr.strip_suffix('\n') else {
-                return Err(format!("stderr must be one line ending in LF {ctx}"));
-            };
-            if line.contains('\n') {
-                return Err(format!("stderr must be exactly one line {ctx}"));
-            }
-            let Some(message) = line.strip_prefix("error: ") else {
-                return Err(format!("stderr must open with `error: ` {ctx}"));
-            };
-            if !message.contains(path.as_str()) {
-                return Err(format!("the message must name {path:?} {ctx}"));
-            }
-            match says {
-                Says::Exactly(want) if message != want => {
-                    Err(format!("message\n  got:  {message}\n  want: {want}"))
-                }
-                _ => Ok(()),
-            }
-        }
-    }
+    Expect::reports(line)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,50 +110,25 @@ fn prepare(start: Start) -> Repo {
     repo
 }
 
-/// Runs one row; `Err` lists what went wrong.
+/// Runs one row: every command is run through [`bounded`], so a named pipe the tool opened for
+/// reading fails the row instead of hanging the suite.
 fn run_row(row: &Row) -> Result<(), String> {
     let repo = prepare(row.start);
     (row.breaks)(&repo);
-    let mut problems = Vec::new();
-    for (command, expect) in [("gen", &row.generate), ("verify", &row.verify)] {
-        let before = repo.snapshot();
-        let result = run(&repo, command);
-        if let Err(e) = check(expect, &result) {
-            problems.push(format!("{command}: {e}"));
-        }
-        let after = repo.snapshot();
-        if after != before {
-            let changed: Vec<&String> = before
-                .keys()
-                .chain(after.keys())
-                .filter(|k| before.get(*k) != after.get(*k))
-                .collect();
-            problems.push(format!("{command} wrote to the tree: {changed:?}"));
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "[{} / {:?}]\n    {}",
-            row.label,
-            row.start,
-            problems.join("\n    ")
-        ))
-    }
+    check_commands(
+        &repo,
+        bounded,
+        &[("gen", &row.generate), ("verify", &row.verify)],
+    )
 }
 
 /// Runs every row and fails once, listing every row that missed.
 fn run_table(rows: Vec<Row>) {
-    assert!(!rows.is_empty());
-    let failures: Vec<String> = rows.iter().filter_map(|r| run_row(r).err()).collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} rows failed:\n{}",
-        failures.len(),
-        rows.len(),
-        failures.join("\n")
-    );
+    let mut table = Table::default();
+    for r in &rows {
+        table.row(format!("{} / {:?}", r.label, r.start), || run_row(r));
+    }
+    table.finish();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1212,14 +1075,14 @@ fn dests_the_repository_gitignore_excludes_are_refused() {
 fn a_rule_git_anchors_elsewhere_is_not_a_refusal() {
     let repo = Repo::fixture("raw");
     append(&repo, ".gitignore", "scripts/_runtime/\n");
-    let generated = run(&repo, "gen");
+    let generated = bounded(&repo, &["gen"]).unwrap_or_else(|hung| panic!("{hung}"));
     assert_eq!(
         (generated.code, generated.stderr.as_str()),
         (0, ""),
         "{generated:?}"
     );
     assert!(repo.exists("skills/implement/scripts/_runtime/runtime.py"));
-    let verify = run(&repo, "verify");
+    let verify = bounded(&repo, &["verify"]).unwrap_or_else(|hung| panic!("{hung}"));
     assert_eq!(verify.code, 0, "{verify:?}");
 }
 

@@ -3,11 +3,9 @@
 //! repository taken at a ref (`skill add <dir> <path> --ref R`).
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
 use std::process::Command;
 
-use common::Repo;
+use crate::common::{self, Repo};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\n";
 

@@ -1,9 +1,7 @@
 //! `skill validate` and `skill hash` on the real binary.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, assert_run_snapshot, run_bin};
 
 #[test]
 fn the_demo_skills_are_valid() {
@@ -24,23 +22,12 @@ fn errors_fail_and_warnings_fail_only_when_strict() {
         "skills/good/SKILL.md",
         "---\nname: good\ndescription: Does good.\nextra: 1\n---\n",
     );
-    assert_eq!(
-        repo.run(&["skill", "validate"]),
-        Run {
-            code: 0,
-            stdout: "warning: skills/good/SKILL.md: unknown frontmatter key \"extra\"; agents ignore it (put custom data under metadata)\n".to_owned(),
-            stderr: String::new(),
-        }
-    );
+    assert_run_snapshot!("validate_warning", repo.run(&["skill", "validate"]));
     assert_eq!(repo.run(&["skill", "validate", "--strict"]).code, 1);
     repo.write("skills/bad/skill.md", "---\nname: bad\n---\n");
-    assert_eq!(
-        repo.run(&["skill", "validate", "skills/bad"]),
-        Run {
-            code: 1,
-            stdout: "error: skills/bad/skill.md: the file is named skill.md; rename it to SKILL.md exactly\n".to_owned(),
-            stderr: String::new(),
-        }
+    assert_run_snapshot!(
+        "validate_error",
+        repo.run(&["skill", "validate", "skills/bad"])
     );
 }
 
@@ -82,18 +69,13 @@ fn findings_carry_their_line_in_every_format() {
         "skills/s/SKILL.md",
         "---\nname: s\n--- \ndescription: d\n---\n",
     );
-    let message = "the line closing the frontmatter is \"--- \", not exactly ---; write --- alone on the line";
-    let text = repo.run(&["skill", "validate"]);
-    assert_eq!(
-        (text.code, text.stdout),
-        (1, format!("error: skills/s/SKILL.md:3: {message}\n"))
-    );
-    let github = repo.run(&["skill", "validate", "--format", "github"]);
-    assert_eq!(
-        github.stdout,
-        format!("::error file=skills/s/SKILL.md,line=3,title=error::{message}\n")
+    assert_run_snapshot!("line_in_text", repo.run(&["skill", "validate"]));
+    assert_run_snapshot!(
+        "line_in_github",
+        repo.run(&["skill", "validate", "--format", "github"])
     );
     let json = repo.run(&["skill", "validate", "--format", "json"]);
+    assert_run_snapshot!("line_in_json", json);
     let v: serde_json::Value = serde_json::from_str(json.stdout.trim()).expect("json");
     assert_eq!(v["line"], 3);
     assert_eq!(v["path"], "skills/s/SKILL.md");

@@ -6,164 +6,23 @@
 //! offending repository-relative path, and nothing written: the tree's snapshot is the same
 //! before and after. Where the message is the tool's own text it is compared in full; where
 //! part of it comes from a parser (YAML, JSON) only its fixed frame and a telling fragment are.
+//! Every table runs all its rows, then fails once listing each row that missed (`harness.rs`).
 //!
 //! Cases the binary gets wrong are kept here with the correct expectation and
 //! `#[ignore = "…"]`, so they turn green the day the bug is fixed.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
+use std::time::Instant;
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, assert_run_snapshot, run_bin};
+use crate::harness::{
+    HANG_LIMIT, Runner, Says, Table, both_refuse, bounded, ensure, exactly, plain, run_bounded,
+    same, shaped,
+};
 
 // ---------------------------------------------------------------------------------------------
-// What a refusal must look like
+// Tables of broken demos
 // ---------------------------------------------------------------------------------------------
-
-/// What the single stderr line must say after `error: `.
-enum Says {
-    /// The whole message, exactly.
-    Exactly(String),
-    /// A message whose middle is a parser's own wording (not ours to pin): it opens with
-    /// `starts`, holds `contains` and closes with `ends`.
-    Shaped {
-        starts: String,
-        contains: &'static str,
-        ends: &'static str,
-    },
-}
-
-fn exactly(message: impl Into<String>) -> Says {
-    Says::Exactly(message.into())
-}
-
-fn shaped(starts: impl Into<String>, contains: &'static str, ends: &'static str) -> Says {
-    Says::Shaped {
-        starts: starts.into(),
-        contains,
-        ends,
-    }
-}
-
-/// Checks one run against the refusal contract.
-fn assert_refusal(label: &str, command: &str, run: &Run, path: &str, says: &Says) {
-    let ctx = format!("[{label}] {command}: {run:?}");
-    assert_eq!(run.code, 2, "exit code {ctx}");
-    assert_eq!(run.stdout, "", "stdout must be empty {ctx}");
-    let line = run
-        .stderr
-        .strip_suffix('\n')
-        .unwrap_or_else(|| panic!("stderr must be one line ending in LF {ctx}"));
-    assert!(
-        !line.contains('\n'),
-        "stderr must be exactly one line {ctx}"
-    );
-    let message = line
-        .strip_prefix("error: ")
-        .unwrap_or_else(|| panic!("stderr must open with `error: ` {ctx}"));
-    assert!(message.contains(path), "message must name {path:?} {ctx}");
-    match says {
-        Says::Exactly(want) => assert_eq!(message, want, "{ctx}"),
-        Says::Shaped {
-            starts,
-            contains,
-            ends,
-        } => {
-            assert!(
-                message.starts_with(starts.as_str()),
-                "starts {starts:?} {ctx}"
-            );
-            assert!(message.contains(contains), "contains {contains:?} {ctx}");
-            assert!(message.ends_with(ends), "ends {ends:?} {ctx}");
-        }
-    }
-}
-
-/// How a test runs the binary on a repository.
-type Runner = fn(&Repo, &[&str]) -> Run;
-
-/// The common helper: the real binary with `--root <repo>` appended.
-fn plain(repo: &Repo, args: &[&str]) -> Run {
-    repo.run(args)
-}
-
-/// How long a run may take before it counts as hung. Generous for a loaded debug build; a
-/// refusal takes milliseconds.
-const HANG_LIMIT: Duration = Duration::from_secs(10);
-
-/// Runs the binary like `Repo::run`, but kills it (by its own pid) if it outlives
-/// [`HANG_LIMIT`]: a named pipe opened for reading blocks until a writer comes, so a test of a
-/// FIFO must not be able to hang the suite.
-fn bounded(repo: &Repo, args: &[&str]) -> Run {
-    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    all.push("--root".into());
-    all.push(repo.path().display().to_string());
-    run_bounded(&all, None)
-}
-
-/// Runs the binary with exactly `args` (environment cleared, PATH kept, as `run_bin` does),
-/// optionally feeding `stdin`, and kills it if it outlives [`HANG_LIMIT`].
-///
-/// Unlike `common::run_bin`, a stdin the binary closed before reading is not a failure: a
-/// command that refuses `--token-stdin` exits without reading, and writing to it then races
-/// with its exit (EPIPE).
-fn run_bounded(args: &[String], stdin: Option<&str>) -> Run {
-    use std::io::Write;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
-    cmd.args(args).env_clear();
-    if let Ok(path) = std::env::var("PATH") {
-        cmd.env("PATH", path);
-    }
-    let mut child = cmd
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
-        match pipe.write_all(input.as_bytes()) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            Err(e) => panic!("writing stdin: {e}"),
-        }
-        // Dropping the pipe closes it, so a reader sees end of input.
-    }
-    let started = Instant::now();
-    while child.try_wait().expect("try_wait").is_none() {
-        if started.elapsed() > HANG_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} still running after {HANG_LIMIT:?}: it blocked (on a named pipe?)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let output = child.wait_with_output().expect("output");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-/// Runs `gen` and then `verify` on `repo` and checks both refuse alike and write nothing.
-fn both_refuse(label: &str, repo: &Repo, path: &str, says: &Says, runner: Runner) {
-    for command in ["gen", "verify"] {
-        let before = repo.snapshot();
-        let run = runner(repo, &[command]);
-        assert_refusal(label, command, &run, path, says);
-        assert_eq!(
-            repo.snapshot(),
-            before,
-            "[{label}] {command} wrote to the tree"
-        );
-    }
-}
 
 /// One row of a table: a label, how to break a fresh demo, what the refusal must say.
 struct Row {
@@ -182,13 +41,30 @@ fn row(label: &'static str, path: &str, says: Says, breaks: impl Fn(&Repo) + 'st
     }
 }
 
+/// Runs every row on a fresh demo, then fails listing every row that missed.
 fn run_table(rows: &[Row], runner: Runner) {
+    let mut table = Table::default();
     for r in rows {
-        let repo = Repo::demo();
-        assert_eq!(repo.run(&["verify"]).code, 0, "the demo must verify clean");
-        (r.breaks)(&repo);
-        both_refuse(r.label, &repo, &r.path, &r.says, runner);
+        table.row(r.label, || {
+            let repo = Repo::demo();
+            assert_eq!(repo.run(&["verify"]).code, 0, "the demo must verify clean");
+            (r.breaks)(&repo);
+            both_refuse(&repo, &r.path, &r.says, runner)
+        });
     }
+    table.finish();
+}
+
+/// Runs `gen` and then `verify` on `repo`: each must write nothing, and both must print the
+/// same; returns what they printed, for a snapshot.
+fn both_alike(repo: &Repo) -> Run {
+    let before = repo.snapshot();
+    let generated = repo.run(&["gen"]);
+    assert_eq!(repo.snapshot(), before, "gen wrote to the tree");
+    let verified = repo.run(&["verify"]);
+    assert_eq!(repo.snapshot(), before, "verify wrote to the tree");
+    assert_eq!(generated, verified, "gen and verify must refuse alike");
+    generated
 }
 
 /// The message the guarded tree gives for any link it meets.
@@ -312,28 +188,31 @@ fn symlinks_are_refused_wherever_the_tool_reads() {
             "skills/style-editor/references/vendor/other.md",
         ),
     ];
+    let mut table = Table::default();
     for (label, rel, target, path) in rows {
-        let repo = Repo::demo();
-        let elsewhere = Repo::demo();
-        let elsewhere_before = elsewhere.snapshot();
-        if repo.exists(rel) {
-            repo.remove(rel);
-        }
-        match target {
-            Target::Elsewhere => {
-                let to = elsewhere.join(rel);
-                repo.symlink(to.to_str().expect("utf-8 temp path"), rel);
+        table.row(label, || {
+            let repo = Repo::demo();
+            let elsewhere = Repo::demo();
+            let elsewhere_before = elsewhere.snapshot();
+            if repo.exists(rel) {
+                repo.remove(rel);
             }
-            Target::Relative(to) => repo.symlink(to, rel),
-        }
-        both_refuse(label, &repo, path, &symlink_message(path), plain);
-        // Nothing was written through the link either.
-        assert_eq!(
-            elsewhere.snapshot(),
-            elsewhere_before,
-            "[{label}] elsewhere"
-        );
+            match target {
+                Target::Elsewhere => {
+                    let to = elsewhere.join(rel);
+                    repo.symlink(to.to_str().expect("utf-8 temp path"), rel);
+                }
+                Target::Relative(to) => repo.symlink(to, rel),
+            }
+            let refused = both_refuse(&repo, path, &symlink_message(path), plain);
+            // Nothing was written through the link either.
+            let untouched = ensure(elsewhere.snapshot() == elsewhere_before, || {
+                "wrote through the link to the copy elsewhere".to_owned()
+            });
+            refused.and(untouched)
+        });
     }
+    table.finish();
 }
 
 #[test]
@@ -341,14 +220,7 @@ fn a_symlink_with_a_control_character_in_its_name_is_named_json_quoted() {
     // A line break in the name must not split the one stderr line.
     let repo = Repo::demo();
     repo.symlink("style-editor", "skills/bad\nname");
-    let says = symlink_message("\"skills/bad\\nname\"");
-    both_refuse(
-        "skills/bad\\nname",
-        &repo,
-        "\"skills/bad\\nname\"",
-        &says,
-        plain,
-    );
+    assert_run_snapshot!("symlink_named_json_quoted", both_alike(&repo));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -841,11 +713,15 @@ fn declaration_rows() -> Vec<(&'static str, String, Says)> {
 
 #[test]
 fn declaration_refusals() {
+    let mut table = Table::default();
     for (label, text, says) in declaration_rows() {
-        let repo = Repo::demo();
-        repo.write(P, &text);
-        both_refuse(label, &repo, P, &says, plain);
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write(P, &text);
+            both_refuse(&repo, P, &says, plain)
+        });
     }
+    table.finish();
 }
 
 /// `skill validate` reads a SKILL.md with the reader gen and verify use: every frontmatter
@@ -861,21 +737,37 @@ fn skill_validate_agrees_with_verify_on_every_declaration_refusal() {
         "contracts not a list inside a flow mapping".into(),
         "---\nname: style-editor\ndescription: d\nmetadata: {contracts: x}\n---\n".into(),
     ));
+    let mut table = Table::default();
     for (label, text) in rows {
-        let repo = Repo::demo();
-        repo.write(P, &text);
-        let verify = repo.run(&["verify"]);
-        assert_eq!(verify.code, 2, "[{label}] {verify:?}");
-        let validate = repo.run(&["skill", "validate"]);
-        assert_eq!(validate.code, 1, "[{label}] {validate:?}");
-        assert_eq!(validate.stdout, verify.stderr, "[{label}]");
-        let only = repo.run(&[
-            "skill",
-            "validate",
-            &repo.join("skills/style-editor").display().to_string(),
-        ]);
-        assert_eq!(only.stdout, verify.stderr, "[{label}] one directory");
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write(P, &text);
+            let verify = repo.run(&["verify"]);
+            ensure(verify.code == 2, || {
+                format!("verify: exit (want 2) {verify:?}")
+            })?;
+            let validate = repo.run(&["skill", "validate"]);
+            ensure(validate.code == 1, || {
+                format!("skill validate: exit (want 1) {validate:?}")
+            })?;
+            same(
+                "skill validate's stdout against verify's stderr",
+                &validate.stdout,
+                &verify.stderr,
+            )?;
+            let only = repo.run(&[
+                "skill",
+                "validate",
+                &repo.join("skills/style-editor").display().to_string(),
+            ]);
+            same(
+                "skill validate <one directory>'s stdout against verify's stderr",
+                &only.stdout,
+                &verify.stderr,
+            )
+        });
     }
+    table.finish();
 }
 
 #[test]
@@ -923,17 +815,21 @@ fn ids_breaking_the_id_rule_are_refused() {
             bad_char,
         ),
     ];
+    let mut table = Table::default();
     for (label, written, quoted, problem) in rows {
-        let repo = Repo::demo();
-        repo.write(
-            P,
-            with_yaml(&format!("metadata:\n  contracts: [{written}]\n")),
-        );
-        let says = decl(&format!(
-            "metadata.contracts[0] {quoted} is not a usable contract id: {problem}"
-        ));
-        both_refuse(label, &repo, P, &says, plain);
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write(
+                P,
+                with_yaml(&format!("metadata:\n  contracts: [{written}]\n")),
+            );
+            let says = decl(&format!(
+                "metadata.contracts[0] {quoted} is not a usable contract id: {problem}"
+            ));
+            both_refuse(&repo, P, &says, plain)
+        });
     }
+    table.finish();
 }
 
 /// A lone CR is a line break when judging the opening fence, so `---\r…` is refused. The
@@ -948,7 +844,9 @@ fn opening_fence_with_a_lone_cr_is_refused() {
         "",
         ", not exactly ---; write --- alone on line 1",
     );
-    both_refuse("---\\r", &repo, P, &says, plain);
+    let mut table = Table::default();
+    table.row("---\\r", || both_refuse(&repo, P, &says, plain));
+    table.finish();
 }
 
 #[test]
@@ -1095,11 +993,15 @@ fn lock_refusals() {
             lock_says("resolutions.verdict-format.kind is not \"raw\""),
         ),
     ];
+    let mut table = Table::default();
     for (label, text, says) in rows {
-        let repo = Repo::demo();
-        repo.write(LOCK, &text);
-        both_refuse(label, &repo, LOCK, &says, plain);
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write(LOCK, &text);
+            both_refuse(&repo, LOCK, &says, plain)
+        });
     }
+    table.finish();
 }
 
 #[test]
@@ -1108,17 +1010,7 @@ fn only_the_legacy_lock_name_is_refused() {
     let bytes = repo.read(LOCK);
     repo.remove(LOCK);
     repo.write("vendor-manifest.json", bytes);
-    let says = exactly(
-        "vendor-manifest.json is the name the lock had before vendor-lock.json; rename the file \
-         to vendor-lock.json",
-    );
-    both_refuse(
-        "vendor-manifest.json",
-        &repo,
-        "vendor-manifest.json",
-        &says,
-        plain,
-    );
+    assert_run_snapshot!("legacy_lock_name", both_alike(&repo));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1224,11 +1116,15 @@ fn manifest_refusals() {
             manifest_says("the top level is a list, expected a mapping"),
         ),
     ];
+    let mut table = Table::default();
     for (label, text, says) in rows {
-        let repo = Repo::demo();
-        repo.write(MANIFEST, &text);
-        both_refuse(label, &repo, MANIFEST, &says, plain);
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write(MANIFEST, &text);
+            both_refuse(&repo, MANIFEST, &says, plain)
+        });
     }
+    table.finish();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1388,23 +1284,28 @@ fn command_line_refusals() {
             format!("error: {a_file}: not a directory; pass --root <path> naming the repository\n"),
         ),
     ];
+    let mut table = Table::default();
     for (label, argv, stdin, want) in rows {
-        let before = repo.snapshot();
-        // `run_bounded` when a token is fed: the binary refuses without reading stdin, and
-        // `run_bin` would panic on the broken pipe if the binary exits first.
-        let run = match stdin {
-            None => run_bin(&argv, None),
-            Some(_) => run_bounded(&argv, stdin),
-        };
-        assert_eq!(run.code, 2, "[{label}] {run:?}");
-        assert_eq!(run.stdout, "", "[{label}] {run:?}");
-        assert_eq!(run.stderr, want, "[{label}]");
-        assert_eq!(repo.snapshot(), before, "[{label}] wrote to the tree");
-        assert!(
-            !repo.exists("no-such-dir"),
-            "[{label}] created the missing root"
-        );
+        table.row(label, || {
+            let before = repo.snapshot();
+            // `run_bounded` when a token is fed: the binary refuses without reading stdin, and
+            // `run_bin` would panic on the broken pipe if the binary exits first.
+            let run = match stdin {
+                None => run_bin(&argv, None),
+                Some(_) => run_bounded(&argv, stdin)?,
+            };
+            ensure(run.code == 2, || format!("exit (want 2) {run:?}"))?;
+            ensure(run.stdout.is_empty(), || {
+                format!("stdout (want none) {run:?}")
+            })?;
+            same("stderr", run.stderr.as_str(), want.as_str())?;
+            ensure(repo.snapshot() == before, || "wrote to the tree".to_owned())?;
+            ensure(!repo.exists("no-such-dir"), || {
+                "created the missing root".to_owned()
+            })
+        });
     }
+    table.finish();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1419,16 +1320,7 @@ fn an_extra_file_under_a_name_with_a_line_break_is_reported_json_quoted() {
     repo.write("skills/bad\nname/references/vendor/x.md", "stray\n");
     let before = repo.snapshot();
     let run = repo.run(&["verify"]);
-    assert_eq!(
-        run,
-        Run {
-            code: 1,
-            stdout:
-                "extra: \"skills/bad\\nname/references/vendor/x.md\" answers to no declaration\n"
-                    .into(),
-            stderr: String::new(),
-        }
-    );
+    assert_run_snapshot!("extra_named_json_quoted", run);
     assert_eq!(repo.snapshot(), before, "verify never writes");
 }
 
@@ -1647,17 +1539,17 @@ fn text_refusal_rows(path: &'static str) -> Vec<(String, String, Says)> {
         (
             "below a blank line".into(),
             format!("\n---\ntitle: x\n---\n{TEXT_BODY}"),
-            below.clone_says(),
+            below.clone(),
         ),
         (
             "below invisible lines".into(),
             format!(" \n\u{200b}\n\t\n---\ntitle: x\n---\n{TEXT_BODY}"),
-            below.clone_says(),
+            below.clone(),
         ),
         (
             "below a lone CR".into(),
             format!("\r---\ntitle: x\n---\n{TEXT_BODY}"),
-            below.clone_says(),
+            below.clone(),
         ),
         (
             "below a blank line, CRLF".into(),
@@ -1667,17 +1559,17 @@ fn text_refusal_rows(path: &'static str) -> Vec<(String, String, Says)> {
         (
             "never closed".into(),
             "---\ntitle: x\n# Changelog entry\n".into(),
-            unclosed.clone_says(),
+            unclosed.clone(),
         ),
         (
             "never closed, only line 1".into(),
             "---".into(),
-            unclosed.clone_says(),
+            unclosed.clone(),
         ),
         (
             "closed only after a lone CR".into(),
             "---\ntitle: x\r---\rBody\n".into(),
-            unclosed.clone_says(),
+            unclosed.clone(),
         ),
         (
             "never closed, BOM and CRLF".into(),
@@ -1697,38 +1589,25 @@ fn json(s: &str) -> String {
     serde_json::to_string(s).expect("json")
 }
 
-impl Says {
-    fn clone_says(&self) -> Says {
-        match self {
-            Says::Exactly(s) => Says::Exactly(s.clone()),
-            Says::Shaped {
-                starts,
-                contains,
-                ends,
-            } => Says::Shaped {
-                starts: starts.clone(),
-                contains,
-                ends,
-            },
-        }
-    }
-}
-
 /// A contract's text whose frontmatter cannot be told from its body is refused by gen and
 /// verify (exit 2, the TypeScript tool's line, nothing written), at `contracts/<id>.md` and at
 /// a path the table names.
 #[test]
 fn contract_text_refusals() {
+    let mut table = Table::default();
     for path in [
         "contracts/changelog-entry.md",
         "docs/style/writing-style.md",
     ] {
         for (label, text, says) in text_refusal_rows(path) {
-            let repo = Repo::demo();
-            repo.write(path, text.as_bytes());
-            both_refuse(&format!("{path}: {label}"), &repo, path, &says, plain);
+            table.row(format!("{path}: {label}"), || {
+                let repo = Repo::demo();
+                repo.write(path, text.as_bytes());
+                both_refuse(&repo, path, &says, plain)
+            });
         }
     }
+    table.finish();
 }
 
 /// What the refusals leave alone: texts whose frontmatter is sound digest as they always did.
@@ -1757,15 +1636,20 @@ fn contract_texts_the_rule_accepts() {
         ),
         ("blank lines only", "\n \n\u{200b}\n", "\n \n\u{200b}\n"),
     ];
+    let mut table = Table::default();
     for (label, text, body) in rows {
-        let repo = Repo::demo();
-        repo.write("contracts/changelog-entry.md", text.as_bytes());
-        let run = repo.run(&["gen"]);
-        assert_eq!(run.code, 0, "[{label}] {run:?}");
-        let copy = repo.read_string("skills/release-notes/references/vendor/changelog-entry.md");
-        let got = copy.splitn(5, '\n').nth(4).expect("header");
-        assert_eq!(got, *body, "[{label}]");
-        let run = repo.run(&["verify"]);
-        assert_eq!(run.code, 0, "[{label}] {run:?}");
+        table.row(label, || {
+            let repo = Repo::demo();
+            repo.write("contracts/changelog-entry.md", text.as_bytes());
+            let run = repo.run(&["gen"]);
+            ensure(run.code == 0, || format!("gen: exit (want 0) {run:?}"))?;
+            let copy =
+                repo.read_string("skills/release-notes/references/vendor/changelog-entry.md");
+            let got = copy.splitn(5, '\n').nth(4).expect("header");
+            same("the copy's body", got, *body)?;
+            let run = repo.run(&["verify"]);
+            ensure(run.code == 0, || format!("verify: exit (want 0) {run:?}"))
+        });
     }
+    table.finish();
 }

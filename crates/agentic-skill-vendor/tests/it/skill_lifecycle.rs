@@ -3,12 +3,10 @@
 //! `skill_lifecycle_git.rs`).
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 
-use common::Repo;
+use crate::common::Repo;
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n";
 

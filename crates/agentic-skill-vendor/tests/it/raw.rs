@@ -1,9 +1,7 @@
 //! Raw-byte contracts on the real binary: bytes, lock, ownership and verify lines.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run};
+use crate::common::{Repo, Run};
 
 /// The lock the TypeScript tool writes for this fixture, byte for byte (its own fixture
 /// `contracts-raw/good`); every digest was also recomputed by hand from FORMATS.md's framing.

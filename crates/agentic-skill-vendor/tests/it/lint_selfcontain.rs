@@ -1,9 +1,7 @@
 //! `lint-selfcontain` on the real binary: text findings, links, order and refusals.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run};
+use crate::common::{Repo, Run};
 
 #[test]
 fn the_demo_is_self_contained() {

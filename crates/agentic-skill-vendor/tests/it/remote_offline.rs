@@ -4,9 +4,7 @@
 //! that tool wrote.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::{Repo, Run};
+use crate::common::{Repo, Run};
 
 const REVISION: &str = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
 const CACHE: &str = ".agentic-skill-vendor/cache/workflow/9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";

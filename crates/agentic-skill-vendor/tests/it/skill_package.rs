@@ -3,14 +3,12 @@
 //! and the hostile names table against every sink.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, run_bin};
 
 fn skill_md(name: &str) -> String {
     format!("---\nname: {name}\ndescription: Does {name} things.\n---\n# {name}\n")

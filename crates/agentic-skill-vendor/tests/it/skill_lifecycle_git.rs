@@ -1,16 +1,11 @@
 //! `skill add` and `skill pull` against a real git server: `git http-backend` behind TLS on
 //! 127.0.0.1 with a test CA, upstream commits pushed between the binary's runs.
-#![cfg(debug_assertions)]
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
-
-mod common;
-#[path = "../../asv-remote/tests/support/git_server.rs"]
-mod git_server;
 
 use std::path::PathBuf;
 
-use common::{Repo, Run};
-use git_server::{Behaviour, Https, Tls, git};
+use crate::common::{Repo, Run};
+use crate::git_server::{Behaviour, Https, Tls, git};
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\n";
 

@@ -1,0 +1,35 @@
+//! Integration tests of the agentic-skill-vendor binary: every command run for real on trees
+//! copied from `tests/fixtures/` (or `examples/demo`), and the differential test against
+//! `tests/model/differential.py`.
+//!
+//! One test binary for the crate, a module per area: linked once, not once per file.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+mod harness;
+// The fake GitHub server and the TLS git server of asv-remote's own tests, shared rather than
+// copied.
+#[path = "../../../asv-remote/tests/support/git_server.rs"]
+mod git_server;
+#[path = "../../../asv-remote/tests/support/mod.rs"]
+mod support;
+
+mod cli_surface;
+mod differential;
+// `gen` is a reserved keyword in Rust 2024.
+mod gen_command;
+mod help;
+mod lint_selfcontain;
+mod raw;
+mod raw_refusals;
+mod refusals;
+mod remote;
+mod remote_offline;
+mod self_test;
+mod skill;
+mod skill_lifecycle;
+mod skill_lifecycle_git;
+mod skill_lifecycle_github;
+mod skill_package;
+mod typed_paths;
+mod verify;
