@@ -17,8 +17,8 @@ use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 use crate::error::Error;
 use crate::paths::portable;
 use crate::placing::fill_of;
-use crate::validate::first_error;
-use crate::{Finding, has_errors, manifest_name, validate_tree};
+use crate::validate::refuse_errors;
+use crate::{Finding, manifest_name, validate_tree};
 
 /// An agent whose skills directory `skill install --target` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,11 +306,7 @@ pub fn install(
                 problem,
             });
         }
-        let findings = validate_tree(&skill.tree, &dir);
-        if has_errors(&findings) {
-            return Err(first_error(findings));
-        }
-        warnings.extend(findings);
+        warnings.extend(refuse_errors(validate_tree(&skill.tree, &dir))?);
         skill.tree.check_paths()?;
         let ownership = if force {
             Ownership::Force

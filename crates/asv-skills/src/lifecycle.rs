@@ -17,8 +17,8 @@ use crate::error::Error;
 use crate::lock::{Entry, Pending, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
-use crate::validate::first_error;
-use crate::{Finding, Severity, has_errors, manifest_name, name_problem, validate_tree};
+use crate::validate::refuse_errors;
+use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
 
 pub use asv_model::layout::SKILLS_DIR;
 
@@ -333,10 +333,7 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         }
         _ => taken.tree.clone(),
     };
-    let findings = validate_tree(&placed, &dir);
-    if has_errors(&findings) {
-        return Err(first_error(findings));
-    }
+    let findings = refuse_errors(validate_tree(&placed, &dir))?;
     taken.tree.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
     keep_base(fs, &taken.tree)?;
@@ -594,10 +591,7 @@ pub fn pull(
             });
             continue;
         }
-        let findings = validate_tree(&merged.tree, &dir);
-        if has_errors(&findings) {
-            return Err(first_error(findings));
-        }
+        refuse_errors(validate_tree(&merged.tree, &dir))?;
         portable_tree(&entry.source, &merged.tree)?;
         keep_base(fs, &upstream.tree)?;
         if merged.tree != local {
@@ -653,10 +647,7 @@ pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
             path: format!("{dir}/{}", f.path),
         });
     }
-    let findings = validate_tree(&local, &dir);
-    if has_errors(&findings) {
-        return Err(first_error(findings));
-    }
+    refuse_errors(validate_tree(&local, &dir))?;
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
         e.base_hash = pending.base_hash;
