@@ -310,7 +310,8 @@ impl Archive {
     /// archive's bytes travels on.
     ///
     /// # Errors
-    /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared.
+    /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared;
+    /// [`Error::ZipTooLarge`] past what a ZIP without ZIP64 holds.
     pub fn to_zip(&self, omit: &dyn Fn(&Entry) -> bool) -> Result<Vec<u8>> {
         self.judge()?;
         let mut contents = Vec::new();

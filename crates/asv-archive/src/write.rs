@@ -226,7 +226,8 @@ fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
 /// An empty directory leaves no entry.
 ///
 /// # Errors
-/// [`Error::Tree`] when a link, FIFO, device or socket stands below `dir`, or a read fails;
+/// [`Error::Tree`] when `dir` is no directory, a link, FIFO, device or socket stands below it,
+/// or a read fails;
 /// [`Error::ZipTooLarge`] when the files are more than `limits.max_entries` or hold more than
 /// `limits.max_expanded` bytes; as [`zip_files`].
 ///

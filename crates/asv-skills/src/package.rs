@@ -39,9 +39,10 @@ pub struct Packed {
 /// against the Agent Skills rules, and zips it under a folder of its name.
 ///
 /// # Errors
-/// [`Error::Missing`] when `dir` is not a directory; a link or special file in the skill;
+/// [`Error::Missing`] when nothing stands at `dir`, [`Error::Fs`] when a link or another kind
+/// of entry does; [`Error::Tree`] for a link or special file in the skill;
 /// [`Error::Invalid`] for a skill that breaks the rules; [`Error::TooLarge`] when its files
-/// hold more than [`API_LIMIT`] bytes; a ZIP the writer refuses.
+/// hold more than [`API_LIMIT`] bytes; [`Error::Archive`] for a ZIP the writer refuses.
 ///
 /// # Example
 /// ```

@@ -103,9 +103,12 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
 /// into (a local source's relative path is read from its root).
 ///
 /// # Errors
-/// [`Error::PathEscapes`] for a path that leaves the source; [`Error::NotInSource`] when
-/// nothing is there; [`Error::UnsupportedEntry`] for a link or submodule under the path; a
-/// transport refusal; a guarded-read refusal of a local directory.
+/// [`Error::PathEscapes`] for a path that leaves the source; [`Error::Repository`] for a local
+/// directory that is not there; [`Error::RefWithoutRepository`] for a commit asked of a local
+/// directory that is no git repository; [`Error::NotACommit`] for a source that answers
+/// something else for a commit id; [`Error::NotInSource`] when nothing is there;
+/// [`Error::UnsupportedEntry`] for a link or submodule under the path; [`Error::Remote`] for
+/// a transport refusal; a guarded-read refusal of a local directory.
 pub fn take(
     fs: &Tree,
     source: &Source,
@@ -321,7 +324,8 @@ pub fn base_dir(hash: &str) -> String {
 /// already kept.
 ///
 /// # Errors
-/// A guarded-write failure.
+/// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
+/// guarded-read or write failure.
 pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     let dir = base_dir(&hash);
