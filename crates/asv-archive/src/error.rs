@@ -478,7 +478,7 @@ impl fmt::Display for ReadProblem {
     }
 }
 
-/// Everything that can go wrong reading, extracting or writing an archive.
+/// Everything that can go wrong reading or writing an archive.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The archive as a whole is refused; nothing was written (input side).
@@ -525,30 +525,6 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
-    /// Something other than a directory stands where extraction needs one (environment side:
-    /// the destination was not the fresh directory it should be).
-    #[error(
-        "cannot extract {archive}: {path:?} in the destination is not a plain directory; extract into a fresh empty directory"
-    )]
-    InTheWay {
-        /// The archive's path or label.
-        archive: String,
-        /// The path under the destination.
-        path: String,
-    },
-    /// A write into the destination failed (environment side).
-    #[error("cannot extract {archive}: cannot {op} {path:?}: {source}")]
-    Write {
-        /// The archive's path or label.
-        archive: String,
-        /// The path under the destination (empty for the destination itself).
-        path: String,
-        /// What was being done (`create`, `write`, `make the directory`, …).
-        op: &'static str,
-        /// The failure.
-        #[source]
-        source: io::Error,
-    },
     /// A file offered for a ZIP has a name no archive of ours may hold (input side).
     #[error("cannot zip {entry:?}: it {detail}; rename it")]
     Unzippable {
@@ -575,9 +551,6 @@ impl Error {
     /// Which side the failure lies with.
     pub fn side(&self) -> Side {
         match self {
-            // Something standing where an entry is extracted lies with the destination.
-            Error::InTheWay { .. } => Side::Destination,
-            Error::Write { .. } => Side::Environment,
             Error::Tree(e) => e.side(),
             _ => Side::Input,
         }

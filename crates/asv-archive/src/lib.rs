@@ -1,4 +1,4 @@
-//! Strict reading and extraction of ZIP and tar.gz archives, and reproducible ZIP writing.
+//! Strict reading of ZIP and tar.gz archives, and reproducible ZIP writing.
 //!
 //! Skills arrive as archives (a ZIP someone uploaded, an npm-style tarball) and leave as them
 //! (`skill pack`). An archive is hostile input: a member named `../../.bashrc`, a symbolic link
@@ -13,10 +13,10 @@
 //! - Whether an archive may be written is decided from its whole entry list before a byte is
 //!   written ([`entry_refusal`]): only regular files and directories, each named safely on
 //!   every host (Windows' rules too), no two of them one name.
-//! - What is written is written here, never by a library: each directory a plain `mkdir`, each
-//!   file an exclusive create that no link satisfies, with mode `0644` or `0755` by the
-//!   archive's executable bit alone, narrowed by the umask. An extracted tree holds no link, no
-//!   special file and no setuid bit, whatever the archive said.
+//! - Nothing is extracted here: a caller takes each accepted file's bytes ([`Archive::read`])
+//!   and its executable bit, and writes them through `asv-fs` (`skill install` stages every
+//!   skill and swaps it in, all or none), so no link, special file or setuid bit an archive
+//!   declares ever reaches the disk.
 //! - A member that does not inflate to its declared size, or fails its CRC, is its own error
 //!   ([`Error::EntryRead`]), met when that member is read, not when the archive is opened.
 //!
@@ -34,9 +34,8 @@
 //! let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
 //! assert_eq!(names, ["skill/", "skill/SKILL.md"]);
 //!
-//! let into = tempfile::tempdir()?;
-//! archive.extract(into.path(), &|_| false)?;
-//! assert!(into.path().join("skill/SKILL.md").is_file());
+//! archive.judge()?;
+//! assert_eq!(archive.read(&archive.entries()[1])?, b"---\nname: skill\n---\n");
 //! # Ok(())
 //! # }
 //! ```
@@ -50,7 +49,6 @@
 
 mod entry;
 pub mod error;
-mod extract;
 mod policy;
 mod tar;
 mod write;
@@ -63,7 +61,6 @@ use rustix::fs::{Mode, OFlags};
 
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
-pub use extract::extracted_file_mode;
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files};
 
@@ -115,7 +112,7 @@ enum Members {
 
 /// An archive read into memory and parsed: what it lists, and each file's bytes on request.
 /// Opening judges only the structure and the limits; the entry policy is applied by
-/// [`Archive::judge`], [`Archive::extract`] and [`Archive::to_zip`].
+/// [`Archive::judge`] and [`Archive::to_zip`].
 #[derive(Debug)]
 pub struct Archive {
     label: String,
@@ -278,39 +275,15 @@ impl Archive {
         }
     }
 
-    /// Extracts the archive into `into`, a fresh directory the caller made: the whole entry list
-    /// is judged first, then every entry `omit` does not pick is written in archive order (an
-    /// omitted entry is still judged). A directory is made plainly, a file created exclusively
-    /// with mode `0644` or `0755` by its executable bit, narrowed by the umask.
-    ///
-    /// # Errors
-    /// [`Error::Refused`] when the policy refuses an entry, with nothing written;
-    /// [`Error::EntryRead`] for a member that does not read as declared, met as it is written
-    /// (what was written before stays: dispose of `into`); [`Error::InTheWay`] when something
-    /// already stands where an entry goes; [`Error::Write`] when the file system refuses a write.
-    pub fn extract(&self, into: &Path, omit: &dyn Fn(&Entry) -> bool) -> Result<()> {
-        self.judge()?;
-        let destination = extract::Destination::open(into, &self.label)?;
-        for entry in self.entries.iter().filter(|e| !omit(e)) {
-            let place = place_of(&entry.name);
-            if entry.is_dir() {
-                destination.make_dir(&place)?;
-            } else {
-                let bytes = self.read(entry)?;
-                destination.write_file(&place, &bytes, entry.executable)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The ZIP of exactly what was judged: the entry list judged as [`Archive::extract`] judges
-    /// it, then each entry `omit` does not pick, in archive order, named by the place it lands at
+    /// The ZIP of exactly what was judged: the whole entry list judged ([`Archive::judge`]),
+    /// then each entry `omit` does not pick, in archive order, named by the place it lands at
     /// (backslashes as `/`, empty and `.` segments dropped), written as [`zip_files`] writes
     /// (Unix modes `0644`/`0755`, fixed date, no extra field or comment). Nothing else of the
     /// archive's bytes travels on.
     ///
     /// # Errors
-    /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared.
+    /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared;
+    /// [`Error::ZipTooLarge`] past what a ZIP without ZIP64 holds.
     pub fn to_zip(&self, omit: &dyn Fn(&Entry) -> bool) -> Result<Vec<u8>> {
         self.judge()?;
         let mut contents = Vec::new();
@@ -343,22 +316,6 @@ impl Archive {
 /// As [`Archive::open`].
 pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
     Ok(Archive::open(source, options)?.entries)
-}
-
-/// Opens, judges and extracts an archive into the fresh directory `into`
-/// ([`Archive::extract`]); returns every entry, an omitted one included.
-///
-/// # Errors
-/// As [`Archive::open`] and [`Archive::extract`].
-pub fn extract(
-    source: Source,
-    options: &ReadOptions,
-    into: &Path,
-    omit: &dyn Fn(&Entry) -> bool,
-) -> Result<Vec<Entry>> {
-    let archive = Archive::open(source, options)?;
-    archive.extract(into, omit)?;
-    Ok(archive.entries)
 }
 
 /// The ZIP of an accepted archive's judged entries ([`Archive::to_zip`]).

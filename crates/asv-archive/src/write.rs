@@ -151,8 +151,9 @@ pub(crate) fn zip_records(records: &[Record<'_>], what: &str) -> Result<Vec<u8>>
 /// every directory above one, all sorted bytewise by entry name (so a directory comes before
 /// what it holds). The order `files` come in does not matter.
 ///
-/// Paths are normalised as an extraction would place them (a backslash is a separator, empty
-/// and `.` segments dropped) and judged by the same entry policy as an archive being read.
+/// Paths are normalised as [`crate::place_of`] places an archive's entries (a backslash is a
+/// separator, empty and `.` segments dropped) and judged by the same entry policy as an
+/// archive being read.
 ///
 /// # Errors
 /// [`Error::Unzippable`] for a path the entry policy refuses (unsafe, listed twice, beneath
@@ -226,7 +227,8 @@ fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
 /// An empty directory leaves no entry.
 ///
 /// # Errors
-/// [`Error::Tree`] when a link, FIFO, device or socket stands below `dir`, or a read fails;
+/// [`Error::Tree`] when `dir` is no directory, a link, FIFO, device or socket stands below it,
+/// or a read fails;
 /// [`Error::ZipTooLarge`] when the files are more than `limits.max_entries` or hold more than
 /// `limits.max_expanded` bytes; as [`zip_files`].
 ///

@@ -1,6 +1,86 @@
-//! The one error type of `asv-skills`.
+//! The one error type of `asv-skills`, and the problem types its refusals carry.
+//!
+//! A refusal keeps the values it is about (names, hashes, the parser's error), never
+//! preformatted text; each problem's `Display` words it as earlier releases did, so the
+//! printed lines do not change.
+
+use std::fmt;
 
 use asv_fs::quote::{DisplayPath, json_string};
+
+/// What is wrong with `vendor-skills-lock.json`.
+#[derive(Debug)]
+pub enum LockProblem {
+    /// The text is not JSON of the lock's shape (an unknown key, a missing field, a syntax
+    /// error): serde's description, which names the line and column.
+    NotValid(serde_json::Error),
+    /// The `version` is not the one this build reads ([`crate::lock::VERSION`]).
+    Version {
+        /// The version the file holds.
+        found: u32,
+    },
+    /// A key of `skills` is not a usable skill name.
+    BadName {
+        /// The key as written.
+        name: String,
+        /// Why it is not a skill name ([`crate::name_problem`]).
+        problem: &'static str,
+    },
+    /// A `baseHash` (of the entry or of its pending pull) is not a tree hash.
+    BadHash {
+        /// The skill whose entry holds it.
+        name: String,
+        /// The value as written.
+        hash: String,
+    },
+}
+
+impl fmt::Display for LockProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Rust's `{:?}` quoting is kept for names and hashes: it is what earlier releases
+        // printed.
+        match self {
+            LockProblem::NotValid(e) => write!(f, "not valid: {e}"),
+            LockProblem::Version { found } => write!(
+                f,
+                "version {found} is not the version {} this build reads",
+                crate::lock::VERSION
+            ),
+            LockProblem::BadName { name, problem } => {
+                write!(f, "the skill name {name:?} {problem}")
+            }
+            LockProblem::BadHash { name, hash } => write!(
+                f,
+                "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
+            ),
+        }
+    }
+}
+
+/// Why a repository argument is not a usable source.
+#[derive(Debug)]
+pub enum RepositoryProblem {
+    /// Text that is none of the repository forms the transports accept.
+    Unaccepted(asv_model::source::RepositoryProblem),
+    /// A local directory that is not there (or cannot be opened as a directory).
+    NoSuchDirectory,
+    /// A local directory whose absolute path cannot be formed (the working directory is
+    /// unreadable).
+    Unresolvable(std::io::Error),
+    /// A local directory whose absolute path is not UTF-8, which git cannot be given.
+    NotUtf8,
+}
+
+impl fmt::Display for RepositoryProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RepositoryProblem::Unaccepted(problem) => problem.fmt(f),
+            RepositoryProblem::NoSuchDirectory => f.write_str("no such directory"),
+            RepositoryProblem::Unresolvable(e) => e.fmt(f),
+            RepositoryProblem::NotUtf8 => f.write_str("the path is not UTF-8"),
+        }
+    }
+}
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
 /// file and end with what to do; the wrapped errors carry their own side.
@@ -110,7 +190,7 @@ pub enum Error {
         /// The lock file.
         path: String,
         /// What is wrong.
-        problem: String,
+        problem: LockProblem,
     },
     /// The repository argument is not a usable source (input side).
     #[error(
@@ -121,7 +201,7 @@ pub enum Error {
         /// As typed.
         given: String,
         /// What is wrong.
-        problem: String,
+        problem: RepositoryProblem,
     },
     /// `--name` asks for a rename the SKILL.md cannot take (input side).
     #[error(
@@ -337,6 +417,90 @@ impl Error {
             | Error::DuplicateSkill { input, .. }
             | Error::Unwritable { input, .. } => Some(Location::file(input.clone())),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use asv_fs::{Location, Side};
+
+    fn lock(problem: LockProblem) -> Error {
+        Error::Lock {
+            path: crate::lock::SKILL_LOCK_FILE.to_owned(),
+            problem,
+        }
+    }
+
+    fn repository(given: &str, problem: RepositoryProblem) -> Error {
+        Error::Repository {
+            given: given.to_owned(),
+            problem,
+        }
+    }
+
+    /// Every lock and repository problem, worded exactly as earlier releases printed it.
+    #[test]
+    fn lock_and_repository_problems_keep_their_wording_and_side() {
+        let not_json = serde_json::from_str::<crate::lock::SkillLock>("{")
+            .expect_err("an open brace is not a lock");
+        let rows: Vec<(Error, &str)> = vec![
+            (
+                lock(LockProblem::NotValid(not_json)),
+                "vendor-skills-lock.json: not valid: EOF while parsing an object at line 1 column 1; fix or remove the file, then add the skills again",
+            ),
+            (
+                lock(LockProblem::Version { found: 2 }),
+                "vendor-skills-lock.json: version 2 is not the version 1 this build reads; fix or remove the file, then add the skills again",
+            ),
+            (
+                lock(LockProblem::BadName {
+                    name: "PDF".to_owned(),
+                    problem: "may hold only lowercase letters a-z, digits and hyphens",
+                }),
+                "vendor-skills-lock.json: the skill name \"PDF\" may hold only lowercase letters a-z, digits and hyphens; fix or remove the file, then add the skills again",
+            ),
+            (
+                lock(LockProblem::BadHash {
+                    name: "pdf".to_owned(),
+                    hash: "sha256:zz".to_owned(),
+                }),
+                "vendor-skills-lock.json: pdf: \"sha256:zz\" is not a tree hash (sha256:<64 hex digits>); fix or remove the file, then add the skills again",
+            ),
+            (
+                repository(
+                    "http://example.com/x.git",
+                    RepositoryProblem::Unaccepted(asv_model::source::RepositoryProblem::PlainHttp),
+                ),
+                "the repository \"http://example.com/x.git\" is not usable: plain http:// is not accepted; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
+            ),
+            (
+                repository("./gone", RepositoryProblem::NoSuchDirectory),
+                "the repository \"./gone\" is not usable: no such directory; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
+            ),
+            (
+                repository(
+                    "./here",
+                    RepositoryProblem::Unresolvable(std::io::Error::other(
+                        "the working directory is gone",
+                    )),
+                ),
+                "the repository \"./here\" is not usable: the working directory is gone; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
+            ),
+            (
+                repository("./odd", RepositoryProblem::NotUtf8),
+                "the repository \"./odd\" is not usable: the path is not UTF-8; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
+            ),
+        ];
+        for (error, text) in rows {
+            assert_eq!(error.to_string(), text);
+            assert_eq!(error.side(), Side::Input, "{text}");
+            let want = match &error {
+                Error::Lock { .. } => Some(Location::file(crate::lock::SKILL_LOCK_FILE)),
+                _ => None,
+            };
+            assert_eq!(error.location(), want, "{text}");
         }
     }
 }

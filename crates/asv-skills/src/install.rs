@@ -17,8 +17,8 @@ use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 use crate::error::Error;
 use crate::paths::portable;
 use crate::placing::fill_of;
-use crate::validate::first_error;
-use crate::{Finding, has_errors, manifest_name, validate_tree};
+use crate::validate::refuse_errors;
+use crate::{Finding, manifest_name, validate_tree};
 
 /// An agent whose skills directory `skill install --target` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,8 +192,11 @@ fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
 /// input is named in messages.
 ///
 /// # Errors
-/// [`Error::UnknownInput`]; an archive refusal (unreadable, unsafe entries, past the limits);
-/// a link or special file in a directory; [`Error::NoSkill`].
+/// [`Error::NoInput`] for nothing at `input`; [`Error::LinkInput`] for a link there;
+/// [`Error::UnknownInput`] for anything but a directory, a ZIP or a gzipped tar;
+/// [`Error::Archive`] for an archive refused (unreadable, unsafe entries, past the limits);
+/// [`Error::Tree`] or [`Error::Fs`] for a link or special file in a directory;
+/// [`Error::NoSkill`] for an input that holds no skill.
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
     let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoInput {
@@ -262,9 +265,11 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
 /// with it, what stands there is replaced. A `dry_run` plans and writes nothing.
 ///
 /// # Errors
-/// As [`find`]; [`Error::DuplicateSkill`]; [`Error::Invalid`] for any skill that breaks the
-/// rules; a plan refusal (an occupied destination, a link on the way); a write failure, after
-/// which every destination is as it was.
+/// As [`find`]; [`Error::DuplicateSkill`]; [`Error::Unwritable`] for a path some host cannot
+/// write; [`Error::BadName`] for a skill name that is not one; [`Error::Invalid`] for any
+/// skill that breaks the rules; [`Error::AlreadyInstalled`] for a destination already taken
+/// (without `force`); another plan refusal (a link on the way); a write failure, after which
+/// every destination is as it was.
 pub fn install(
     dest: &Tree,
     into: &str,
@@ -306,11 +311,7 @@ pub fn install(
                 problem,
             });
         }
-        let findings = validate_tree(&skill.tree, &dir);
-        if has_errors(&findings) {
-            return Err(first_error(findings));
-        }
-        warnings.extend(findings);
+        warnings.extend(refuse_errors(validate_tree(&skill.tree, &dir))?);
         skill.tree.check_paths()?;
         let ownership = if force {
             Ownership::Force

@@ -37,6 +37,6 @@ mod validate;
 pub use asv_skilltree::normalize_name;
 pub use error::Error;
 pub use validate::{
-    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Severity,
+    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Rule, Severity,
     has_errors, manifest_name, name_problem, validate_skill, validate_tree,
 };

@@ -17,8 +17,8 @@ use crate::error::Error;
 use crate::lock::{Entry, Pending, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
-use crate::validate::first_error;
-use crate::{Finding, Severity, has_errors, manifest_name, name_problem, validate_tree};
+use crate::validate::refuse_errors;
+use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
 
 pub use asv_model::layout::SKILLS_DIR;
 
@@ -297,9 +297,13 @@ fn default_name(source: &Source, path: &str) -> String {
 /// `skills/<name>`, places it, keeps its base, and records it in the skill lock.
 ///
 /// # Errors
-/// A source or path that is not usable; a name that is taken or not a skill name; a skill
-/// that breaks the rules ([`Error::Invalid`]); a transport or write failure. Nothing is
-/// placed or recorded then.
+/// [`Error::Lock`] for a lock that cannot be read; [`Error::Repository`],
+/// [`Error::PathEscapes`] or [`Error::RefWithoutRepository`] for a source or path that is not
+/// usable; [`Error::BadName`], [`Error::AlreadyImported`] or [`Error::Occupied`] for a name
+/// that is not a skill name or is taken; as [`take`] for what the source holds;
+/// [`Error::Rename`] for a `--name` the SKILL.md cannot take; [`Error::Invalid`] for a skill
+/// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
+/// guarded-write failure. Every refusal comes before anything is written.
 pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, Error> {
     let mut lock = SkillLock::load(fs)?;
     let source = Source::parse(&request.repository)?;
@@ -333,10 +337,7 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         }
         _ => taken.tree.clone(),
     };
-    let findings = validate_tree(&placed, &dir);
-    if has_errors(&findings) {
-        return Err(first_error(findings));
-    }
+    let findings = refuse_errors(validate_tree(&placed, &dir))?;
     taken.tree.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
     keep_base(fs, &taken.tree)?;
@@ -518,10 +519,14 @@ fn upstream_of(
 /// markers and marks the skill conflicted until [`resolve`].
 ///
 /// # Errors
-/// A name not imported; a skill that is missing or waiting for `skill resolve`; a base that no
-/// longer matches its hash ([`Error::BaseMismatch`]); a merged result that breaks the rules; a
-/// transport or write failure. A skill refused changes nothing; skills before it in the run
-/// keep their pulls.
+/// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock
+/// does not hold; [`Error::Conflicted`] for a skill waiting for `skill resolve`;
+/// [`Error::Missing`] for a skill whose directory is gone; [`Error::Tree`] for a local copy
+/// holding a link or special file; as [`take`] for upstream; [`Error::BaseUnavailable`] or
+/// [`Error::BaseMismatch`] for a base that cannot be had as recorded; [`Error::Invalid`] for
+/// a merged result that breaks the rules; [`Error::Unwritable`] for a merged path some host
+/// cannot write; a guarded-write failure. A skill refused changes nothing; skills before it
+/// in the run keep their pulls.
 pub fn pull(
     fs: &Tree,
     names: &[String],
@@ -594,10 +599,7 @@ pub fn pull(
             });
             continue;
         }
-        let findings = validate_tree(&merged.tree, &dir);
-        if has_errors(&findings) {
-            return Err(first_error(findings));
-        }
+        refuse_errors(validate_tree(&merged.tree, &dir))?;
         portable_tree(&entry.source, &merged.tree)?;
         keep_base(fs, &upstream.tree)?;
         if merged.tree != local {
@@ -633,8 +635,9 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// once no file holds a conflict marker and the skill is valid.
 ///
 /// # Errors
-/// [`Error::NotConflicted`]; [`Error::MarkersRemain`] naming the first file with markers;
-/// [`Error::Invalid`]; a guarded-read or write failure.
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`]; [`Error::Missing`] for
+/// a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
+/// markers; [`Error::Invalid`]; a guarded-read or write failure.
 pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(fs)?;
     let entry = lock.entry(name)?.clone();
@@ -653,10 +656,7 @@ pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
             path: format!("{dir}/{}", f.path),
         });
     }
-    let findings = validate_tree(&local, &dir);
-    if has_errors(&findings) {
-        return Err(first_error(findings));
-    }
+    refuse_errors(validate_tree(&local, &dir))?;
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
         e.base_hash = pending.base_hash;
@@ -669,8 +669,9 @@ pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
 /// `skill diff`: the unified diff of skill `name` from one version to another.
 ///
 /// # Errors
-/// A name not imported; a missing base ([`Error::BaseMismatch`], [`Error::BaseUnavailable`]);
-/// a transport failure for [`Version::Upstream`] (or for a base not kept here).
+/// [`Error::Lock`]; [`Error::NotImported`]; a base that cannot be had as recorded
+/// ([`Error::BaseUnavailable`], [`Error::BaseMismatch`]); a guarded-read refusal of the local
+/// copy; as [`take`] for [`Version::Upstream`] (or for a base not kept here).
 pub fn diff(
     fs: &Tree,
     name: &str,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use asv_fs::Tree;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, LockProblem};
 
 /// The skill lock's path, relative to the repository root.
 pub const SKILL_LOCK_FILE: &str = asv_model::layout::SKILL_LOCK;
@@ -70,29 +70,32 @@ impl SkillLock {
                 skills: BTreeMap::new(),
             });
         };
-        let problem = |problem: String| Error::Lock {
+        let problem = |problem: LockProblem| Error::Lock {
             path: SKILL_LOCK_FILE.to_owned(),
             problem,
         };
         let lock: SkillLock =
-            serde_json::from_slice(&bytes).map_err(|e| problem(format!("not valid: {e}")))?;
+            serde_json::from_slice(&bytes).map_err(|e| problem(LockProblem::NotValid(e)))?;
         if lock.version != VERSION {
-            return Err(problem(format!(
-                "version {} is not the version {VERSION} this build reads",
-                lock.version
-            )));
+            return Err(problem(LockProblem::Version {
+                found: lock.version,
+            }));
         }
         for (name, entry) in &lock.skills {
             if let Some(p) = crate::name_problem(name) {
-                return Err(problem(format!("the skill name {name:?} {p}")));
+                return Err(problem(LockProblem::BadName {
+                    name: name.clone(),
+                    problem: p,
+                }));
             }
             let hashes = std::iter::once(&entry.base_hash)
                 .chain(entry.pending.as_ref().map(|p| &p.base_hash));
             for hash in hashes {
                 if !is_tree_hash(hash) {
-                    return Err(problem(format!(
-                        "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
-                    )));
+                    return Err(problem(LockProblem::BadHash {
+                        name: name.clone(),
+                        hash: hash.clone(),
+                    }));
                 }
             }
         }
@@ -191,27 +194,49 @@ mod tests {
             r#"{{"version":1,"skills":{{"pdf":{{"source":"s","path":"p","revision":"r","baseHash":"{}"}}}}}}"#,
             hash('c')
         );
-        let rows = [
-            ("not json", "{".to_owned()),
+        let pending = good.replace(
+            "\"baseHash\"",
+            "\"pending\":{\"revision\":\"r2\",\"baseHash\":\"sha256:00\"},\"baseHash\"",
+        );
+        type Want = fn(&LockProblem) -> bool;
+        let rows: [(&str, String, Want); 6] = [
+            ("not json", "{".to_owned(), |p| {
+                matches!(p, LockProblem::NotValid(_))
+            }),
             (
                 "other version",
                 good.replace("\"version\":1", "\"version\":2"),
+                |p| matches!(p, LockProblem::Version { found: 2 }),
             ),
             (
                 "unknown key",
                 good.replace("\"path\"", "\"extra\":1,\"path\""),
+                |p| matches!(p, LockProblem::NotValid(_)),
             ),
-            ("bad name", good.replace("\"pdf\"", "\"PDF\"")),
-            ("bad hash", good.replace(&hash('c'), "sha256:zz")),
+            (
+                "bad name",
+                good.replace("\"pdf\"", "\"PDF\""),
+                |p| matches!(p, LockProblem::BadName { name, .. } if name == "PDF"),
+            ),
+            (
+                "bad hash",
+                good.replace(&hash('c'), "sha256:zz"),
+                |p| matches!(p, LockProblem::BadHash { hash, .. } if hash == "sha256:zz"),
+            ),
+            (
+                "bad pending hash",
+                pending,
+                |p| matches!(p, LockProblem::BadHash { hash, .. } if hash == "sha256:00"),
+            ),
         ];
         fs.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
         assert!(SkillLock::load(&fs).is_ok());
-        for (name, text) in rows {
+        for (name, text, want) in rows {
             fs.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();
-            assert!(
-                matches!(SkillLock::load(&fs), Err(Error::Lock { .. })),
-                "{name}"
-            );
+            match SkillLock::load(&fs) {
+                Err(Error::Lock { problem, .. }) => assert!(want(&problem), "{name}: {problem:?}"),
+                other => panic!("{name}: {other:?}"),
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ use asv_fs::Tree;
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
-use crate::{Finding, Severity, has_errors, validate_tree};
+use crate::validate::refuse_errors;
+use crate::{Finding, Rule, validate_tree};
 
 /// Past this size a ZIP is over what a claude.ai upload takes (8 MiB, the figure the
 /// claude.ai surface has been documented with): packing warns.
@@ -38,9 +39,10 @@ pub struct Packed {
 /// against the Agent Skills rules, and zips it under a folder of its name.
 ///
 /// # Errors
-/// [`Error::Missing`] when `dir` is not a directory; a link or special file in the skill;
+/// [`Error::Missing`] when nothing stands at `dir`, [`Error::Fs`] when a link or another kind
+/// of entry does; [`Error::Tree`] for a link or special file in the skill;
 /// [`Error::Invalid`] for a skill that breaks the rules; [`Error::TooLarge`] when its files
-/// hold more than [`API_LIMIT`] bytes; a ZIP the writer refuses.
+/// hold more than [`API_LIMIT`] bytes; [`Error::Archive`] for a ZIP the writer refuses.
 ///
 /// # Example
 /// ```
@@ -57,10 +59,7 @@ pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(fs, dir)?;
     let tree = SkillTree::read(fs, dir)?;
-    let mut warnings = validate_tree(&tree, dir);
-    if has_errors(&warnings) {
-        return Err(crate::validate::first_error(warnings));
-    }
+    let mut warnings = refuse_errors(validate_tree(&tree, dir))?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree
         .files()
@@ -82,14 +81,14 @@ pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
     let zip = zip_files(&entries)?;
     let size = zip.len() as u64;
     if size > UPLOAD_LIMIT {
-        warnings.push(Finding {
-            severity: Severity::Warning,
-            path: dir.to_owned(),
-            line: None,
-            message: format!(
+        warnings.push(Finding::new(
+            Rule::UploadTooLarge,
+            dir,
+            None,
+            format!(
                 "packs to {size} bytes, over the {UPLOAD_LIMIT} bytes a claude.ai upload takes (the Skills API takes up to {API_LIMIT})"
             ),
-        });
+        ));
     }
     Ok(Packed {
         name,
@@ -98,4 +97,44 @@ pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
         zip,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes no compressor shrinks (xorshift), so the ZIP is as large as the file.
+    fn noise(len: usize) -> Vec<u8> {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_pack_over_the_upload_limit_warns_with_its_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let fs = Tree::open(dir.path()).unwrap();
+        fs.write_file(
+            "skills/big/SKILL.md",
+            b"---\nname: big\ndescription: Large.\n---\n",
+        )
+        .unwrap();
+        fs.write_file("skills/big/data.bin", &noise(UPLOAD_LIMIT as usize + 1024))
+            .unwrap();
+        let packed = pack(&fs, "skills/big").unwrap();
+        assert!(packed.zip.len() as u64 > UPLOAD_LIMIT);
+        let rules: Vec<(Rule, &str)> = packed
+            .warnings
+            .iter()
+            .map(|f| (f.rule, f.path.as_str()))
+            .collect();
+        assert_eq!(rules, [(Rule::UploadTooLarge, "skills/big")]);
+        assert_eq!(packed.warnings[0].severity, crate::Severity::Warning);
+    }
 }

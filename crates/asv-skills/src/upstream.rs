@@ -13,7 +13,7 @@ use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name, validate_relative_path};
 
-use crate::error::Error;
+use crate::error::{Error, RepositoryProblem};
 
 pub use asv_model::layout::SKILL_BASES_DIR as BASES_DIR;
 
@@ -45,7 +45,7 @@ impl Source {
             .map(Source::Remote)
             .map_err(|problem| Error::Repository {
                 given: given.to_owned(),
-                problem: problem.to_string(),
+                problem: RepositoryProblem::Unaccepted(problem),
             })
     }
 
@@ -103,9 +103,12 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
 /// into (a local source's relative path is read from its root).
 ///
 /// # Errors
-/// [`Error::PathEscapes`] for a path that leaves the source; [`Error::NotInSource`] when
-/// nothing is there; [`Error::UnsupportedEntry`] for a link or submodule under the path; a
-/// transport refusal; a guarded-read refusal of a local directory.
+/// [`Error::PathEscapes`] for a path that leaves the source; [`Error::Repository`] for a local
+/// directory that is not there; [`Error::RefWithoutRepository`] for a commit asked of a local
+/// directory that is no git repository; [`Error::NotACommit`] for a source that answers
+/// something else for a commit id; [`Error::NotInSource`] when nothing is there;
+/// [`Error::UnsupportedEntry`] for a link or submodule under the path; [`Error::Remote`] for
+/// a transport refusal; a guarded-read refusal of a local directory.
 pub fn take(
     fs: &Tree,
     source: &Source,
@@ -144,7 +147,7 @@ fn take_local_commit(
     let base = fs.root().join(Path::new(dir));
     let source = Tree::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
-        problem: "no such directory".to_owned(),
+        problem: RepositoryProblem::NoSuchDirectory,
     })?;
     if !is_git_repository(&source)? {
         return Err(Error::RefWithoutRepository {
@@ -153,7 +156,7 @@ fn take_local_commit(
     }
     let url = std::path::absolute(&base).map_err(|e| Error::Repository {
         given: dir.to_owned(),
-        problem: e.to_string(),
+        problem: RepositoryProblem::Unresolvable(e),
     })?;
     // `..` taken out lexically, so the path git is given (and a refusal shows) reads plainly.
     let mut plain = std::path::PathBuf::new();
@@ -169,7 +172,7 @@ fn take_local_commit(
     let url = plain;
     let url = url.to_str().ok_or_else(|| Error::Repository {
         given: dir.to_owned(),
-        problem: "the path is not UTF-8".to_owned(),
+        problem: RepositoryProblem::NotUtf8,
     })?;
     let mut transport = asv_remote::git::Git::local(url)?;
     take_remote(&mut transport, dir, path, at, options)
@@ -179,7 +182,7 @@ fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
     let base = fs.root().join(Path::new(dir));
     let source = Tree::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
-        problem: "no such directory".to_owned(),
+        problem: RepositoryProblem::NoSuchDirectory,
     })?;
     let rel = if path == "." { "" } else { path };
     if rel.is_empty() {
@@ -321,7 +324,8 @@ pub fn base_dir(hash: &str) -> String {
 /// already kept.
 ///
 /// # Errors
-/// A guarded-write failure.
+/// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
+/// guarded-read or write failure.
 pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     let dir = base_dir(&hash);

@@ -4,6 +4,10 @@
 //! and a skill held in memory before it is written ([`validate_tree`]) get the same findings.
 //! This module sits here rather than in `asv-skilltree` because the frontmatter is read with
 //! the YAML reader of `asv-contracts`, a layer above the tree model.
+//!
+//! Every finding names the [`Rule`] it reports, whose stable code (`name-format`,
+//! `description-missing`, …) machine-readable output carries beside the message, as contract
+//! violations carry their kind.
 
 use asv_fs::{EntryKind, Tree, join};
 use asv_model::yaml::Yaml;
@@ -20,10 +24,149 @@ pub enum Severity {
     Warning,
 }
 
+/// The rule a finding reports a skill breaking, each with one stable kebab-case code
+/// ([`Rule::code`]) that machine-readable output names it by. A code never changes meaning;
+/// a new check gets a new rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// `skill-md-missing`: the skill directory holds no `SKILL.md`.
+    SkillMdMissing,
+    /// `skill-md-case`: the manifest is there under another case (`skill.md`), which
+    /// case-sensitive hosts do not find.
+    SkillMdCase,
+    /// `skill-md-encoding`: `SKILL.md` is not UTF-8.
+    SkillMdEncoding,
+    /// `skill-md-too-long`: `SKILL.md` holds more than [`MAX_LINES`] lines (a warning).
+    SkillMdTooLong,
+    /// `frontmatter-missing`: `SKILL.md` does not open with a `---` frontmatter.
+    FrontmatterMissing,
+    /// `frontmatter-syntax`: the frontmatter cannot be read: a `---` line that only looks
+    /// like one, a frontmatter never closed, a tab indent, text that is not YAML.
+    FrontmatterSyntax,
+    /// `frontmatter-not-mapping`: the frontmatter is YAML other than a mapping.
+    FrontmatterNotMapping,
+    /// `name-missing`: the frontmatter has no `name`.
+    NameMissing,
+    /// `name-type`: `name` is not text.
+    NameType,
+    /// `name-format`: `name` is empty, over [`MAX_NAME`] characters, or not lowercase
+    /// letters, digits and single inner hyphens ([`name_problem`]).
+    NameFormat,
+    /// `name-mismatch`: `name` is not the skill directory's name.
+    NameMismatch,
+    /// `description-missing`: the frontmatter has no `description`.
+    DescriptionMissing,
+    /// `description-type`: `description` is not text.
+    DescriptionType,
+    /// `description-empty`: `description` is empty or only whitespace.
+    DescriptionEmpty,
+    /// `description-too-long`: `description` is over [`MAX_DESCRIPTION`] characters.
+    DescriptionTooLong,
+    /// `compatibility-type`: `compatibility` is not text.
+    CompatibilityType,
+    /// `compatibility-too-long`: `compatibility` is over [`MAX_COMPATIBILITY`] characters.
+    CompatibilityTooLong,
+    /// `metadata-type`: `metadata` is not a mapping.
+    MetadataType,
+    /// `metadata-key`: a key of `metadata` is not text, or is empty.
+    MetadataKey,
+    /// `metadata-value-type`: a value of `metadata` is not text (`metadata.contracts`
+    /// aside).
+    MetadataValueType,
+    /// `metadata-contracts`: `metadata.contracts`, this tool's declaration of contract ids,
+    /// is not a list of distinct contract ids.
+    MetadataContracts,
+    /// `allowed-tools-type`: `allowed-tools` is neither text nor a list of text.
+    AllowedToolsType,
+    /// `unknown-key`: a top-level frontmatter key the Agent Skills rules do not know
+    /// ([`KNOWN_KEYS`]); agents ignore it (a warning).
+    UnknownKey,
+    /// `upload-too-large`: the packed ZIP is over what a claude.ai upload takes (a warning
+    /// of `skill pack`).
+    UploadTooLarge,
+}
+
+impl Rule {
+    /// Every rule, in the order the checks run.
+    pub const ALL: [Rule; 24] = [
+        Rule::SkillMdMissing,
+        Rule::SkillMdCase,
+        Rule::SkillMdEncoding,
+        Rule::SkillMdTooLong,
+        Rule::FrontmatterMissing,
+        Rule::FrontmatterSyntax,
+        Rule::FrontmatterNotMapping,
+        Rule::NameMissing,
+        Rule::NameType,
+        Rule::NameFormat,
+        Rule::NameMismatch,
+        Rule::DescriptionMissing,
+        Rule::DescriptionType,
+        Rule::DescriptionEmpty,
+        Rule::DescriptionTooLong,
+        Rule::CompatibilityType,
+        Rule::CompatibilityTooLong,
+        Rule::MetadataType,
+        Rule::MetadataKey,
+        Rule::MetadataValueType,
+        Rule::MetadataContracts,
+        Rule::AllowedToolsType,
+        Rule::UnknownKey,
+        Rule::UploadTooLarge,
+    ];
+
+    /// The stable kebab-case code output names the rule by.
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::SkillMdMissing => "skill-md-missing",
+            Rule::SkillMdCase => "skill-md-case",
+            Rule::SkillMdEncoding => "skill-md-encoding",
+            Rule::SkillMdTooLong => "skill-md-too-long",
+            Rule::FrontmatterMissing => "frontmatter-missing",
+            Rule::FrontmatterSyntax => "frontmatter-syntax",
+            Rule::FrontmatterNotMapping => "frontmatter-not-mapping",
+            Rule::NameMissing => "name-missing",
+            Rule::NameType => "name-type",
+            Rule::NameFormat => "name-format",
+            Rule::NameMismatch => "name-mismatch",
+            Rule::DescriptionMissing => "description-missing",
+            Rule::DescriptionType => "description-type",
+            Rule::DescriptionEmpty => "description-empty",
+            Rule::DescriptionTooLong => "description-too-long",
+            Rule::CompatibilityType => "compatibility-type",
+            Rule::CompatibilityTooLong => "compatibility-too-long",
+            Rule::MetadataType => "metadata-type",
+            Rule::MetadataKey => "metadata-key",
+            Rule::MetadataValueType => "metadata-value-type",
+            Rule::MetadataContracts => "metadata-contracts",
+            Rule::AllowedToolsType => "allowed-tools-type",
+            Rule::UnknownKey => "unknown-key",
+            Rule::UploadTooLarge => "upload-too-large",
+        }
+    }
+
+    /// How serious breaking the rule is: a warning for what agents still load as meant (a
+    /// long file, an unknown key, a large upload), an error for everything else.
+    pub fn severity(self) -> Severity {
+        match self {
+            Rule::SkillMdTooLong | Rule::UnknownKey | Rule::UploadTooLarge => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
 /// One thing wrong with a skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// Error or warning.
+    /// The rule broken.
+    pub rule: Rule,
+    /// Error or warning (the rule's [`Rule::severity`]).
     pub severity: Severity,
     /// The file (repository-relative, `/` separators).
     pub path: String,
@@ -34,6 +177,17 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `rule` at `path` (and `line`), with the rule's severity.
+    pub fn new(rule: Rule, path: impl Into<String>, line: Option<usize>, message: String) -> Self {
+        Finding {
+            rule,
+            severity: rule.severity(),
+            path: path.into(),
+            line,
+            message,
+        }
+    }
+
     /// Where the finding is: the file, and `:<line>` when one line is at fault (a name with a
     /// control character JSON-quoted).
     pub fn location(&self) -> String {
@@ -131,24 +285,18 @@ pub fn manifest_name(tree: &SkillTree) -> Option<String> {
     }
 }
 
-/// The refusal for findings that hold an error: the first error, and how many more.
-pub(crate) fn first_error(findings: Vec<Finding>) -> Error {
-    let errors: Vec<Finding> = findings
-        .into_iter()
-        .filter(|f| f.severity == Severity::Error)
-        .collect();
-    let more = errors.len().saturating_sub(1);
-    match errors.into_iter().next() {
-        Some(first) => Error::Invalid { first, more },
-        None => Error::Invalid {
-            first: Finding {
-                severity: Severity::Error,
-                path: String::new(),
-                line: None,
-                message: "invalid".to_owned(),
-            },
-            more: 0,
-        },
+/// `findings` back when none is an error (warnings are the caller's to report).
+///
+/// # Errors
+/// [`Error::Invalid`] with the first error, and how many more, when any is an error.
+pub(crate) fn refuse_errors(findings: Vec<Finding>) -> Result<Vec<Finding>, Error> {
+    let mut errors = findings.iter().filter(|f| f.severity == Severity::Error);
+    match errors.next() {
+        None => Ok(findings),
+        Some(first) => Err(Error::Invalid {
+            first: first.clone(),
+            more: errors.count(),
+        }),
     }
 }
 
@@ -165,25 +313,26 @@ enum Manifest {
     Missing(Option<String>),
 }
 
+/// The findings for the skill at `dir` whose manifest is `manifest`: every rule judged that
+/// can be, in a fixed order, so the same skill always reports the same list. A manifest that
+/// is missing, not UTF-8 or without a readable frontmatter stops the judging there, since
+/// every later rule reads the frontmatter.
 fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     let skill_md = join(dir, SKILL_MANIFEST);
     let mut out = Vec::new();
-    let error = |path: &str, message: String| Finding {
-        severity: Severity::Error,
-        path: path.to_owned(),
-        line: None,
-        message,
-    };
+    let error = |rule: Rule, message: String| Finding::new(rule, skill_md.as_str(), None, message);
     let bytes = match manifest {
         Manifest::Found(bytes) => bytes,
         Manifest::Missing(other) => {
             out.push(match other {
-                Some(name) => error(
-                    &join(dir, &name),
+                Some(name) => Finding::new(
+                    Rule::SkillMdCase,
+                    join(dir, &name),
+                    None,
                     format!("the file is named {name}; rename it to SKILL.md exactly"),
                 ),
                 None => error(
-                    &skill_md,
+                    Rule::SkillMdMissing,
                     "is missing; a skill is a directory with a SKILL.md".to_owned(),
                 ),
             });
@@ -192,7 +341,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
         out.push(error(
-            &skill_md,
+            Rule::SkillMdEncoding,
             "is not valid UTF-8; save it as UTF-8".to_owned(),
         ));
         return out;
@@ -203,14 +352,12 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         .replace("\r\n", "\n");
     let lines = text.lines().count();
     if lines > MAX_LINES {
-        out.push(Finding {
-            severity: Severity::Warning,
-            path: skill_md.clone(),
-            line: None,
-            message: format!(
+        out.push(error(
+            Rule::SkillMdTooLong,
+            format!(
                 "holds {lines} lines, over {MAX_LINES}; agents load all of it, so move detail into references/"
             ),
-        });
+        ));
     }
     // The reader gen and verify use: whatever they refuse in a frontmatter is an error here,
     // at the same line.
@@ -218,7 +365,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         Ok(Some(front)) => front.root,
         Ok(None) => {
             out.push(error(
-                &skill_md,
+                Rule::FrontmatterMissing,
                 "has no frontmatter; open it with --- and give name and description".to_owned(),
             ));
             return out;
@@ -228,22 +375,28 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             line,
             problem,
         }) => {
-            out.push(Finding {
-                severity: Severity::Error,
+            out.push(Finding::new(
+                declaration_rule(&problem),
                 path,
                 line,
-                message: problem.to_string(),
-            });
+                problem.to_string(),
+            ));
             return out;
         }
         Err(e) => {
-            out.push(error(&skill_md, strip_path(&e.to_string(), &skill_md)));
+            // Only `NotUtf8` is left, and the bytes were found UTF-8 above; judged by what it
+            // says all the same, should the reader ever refuse for another reason.
+            let rule = match &e {
+                asv_model::Error::NotUtf8 { .. } => Rule::SkillMdEncoding,
+                asv_model::Error::Declaration { .. } => Rule::FrontmatterSyntax,
+            };
+            out.push(error(rule, strip_path(&e.to_string(), &skill_md)));
             return out;
         }
     };
     if !matches!(root, Yaml::Map(_)) {
         out.push(error(
-            &skill_md,
+            Rule::FrontmatterNotMapping,
             format!("frontmatter is {}, expected a mapping", root.kind()),
         ));
         return out;
@@ -252,10 +405,10 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     match root.get("name") {
         Some(Yaml::String(name)) => {
             if let Some(problem) = name_problem(name) {
-                out.push(error(&skill_md, format!("name {name:?} {problem}")));
+                out.push(error(Rule::NameFormat, format!("name {name:?} {problem}")));
             } else if normalize_name(name) != normalize_name(dir_name) {
                 out.push(error(
-                    &skill_md,
+                    Rule::NameMismatch,
                     format!(
                         "name {name:?} differs from the directory name {dir_name:?}; make them the same"
                     ),
@@ -263,21 +416,21 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             }
         }
         Some(other) => out.push(error(
-            &skill_md,
+            Rule::NameType,
             format!("name is {}, expected text", other.kind()),
         )),
         None => out.push(error(
-            &skill_md,
+            Rule::NameMissing,
             "has no name; add name: <directory name>".to_owned(),
         )),
     }
     match root.get("description") {
         Some(Yaml::String(d)) if d.trim().is_empty() => out.push(error(
-            &skill_md,
+            Rule::DescriptionEmpty,
             "description is empty; say what the skill does and when to use it".to_owned(),
         )),
         Some(Yaml::String(d)) if d.chars().count() > MAX_DESCRIPTION => out.push(error(
-            &skill_md,
+            Rule::DescriptionTooLong,
             format!(
                 "description is {} characters long, over {MAX_DESCRIPTION}",
                 d.chars().count()
@@ -285,18 +438,18 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         )),
         Some(Yaml::String(_)) => {}
         Some(other) => out.push(error(
-            &skill_md,
+            Rule::DescriptionType,
             format!("description is {}, expected text", other.kind()),
         )),
         None => out.push(error(
-            &skill_md,
+            Rule::DescriptionMissing,
             "has no description; say what the skill does and when to use it".to_owned(),
         )),
     }
     match root.get("compatibility") {
         None => {}
         Some(Yaml::String(c)) if c.chars().count() > MAX_COMPATIBILITY => out.push(error(
-            &skill_md,
+            Rule::CompatibilityTooLong,
             format!(
                 "compatibility is {} characters long, over {MAX_COMPATIBILITY}",
                 c.chars().count()
@@ -304,7 +457,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         )),
         Some(Yaml::String(_)) => {}
         Some(other) => out.push(error(
-            &skill_md,
+            Rule::CompatibilityType,
             format!("compatibility is {}, expected text", other.kind()),
         )),
     }
@@ -319,8 +472,15 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
                 // `contracts` is this tool's own declaration: a list of ids, judged by gen.
                 let ok = matches!(v, Yaml::String(_)) || key == "contracts";
                 if key.is_empty() || !ok {
+                    // A key that is no text (or empty) is its own rule, though it is worded
+                    // as its value's kind like any other entry of metadata.
+                    let rule = if key.is_empty() {
+                        Rule::MetadataKey
+                    } else {
+                        Rule::MetadataValueType
+                    };
                     out.push(error(
-                        &skill_md,
+                        rule,
                         format!(
                             "metadata.{key} is {}, expected text; metadata maps names to strings",
                             v.kind()
@@ -330,7 +490,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             }
         }
         Some(other) => out.push(error(
-            &skill_md,
+            Rule::MetadataType,
             format!(
                 "metadata is {}, expected a mapping of strings",
                 other.kind()
@@ -341,7 +501,7 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
         None | Some(Yaml::String(_)) => {}
         Some(Yaml::Seq(items)) if items.iter().all(|i| matches!(i, Yaml::String(_))) => {}
         Some(other) => out.push(error(
-            &skill_md,
+            Rule::AllowedToolsType,
             format!(
                 "allowed-tools is {}, expected text or a list of text",
                 other.kind()
@@ -353,18 +513,39 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             if let Yaml::String(k) = k
                 && !KNOWN_KEYS.contains(&k.as_str())
             {
-                out.push(Finding {
-                    severity: Severity::Warning,
-                    path: skill_md.clone(),
-                    line: None,
-                    message: format!(
+                out.push(error(
+                    Rule::UnknownKey,
+                    format!(
                         "unknown frontmatter key {k:?}; agents ignore it (put custom data under metadata)"
                     ),
-                });
+                ));
             }
         }
     }
     out
+}
+
+/// The rule a refusal of the shared frontmatter reader reports: the frontmatter's shape, the
+/// `metadata` mapping, or this tool's `metadata.contracts` declaration.
+fn declaration_rule(problem: &asv_model::error::DeclarationProblem) -> Rule {
+    use asv_model::error::DeclarationProblem as P;
+    match problem {
+        P::OpeningLookalike { .. }
+        | P::OpensBelowBlank
+        | P::ClosingLookalike { .. }
+        | P::Unclosed
+        | P::TabIndent
+        | P::NotYaml { .. } => Rule::FrontmatterSyntax,
+        P::NotMapping { .. } => Rule::FrontmatterNotMapping,
+        P::MetadataNotMapping { .. } => Rule::MetadataType,
+        P::ContractsNull
+        | P::ContractsEmpty
+        | P::ContractsNotList { .. }
+        | P::EntryNested { .. }
+        | P::EntryNotString { .. }
+        | P::BadId { .. }
+        | P::Duplicate { .. } => Rule::MetadataContracts,
+    }
 }
 
 /// A declaration refusal already names the file; keep only what follows it.
@@ -380,14 +561,18 @@ fn strip_path(message: &str, path: &str) -> String {
 mod tests {
     use super::*;
 
-    fn findings(dir: &str, files: &[(&str, &str)]) -> Vec<(Severity, String)> {
+    fn judged(dir: &str, files: &[(&str, &[u8])]) -> Vec<Finding> {
         let d = tempfile::tempdir().unwrap();
         let fs = Tree::open(d.path()).unwrap();
         for (p, c) in files {
-            fs.write_file(p, c.as_bytes()).unwrap();
+            fs.write_file(p, c).unwrap();
         }
-        validate_skill(&fs, dir)
-            .unwrap()
+        validate_skill(&fs, dir).unwrap()
+    }
+
+    fn findings(dir: &str, files: &[(&str, &str)]) -> Vec<(Severity, String)> {
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (*p, c.as_bytes())).collect();
+        judged(dir, &files)
             .into_iter()
             .map(|f| (f.severity, f.message))
             .collect()
@@ -414,60 +599,248 @@ mod tests {
     }
 
     #[test]
-    fn errors_and_warnings() {
-        let rows: &[(&str, Severity, &str)] = &[
-            ("---\ndescription: d\n---\n", Severity::Error, "has no name"),
+    fn rule_codes_are_unique_kebab_case_and_listed_once() {
+        let codes: std::collections::BTreeSet<&str> = Rule::ALL.iter().map(|r| r.code()).collect();
+        assert_eq!(codes.len(), Rule::ALL.len());
+        for rule in Rule::ALL {
+            let code = rule.code();
+            assert!(
+                !code.starts_with('-')
+                    && !code.ends_with('-')
+                    && !code.contains("--")
+                    && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{code}"
+            );
+            assert_eq!(rule.to_string(), code);
+        }
+    }
+
+    /// One SKILL.md (or skill directory) per row that breaks the row's rule: the rule is
+    /// reported, with its severity, at the file, worded as the fragment says.
+    #[test]
+    fn each_rule_is_reported_for_a_skill_that_breaks_it() {
+        const MD: &str = "skills/s/SKILL.md";
+        let front = |extra: &str| format!("---\nname: s\ndescription: d\n{extra}---\n");
+        let long_description = format!("---\nname: s\ndescription: {}\n---\n", "x".repeat(1025));
+        let long_compatibility = front(&format!("compatibility: {}\n", "x".repeat(501)));
+        let long_file = format!("{}{}", front(""), "line\n".repeat(501));
+        let rows: Vec<(Rule, &str, Vec<u8>, &str)> = vec![
             (
-                "---\nname: other\ndescription: d\n---\n",
-                Severity::Error,
+                Rule::SkillMdMissing,
+                "skills/s/README.md",
+                b"readme".to_vec(),
+                "is missing; a skill is a directory with a SKILL.md",
+            ),
+            (
+                Rule::SkillMdCase,
+                "skills/s/skill.md",
+                front("").into_bytes(),
+                "the file is named skill.md; rename it to SKILL.md exactly",
+            ),
+            (
+                Rule::SkillMdEncoding,
+                MD,
+                b"---\nname: s\xff\n---\n".to_vec(),
+                "is not valid UTF-8",
+            ),
+            (
+                Rule::SkillMdTooLong,
+                MD,
+                long_file.into_bytes(),
+                "holds 505 lines, over 500",
+            ),
+            (
+                Rule::FrontmatterMissing,
+                MD,
+                b"no frontmatter\n".to_vec(),
+                "has no frontmatter",
+            ),
+            (
+                Rule::FrontmatterSyntax,
+                MD,
+                b"---\nname: s\n".to_vec(),
+                "is never closed",
+            ),
+            (
+                Rule::FrontmatterSyntax,
+                MD,
+                b"---\nname: [s\n---\n".to_vec(),
+                "frontmatter is not valid YAML",
+            ),
+            (
+                Rule::FrontmatterSyntax,
+                MD,
+                b"---\nname: s\nmetadata:\n\towner: x\n---\n".to_vec(),
+                "indented with a tab",
+            ),
+            (
+                Rule::FrontmatterNotMapping,
+                MD,
+                b"---\n- a\n---\n".to_vec(),
+                "frontmatter is a list, expected a mapping",
+            ),
+            (
+                Rule::FrontmatterNotMapping,
+                MD,
+                b"---\n---\n".to_vec(),
+                "frontmatter is null, expected a mapping",
+            ),
+            (
+                Rule::NameMissing,
+                MD,
+                b"---\ndescription: d\n---\n".to_vec(),
+                "has no name",
+            ),
+            (
+                Rule::NameType,
+                MD,
+                b"---\nname: 1\ndescription: d\n---\n".to_vec(),
+                "name is a number, expected text",
+            ),
+            (
+                Rule::NameFormat,
+                MD,
+                b"---\nname: S\ndescription: d\n---\n".to_vec(),
+                "name \"S\" may hold only lowercase letters",
+            ),
+            (
+                Rule::NameMismatch,
+                MD,
+                b"---\nname: other\ndescription: d\n---\n".to_vec(),
                 "differs from the directory name",
             ),
-            ("---\nname: s\n---\n", Severity::Error, "has no description"),
             (
-                "---\nname: s\ndescription: '  '\n---\n",
-                Severity::Error,
+                Rule::DescriptionMissing,
+                MD,
+                b"---\nname: s\n---\n".to_vec(),
+                "has no description",
+            ),
+            (
+                Rule::DescriptionType,
+                MD,
+                b"---\nname: s\ndescription: [d]\n---\n".to_vec(),
+                "description is a list, expected text",
+            ),
+            (
+                Rule::DescriptionEmpty,
+                MD,
+                b"---\nname: s\ndescription: '  '\n---\n".to_vec(),
                 "description is empty",
             ),
             (
-                "---\nname: s\ndescription: d\nmetadata: {a: 1}\n---\n",
-                Severity::Error,
-                "metadata.a is a number",
+                Rule::DescriptionTooLong,
+                MD,
+                long_description.into_bytes(),
+                "description is 1025 characters long, over 1024",
             ),
             (
-                "---\nname: s\ndescription: d\nallowed-tools: {a: b}\n---\n",
-                Severity::Error,
+                Rule::CompatibilityType,
+                MD,
+                front("compatibility: [a]\n").into_bytes(),
+                "compatibility is a list, expected text",
+            ),
+            (
+                Rule::CompatibilityTooLong,
+                MD,
+                long_compatibility.into_bytes(),
+                "compatibility is 501 characters long, over 500",
+            ),
+            (
+                Rule::MetadataType,
+                MD,
+                front("metadata: [a]\n").into_bytes(),
+                "metadata is a list, expected a mapping",
+            ),
+            (
+                Rule::MetadataType,
+                MD,
+                front("metadata:\n").into_bytes(),
+                "metadata is null, expected a mapping",
+            ),
+            (
+                Rule::MetadataKey,
+                MD,
+                front("metadata: {'': x}\n").into_bytes(),
+                "metadata. is a string, expected text",
+            ),
+            (
+                Rule::MetadataValueType,
+                MD,
+                front("metadata: {a: 1}\n").into_bytes(),
+                "metadata.a is a number, expected text",
+            ),
+            (
+                Rule::MetadataContracts,
+                MD,
+                front("metadata: {contracts: []}\n").into_bytes(),
+                "metadata.contracts is an empty list",
+            ),
+            (
+                Rule::AllowedToolsType,
+                MD,
+                front("allowed-tools: {a: b}\n").into_bytes(),
                 "allowed-tools is a mapping",
             ),
             (
-                "---\nname: s\ndescription: d\nfoo: 1\n---\n",
-                Severity::Warning,
-                "unknown frontmatter key",
+                Rule::UnknownKey,
+                MD,
+                front("foo: 1\n").into_bytes(),
+                "unknown frontmatter key \"foo\"",
             ),
-            ("no frontmatter\n", Severity::Error, "has no frontmatter"),
         ];
-        for (text, severity, fragment) in rows {
-            let got = findings("skills/s", &[("skills/s/SKILL.md", text)]);
+        for (rule, path, bytes, fragment) in &rows {
+            let got = judged("skills/s", &[(path, bytes)]);
+            // A finding is at SKILL.md, or at the file that is SKILL.md but for its case.
+            let at = if *rule == Rule::SkillMdCase { path } else { MD };
             assert!(
-                got.iter()
-                    .any(|(s, m)| s == severity && m.contains(fragment)),
-                "{text:?}: {got:?}"
+                got.iter().any(|f| f.rule == *rule
+                    && f.severity == rule.severity()
+                    && f.path == at
+                    && f.message.contains(fragment)),
+                "{rule}: {:?}: {got:?}",
+                String::from_utf8_lossy(bytes)
             );
         }
-        let long = format!("---\nname: s\ndescription: {}\n---\n", "x".repeat(1025));
-        assert!(
-            findings("skills/s", &[("skills/s/SKILL.md", &long)])[0]
-                .1
-                .contains("over 1024")
-        );
-        let many = format!(
-            "---\nname: s\ndescription: d\n---\n{}",
-            "line\n".repeat(501)
-        );
+        // `upload-too-large` is judged by `skill pack`, not by the SKILL.md.
+        let every: std::collections::BTreeSet<Rule> = rows.iter().map(|r| r.0).collect();
+        for rule in Rule::ALL {
+            assert!(
+                every.contains(&rule) || rule == Rule::UploadTooLarge,
+                "no row breaks {rule}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_finding_takes_its_rule_s_severity() {
+        for rule in Rule::ALL {
+            let f = Finding::new(rule, "skills/s/SKILL.md", Some(3), "m".to_owned());
+            assert_eq!(f.severity, rule.severity(), "{rule}");
+        }
+        let warnings = [Rule::SkillMdTooLong, Rule::UnknownKey, Rule::UploadTooLarge];
+        for rule in Rule::ALL {
+            assert_eq!(
+                rule.severity() == Severity::Warning,
+                warnings.contains(&rule),
+                "{rule}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuse_errors_names_the_first_error_and_counts_the_rest() {
+        let warning = Finding::new(Rule::UnknownKey, "a", None, "w".to_owned());
+        let first = Finding::new(Rule::NameMissing, "a", None, "e1".to_owned());
+        let second = Finding::new(Rule::DescriptionMissing, "a", None, "e2".to_owned());
         assert_eq!(
-            findings("skills/s", &[("skills/s/SKILL.md", &many)])[0].0,
-            Severity::Warning
+            refuse_errors(vec![warning.clone()]).unwrap(),
+            vec![warning.clone()]
         );
-        let lower = findings("skills/s", &[("skills/s/skill.md", "---\nname: s\n---\n")]);
-        assert!(lower[0].1.contains("rename it to SKILL.md"), "{lower:?}");
+        match refuse_errors(vec![warning, first.clone(), second]) {
+            Err(Error::Invalid { first: got, more }) => {
+                assert_eq!((got, more), (first, 1));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

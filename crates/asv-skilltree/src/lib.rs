@@ -110,9 +110,11 @@ impl SkillTree {
     /// One regular file as a one-file tree whose only path is `name`.
     ///
     /// # Errors
-    /// [`Error::NotADirectory`]-like refusals do not apply; a missing file, a link or another
-    /// kind at `path` is [`Error::Unsupported`] or a guarded-read refusal; a `name` that is not
-    /// a safe relative path is [`Error::UnsafePath`].
+    /// [`Error::UnsafePath`] for a `name` that is not a safe relative path;
+    /// [`Error::NotADirectory`] with `found: None` when nothing stands at `path` (the error
+    /// `read` shares, worded for a directory); [`Error::Fs`] for a link at `path` or on the
+    /// way ([`asv_fs::Error::Symlink`]), another kind of entry there
+    /// ([`asv_fs::Error::WrongKind`]) or a read that fails.
     pub fn read_file_node(fs: &Tree, path: &str, name: &str) -> Result<Self, Error> {
         validate_relative_path(name).map_err(|problem| Error::UnsafePath {
             path: name.to_owned(),
@@ -393,10 +395,24 @@ mod tests {
         assert_eq!(tree.files().len(), 1);
         assert_eq!(tree.files()[0].path, "scripts/tool.sh");
         assert!(tree.files()[0].executable);
-        assert!(SkillTree::read_file_node(&fs, "bin/tool", "../x").is_err());
-        assert!(SkillTree::read_file_node(&fs, "bin/none", "x").is_err());
+        // Each refusal is the one its `# Errors` names.
+        assert!(matches!(
+            SkillTree::read_file_node(&fs, "bin/tool", "../x"),
+            Err(Error::UnsafePath { .. })
+        ));
+        assert!(matches!(
+            SkillTree::read_file_node(&fs, "bin/none", "x"),
+            Err(Error::NotADirectory { found: None, .. })
+        ));
         std::os::unix::fs::symlink("tool", dir.path().join("bin/link")).unwrap();
-        assert!(SkillTree::read_file_node(&fs, "bin/link", "x").is_err());
+        assert!(matches!(
+            SkillTree::read_file_node(&fs, "bin/link", "x"),
+            Err(Error::Fs(asv_fs::Error::Symlink { .. }))
+        ));
+        assert!(matches!(
+            SkillTree::read_file_node(&fs, "bin", "x"),
+            Err(Error::Fs(asv_fs::Error::WrongKind { .. }))
+        ));
     }
 
     #[test]

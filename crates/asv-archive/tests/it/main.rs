@@ -1,4 +1,4 @@
-//! Integration tests of asv-archive: hostile archives, extraction modes, the writer, archives real tools write.
+//! Integration tests of asv-archive: hostile archives, member modes, the writer, archives real tools write.
 //!
 //! One test binary for the crate, a module per area: linked once, not once per file.
 #![allow(clippy::unwrap_used, clippy::vec_init_then_push)]

@@ -312,3 +312,25 @@ pub fn tar(members: &[TarMember]) -> Vec<u8> {
 pub fn tgz(members: &[TarMember]) -> Vec<u8> {
     gzip(&tar(members))
 }
+
+// ---------------------------------------------------------------- what a caller takes
+
+/// What an accepted archive holds as a caller that writes it takes it (`skill install` does
+/// exactly this): each file at the place it lands ([`asv_archive::place_of`]), with its bytes
+/// and its executable bit. Judges the whole entry list first.
+pub fn contents(
+    archive: &asv_archive::Archive,
+) -> std::collections::BTreeMap<String, (Vec<u8>, bool)> {
+    archive.judge().unwrap();
+    archive
+        .entries()
+        .iter()
+        .filter(|e| e.is_file())
+        .map(|e| {
+            (
+                asv_archive::place_of(&e.name).join("/"),
+                (archive.read(e).unwrap(), e.executable),
+            )
+        })
+        .collect()
+}

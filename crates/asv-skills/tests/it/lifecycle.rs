@@ -1,0 +1,740 @@
+//! `skill add`, `status`, `pull`, `resolve` and `diff` through the library, with a local
+//! directory or a local git repository as the upstream.
+
+use asv_remote::Options;
+use asv_skills::Error;
+use asv_skills::lifecycle::{
+    self, AddRequest, Added, Pin, Pulled, State, Version, has_conflict_markers,
+};
+use asv_skills::lock::SkillLock;
+use asv_skills::upstream::{base_dir, kept_base};
+use asv_skilltree::SkillTree;
+
+use crate::support::{Dir, GitRepo, skill_md};
+
+const MD: &str = "skills/pdf/SKILL.md";
+
+fn request(up: &Dir, path: &str) -> AddRequest {
+    AddRequest {
+        repository: up.source(),
+        path: path.to_owned(),
+        name: None,
+        reference: None,
+    }
+}
+
+/// An upstream directory holding `skills/pdf`, and a repository that took it.
+fn imported() -> (Dir, Dir, Added) {
+    let up = Dir::new();
+    up.write(MD, &skill_md("pdf"));
+    up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho run\n");
+    let me = Dir::new();
+    let added = lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    (up, me, added)
+}
+
+fn status_of(me: &Dir) -> Vec<(String, State)> {
+    lifecycle::status(&me.fs)
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.name, s.state))
+        .collect()
+}
+
+fn state(me: &Dir) -> State {
+    let mut all = status_of(me);
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.remove(0).1
+}
+
+fn pull(me: &Dir, write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
+    lifecycle::pull(&me.fs, &[], write_conflicts, &Options::default())
+}
+
+fn lock(me: &Dir) -> SkillLock {
+    SkillLock::load(&me.fs).unwrap()
+}
+
+#[test]
+fn add_from_a_local_directory_places_records_and_keeps_the_base() {
+    let (up, me, added) = imported();
+    let placed = SkillTree::read(&me.fs, "skills/pdf").unwrap();
+    assert_eq!(placed, SkillTree::read(&up.fs, "skills/pdf").unwrap());
+    assert_eq!(added.name, "pdf");
+    assert_eq!(added.source, up.source());
+    assert_eq!(added.hash, placed.hash());
+    // A directory read as it stands has no commit: it is pinned to its tree hash.
+    assert_eq!(added.pin, Pin::Tree(placed.hash()));
+    assert!(added.warnings.is_empty(), "{:?}", added.warnings);
+    let entry = lock(&me).entry("pdf").unwrap().clone();
+    assert_eq!(entry.source, up.source());
+    assert_eq!(entry.path, "skills/pdf");
+    assert_eq!(entry.reference, None);
+    assert_eq!(entry.revision, placed.hash());
+    assert_eq!(entry.base_hash, placed.hash());
+    assert_eq!(entry.pending, None);
+    assert_eq!(kept_base(&me.fs, &placed.hash()).unwrap(), Some(placed));
+    assert_eq!(state(&me), State::Clean);
+}
+
+#[test]
+fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
+    let up = Dir::new();
+    up.write("deep/nested/tool/SKILL.md", &skill_md("tool"));
+    up.write("pdf/SKILL.md", &skill_md("pdf"));
+    let me = Dir::new();
+    let added = lifecycle::add(
+        &me.fs,
+        &request(&up, "deep/nested/tool/"),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(added.name, "tool");
+    assert_eq!(lock(&me).entry("tool").unwrap().path, "deep/nested/tool");
+    // `.` takes the source's root, named by the source's last segment.
+    let root = AddRequest {
+        repository: format!("{}/pdf/", up.source()),
+        path: ".".to_owned(),
+        ..AddRequest::default()
+    };
+    let added = lifecycle::add(&me.fs, &root, &Options::default()).unwrap();
+    assert_eq!(added.name, "pdf");
+    assert_eq!(me.read(MD), skill_md("pdf"));
+}
+
+#[test]
+fn add_refusals_write_nothing() {
+    let up = Dir::new();
+    up.write(MD, &skill_md("pdf"));
+    up.write("skills/odd/SKILL.md", &skill_md("other"));
+    up.write("skills/empty/.DS_Store", "junk");
+    let me = Dir::new();
+    me.write("skills/taken/keep.md", "mine\n");
+    let named = |path: &str, name: &str| AddRequest {
+        name: Some(name.to_owned()),
+        ..request(&up, path)
+    };
+    type Want = fn(&Error) -> bool;
+    let rows: Vec<(&str, AddRequest, Want)> = vec![
+        (
+            "bad name",
+            named("skills/pdf", "PDF"),
+            |e| matches!(e, Error::BadName { name, .. } if name == "PDF"),
+        ),
+        ("escaping path", request(&up, "../x"), |e| {
+            matches!(e, Error::PathEscapes { .. })
+        }),
+        (
+            "nothing there",
+            request(&up, "skills/none"),
+            |e| matches!(e, Error::NotInSource { path, .. } if path == "skills/none"),
+        ),
+        ("only skipped files", request(&up, "skills/empty"), |e| {
+            matches!(e, Error::NotInSource { .. })
+        }),
+        ("breaks the rules", request(&up, "skills/odd"), |e| {
+            matches!(e, Error::Invalid { first, more: 0 }
+                if first.rule == asv_skills::Rule::NameMismatch
+                    && first.path == "skills/odd/SKILL.md")
+        }),
+        (
+            "occupied",
+            named("skills/pdf", "taken"),
+            |e| matches!(e, Error::Occupied { path } if path == "skills/taken"),
+        ),
+        (
+            "a ref of a plain directory",
+            AddRequest {
+                reference: Some("main".to_owned()),
+                ..request(&up, "skills/pdf")
+            },
+            |e| matches!(e, Error::RefWithoutRepository { .. }),
+        ),
+        (
+            "no such source",
+            AddRequest {
+                repository: format!("{}/gone", up.source()),
+                ..request(&up, "skills/pdf")
+            },
+            |e| matches!(e, Error::Repository { .. }),
+        ),
+    ];
+    let before = me.snapshot();
+    for (what, req, want) in rows {
+        let e = lifecycle::add(&me.fs, &req, &Options::default()).unwrap_err();
+        assert!(want(&e), "{what}: {e:?}");
+        assert_eq!(me.snapshot(), before, "{what}: wrote something");
+    }
+    // A second add of an imported name is refused before the source is read.
+    lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    let before = me.snapshot();
+    let e = lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap_err();
+    assert!(
+        matches!(&e, Error::AlreadyImported { name } if name == "pdf"),
+        "{e:?}"
+    );
+    assert_eq!(me.snapshot(), before);
+}
+
+#[test]
+fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
+    let up = Dir::new();
+    up.write(MD, &skill_md("pdf").replace('\n', "\r\n"));
+    let me = Dir::new();
+    let req = AddRequest {
+        name: Some("reader".to_owned()),
+        ..request(&up, "skills/pdf")
+    };
+    let added = lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    assert_eq!(added.name, "reader");
+    // The line ending of the file is kept; nothing else changes.
+    assert_eq!(
+        me.read("skills/reader/SKILL.md"),
+        skill_md("pdf")
+            .replacen("name: pdf", "name: reader", 1)
+            .replace('\n', "\r\n")
+    );
+    // The base is upstream's, so the rename is a local edit that every pull keeps.
+    assert_eq!(
+        lock(&me).entry("reader").unwrap().base_hash,
+        SkillTree::read(&up.fs, "skills/pdf").unwrap().hash()
+    );
+    assert_eq!(state(&me), State::Modified);
+    up.edit(MD, "eight", "EIGHT");
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: true,
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    let text = me.read("skills/reader/SKILL.md");
+    assert!(
+        text.contains("name: reader\r\n") && text.contains("EIGHT\r\n"),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn a_name_the_skill_md_cannot_take_is_refused() {
+    let up = Dir::new();
+    up.write(
+        MD,
+        "---\nname: >-\n  pdf\ndescription: Reads PDF files.\n---\n",
+    );
+    let me = Dir::new();
+    let req = AddRequest {
+        name: Some("reader".to_owned()),
+        ..request(&up, "skills/pdf")
+    };
+    let e = lifecycle::add(&me.fs, &req, &Options::default()).unwrap_err();
+    assert!(
+        matches!(&e, Error::Rename { name } if name == "reader"),
+        "{e:?}"
+    );
+    assert!(me.snapshot().is_empty());
+}
+
+#[test]
+fn status_follows_the_local_copy() {
+    let (_up, me, _) = imported();
+    assert_eq!(state(&me), State::Clean);
+    me.edit(MD, "one", "ONE");
+    assert_eq!(state(&me), State::Modified);
+    // Editing it back is clean again: state is by content, not by time.
+    me.edit(MD, "ONE", "one");
+    assert_eq!(state(&me), State::Clean);
+    me.edit(MD, "name: pdf", "name: other");
+    match state(&me) {
+        State::Invalid(why) => assert!(
+            why.starts_with("skills/pdf/SKILL.md: name \"other\" differs"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    std::os::unix::fs::symlink("SKILL.md", me.path().join("skills/pdf/link.md")).unwrap();
+    assert!(matches!(state(&me), State::Invalid(_)));
+    me.fs.remove_all("skills/pdf").unwrap();
+    assert_eq!(state(&me), State::Missing);
+}
+
+#[test]
+fn a_pull_with_nothing_new_upstream_is_up_to_date_and_writes_nothing() {
+    let (up, me, added) = imported();
+    // A file beside the skill changes the source, not the skill.
+    up.write("README.md", "elsewhere\n");
+    me.edit(MD, "two", "TWO");
+    let before = me.snapshot();
+    let pulled = pull(&me, false).unwrap();
+    assert_eq!(
+        pulled,
+        [Pulled::UpToDate {
+            name: "pdf".to_owned(),
+            revision: added.hash
+        }]
+    );
+    assert_eq!(me.snapshot(), before);
+}
+
+#[test]
+fn a_pull_merges_upstream_and_keeps_local_edits() {
+    let (up, me, added) = imported();
+    me.edit(MD, "one\n", "ONE (ours)\n");
+    up.edit(MD, "seven\n", "SEVEN (theirs)\n");
+    up.write("skills/pdf/references/new.md", "added upstream\n");
+    up.fs.remove_file("skills/pdf/scripts/run.sh").unwrap();
+    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    let pulled = pull(&me, false).unwrap();
+    assert_eq!(
+        pulled,
+        [Pulled::Updated {
+            name: "pdf".to_owned(),
+            from: added.hash.clone(),
+            to: upstream.hash(),
+            kept_local: true,
+        }]
+    );
+    assert_eq!(
+        me.read(MD),
+        skill_md("pdf")
+            .replace("one\n", "ONE (ours)\n")
+            .replace("seven\n", "SEVEN (theirs)\n")
+    );
+    assert_eq!(me.read("skills/pdf/references/new.md"), "added upstream\n");
+    assert!(!me.exists("skills/pdf/scripts/run.sh"));
+    let entry = lock(&me).entry("pdf").unwrap().clone();
+    assert_eq!(entry.base_hash, upstream.hash());
+    assert_eq!(entry.revision, upstream.hash());
+    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    assert_eq!(state(&me), State::Modified);
+    // What is left against the new base is exactly the local edit.
+    let diff = lifecycle::diff(
+        &me.fs,
+        "pdf",
+        Version::Base,
+        Version::Local,
+        &Options::default(),
+    )
+    .unwrap();
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+        .collect();
+    assert_eq!(changed, ["-one", "+ONE (ours)"], "{diff}");
+}
+
+#[test]
+fn a_pull_of_an_unedited_skill_takes_upstream_exactly() {
+    let (up, me, _) = imported();
+    up.edit(MD, "three", "THREE");
+    up.chmod("skills/pdf/scripts/run.sh", 0o755);
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: false,
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    assert_eq!(
+        SkillTree::read(&me.fs, "skills/pdf").unwrap(),
+        SkillTree::read(&up.fs, "skills/pdf").unwrap()
+    );
+    assert_eq!(state(&me), State::Clean);
+}
+
+#[test]
+fn the_exec_bit_and_the_content_merge_independently() {
+    let (up, me, _) = imported();
+    let script = "skills/pdf/scripts/run.sh";
+    up.chmod(script, 0o755);
+    me.edit(script, "echo run\n", "echo run locally\n");
+    pull(&me, false).unwrap();
+    let merged = SkillTree::read(&me.fs, "skills/pdf").unwrap();
+    let file = merged.get("scripts/run.sh").unwrap();
+    assert_eq!(file.data, b"#!/bin/sh\necho run locally\n");
+    assert!(file.executable);
+}
+
+#[test]
+fn a_conflicting_pull_changes_nothing_and_lists_the_conflict() {
+    let (up, me, added) = imported();
+    me.edit(MD, "four\n", "FOUR (ours)\n");
+    up.edit(MD, "four\n", "FOUR (theirs)\n");
+    let before = me.snapshot();
+    let pulled = pull(&me, false).unwrap();
+    match &pulled[..] {
+        [
+            Pulled::Conflicts {
+                name,
+                conflicts,
+                written: false,
+                ..
+            },
+        ] => {
+            assert_eq!(name, "pdf");
+            let paths: Vec<&str> = conflicts.iter().map(|c| c.path.as_str()).collect();
+            assert_eq!(paths, ["SKILL.md"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(pulled[0].is_conflict());
+    assert_eq!(me.snapshot(), before);
+    assert_eq!(lock(&me).entry("pdf").unwrap().revision, added.hash);
+}
+
+#[test]
+fn written_conflicts_wait_for_resolve() {
+    let (up, me, added) = imported();
+    me.edit(MD, "four\n", "FOUR (ours)\n");
+    up.edit(MD, "four\n", "FOUR (theirs)\n");
+    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap().hash();
+    let pulled = pull(&me, true).unwrap();
+    assert!(
+        matches!(&pulled[..], [Pulled::Conflicts { written: true, revision, .. }] if *revision == upstream),
+        "{pulled:?}"
+    );
+    let text = me.read(MD);
+    assert!(has_conflict_markers(text.as_bytes()), "{text}");
+    assert!(
+        text.contains("<<<<<<< local\n") && text.contains(">>>>>>> upstream\n"),
+        "{text}"
+    );
+    let entry = lock(&me).entry("pdf").unwrap().clone();
+    assert_eq!(
+        entry.base_hash, added.hash,
+        "the base moves only on resolve"
+    );
+    assert_eq!(entry.pending.as_ref().unwrap().base_hash, upstream);
+    assert_eq!(state(&me), State::Conflicted);
+    // Nothing more is pulled into a skill that waits.
+    let e = pull(&me, false).unwrap_err();
+    assert!(
+        matches!(&e, Error::Conflicted { name } if name == "pdf"),
+        "{e:?}"
+    );
+    // Markers left in are refused by name.
+    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    assert!(
+        matches!(&e, Error::MarkersRemain { path } if path == MD),
+        "{e:?}"
+    );
+    me.write(MD, &skill_md("pdf").replace("four\n", "FOUR (both)\n"));
+    assert_eq!(lifecycle::resolve(&me.fs, "pdf").unwrap(), upstream);
+    let entry = lock(&me).entry("pdf").unwrap().clone();
+    assert_eq!(
+        (
+            entry.base_hash.as_str(),
+            entry.revision.as_str(),
+            entry.pending
+        ),
+        (upstream.as_str(), upstream.as_str(), None)
+    );
+    assert_eq!(state(&me), State::Modified);
+    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
+}
+
+#[test]
+fn a_resolve_that_breaks_the_rules_is_refused() {
+    let (up, me, _) = imported();
+    me.edit(MD, "four\n", "FOUR (ours)\n");
+    up.edit(MD, "four\n", "FOUR (theirs)\n");
+    pull(&me, true).unwrap();
+    me.write(MD, "---\nname: pdf\n---\nno description\n");
+    let before = lock(&me);
+    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    assert!(
+        matches!(&e, Error::Invalid { first, .. } if first.rule == asv_skills::Rule::DescriptionMissing),
+        "{e:?}"
+    );
+    assert_eq!(lock(&me), before);
+}
+
+#[test]
+fn a_skill_removed_upstream_is_kept_and_reported() {
+    let (up, me, _) = imported();
+    up.fs.remove_all("skills/pdf").unwrap();
+    let before = me.snapshot();
+    assert_eq!(
+        pull(&me, false).unwrap(),
+        [Pulled::RemovedUpstream {
+            name: "pdf".to_owned(),
+            revision: String::new(),
+            modified: false,
+        }]
+    );
+    me.edit(MD, "one", "ONE");
+    assert!(matches!(
+        &pull(&me, false).unwrap()[..],
+        [Pulled::RemovedUpstream { modified: true, .. }]
+    ));
+    assert_eq!(me.snapshot().len(), before.len());
+    assert!(me.exists(MD));
+}
+
+#[test]
+fn a_merge_that_breaks_the_rules_is_refused_and_changes_nothing() {
+    let (up, me, _) = imported();
+    me.edit(MD, "one", "ONE");
+    up.edit(MD, "description: Reads pdf files.\n", "");
+    let before = me.snapshot();
+    let e = pull(&me, false).unwrap_err();
+    assert!(
+        matches!(&e, Error::Invalid { first, .. }
+            if first.rule == asv_skills::Rule::DescriptionMissing && first.path == MD),
+        "{e:?}"
+    );
+    assert_eq!(me.snapshot(), before);
+}
+
+#[test]
+fn pull_refuses_a_missing_copy_and_an_unknown_name() {
+    let (_up, me, _) = imported();
+    let e = lifecycle::pull(&me.fs, &["nope".to_owned()], false, &Options::default()).unwrap_err();
+    assert!(
+        matches!(&e, Error::NotImported { name } if name == "nope"),
+        "{e:?}"
+    );
+    me.fs.remove_all("skills/pdf").unwrap();
+    let e = pull(&me, false).unwrap_err();
+    assert!(
+        matches!(&e, Error::Missing { path } if path == "skills/pdf"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_lost_base_of_a_local_directory_cannot_be_read_again() {
+    let (up, me, added) = imported();
+    me.edit(MD, "one", "ONE");
+    up.edit(MD, "eight", "EIGHT");
+    me.fs.remove_all(&base_dir(&added.hash)).unwrap();
+    let before = me.snapshot();
+    let e = pull(&me, false).unwrap_err();
+    assert!(
+        matches!(&e, Error::BaseUnavailable { name, path }
+            if name == "pdf" && *path == base_dir(&added.hash)),
+        "{e:?}"
+    );
+    assert_eq!(me.snapshot(), before);
+    // A kept base edited in place no longer hashes as recorded: it counts as lost.
+    let (up, me, added) = imported();
+    me.edit(MD, "one", "ONE");
+    up.edit(MD, "eight", "EIGHT");
+    me.edit(&format!("{}/SKILL.md", base_dir(&added.hash)), "two", "TWO");
+    let e = pull(&me, false).unwrap_err();
+    assert!(matches!(e, Error::BaseUnavailable { .. }), "{e:?}");
+}
+
+/// A local git repository holding `skills/pdf` at a first commit, and a repository that
+/// took it at `main`.
+fn imported_from_git() -> (GitRepo, Dir, String) {
+    let up = GitRepo::new();
+    up.dir.write(MD, &skill_md("pdf"));
+    up.dir.write("README.md", "skills\n");
+    let first = up.commit("first");
+    let me = Dir::new();
+    let req = AddRequest {
+        reference: Some("main".to_owned()),
+        ..request(&up.dir, "skills/pdf")
+    };
+    let added = lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    assert_eq!(added.pin, Pin::Commit(first.clone()));
+    (up, me, first)
+}
+
+#[test]
+fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
+    let (up, me, first) = imported_from_git();
+    let entry = lock(&me).entry("pdf").unwrap().clone();
+    assert_eq!(entry.reference.as_deref(), Some("main"));
+    assert_eq!(entry.revision, first);
+    // Only commits count: an edit left in the work tree is not upstream.
+    up.dir.edit(MD, "five", "FIVE");
+    assert!(matches!(
+        &pull(&me, false).unwrap()[..],
+        [Pulled::UpToDate { revision, .. }] if *revision == first
+    ));
+    // A commit that leaves the skill alone moves the pin and nothing else.
+    git_checkout(&up, MD);
+    up.dir.write("README.md", "more skills\n");
+    let second = up.commit("readme");
+    let before = SkillTree::read(&me.fs, "skills/pdf").unwrap();
+    assert!(matches!(
+        &pull(&me, false).unwrap()[..],
+        [Pulled::UpToDate { revision, .. }] if *revision == second
+    ));
+    assert_eq!(lock(&me).entry("pdf").unwrap().revision, second);
+    assert_eq!(SkillTree::read(&me.fs, "skills/pdf").unwrap(), before);
+    // A commit that edits it is merged with the local edit.
+    me.edit(MD, "one", "ONE");
+    up.dir.edit(MD, "eight", "EIGHT");
+    let third = up.commit("edit");
+    assert_eq!(
+        pull(&me, false).unwrap(),
+        [Pulled::Updated {
+            name: "pdf".to_owned(),
+            from: second,
+            to: third.clone(),
+            kept_local: true,
+        }]
+    );
+    let text = me.read(MD);
+    assert!(text.contains("ONE\n") && text.contains("EIGHT\n"), "{text}");
+    assert_eq!(lock(&me).entry("pdf").unwrap().revision, third);
+}
+
+fn git_checkout(up: &GitRepo, rel: &str) {
+    crate::support::git(up.dir.path(), &["checkout", "--", rel]);
+}
+
+#[test]
+fn a_lost_base_of_a_git_source_is_read_again_at_the_locked_commit() {
+    let (up, me, first) = imported_from_git();
+    let base = lock(&me).entry("pdf").unwrap().base_hash.clone();
+    me.fs.remove_all(&base_dir(&base)).unwrap();
+    me.edit(MD, "one", "ONE");
+    up.dir.edit(MD, "eight", "EIGHT");
+    up.commit("edit");
+    let diff = lifecycle::diff(
+        &me.fs,
+        "pdf",
+        Version::Base,
+        Version::Upstream,
+        &Options::default(),
+    )
+    .unwrap();
+    assert!(diff.contains("-eight\n+EIGHT\n"), "{diff}");
+    // The base was read at the locked commit, checked against its hash, and kept again.
+    assert!(kept_base(&me.fs, &base).unwrap().is_some());
+    assert!(matches!(
+        &pull(&me, false).unwrap()[..],
+        [Pulled::Updated { from, kept_local: true, .. }] if *from == first
+    ));
+}
+
+#[test]
+fn a_base_that_no_longer_hashes_as_locked_is_refused() {
+    let (up, me, first) = imported_from_git();
+    // The lock claims another base than the commit holds (as after upstream history was
+    // rewritten under the same commit id, which a lock edit stands in for here).
+    let mut edited = lock(&me);
+    let real = edited.skills["pdf"].base_hash.clone();
+    let claimed = format!("sha256:{}", "0".repeat(64));
+    edited.skills.get_mut("pdf").unwrap().base_hash = claimed.clone();
+    edited.store(&me.fs).unwrap();
+    up.dir.edit(MD, "eight", "EIGHT");
+    up.commit("edit");
+    let before = me.snapshot();
+    let e = pull(&me, false).unwrap_err();
+    match &e {
+        Error::BaseMismatch {
+            name,
+            revision,
+            expected,
+            found,
+        } => {
+            assert_eq!(
+                (name.as_str(), revision, expected, found),
+                ("pdf", &first, &claimed, &real)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(e.side(), asv_fs::Side::Environment);
+    assert_eq!(me.snapshot(), before);
+}
+
+#[test]
+fn diff_between_versions() {
+    let (up, me, _) = imported();
+    let diff = |from, to| lifecycle::diff(&me.fs, "pdf", from, to, &Options::default()).unwrap();
+    assert_eq!(diff(Version::Base, Version::Local), "");
+    me.edit(MD, "two\n", "TWO\n");
+    up.write("skills/pdf/extra.md", "new\n");
+    let local = diff(Version::Base, Version::Local);
+    assert!(
+        local.starts_with("diff --git a/skills/pdf/SKILL.md b/skills/pdf/SKILL.md\n"),
+        "{local}"
+    );
+    assert!(local.contains("-two\n+TWO\n"), "{local}");
+    let upstream = diff(Version::Local, Version::Upstream);
+    // From the local copy to upstream: the local edit undone, upstream's new file added.
+    assert!(upstream.contains("-TWO\n+two\n"), "{upstream}");
+    assert!(
+        upstream.contains("+++ b/skills/pdf/extra.md\n"),
+        "{upstream}"
+    );
+    let e = lifecycle::diff(
+        &me.fs,
+        "nope",
+        Version::Base,
+        Version::Local,
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::NotImported { .. }), "{e:?}");
+}
+
+#[test]
+fn conflict_markers_are_whole_marker_lines() {
+    let rows: &[(&str, bool)] = &[
+        ("<<<<<<< local\n", true),
+        ("a\n>>>>>>> upstream\n", true),
+        ("||||||| base\n", true),
+        ("<<<<<<<\n", true),
+        ("<<<<<<<\r\n", true),
+        ("=======\n", false),
+        ("<<<<<<<< eight\n", false),
+        (" <<<<<<< indented\n", false),
+        ("text <<<<<<< inline\n", false),
+        ("", false),
+    ];
+    for (text, want) in rows {
+        assert_eq!(has_conflict_markers(text.as_bytes()), *want, "{text:?}");
+    }
+}
+
+#[test]
+fn pulled_lines_say_what_happened() {
+    let rows: Vec<(Pulled, Vec<&str>)> = vec![
+        (
+            Pulled::UpToDate {
+                name: "pdf".to_owned(),
+                revision: "r1".to_owned(),
+            },
+            vec!["pdf: up to date at r1"],
+        ),
+        (
+            Pulled::Updated {
+                name: "pdf".to_owned(),
+                from: "r1".to_owned(),
+                to: "r2".to_owned(),
+                kept_local: true,
+            },
+            vec!["pdf: updated r1 -> r2 (local edits kept)"],
+        ),
+        (
+            Pulled::RemovedUpstream {
+                name: "pdf".to_owned(),
+                revision: "r2".to_owned(),
+                modified: false,
+            },
+            vec![
+                "pdf: removed upstream at r2; kept skills/pdf — remove it yourself if it should go",
+            ],
+        ),
+    ];
+    for (pulled, want) in rows {
+        assert_eq!(pulled.lines(), want);
+        assert!(!pulled.is_conflict());
+    }
+}
