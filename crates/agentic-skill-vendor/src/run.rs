@@ -64,6 +64,14 @@ fn emit(lines: &[String]) -> io::Result<()> {
     out.flush()
 }
 
+/// Writes warnings to stderr, each labelled; a stderr that cannot be written loses only them.
+fn warn(warnings: &[String]) {
+    let mut err = io::stderr().lock();
+    for warning in warnings {
+        let _ = writeln!(err, "warning: {warning}");
+    }
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.downcast_ref::<io::Error>()
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
@@ -87,6 +95,7 @@ pub fn main() -> ExitCode {
         }
     };
     match run(&cli).and_then(|report| {
+        warn(&report.warnings);
         emit(&report.lines)?;
         Ok(report.status)
     }) {

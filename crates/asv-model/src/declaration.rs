@@ -69,6 +69,10 @@ pub struct SkillFrontmatter {
     pub root: Yaml,
     /// The ids under `metadata.contracts`, in declaration order.
     pub declared: Vec<ContractId>,
+    /// The line of a `contracts` key at the top level of the frontmatter, where it declares
+    /// nothing (declarations go under `metadata`): most likely a mistake worth a warning. The
+    /// frontmatter's first line when the key is not written in block style.
+    pub misplaced_contracts: Option<usize>,
 }
 
 /// Reads a SKILL.md's frontmatter: the one reader behind `gen`, `verify` and `skill
@@ -104,7 +108,22 @@ pub fn read_frontmatter(path: &str, bytes: &[u8]) -> Result<Option<SkillFrontmat
         )
     })?;
     let declared = ids_of(path, &root)?;
-    Ok(Some(SkillFrontmatter { root, declared }))
+    let misplaced_contracts = root.get("contracts").map(|_| {
+        front
+            .yaml
+            .split('\n')
+            .position(|line| {
+                ["contracts:", "\"contracts\":", "'contracts':"]
+                    .iter()
+                    .any(|head| line.starts_with(head))
+            })
+            .map_or(front.first_line, |i| front.first_line + i)
+    });
+    Ok(Some(SkillFrontmatter {
+        root,
+        declared,
+        misplaced_contracts,
+    }))
 }
 
 /// Reads the ids a SKILL.md declares, in declaration order.

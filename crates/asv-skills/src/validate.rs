@@ -361,39 +361,40 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     }
     // The reader gen and verify use: whatever they refuse in a frontmatter is an error here,
     // at the same line.
-    let root = match asv_model::declaration::read_frontmatter(&skill_md, &bytes) {
-        Ok(Some(front)) => front.root,
-        Ok(None) => {
-            out.push(error(
-                Rule::FrontmatterMissing,
-                "has no frontmatter; open it with --- and give name and description".to_owned(),
-            ));
-            return out;
-        }
-        Err(asv_model::Error::Declaration {
-            path,
-            line,
-            problem,
-        }) => {
-            out.push(Finding::new(
-                declaration_rule(&problem),
+    let (root, misplaced_contracts) =
+        match asv_model::declaration::read_frontmatter(&skill_md, &bytes) {
+            Ok(Some(front)) => (front.root, front.misplaced_contracts),
+            Ok(None) => {
+                out.push(error(
+                    Rule::FrontmatterMissing,
+                    "has no frontmatter; open it with --- and give name and description".to_owned(),
+                ));
+                return out;
+            }
+            Err(asv_model::Error::Declaration {
                 path,
                 line,
-                problem.to_string(),
-            ));
-            return out;
-        }
-        Err(e) => {
-            // Only `NotUtf8` is left, and the bytes were found UTF-8 above; judged by what it
-            // says all the same, should the reader ever refuse for another reason.
-            let rule = match &e {
-                asv_model::Error::NotUtf8 { .. } => Rule::SkillMdEncoding,
-                asv_model::Error::Declaration { .. } => Rule::FrontmatterSyntax,
-            };
-            out.push(error(rule, strip_path(&e.to_string(), &skill_md)));
-            return out;
-        }
-    };
+                problem,
+            }) => {
+                out.push(Finding::new(
+                    declaration_rule(&problem),
+                    path,
+                    line,
+                    problem.to_string(),
+                ));
+                return out;
+            }
+            Err(e) => {
+                // Only `NotUtf8` is left, and the bytes were found UTF-8 above; judged by what it
+                // says all the same, should the reader ever refuse for another reason.
+                let rule = match &e {
+                    asv_model::Error::NotUtf8 { .. } => Rule::SkillMdEncoding,
+                    asv_model::Error::Declaration { .. } => Rule::FrontmatterSyntax,
+                };
+                out.push(error(rule, strip_path(&e.to_string(), &skill_md)));
+                return out;
+            }
+        };
     if !matches!(root, Yaml::Map(_)) {
         out.push(error(
             Rule::FrontmatterNotMapping,
@@ -513,12 +514,23 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
             if let Yaml::String(k) = k
                 && !KNOWN_KEYS.contains(&k.as_str())
             {
-                out.push(error(
-                    Rule::UnknownKey,
-                    format!(
-                        "unknown frontmatter key {k:?}; agents ignore it (put custom data under metadata)"
-                    ),
-                ));
+                // Declarations written one level too high are the likeliest slip of all: say
+                // where they go rather than only that the key is unknown.
+                if k == "contracts" {
+                    out.push(Finding::new(
+                        Rule::UnknownKey,
+                        skill_md.as_str(),
+                        misplaced_contracts,
+                        "\"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts".to_owned(),
+                    ));
+                } else {
+                    out.push(error(
+                        Rule::UnknownKey,
+                        format!(
+                            "unknown frontmatter key {k:?}; agents ignore it (put custom data under metadata)"
+                        ),
+                    ));
+                }
             }
         }
     }
@@ -786,6 +798,12 @@ mod tests {
                 MD,
                 front("foo: 1\n").into_bytes(),
                 "unknown frontmatter key \"foo\"",
+            ),
+            (
+                Rule::UnknownKey,
+                MD,
+                front("contracts: [a]\n").into_bytes(),
+                "\"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
             ),
         ];
         for (rule, path, bytes, fragment) in &rows {

@@ -25,6 +25,32 @@ fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
     )
 }
 
+/// What the repository holds that is likely a mistake though it changes nothing: keys of the
+/// table this tool does not read (typos, mostly), and `contracts` written at the top level of a
+/// SKILL.md's frontmatter instead of under `metadata`.
+fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
+    let table = asv_model::layout::MANIFEST;
+    let mut warnings: Vec<String> = repo
+        .manifest
+        .unknown_keys
+        .iter()
+        .map(|k| match k.line {
+            Some(line) => format!("{table}:{line}: {k}"),
+            None => format!("{table}: {k}"),
+        })
+        .collect();
+    warnings.extend(repo.skills.iter().filter_map(|skill| {
+        skill.misplaced_contracts.map(|line| {
+            format!(
+                "{}/{}:{line}: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
+                skill.dir(),
+                asv_model::layout::SKILL_MANIFEST
+            )
+        })
+    }));
+    warnings
+}
+
 /// `self-test`.
 pub fn self_test(settings: &Settings) -> Report {
     violations(settings.format, &asv_contracts::selftest::run())
@@ -37,7 +63,9 @@ pub fn self_test(settings: &Settings) -> Report {
 pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let repo = Repository::load(&tree)?;
-    Ok(violations(settings.format, &asv_contracts::verify(&repo)?))
+    let mut report = violations(settings.format, &asv_contracts::verify(&repo)?);
+    report.warnings = repository_warnings(&repo);
+    Ok(report)
 }
 
 /// `gen`.
@@ -47,14 +75,17 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let repo = Repository::load(&tree)?;
-    Ok(match asv_contracts::generate(&repo)? {
+    let warnings = repository_warnings(&repo);
+    let mut report = match asv_contracts::generate(&repo)? {
         GenOutcome::Closure(found) => {
             let mut report = violations(settings.format, &found);
             report.status = crate::exit::ExitStatus::Violations;
             report
         }
         GenOutcome::Done { events: done, .. } => events(settings.format, &done),
-    })
+    };
+    report.warnings = warnings;
+    Ok(report)
 }
 
 /// `lint-selfcontain`.

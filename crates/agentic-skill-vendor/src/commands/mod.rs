@@ -6,13 +6,16 @@ pub mod skill;
 
 use crate::exit::ExitStatus;
 
-/// What a command has to say: its lines for stdout, already in the chosen format, and how the
-/// run ends.
+/// What a command has to say: its lines for stdout, already in the chosen format, its
+/// warnings for stderr, and how the run ends.
 pub struct Report {
     /// The lines, without line breaks.
     pub lines: Vec<String>,
     /// How the run ends.
     pub status: ExitStatus,
+    /// Warnings for stderr, each without its `warning: ` label: what is worth a look but
+    /// changes nothing the command does.
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -21,6 +24,7 @@ impl Report {
         Report {
             lines,
             status: ExitStatus::failed_if(failed),
+            warnings: Vec::new(),
         }
     }
 }

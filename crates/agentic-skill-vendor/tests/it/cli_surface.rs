@@ -285,3 +285,51 @@ fn without_root_and_without_a_repository_the_run_is_refused_naming_where_it_look
     let run = in_dir(&repo, "notes", &["verify", "--root", "."]);
     assert_eq!(run.stdout, "lock: vendor-lock.json is missing\n", "{run:?}");
 }
+
+#[test]
+fn typos_in_the_table_and_misplaced_declarations_are_warned_about_and_change_nothing() {
+    let setup = |table: &str, stray: &str| {
+        let repo = Repo::empty();
+        repo.write("contracts/note.md", "Note.\n");
+        repo.write(
+            "skills/uses/SKILL.md",
+            "---\nname: uses\ndescription: d\nmetadata:\n  contracts:\n    - note\n---\nBody\n",
+        );
+        repo.write(
+            "skills/stray/SKILL.md",
+            format!("---\nname: stray\ndescription: d\n{stray}---\nBody\n"),
+        );
+        repo.write("vendor-manifest.yaml", table);
+        repo
+    };
+    let clean = setup("contracts:\n  note:\n    source: local\n", "");
+    let clean_gen = clean.run(&["gen"]);
+    assert_eq!(clean_gen.code, 0, "{clean_gen:?}");
+    assert_eq!(clean_gen.stderr, "");
+    let repo = setup(
+        "sorces: {}\ncontracts:\n  note:\n    source: local\n    pth: elsewhere.md\n",
+        "contracts:\n  - note\n",
+    );
+    let warnings = "warning: vendor-manifest.yaml:1: unknown key \"sorces\"; did you mean \"sources\"?\n\
+         warning: vendor-manifest.yaml:5: unknown key \"pth\" in contract \"note\"; did you mean \"path\"?\n\
+         warning: skills/stray/SKILL.md:4: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts\n";
+    // gen does exactly what it does without the slips, and says what it noticed on stderr.
+    let gen_run = repo.run(&["gen"]);
+    assert_eq!(gen_run.code, clean_gen.code, "{gen_run:?}");
+    assert_eq!(gen_run.stdout, clean_gen.stdout);
+    assert_eq!(gen_run.stderr, warnings);
+    assert_eq!(
+        repo.read_string("vendor-lock.json"),
+        clean.read_string("vendor-lock.json")
+    );
+    let verify = repo.run(&["verify"]);
+    assert_eq!((verify.code, verify.stdout.as_str()), (0, ""), "{verify:?}");
+    assert_eq!(verify.stderr, warnings);
+    let validate = repo.run(&["skill", "validate"]);
+    assert!(
+        validate.stdout.contains(
+            "warning: skills/stray/SKILL.md:4: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts"
+        ),
+        "{validate:?}"
+    );
+}

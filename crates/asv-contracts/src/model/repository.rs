@@ -27,6 +27,9 @@ pub struct Skill {
     pub name: String,
     /// The declared ids, in declaration order.
     pub declared: Vec<ContractId>,
+    /// The line of a `contracts` key at the top level of its SKILL.md's frontmatter, which
+    /// declares nothing (see [`declaration::SkillFrontmatter::misplaced_contracts`]).
+    pub misplaced_contracts: Option<usize>,
 }
 
 impl Skill {
@@ -246,11 +249,19 @@ fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
         .into_par_iter()
         .map(|name| {
             let skill_md = format!("{SKILLS_DIR}/{name}/{}", asv_model::layout::SKILL_MANIFEST);
-            let declared = match tree.read_file(&skill_md)? {
-                None => Vec::new(),
-                Some(bytes) => declaration::declared_ids(&skill_md, &bytes)?,
+            let front = match tree.read_file(&skill_md)? {
+                None => None,
+                Some(bytes) => declaration::read_frontmatter(&skill_md, &bytes)?,
             };
-            Ok(Skill { name, declared })
+            let (declared, misplaced_contracts) = match front {
+                None => (Vec::new(), None),
+                Some(f) => (f.declared, f.misplaced_contracts),
+            };
+            Ok(Skill {
+                name,
+                declared,
+                misplaced_contracts,
+            })
         })
         .collect::<Vec<Result<Skill>>>()
         .into_iter()
