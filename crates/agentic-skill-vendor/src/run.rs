@@ -51,7 +51,93 @@ fn usage_refusal(err: &clap::Error) -> String {
             first.trim_start_matches("error: ").to_owned()
         }
     };
-    format!("{message}\n{USAGE_HINT}")
+    let mut lines = vec![message];
+    lines.extend(usage_details(err));
+    lines.push(help_hint(err));
+    lines.join("\n")
+}
+
+/// The lines of clap's own message that the first line does not say: the names of missing
+/// arguments, a "did you mean" tip, the usage line of the command that was being parsed.
+fn usage_details(err: &clap::Error) -> Vec<String> {
+    if matches!(
+        err.kind(),
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        // clap would print the whole help here; the hint after says where to find it.
+        return Vec::new();
+    }
+    let mut details: Vec<String> = err
+        .to_string()
+        .lines()
+        .skip(1)
+        .filter(|line| {
+            let line = line.trim();
+            !line.is_empty()
+                && !line.starts_with("For more information")
+                // Advice on passing a dash-led value is noise for a misspelt option.
+                && !line.starts_with("tip: to pass")
+        })
+        .map(str::to_owned)
+        .collect();
+    if err.kind() == ErrorKind::InvalidSubcommand
+        && !details.iter().any(|l| l.trim_start().starts_with("tip:"))
+        && let Some(near) = nearest_command(err)
+    {
+        details.insert(0, format!("  tip: a similar command exists: '{near}'"));
+    }
+    details
+}
+
+/// The command nearest to an unknown one (`gne` → `gen`), among those of the command being
+/// parsed, when clap's own measure found none: transposed and dropped letters are the usual
+/// slips, and clap's similarity misses some of them.
+fn nearest_command(err: &clap::Error) -> Option<String> {
+    use clap::CommandFactory;
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let mut command = crate::cli::Cli::command();
+    for name in command_path(&err.to_string()) {
+        command = command.find_subcommand(name)?.clone();
+    }
+    command
+        .get_subcommands()
+        .map(|c| c.get_name())
+        .map(|name| (strsim::damerau_levenshtein(typed, name), name))
+        .filter(|(distance, _)| *distance <= 2 && *distance < typed.chars().count())
+        .min()
+        .map(|(_, name)| name.to_owned())
+}
+
+/// The subcommands named on clap's usage line (`Usage: agentic-skill-vendor skill add …` →
+/// `skill`, `add`).
+fn command_path(text: &str) -> Vec<&str> {
+    text.lines()
+        .find_map(|line| line.strip_prefix("Usage: "))
+        .map(|usage| {
+            usage
+                .split_whitespace()
+                .skip(1)
+                .take_while(|word| !word.starts_with(['[', '<', '-']))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Where to read next: the `--help` of the command whose arguments were wrong, named from
+/// clap's usage line (`Usage: agentic-skill-vendor skill add [OPTIONS] <repository> …`).
+fn help_hint(err: &clap::Error) -> String {
+    let text = err.to_string();
+    let path = command_path(&text);
+    if path.is_empty() {
+        USAGE_HINT.to_owned()
+    } else {
+        format!(
+            "run agentic-skill-vendor {} --help for its arguments and options",
+            path.join(" ")
+        )
+    }
 }
 
 /// Writes lines to stdout; a closed pipe ends the run quietly.

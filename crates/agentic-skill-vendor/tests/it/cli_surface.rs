@@ -333,3 +333,71 @@ fn typos_in_the_table_and_misplaced_declarations_are_warned_about_and_change_not
         "{validate:?}"
     );
 }
+
+/// A mistake on the command line gets clap's whole story (the missing names, a "did you mean",
+/// the usage line) after the compatibility line, and ends naming the `--help` to read, which
+/// this test then runs.
+#[test]
+fn argument_errors_say_everything_and_point_at_a_help_that_works() {
+    let rows: [(&[&str], &[&str]); 4] = [
+        (
+            &["gne"],
+            &[
+                "error: unknown command: gne",
+                "  tip: a similar command exists: 'gen'",
+                "Usage: agentic-skill-vendor [OPTIONS] <COMMAND>",
+                "run agentic-skill-vendor --help for the commands and options",
+            ],
+        ),
+        (
+            &["skill", "pul"],
+            &[
+                "error: unknown command: pul",
+                "  tip: a similar subcommand exists: 'pull'",
+                "Usage: agentic-skill-vendor skill [OPTIONS] <COMMAND>",
+                "run agentic-skill-vendor skill --help for its arguments and options",
+            ],
+        ),
+        (
+            &["skill", "add"],
+            &[
+                "error: the following required arguments were not provided:",
+                "  <REPOSITORY>",
+                "  <PATH>",
+                "Usage: agentic-skill-vendor skill add <REPOSITORY> <PATH>",
+                "run agentic-skill-vendor skill add --help for its arguments and options",
+            ],
+        ),
+        (
+            &["skill", "install", "x.zip", "--scope", "user"],
+            &[
+                "error: the following required arguments were not provided:",
+                "  --target <TARGET>",
+                "Usage: agentic-skill-vendor skill install --target <TARGET> --scope <SCOPE> <INPUT>",
+                "run agentic-skill-vendor skill install --help for its arguments and options",
+            ],
+        ),
+    ];
+    for (argv, want) in rows {
+        let run = run_bin(&args(argv), None);
+        assert_eq!(run.code, 2, "{argv:?}: {run:?}");
+        assert_eq!(run.stdout, "", "{argv:?}");
+        assert_eq!(run.stderr, format!("{}\n", want.join("\n")), "{argv:?}");
+        // The step it names works.
+        let hint = want.last().unwrap();
+        let help: Vec<&str> = hint
+            .strip_prefix("run agentic-skill-vendor ")
+            .unwrap()
+            .split(" for ")
+            .next()
+            .unwrap()
+            .split(' ')
+            .collect();
+        let helped = run_bin(&args(&help), None);
+        assert_eq!(helped.code, 0, "{help:?}: {helped:?}");
+        assert!(
+            helped.stdout.contains("Usage: agentic-skill-vendor"),
+            "{helped:?}"
+        );
+    }
+}

@@ -1138,6 +1138,24 @@ fn usage(message: &str) -> String {
     format!("error: {message}\n{USAGE_HINT}\n")
 }
 
+/// A usage refusal with clap's details: extra lines (a tip, missing arguments), the usage line
+/// of the command being parsed, and that command's `--help` (the top level's for `None`).
+fn usage_of(message: &str, details: &[&str], usage: &str, command: Option<&str>) -> String {
+    let mut out = format!("error: {message}\n");
+    for line in details {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!("Usage: agentic-skill-vendor {usage}\n"));
+    match command {
+        None => out.push_str(&format!("{USAGE_HINT}\n")),
+        Some(c) => out.push_str(&format!(
+            "run agentic-skill-vendor {c} --help for its arguments and options\n"
+        )),
+    }
+    out
+}
+
 #[test]
 fn command_line_refusals() {
     let repo = Repo::demo();
@@ -1193,43 +1211,68 @@ fn command_line_refusals() {
             "unknown option --bogus",
             args(&["verify", "--bogus", "--root", &root]),
             None,
-            usage("unknown option: --bogus"),
+            usage_of(
+                "unknown option: --bogus",
+                &[],
+                "verify [OPTIONS]",
+                Some("verify"),
+            ),
         ),
         (
             "unknown option before the command",
             args(&["--bogus", "gen", "--root", &root]),
             None,
-            usage("unknown option: --bogus"),
+            usage_of("unknown option: --bogus", &[], "[OPTIONS] <COMMAND>", None),
         ),
         (
             "unknown short option",
             args(&["gen", "-x", "--root", &root]),
             None,
-            usage("unknown option: -x"),
+            usage_of("unknown option: -x", &[], "gen [OPTIONS]", Some("gen")),
         ),
         (
             "gen extra",
             args(&["gen", "extra", "--root", &root]),
             None,
-            usage("unexpected argument: extra"),
+            usage_of(
+                "unexpected argument: extra",
+                &[],
+                "gen [OPTIONS]",
+                Some("gen"),
+            ),
         ),
         (
             "verify a b",
             args(&["verify", "a", "b", "--root", &root]),
             None,
-            usage("unexpected argument: a"),
+            usage_of(
+                "unexpected argument: a",
+                &[],
+                "verify [OPTIONS]",
+                Some("verify"),
+            ),
         ),
         (
             "unknown command",
             args(&["frobnicate", "--root", &root]),
             None,
-            usage("unknown command: frobnicate"),
+            usage_of(
+                "unknown command: frobnicate",
+                &[],
+                "[OPTIONS] <COMMAND>",
+                None,
+            ),
         ),
         (
             "misspelt command",
             args(&["verfiy", "--root", &root]),
             None,
-            usage("unknown command: verfiy"),
+            usage_of(
+                "unknown command: verfiy",
+                &["  tip: a similar subcommand exists: 'verify'"],
+                "[OPTIONS] <COMMAND>",
+                None,
+            ),
         ),
         (
             "no command",
