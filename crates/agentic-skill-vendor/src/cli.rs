@@ -45,7 +45,11 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write each contract's current text into every skill that declares it, and the lock
-    Gen,
+    Gen {
+        /// Print what gen would change (plan: <action> <path>), and write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Check the whole tree against the lock; exit 1 on any violation
     Verify,
     /// Check that no skill points outside its own directory
@@ -203,7 +207,7 @@ impl Command {
     /// The command's name as typed.
     pub fn name(&self) -> &'static str {
         match self {
-            Command::Gen => "gen",
+            Command::Gen { .. } => "gen",
             Command::Verify => "verify",
             Command::LintSelfcontain => "lint-selfcontain",
             Command::SelfTest => "self-test",

@@ -464,6 +464,32 @@ pub fn packed(format: Format, p: &Packed, output: &str) -> String {
         )
 }
 
+/// Renders one change a dry run would make (`shown_root` prefixes its destination), with the
+/// reason the plan gave when `reasons` (an install's `forced` or `already absent` says
+/// something; every change of gen is its own by rule, so there it would only repeat itself).
+pub fn planned(
+    format: Format,
+    planned: &asv_fs::PlannedChange,
+    shown_root: &str,
+    reasons: bool,
+) -> String {
+    let mut message = format!(
+        "{} {shown_root}{}",
+        planned.action(),
+        asv_fs::quote::DisplayPath(planned.dest())
+    );
+    if let Some(reason) = planned.reason().filter(|_| reasons) {
+        message.push_str(&format!(" ({reason})"));
+    }
+    Line::new(Level::Notice, "plan", message).render(
+        format,
+        &PlanRecord {
+            kind: "plan",
+            message: planned.to_string(),
+        },
+    )
+}
+
 /// Renders what `skill install` did, or would do for a dry run (`shown_root` prefixes each
 /// destination: `~/` for the home directory).
 pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String> {
@@ -471,23 +497,7 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
         return i
             .plan
             .iter()
-            .map(|planned| {
-                let mut message = format!(
-                    "{} {shown_root}{}",
-                    planned.action(),
-                    asv_fs::quote::DisplayPath(planned.dest())
-                );
-                if let Some(reason) = planned.reason() {
-                    message.push_str(&format!(" ({reason})"));
-                }
-                Line::new(Level::Notice, "plan", message).render(
-                    format,
-                    &PlanRecord {
-                        kind: "plan",
-                        message: planned.to_string(),
-                    },
-                )
-            })
+            .map(|p| planned(format, p, shown_root, true))
             .collect();
     }
     i.skills

@@ -237,7 +237,8 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
     match &cli.command {
         Command::SelfTest => Ok(commands::contracts::self_test(s)),
         Command::Verify => commands::contracts::verify(s),
-        Command::Gen => commands::contracts::gen_(s),
+        Command::Gen { dry_run: false } => commands::contracts::gen_(s),
+        Command::Gen { dry_run: true } => commands::contracts::gen_plan(s),
         Command::LintSelfcontain => commands::contracts::lint_selfcontain(s),
         Command::Add { repository, name } => {
             commands::contracts::add(s, repository, name.as_deref())

@@ -45,7 +45,7 @@ pub use model::{cache, placement, raw, repository, snapshot};
 pub use digest::Digest;
 pub use document::CanonicalBody;
 pub use error::{Error, Result};
-pub use generate::{GenOutcome, generate};
+pub use generate::{GenOutcome, generate, plan_generate};
 pub use id::ContractId;
 pub use report::{Event, Violation};
 pub use repository::Repository;

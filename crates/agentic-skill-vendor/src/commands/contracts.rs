@@ -88,6 +88,33 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     Ok(report)
 }
 
+/// `gen --dry-run`: one `plan:` line per path gen would write or remove, nothing written.
+///
+/// # Errors
+/// As `gen`'s refusals.
+pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let repo = Repository::load(&tree)?;
+    let warnings = repository_warnings(&repo);
+    let mut report = match asv_contracts::plan_generate(&repo)? {
+        Err(found) => {
+            let mut report = violations(settings.format, &found);
+            report.status = crate::exit::ExitStatus::Violations;
+            report
+        }
+        Ok(planned) => Report::new(
+            planned
+                .iter()
+                .filter(|p| p.action().is_active())
+                .map(|p| render::planned(settings.format, p, "", false))
+                .collect(),
+            false,
+        ),
+    };
+    report.warnings = warnings;
+    Ok(report)
+}
+
 /// `lint-selfcontain`.
 ///
 /// # Errors

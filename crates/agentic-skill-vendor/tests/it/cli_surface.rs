@@ -401,3 +401,48 @@ fn argument_errors_say_everything_and_point_at_a_help_that_works() {
         );
     }
 }
+
+#[test]
+fn gen_dry_run_shows_the_plan_and_writes_nothing() {
+    let repo = Repo::demo();
+    assert_eq!(repo.run(&["gen", "--dry-run"]), ok(""));
+    repo.write(
+        "contracts/changelog-entry.md",
+        "Write plainly, and briefly.\n",
+    );
+    std::fs::remove_file(repo.join("vendor-lock.json")).unwrap();
+    let before = repo.snapshot();
+    let planned = repo.run(&["gen", "--dry-run"]);
+    assert_eq!(planned.code, 0, "{planned:?}");
+    assert_eq!(repo.snapshot(), before, "a dry run writes nothing");
+    assert!(
+        planned.stdout.ends_with("plan: create vendor-lock.json\n"),
+        "{planned:?}"
+    );
+    // Every path it names is one gen then changes, and gen changes no other.
+    let lines: Vec<&str> = planned.stdout.lines().collect();
+    assert!(lines.len() >= 2, "{planned:?}");
+    let gen_run = repo.run(&["gen"]);
+    assert_eq!(gen_run.code, 0, "{gen_run:?}");
+    let after = repo.snapshot();
+    let mut changed: Vec<String> = after
+        .iter()
+        .filter(|(path, bytes)| before.get(*path) != Some(*bytes))
+        .map(|(path, _)| path.clone())
+        .collect();
+    changed.sort();
+    let mut named: Vec<String> = lines
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().to_owned())
+        .collect();
+    named.sort();
+    assert_eq!(named, changed);
+    // A closure stops the dry run as it stops gen.
+    repo.write(
+        "skills/needs/SKILL.md",
+        "---\nname: needs\ndescription: d\nmetadata:\n  contracts:\n    - nowhere\n---\nB\n",
+    );
+    let stopped = repo.run(&["gen", "--dry-run"]);
+    assert_eq!(stopped.code, 1, "{stopped:?}");
+    assert!(stopped.stdout.starts_with("closure: "), "{stopped:?}");
+}

@@ -83,6 +83,33 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// # }
 /// ```
 pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
+    run(repo, Mode::Write).map(|(outcome, _)| outcome)
+}
+
+/// What [`generate`] would change, decided exactly as it decides (every refusal included),
+/// with nothing written: one planned change per copy, table, raw dest, lock or removal, in
+/// path order. A `Closure` outcome stops it as it stops `gen`.
+///
+/// # Errors
+/// As [`generate`], less the failed writes.
+pub fn plan_generate(
+    repo: &Repository<'_>,
+) -> Result<std::result::Result<Vec<asv_fs::PlannedChange>, Vec<Violation>>> {
+    Ok(match run(repo, Mode::Plan)? {
+        (GenOutcome::Closure(found), _) => Err(found),
+        (GenOutcome::Done { .. }, planned) => Ok(planned),
+    })
+}
+
+/// Whether a run writes its plan or only shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Write,
+    Plan,
+}
+
+/// `gen`'s decisions, then its writes (in [`Mode::Write`]) or its plan (in [`Mode::Plan`]).
+fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::PlannedChange>)> {
     // Asked before anything else: what follows reads a cache filled from the repository the
     // lock names and rewrites the lock with the table's repository, so carrying on would
     // distribute bytes the table attributes elsewhere and leave no trace of the disagreement.
@@ -114,7 +141,7 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     let snap = Snapshot::take(repo)?;
     let closure = snap.closure();
     if !closure.is_empty() {
-        return Ok(GenOutcome::Closure(closure));
+        return Ok((GenOutcome::Closure(closure), Vec::new()));
     }
     check_remote_texts(repo, &snap)?;
     let derived = snap.derived_resolutions();
@@ -167,17 +194,21 @@ pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
     }
     report.extend(raw.events.iter().cloned());
     report.extend(events);
-    let writes = write_tree(
+    let (writes, planned) = write_tree(
         repo,
         &snap,
         derived,
         &raw,
         revision.as_ref().map(|r| r.text.as_str()),
+        mode,
     )?;
-    Ok(GenOutcome::Done {
-        events: report,
-        writes,
-    })
+    Ok((
+        GenOutcome::Done {
+            events: report,
+            writes,
+        },
+        planned,
+    ))
 }
 
 /// Refuses a run whose declared remote contracts have no text in the cache. `gen` never
@@ -311,7 +342,8 @@ fn write_tree(
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
-) -> Result<usize> {
+    mode: Mode,
+) -> Result<(usize, Vec<asv_fs::PlannedChange>)> {
     use asv_fs::{Change, Ownership};
     use std::sync::Arc;
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
@@ -352,10 +384,15 @@ fn write_tree(
         changes.push(Change::remove(path, Ownership::Force));
     }
     let writes = changes.len();
-    if writes > 0 {
-        asv_fs::Plan::new(repo.tree, changes)
-            .and_then(asv_fs::Plan::apply)
-            .map_err(interrupted)?;
+    if writes == 0 {
+        return Ok((0, Vec::new()));
     }
-    Ok(writes)
+    if mode == Mode::Plan {
+        let plan = asv_fs::Plan::new(repo.tree, changes)?;
+        return Ok((writes, plan.changes().cloned().collect()));
+    }
+    asv_fs::Plan::new(repo.tree, changes)
+        .and_then(asv_fs::Plan::apply)
+        .map_err(interrupted)?;
+    Ok((writes, Vec::new()))
 }
