@@ -281,12 +281,14 @@ pub enum Error {
         problem: &'static str,
     },
     /// The skill breaks the Agent Skills rules (input side).
-    #[error("{}: {} (and {} more finding(s)); nothing was written — fix the skill upstream or take another one", first.location(), first.message, more)]
+    #[error("{}: {}{}; nothing was written — {remedy}", first.location(), first.message, more_errors(*more))]
     Invalid {
         /// The first error found.
         first: crate::Finding,
         /// How many more errors.
         more: usize,
+        /// What the user can do, which depends on where the skill came from.
+        remedy: Remedy,
     },
     /// The destination is taken (destination side).
     #[error(
@@ -418,6 +420,40 @@ impl Error {
             | Error::Unwritable { input, .. } => Some(Location::file(input.clone())),
             _ => None,
         }
+    }
+}
+
+/// What to do about a skill that breaks the rules, by where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remedy {
+    /// Taken from upstream (`skill add`, `skill pull`): the fix belongs there.
+    FixUpstream,
+    /// The user's own files (`skill pack`, `skill resolve`): fix them and run again.
+    FixLocal,
+    /// An input to install: fix it, or install another.
+    FixInput,
+}
+
+impl std::fmt::Display for Remedy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Remedy::FixUpstream => "fix the skill upstream or take another one",
+            Remedy::FixLocal => {
+                "fix the skill (skill validate lists every finding) and run the command again"
+            }
+            Remedy::FixInput => {
+                "fix the skill in the input (skill validate lists every finding) or install another"
+            }
+        })
+    }
+}
+
+/// ` (and 1 more error)`, ` (and 3 more errors)`, or nothing.
+fn more_errors(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        1 => " (and 1 more error)".to_owned(),
+        n => format!(" (and {n} more errors)"),
     }
 }
 

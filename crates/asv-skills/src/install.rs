@@ -311,7 +311,10 @@ pub fn install(
                 problem,
             });
         }
-        warnings.extend(refuse_errors(validate_tree(&skill.tree, &dir))?);
+        warnings.extend(refuse_errors(
+            validate_tree(&skill.tree, &dir),
+            crate::error::Remedy::FixInput,
+        )?);
         skill.tree.check_paths()?;
         let ownership = if force {
             Ownership::Force

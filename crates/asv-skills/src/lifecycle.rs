@@ -14,6 +14,7 @@ use asv_skilltree::merge::{Conflict, merge, merge_text};
 use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
 use crate::error::Error;
+use crate::error::Remedy;
 use crate::lock::{Entry, Pending, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
@@ -337,7 +338,7 @@ pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, 
         }
         _ => taken.tree.clone(),
     };
-    let findings = refuse_errors(validate_tree(&placed, &dir))?;
+    let findings = refuse_errors(validate_tree(&placed, &dir), Remedy::FixUpstream)?;
     taken.tree.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
     keep_base(fs, &taken.tree)?;
@@ -599,7 +600,7 @@ pub fn pull(
             });
             continue;
         }
-        refuse_errors(validate_tree(&merged.tree, &dir))?;
+        refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
         portable_tree(&entry.source, &merged.tree)?;
         keep_base(fs, &upstream.tree)?;
         if merged.tree != local {
@@ -656,7 +657,7 @@ pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
             path: format!("{dir}/{}", f.path),
         });
     }
-    refuse_errors(validate_tree(&local, &dir))?;
+    refuse_errors(validate_tree(&local, &dir), Remedy::FixLocal)?;
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
         e.base_hash = pending.base_hash;

@@ -59,7 +59,7 @@ pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(fs, dir)?;
     let tree = SkillTree::read(fs, dir)?;
-    let mut warnings = refuse_errors(validate_tree(&tree, dir))?;
+    let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree
         .files()

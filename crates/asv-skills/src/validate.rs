@@ -289,13 +289,17 @@ pub fn manifest_name(tree: &SkillTree) -> Option<String> {
 ///
 /// # Errors
 /// [`Error::Invalid`] with the first error, and how many more, when any is an error.
-pub(crate) fn refuse_errors(findings: Vec<Finding>) -> Result<Vec<Finding>, Error> {
+pub(crate) fn refuse_errors(
+    findings: Vec<Finding>,
+    remedy: crate::error::Remedy,
+) -> Result<Vec<Finding>, Error> {
     let mut errors = findings.iter().filter(|f| f.severity == Severity::Error);
     match errors.next() {
         None => Ok(findings),
         Some(first) => Err(Error::Invalid {
             first: first.clone(),
             more: errors.count(),
+            remedy,
         }),
     }
 }
@@ -851,11 +855,16 @@ mod tests {
         let first = Finding::new(Rule::NameMissing, "a", None, "e1".to_owned());
         let second = Finding::new(Rule::DescriptionMissing, "a", None, "e2".to_owned());
         assert_eq!(
-            refuse_errors(vec![warning.clone()]).unwrap(),
+            refuse_errors(vec![warning.clone()], crate::error::Remedy::FixLocal).unwrap(),
             vec![warning.clone()]
         );
-        match refuse_errors(vec![warning, first.clone(), second]) {
-            Err(Error::Invalid { first: got, more }) => {
+        match refuse_errors(
+            vec![warning, first.clone(), second],
+            crate::error::Remedy::FixLocal,
+        ) {
+            Err(Error::Invalid {
+                first: got, more, ..
+            }) => {
                 assert_eq!((got, more), (first, 1));
             }
             other => panic!("{other:?}"),

@@ -446,3 +446,35 @@ fn gen_dry_run_shows_the_plan_and_writes_nothing() {
     assert_eq!(stopped.code, 1, "{stopped:?}");
     assert!(stopped.stdout.starts_with("closure: "), "{stopped:?}");
 }
+
+/// A skill that breaks the rules is refused with English counts and a remedy that fits where
+/// the skill came from: the user's own files for pack.
+#[test]
+fn an_invalid_skill_is_refused_with_a_remedy_that_fits() {
+    let repo = Repo::empty();
+    repo.write(
+        "skills/Bad_Name/SKILL.md",
+        "---\nname: Bad_Name\n---\nBody\n",
+    );
+    let run = repo.run(&["skill", "pack", "skills/Bad_Name", "-o", "out.zip"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.ends_with(
+            " (and 1 more error); nothing was written — fix the skill (skill validate lists every finding) and run the command again\n"
+        ),
+        "{run:?}"
+    );
+    assert!(!repo.exists("out.zip"));
+    // The step it names works: skill validate lists both.
+    let listed = repo.run(&["skill", "validate", "skills/Bad_Name"]);
+    assert_eq!(listed.code, 1, "{listed:?}");
+    assert_eq!(
+        listed
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .count(),
+        2,
+        "{listed:?}"
+    );
+}

@@ -133,7 +133,7 @@ fn add_refusals_write_nothing() {
             matches!(e, Error::NotInSource { .. })
         }),
         ("breaks the rules", request(&up, "skills/odd"), |e| {
-            matches!(e, Error::Invalid { first, more: 0 }
+            matches!(e, Error::Invalid { first, more: 0, remedy: asv_skills::error::Remedy::FixUpstream }
                 if first.rule == asv_skills::Rule::NameMismatch
                     && first.path == "skills/odd/SKILL.md")
         }),
