@@ -478,3 +478,17 @@ fn an_invalid_skill_is_refused_with_a_remedy_that_fits() {
         "{listed:?}"
     );
 }
+
+/// An emptied table leaves a raw contract without its row: the refusal says so instead of
+/// naming a row that is not there.
+#[test]
+fn an_emptied_table_is_named_as_missing_rows() {
+    let repo = Repo::demo();
+    repo.write("vendor-manifest.yaml", "");
+    let run = repo.run(&["verify"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains(" has no row in vendor-manifest.yaml, so it reads as a document contract, but vendor-lock.json resolves it as raw-byte; put its files row back"),
+        "{run:?}"
+    );
+}

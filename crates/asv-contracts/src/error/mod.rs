@@ -115,16 +115,15 @@ pub enum Error {
     },
     /// The table makes a contract another kind (document or raw bytes) than the lock
     /// resolves it as (input side).
-    #[error(
-        "{id} is {} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row",
-        match table { ContractKind::Raw => "a raw-byte", ContractKind::Document => "a document" },
-        match table { ContractKind::Raw => "a document", ContractKind::Document => "raw-byte" }
-    )]
+    #[error("{}", kind_changed(id, *table, *has_row))]
     KindChanged {
         /// The contract.
         id: ContractId,
         /// The kind the table makes it; the lock resolves it as the other one.
         table: ContractKind,
+        /// Whether the table has a row for it (without one, a declared id reads as a document
+        /// at `contracts/<id>.md`).
+        has_row: bool,
     },
     /// The lock pins a source to another repository than the table registers it at, so a
     /// command that would act on the pin stops (input side).
@@ -274,3 +273,19 @@ impl From<asv_model::Error> for Error {
 
 /// The result type of `asv-contracts`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The words of [`Error::KindChanged`]: a row that says the other kind, or no row at all.
+fn kind_changed(id: &ContractId, table: ContractKind, has_row: bool) -> String {
+    if !has_row {
+        return format!(
+            "{id} has no row in vendor-manifest.yaml, so it reads as a document contract, but vendor-lock.json resolves it as raw-byte; put its files row back in vendor-manifest.yaml, or withdraw it from every skill and run gen before declaring it as a document"
+        );
+    }
+    let (row, lock) = match table {
+        ContractKind::Raw => ("a raw-byte", "a document"),
+        ContractKind::Document => ("a document", "raw-byte"),
+    };
+    format!(
+        "{id} is {row} contract in vendor-manifest.yaml but vendor-lock.json resolves it as {lock}; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row"
+    )
+}

@@ -330,16 +330,27 @@ fn gitignore_wording() {
 fn kind_changed_wording() {
     let rows = [
         (
+            ContractKind::Document,
+            false,
+            "r has no row in vendor-manifest.yaml, so it reads as a document contract, but vendor-lock.json resolves it as raw-byte; put its files row back in vendor-manifest.yaml, or withdraw it from every skill and run gen before declaring it as a document",
+        ),
+        (
             ContractKind::Raw,
+            true,
             "r is a raw-byte contract in vendor-manifest.yaml but vendor-lock.json resolves it as a document; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row",
         ),
         (
             ContractKind::Document,
+            true,
             "r is a document contract in vendor-manifest.yaml but vendor-lock.json resolves it as raw-byte; a contract cannot change kind in place: withdraw it from every skill, run gen, take the row out, run gen again, then write the new row",
         ),
     ];
-    for (table, want) in rows {
-        let e = Error::KindChanged { id: id("r"), table };
+    for (table, has_row, want) in rows {
+        let e = Error::KindChanged {
+            id: id("r"),
+            table,
+            has_row,
+        };
         assert_eq!(e.to_string(), want);
     }
 }
@@ -459,6 +470,7 @@ fn sides_and_locations() {
             Error::KindChanged {
                 id: id("r"),
                 table: ContractKind::Raw,
+                has_row: true,
             },
             Side::Input,
             Some(Location::file("vendor-manifest.yaml")),

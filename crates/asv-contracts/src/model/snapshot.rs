@@ -37,6 +37,7 @@ fn check_kinds(repo: &Repository<'_>, lock: &Lock) -> Result<()> {
         return Err(Error::KindChanged {
             id: id.clone(),
             table,
+            has_row: repo.manifest.contracts.contains_key(id),
         });
     }
     Ok(())
