@@ -262,6 +262,12 @@ fn refusing_to_write(site: &str, named: &str) -> String {
     )
 }
 
+fn refusing_edited(site: &str, named: &str) -> String {
+    format!(
+        "refusing to write {site}: it was edited since gen placed it — {named} is not what the lock records there; keep your edit elsewhere and delete {site} (gen then places it afresh), or undo the edit"
+    )
+}
+
 fn refusing_kind(site: &str, found: &str, writes: &str) -> String {
     format!(
         "refusing to write {site}: a {found} stands there that the lock does not record as this tool's, and this run writes a {writes}; move it aside or delete it by hand"
@@ -1162,7 +1168,7 @@ fn something_unrecorded_at_a_dest_is_refused() {
         at(
             "a recorded file dest edited after gen",
             Start::Generated,
-            refuses(check, refusing_to_write(check, check)),
+            refuses(check, refusing_edited(check, check)),
             reports(format!(
                 "drift: {check} holds files digesting to sha256:70f008bcabdd031c546e931906a802cb252df9de82b9e45e9aa8c3d9102ad1c6, the lock pins sha256:73d8b92e87a09d10308ffc2378e11004ff5ca6fbd99c6ab714f4069585463c73 — {check} differs"
             )),
@@ -1173,7 +1179,7 @@ fn something_unrecorded_at_a_dest_is_refused() {
             Start::Generated,
             refuses(
                 "skills/plan/scripts/_runtime/notes.txt",
-                refusing_to_write(plan_rt, "skills/plan/scripts/_runtime/notes.txt"),
+                refusing_edited(plan_rt, "skills/plan/scripts/_runtime/notes.txt"),
             ),
             reports(format!(
                 "drift: {plan_rt} holds files digesting to sha256:d34934bb28977f9b6300482d745b975422105902159b18b0ed86cbe9b97dce88, the lock pins sha256:899c91fa3f00cb34ec9f229132446eeb2cfa4f9496128a4e8de03e6c7ce72ed8 — {plan_rt}/notes.txt differs"

@@ -55,6 +55,14 @@ pub enum PlacementProblem {
         /// The first file that differs or is not this run's to write, from the root.
         differs: String,
     },
+    /// A dest the lock records as this tool's was edited since it was placed, and it is not
+    /// what this run would write.
+    Edited {
+        /// `skills/<skill>/<dest>`.
+        site: String,
+        /// The first file that differs from what this run writes, from the root.
+        differs: String,
+    },
     /// A recorded dest to clear nests with a dest this run writes.
     NestsWithPlanned {
         /// The recorded `skills/<skill>/<dest>`.
@@ -125,6 +133,7 @@ impl PlacementProblem {
             | PlacementProblem::NoOutermost { .. } => Side::Input,
             PlacementProblem::UnownedKind { .. }
             | PlacementProblem::Unowned { .. }
+            | PlacementProblem::Edited { .. }
             | PlacementProblem::ClearWrongKind { .. }
             | PlacementProblem::ClearEdited { .. }
             | PlacementProblem::MigrateMissing { .. }
@@ -142,6 +151,7 @@ impl PlacementProblem {
             | PlacementProblem::FileIgnored { site, .. }
             | PlacementProblem::UnownedKind { site, .. }
             | PlacementProblem::Unowned { site, .. }
+            | PlacementProblem::Edited { site, .. }
             | PlacementProblem::NestsWithPlanned { site, .. }
             | PlacementProblem::ClearWrongKind { site, .. }
             | PlacementProblem::ClearEdited { site }
@@ -208,6 +218,13 @@ impl std::fmt::Display for PlacementProblem {
             } => write!(
                 f,
                 "{}: the lock records a {recorded} there, found a {found}; it is not this tool's to clear, so move it aside by hand",
+                DisplayPath(site)
+            ),
+            PlacementProblem::Edited { site, differs } => write!(
+                f,
+                "refusing to write {}: it was edited since gen placed it — {} is not what the lock records there; keep your edit elsewhere and delete {} (gen then places it afresh), or undo the edit",
+                DisplayPath(site),
+                DisplayPath(differs),
                 DisplayPath(site)
             ),
             PlacementProblem::ClearEdited { site } => write!(

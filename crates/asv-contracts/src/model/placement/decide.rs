@@ -216,9 +216,13 @@ pub fn decide(
             // exactly what this run writes.
             let optional = p.kind.is_dir().then_some(MARKER);
             if let Some(first) = first_disagreement(&s.files, &p.files, optional) {
-                return Err(PlacementProblem::Unowned {
-                    site: site.to_owned(),
-                    differs: p.kind.file_at(site, &first),
+                let site = site.to_owned();
+                let differs = p.kind.file_at(&site, &first);
+                // The lock records this dest as the tool's: what stands there was edited.
+                return Err(if recorded.is_some_and(|r| r.kind == s.kind) {
+                    PlacementProblem::Edited { site, differs }
+                } else {
+                    PlacementProblem::Unowned { site, differs }
                 });
             }
             Ok(Decision::Claim {
@@ -345,9 +349,9 @@ mod tests {
             ("a planned file missing: refuse, naming it",
                 dir("y", &[".vendored=mark"]), None, planned(D, plan),
                 Err(PlacementProblem::Unowned { site: site.clone(), differs: format!("{SITE}/run.sh") })),
-            ("edited directory: refuse",
+            ("edited directory: refuse, naming the edited file",
                 dir("edited", &["run.sh=mine", ".vendored=mark"]), recorded(D, "x"), planned(D, plan),
-                Err(PlacementProblem::Unowned { site: site.clone(), differs: format!("{SITE}/run.sh") })),
+                Err(PlacementProblem::Edited { site: site.clone(), differs: format!("{SITE}/run.sh") })),
             ("foreign file dest: refuse, naming the dest",
                 file("y", "mine"), None, planned(F, &["tools=new"]),
                 Err(PlacementProblem::Unowned { site: site.clone(), differs: site.clone() })),

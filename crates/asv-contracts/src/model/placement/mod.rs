@@ -338,6 +338,8 @@ mod tests {
                 "refusing to write skills/a/tools: a file stands there that the lock does not record as this tool's, and this run writes a directory; move it aside or delete it by hand"),
             (PlacementProblem::Unowned { site: s(), differs: "skills/a/tools/x".into() },
                 "refusing to write skills/a/tools: something stands there that the lock does not record as this tool's, and it is not what this run would write — skills/a/tools/x differs or is not this run's to write; move it aside or delete it by hand"),
+            (PlacementProblem::Edited { site: s(), differs: "skills/a/tools/x".into() },
+                "refusing to write skills/a/tools: it was edited since gen placed it — skills/a/tools/x is not what the lock records there; keep your edit elsewhere and delete skills/a/tools (gen then places it afresh), or undo the edit"),
             (PlacementProblem::NestsWithPlanned { site: s(), planned: "skills/a/tools/x".into() },
                 "skills/a/tools is recorded in the lock and nests with skills/a/tools/x, which this run writes; this build does not move ownership between nested dests: withdraw the declaration from every skill, run gen, then place the new dest"),
             (PlacementProblem::ClearWrongKind { site: s(), recorded: D, found: F },
