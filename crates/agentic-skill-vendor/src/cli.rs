@@ -123,6 +123,9 @@ pub enum SkillCommand {
         /// On conflict, write the files with diff3 markers and wait for skill resolve
         #[arg(long)]
         write_conflicts: bool,
+        /// Say what the pull would do (merged, up to date, conflicts) and write nothing
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Record a conflicted skill as resolved once its markers are gone
     Resolve {

@@ -261,7 +261,8 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
             SkillCommand::Pull {
                 names,
                 write_conflicts,
-            } => commands::skill::pull(s, names, *write_conflicts),
+                dry_run,
+            } => commands::skill::pull(s, names, *write_conflicts, *dry_run),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
             SkillCommand::Diff { name, from, to } => commands::skill::diff(s, name, *from, *to),
             SkillCommand::Pack { dir, output } => commands::skill::pack(s, dir, output.as_deref()),

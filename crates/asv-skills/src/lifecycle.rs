@@ -458,7 +458,13 @@ pub fn status(fs: &Tree) -> Result<Vec<Status>, Error> {
 
 /// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
 /// source read again at the locked revision and checked against that hash.
-fn base_of(fs: &Tree, name: &str, entry: &Entry, options: &Options) -> Result<SkillTree, Error> {
+fn base_of(
+    fs: &Tree,
+    name: &str,
+    entry: &Entry,
+    options: &Options,
+    keep: bool,
+) -> Result<SkillTree, Error> {
     if let Some(tree) = kept_base(fs, &entry.base_hash)? {
         return Ok(tree);
     }
@@ -487,7 +493,9 @@ fn base_of(fs: &Tree, name: &str, entry: &Entry, options: &Options) -> Result<Sk
             found,
         });
     }
-    keep_base(fs, &taken.tree)?;
+    if keep {
+        keep_base(fs, &taken.tree)?;
+    }
     Ok(taken.tree)
 }
 
@@ -534,6 +542,32 @@ pub fn pull(
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
+    pull_as(fs, names, write_conflicts, false, options)
+}
+
+/// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
+/// merges made and validated), with nothing written: no skill, kept base or lock changes.
+/// The outcomes are reported as a pull would report them.
+///
+/// # Errors
+/// As [`pull`].
+pub fn pull_dry_run(
+    fs: &Tree,
+    names: &[String],
+    write_conflicts: bool,
+    options: &Options,
+) -> Result<Vec<Pulled>, Error> {
+    pull_as(fs, names, write_conflicts, true, options)
+}
+
+fn pull_as(
+    fs: &Tree,
+    names: &[String],
+    write_conflicts: bool,
+    dry_run: bool,
+    options: &Options,
+) -> Result<Vec<Pulled>, Error> {
+    let write = !dry_run;
     let mut lock = SkillLock::load(fs)?;
     let names: Vec<String> = if names.is_empty() {
         lock.skills.keys().cloned().collect()
@@ -564,7 +598,8 @@ pub fn pull(
         };
         let upstream_hash = upstream.tree.hash();
         if upstream_hash == entry.base_hash {
-            if upstream.revision != entry.revision
+            if write
+                && upstream.revision != entry.revision
                 && let Some(e) = lock.skills.get_mut(&name)
             {
                 e.revision = upstream.revision.clone();
@@ -576,12 +611,12 @@ pub fn pull(
             });
             continue;
         }
-        let base = base_of(fs, &name, &entry, options)?;
+        let base = base_of(fs, &name, &entry, options, write)?;
         let merged = merge(&base, &local, &upstream.tree, &|b, l, r| {
             merge_text(b, l, r, LABELS)
         });
         if !merged.is_clean() {
-            if write_conflicts {
+            if write_conflicts && write {
                 keep_base(fs, &upstream.tree)?;
                 place(fs, &merged.tree, &dir, still_local(local.hash()))?;
                 if let Some(e) = lock.skills.get_mut(&name) {
@@ -596,21 +631,23 @@ pub fn pull(
                 name,
                 revision: upstream.revision,
                 conflicts: merged.conflicts,
-                written: write_conflicts,
+                written: write_conflicts && write,
             });
             continue;
         }
         refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
         portable_tree(&entry.source, &merged.tree)?;
-        keep_base(fs, &upstream.tree)?;
-        if merged.tree != local {
-            place(fs, &merged.tree, &dir, still_local(local.hash()))?;
+        if write {
+            keep_base(fs, &upstream.tree)?;
+            if merged.tree != local {
+                place(fs, &merged.tree, &dir, still_local(local.hash()))?;
+            }
+            if let Some(e) = lock.skills.get_mut(&name) {
+                e.revision = upstream.revision.clone();
+                e.base_hash = upstream_hash.clone();
+            }
+            lock.store(fs)?;
         }
-        if let Some(e) = lock.skills.get_mut(&name) {
-            e.revision = upstream.revision.clone();
-            e.base_hash = upstream_hash.clone();
-        }
-        lock.store(fs)?;
         out.push(Pulled::Updated {
             kept_local: merged.tree.hash() != upstream_hash,
             name,
@@ -685,7 +722,7 @@ pub fn diff(
     let dir = skill_dir(name);
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
-            Version::Base => base_of(fs, name, &entry, options),
+            Version::Base => base_of(fs, name, &entry, options, true),
             Version::Local => Ok(SkillTree::read(fs, &dir)?),
             Version::Upstream => Ok(upstream_of(fs, &entry, options)?
                 .map(|t| t.tree)

@@ -157,18 +157,29 @@ pub fn pull(
     settings: &Settings,
     names: &[String],
     write_conflicts: bool,
+    dry_run: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let options = settings.transport_options()?;
-    let pulled = lifecycle::pull(&tree, names, write_conflicts, &options)?;
+    let pulled = if dry_run {
+        lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?
+    } else {
+        lifecycle::pull(&tree, names, write_conflicts, &options)?
+    };
     let conflicts = pulled.iter().any(|p| p.is_conflict());
-    Ok(Report::new(
+    let mut report = Report::new(
         pulled
             .iter()
             .flat_map(|p| render::pulled(settings.format, p))
             .collect(),
         conflicts,
-    ))
+    );
+    if dry_run {
+        report
+            .warnings
+            .push("dry run: the lines say what a pull would do; nothing was written".to_owned());
+    }
+    Ok(report)
 }
 
 /// `skill resolve <name>`.

@@ -492,3 +492,52 @@ fn an_emptied_table_is_named_as_missing_rows() {
         "{run:?}"
     );
 }
+
+#[test]
+fn skill_pull_dry_run_says_what_a_pull_would_do_and_writes_nothing() {
+    let repo = Repo::empty();
+    let upstream_src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/upstream-skills/skills/summarize/SKILL.md");
+    let skill_md = std::fs::read_to_string(upstream_src).unwrap();
+    repo.write("up/skills/summarize/SKILL.md", &skill_md);
+    repo.write("team/skills/.keep", "");
+    let team = |a: &[&str]| in_dir(&repo, "team", a);
+    let added = team(&["skill", "add", "../up", "skills/summarize"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    // Upstream moves on, and the local copy has an edit of its own.
+    repo.write(
+        "up/skills/summarize/SKILL.md",
+        format!("{skill_md}\nUpstream's new closing line.\n"),
+    );
+    let local = repo.read_string("team/skills/summarize/SKILL.md");
+    let body = local.find("\n---\n").unwrap() + "\n---\n".len();
+    repo.write(
+        "team/skills/summarize/SKILL.md",
+        format!(
+            "{}A local opening line.\n{}",
+            &local[..body],
+            &local[body..]
+        ),
+    );
+    let before = repo.snapshot();
+    let planned = team(&["skill", "pull", "--dry-run"]);
+    assert_eq!(planned.code, 0, "{planned:?}");
+    assert!(
+        planned.stdout.starts_with("summarize: updated ")
+            && planned.stdout.ends_with(" (local edits kept)\n"),
+        "{planned:?}"
+    );
+    assert_eq!(
+        planned.stderr,
+        "warning: dry run: the lines say what a pull would do; nothing was written\n"
+    );
+    assert_eq!(repo.snapshot(), before, "a dry run writes nothing");
+    // The pull itself does what the dry run said.
+    let pulled = team(&["skill", "pull"]);
+    assert_eq!(
+        (pulled.code, pulled.stdout.as_str()),
+        (0, planned.stdout.as_str()),
+        "{pulled:?}"
+    );
+    assert_ne!(repo.snapshot(), before);
+}
