@@ -26,7 +26,8 @@
 //! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
 //! keep them as zombies and no group could ever be confirmed stopped.
 
-use crate::ids::{check_readable, is_hex_id, mode_of, shown, shown_path};
+use crate::error::{FileAt, GitFailure, GitProblem, Reached, RefProblem, Step, UrlProblem};
+use crate::ids::{check_readable, is_hex_id, mode_of};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Read;
@@ -155,24 +156,6 @@ impl Default for Limits {
     }
 }
 
-/// Which [`Error`] a stopped source answers with.
-#[derive(Debug, Clone, Copy)]
-enum Kind {
-    Remote,
-    Limit,
-    Environment,
-}
-
-impl Kind {
-    fn error(self, message: String) -> Error {
-        match self {
-            Kind::Remote => Error::Remote(message),
-            Kind::Limit => Error::Limit(message),
-            Kind::Environment => Error::Environment(message),
-        }
-    }
-}
-
 /// Where a source is.
 #[derive(Debug)]
 enum State {
@@ -182,7 +165,7 @@ enum State {
         format: Option<ObjectFormat>,
     },
     /// A limit or a failure stopped the source; everything after answers with this.
-    Stopped { kind: Kind, message: String },
+    Stopped { problem: GitProblem },
 }
 
 /// A generic git source, read through the installed `git` in a temporary bare repository.
@@ -251,20 +234,20 @@ impl Git {
             || url.starts_with('-')
             || url.chars().any(|c| c.is_whitespace() || c.is_control())
         {
-            return Err(Error::Remote(format!(
-                "git source {}: the URL is empty, option-like or holds whitespace or a control character; refused before git starts",
-                shown(url)
-            )));
+            return Err(Error::GitUrl {
+                url: url.to_owned(),
+                problem: UrlProblem::Unusable,
+            });
         }
         let dir = tempfile::Builder::new()
             .prefix(TEMP_PREFIX)
             .tempdir_in(std::env::temp_dir())
-            .map_err(|e| {
-                Error::Environment(format!(
-                    "git source {url}: could not create a temporary directory under {}: {}; check the OS temporary directory (TMPDIR)",
-                    std::env::temp_dir().display(),
-                    io_kind(&e)
-                ))
+            .map_err(|e| Error::Git {
+                url: url.to_owned(),
+                problem: Box::new(GitProblem::TempDir {
+                    parent: std::env::temp_dir(),
+                    error: e.kind(),
+                }),
             })?;
         Ok(Git {
             url: url.to_owned(),
@@ -287,10 +270,10 @@ impl Git {
     /// As [`Git::new`]; a path that is not absolute.
     pub fn local(path: &str) -> Result<Git> {
         if !path.starts_with('/') {
-            return Err(Error::Remote(format!(
-                "git source {}: a repository on this machine is named by its absolute path",
-                shown(path)
-            )));
+            return Err(Error::GitUrl {
+                url: path.to_owned(),
+                problem: UrlProblem::NotAbsolute,
+            });
         }
         let mut git = Git::new(path)?;
         git.file_protocol = true;
@@ -341,73 +324,75 @@ impl Git {
         self.last_group
     }
 
-    /// Every message opens with the source it is about.
-    fn prefix(&self) -> String {
-        format!("git source {}", self.url)
+    /// The refusal `problem` of this source.
+    fn error(&self, problem: GitProblem) -> Error {
+        Error::Git {
+            url: self.url.clone(),
+            problem: Box::new(problem),
+        }
     }
 
     /// The temporary directory, or the refusal of a stopped source.
     fn dir(&self) -> Result<PathBuf> {
         match &self.state {
             State::Ready { dir, .. } => Ok(dir.path().to_owned()),
-            State::Stopped { kind, message } => Err(kind.error(format!(
-                "{}: stopped by an earlier refusal, nothing more is read from it ({message})",
-                self.prefix()
-            ))),
+            State::Stopped { problem } => Err(Error::GitStopped {
+                url: self.url.clone(),
+                earlier: Box::new(problem.clone()),
+            }),
         }
     }
 
-    /// Stops the source: removes the temporary directory and answers `kind` with `message`
-    /// from now on.
-    fn stop(&mut self, kind: Kind, message: String) -> Error {
+    /// Stops the source: removes the temporary directory and answers with `problem` from now
+    /// on.
+    fn stop(&mut self, problem: GitProblem) -> Error {
         let previous = std::mem::replace(
             &mut self.state,
             State::Stopped {
-                kind,
-                message: message.clone(),
+                problem: problem.clone(),
             },
         );
         if let State::Ready { dir, .. } = previous {
             let path = dir.path().to_owned();
             if let Err(e) = dir.close() {
-                let message = format!(
-                    "{message}; the temporary repository {} could not be removed ({}), delete that exact directory",
-                    path.display(),
-                    io_kind(&e)
-                );
-                self.state = State::Stopped {
-                    kind,
-                    message: message.clone(),
+                let problem = GitProblem::NotRemoved {
+                    cause: Box::new(problem),
+                    dir: path,
+                    error: e.kind(),
                 };
-                return kind.error(message);
+                self.state = State::Stopped {
+                    problem: problem.clone(),
+                };
+                return self.error(problem);
             }
         }
-        kind.error(message)
+        self.error(problem)
     }
 
-    /// Stops the source keeping the temporary directory: process group `group` may still run.
-    fn retain(&mut self, group: u32, why: &str) -> Error {
+    /// Stops the source keeping the temporary directory: process group `group`, stopped at
+    /// `step` (at the limit `reached`, or because it did not end cleanly), may still run.
+    fn retain(&mut self, group: u32, step: &Step, reached: Option<Reached>) -> Error {
+        // A placeholder, replaced below once the kept directory is known.
         let previous = std::mem::replace(
             &mut self.state,
             State::Stopped {
-                kind: Kind::Environment,
-                message: String::new(),
+                problem: GitProblem::GitMissing,
             },
         );
-        let path = match previous {
-            State::Ready { dir, .. } => dir.keep(),
-            State::Stopped { .. } => PathBuf::from("(already removed)"),
+        let kept = match previous {
+            State::Ready { dir, .. } => Some(dir.keep()),
+            State::Stopped { .. } => None,
         };
-        let message = format!(
-            "{}: {why}, and the git process group {group} could not be confirmed stopped, so its temporary repository {} was kept rather than deleted; confirm that process group {group} has stopped, then delete only that exact directory",
-            self.prefix(),
-            path.display()
-        );
+        let problem = GitProblem::NotStopped {
+            step: step.clone(),
+            reached,
+            group,
+            kept,
+        };
         self.state = State::Stopped {
-            kind: Kind::Environment,
-            message: message.clone(),
+            problem: problem.clone(),
         };
-        Error::Environment(message)
+        self.error(problem)
     }
 
     /// A git command: no shell, no stdin, its own process group, locked down.
@@ -460,7 +445,7 @@ impl Git {
         repository: bool,
         cap: u64,
         watch: bool,
-        what: &str,
+        what: &Step,
     ) -> Result<Outcome> {
         let dir = self.dir()?;
         let remaining = self.limits.time.saturating_sub(self.spent);
@@ -474,19 +459,12 @@ impl Git {
         let mut child = match command.spawn() {
             Ok(child) => child,
             Err(e) => {
-                let message = if e.kind() == std::io::ErrorKind::NotFound {
-                    format!(
-                        "{}: git was not found; a generic git source needs git installed and on PATH",
-                        self.prefix()
-                    )
+                let problem = if e.kind() == std::io::ErrorKind::NotFound {
+                    GitProblem::GitMissing
                 } else {
-                    format!(
-                        "{}: git could not be started: {}",
-                        self.prefix(),
-                        io_kind(&e)
-                    )
+                    GitProblem::Spawn { error: e.kind() }
                 };
-                return Err(self.stop(Kind::Environment, message));
+                return Err(self.stop(problem));
             }
         };
         let group = child.id();
@@ -501,11 +479,11 @@ impl Git {
         );
         self.spent += started.elapsed();
         if !confirmed {
-            let why = match &outcome {
-                Some(Outcome::Cut(cut)) => self.limit_text(*cut, what),
-                _ => format!("{what}: git did not end cleanly"),
+            let reached = match &outcome {
+                Some(Outcome::Cut(cut)) => Some(self.reached(*cut)),
+                _ => None,
             };
-            return Err(self.retain(group, &why));
+            return Err(self.retain(group, what, reached));
         }
         match outcome {
             Some(cut @ Outcome::Cut(_)) => Ok(cut),
@@ -516,10 +494,7 @@ impl Git {
                 }
                 Ok(ended)
             }
-            None => {
-                let message = format!("{}: {what}: git could not be watched", self.prefix());
-                Err(self.stop(Kind::Environment, message))
-            }
+            None => Err(self.stop(GitProblem::Unwatched { step: what.clone() })),
         }
     }
 
@@ -530,43 +505,37 @@ impl Git {
         repository: bool,
         cap: u64,
         watch: bool,
-        what: &str,
+        what: &Step,
     ) -> Result<Vec<u8>> {
         match self.run(args, repository, cap, watch, what)? {
             Outcome::Ended(finished) if finished.status.success() => Ok(finished.stdout),
-            Outcome::Ended(finished) => {
-                let message = format!(
-                    "{}: {what} failed: {}",
-                    self.prefix(),
-                    summarize(&finished.stderr, finished.status)
-                );
-                Err(self.stop(Kind::Remote, message))
-            }
+            Outcome::Ended(finished) => Err(self.stop(GitProblem::Failed {
+                step: what.clone(),
+                failure: summarize(&finished.stderr, finished.status),
+            })),
             Outcome::Cut(cut) => Err(self.limit_error(cut, what)),
         }
     }
 
-    fn limit_text(&self, cut: Cut, what: &str) -> String {
+    /// The limit a cut stopped git at.
+    fn reached(&self, cut: Cut) -> Reached {
         match cut {
-            Cut::Time => format!(
-                "{what}: the time limit of {} s for one git source was reached",
-                self.limits.time.as_secs_f64()
-            ),
-            Cut::Repository => format!(
-                "{what}: the temporary repository grew past the limit of {} for one git source",
-                size(self.limits.repository)
-            ),
-            Cut::Output => format!("{what}: git's answer was larger than this tool reads"),
+            Cut::Time => Reached::Time {
+                limit: self.limits.time,
+            },
+            Cut::Repository => Reached::Repository {
+                limit: self.limits.repository,
+            },
+            Cut::Output => Reached::Output,
         }
     }
 
-    fn limit_error(&mut self, cut: Cut, what: &str) -> Error {
-        let message = format!(
-            "{}: {}; git was stopped and its temporary repository removed",
-            self.prefix(),
-            self.limit_text(cut, what)
-        );
-        self.stop(Kind::Limit, message)
+    fn limit_error(&mut self, cut: Cut, what: &Step) -> Error {
+        let reached = self.reached(cut);
+        self.stop(GitProblem::Limit {
+            step: what.clone(),
+            reached,
+        })
     }
 
     /// `git ls-remote [--symref] -- <url> <patterns…>`: (object id, ref name) pairs, and the
@@ -576,7 +545,7 @@ impl Git {
         &mut self,
         symref: bool,
         patterns: &[String],
-        what: &str,
+        what: &Step,
     ) -> Result<(Vec<(String, String)>, Vec<(String, String)>)> {
         let mut args: Vec<String> = vec!["ls-remote".to_owned()];
         if symref {
@@ -604,13 +573,11 @@ impl Git {
         Ok((refs, symrefs))
     }
 
-    fn malformed(&mut self, what: &str, line: &str) -> Error {
-        let message = format!(
-            "{}: {what}: git answered a line this tool does not read, {}; refused",
-            self.prefix(),
-            shown(line)
-        );
-        self.stop(Kind::Remote, message)
+    fn malformed(&mut self, what: &Step, line: &str) -> Error {
+        self.stop(GitProblem::Malformed {
+            step: what.clone(),
+            line: line.to_owned(),
+        })
     }
 
     /// The bare repository in `format`, created the first time.
@@ -622,16 +589,14 @@ impl Git {
         match *have {
             Some(have) if have == format => return Ok(()),
             Some(have) => {
-                return Err(Error::Remote(format!(
-                    "{}: a {} commit was asked for from a {} repository; check the recorded revision",
-                    self.prefix(),
-                    format.name(),
-                    have.name()
-                )));
+                return Err(self.error(GitProblem::FormatMismatch {
+                    asked: format,
+                    have,
+                }));
             }
             None => {}
         }
-        let what = "creating the temporary repository";
+        let what = &Step::CreateRepository;
         let mut init = vec!["init", "--quiet", "--bare", "--template="];
         // SHA-1 is the default (`init.defaultObjectFormat=sha1` above, `GIT_DEFAULT_HASH`
         // removed): a git too old to know `--object-format` still reads those.
@@ -660,7 +625,9 @@ impl Git {
         if self.fetched.iter().any(|r| r == revision) {
             return Ok(());
         }
-        let what = format!("fetching commit {revision}");
+        let what = Step::Fetch {
+            revision: revision.to_owned(),
+        };
         self.git(
             &[
                 "fetch",
@@ -687,11 +654,10 @@ impl Git {
         )?;
         let kind = String::from_utf8_lossy(&kind);
         if kind.trim_end() != "commit" {
-            return Err(Error::Remote(format!(
-                "{}: {revision} names a {}, not a commit; name a branch, tag or commit",
-                self.prefix(),
-                shown(kind.trim_end())
-            )));
+            return Err(self.error(GitProblem::NotACommit {
+                revision: revision.to_owned(),
+                kind: kind.trim_end().to_owned(),
+            }));
         }
         self.fetched.push(revision.to_owned());
         Ok(())
@@ -702,20 +668,17 @@ impl Git {
         if is_hex_id(&commit.revision, commit.format.hex_len()) {
             Ok(&commit.revision)
         } else {
-            Err(Error::Remote(format!(
-                "{}: {} is not a {}-digit {} commit id; check the recorded revision",
-                self.prefix(),
-                shown(&commit.revision),
-                commit.format.hex_len(),
-                commit.format.name()
-            )))
+            Err(self.error(GitProblem::BadRevision {
+                revision: commit.revision.clone(),
+                format: commit.format,
+            }))
         }
     }
 }
 
 impl Transport for Git {
     fn default_branch(&mut self) -> Result<String> {
-        let what = "asking which branch the repository hands out";
+        let what = &Step::DefaultBranch;
         let (_, symrefs) = self.ls_remote(true, &["HEAD".to_owned()], what)?;
         let target = symrefs
             .iter()
@@ -726,22 +689,18 @@ impl Transport for Git {
             .and_then(|t| t.strip_prefix("refs/heads/"))
         {
             Some(branch) if asv_model::source::is_usable_ref(branch) => Ok(branch.to_owned()),
-            _ => Err(Error::Remote(format!(
-                "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
-                self.prefix(),
-                target.as_deref().map_or_else(|| "none".to_owned(), shown)
-            ))),
+            _ => Err(self.error(GitProblem::Ref(RefProblem::NoDefaultBranch {
+                found: target,
+            }))),
         }
     }
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
         self.dir()?;
         if !asv_model::source::is_usable_ref(reference) {
-            return Err(Error::Remote(format!(
-                "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
-                self.prefix(),
-                shown(reference)
-            )));
+            return Err(self.error(GitProblem::Ref(RefProblem::Unusable {
+                reference: reference.to_owned(),
+            })));
         }
         let format_of = |id: &str| {
             if id.len() == 64 {
@@ -753,7 +712,9 @@ impl Transport for Git {
         let revision = if is_hex_id(reference, 40) || is_hex_id(reference, 64) {
             reference.to_owned()
         } else {
-            let what = format!("looking up ref {reference}");
+            let what = Step::LookUp {
+                reference: reference.to_owned(),
+            };
             let branch = format!("refs/heads/{reference}");
             let tag = format!("refs/tags/{reference}");
             let peeled = format!("refs/tags/{reference}^{{}}");
@@ -767,18 +728,18 @@ impl Transport for Git {
             let on_branch = find(&branch);
             let on_tag = find(&peeled).or_else(|| find(&tag));
             match (on_branch, on_tag) {
-                (Some(b), Some(t)) if b != t => {
-                    return Err(Error::Remote(format!(
-                        "{}: ref {reference} names both a branch (commit {b}) and a tag (commit {t}); name the commit id instead",
-                        self.prefix()
-                    )));
+                (Some(branch), Some(tag)) if branch != tag => {
+                    return Err(self.error(GitProblem::Ref(RefProblem::Ambiguous {
+                        reference: reference.to_owned(),
+                        branch,
+                        tag,
+                    })));
                 }
                 (Some(id), _) | (None, Some(id)) => id,
                 (None, None) => {
-                    return Err(Error::Remote(format!(
-                        "{}: ref {reference} names no branch or tag of the repository; check the ref",
-                        self.prefix()
-                    )));
+                    return Err(self.error(GitProblem::Ref(RefProblem::Unknown {
+                        reference: reference.to_owned(),
+                    })));
                 }
             }
         };
@@ -791,7 +752,9 @@ impl Transport for Git {
         self.dir()?;
         let revision = self.revision_of(commit)?.to_owned();
         self.fetch(&revision, commit.format)?;
-        let what = format!("the tree listing of commit {revision}");
+        let what = Step::Listing {
+            revision: revision.clone(),
+        };
         let out = self.git(
             &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
             true,
@@ -816,57 +779,55 @@ impl Transport for Git {
         self.dir()?;
         let revision = self.revision_of(commit)?.to_owned();
         let path = &entry.path;
-        let what = format!("{} at commit {revision}", shown_path(path));
-        check_readable(&self.prefix(), &what, entry)?;
+        let file = FileAt {
+            path: path.clone(),
+            revision: revision.clone(),
+        };
+        check_readable(&file, entry).map_err(|e| self.error(GitProblem::Entry(e)))?;
         if !is_hex_id(&entry.oid, commit.format.hex_len()) {
-            return Err(Error::Remote(format!(
-                "{}: {what} is listed with blob id {}, not a {}-digit {} id; refused",
-                self.prefix(),
-                shown(&entry.oid),
-                commit.format.hex_len(),
-                commit.format.name()
-            )));
+            return Err(self.error(GitProblem::BadBlobId {
+                file,
+                oid: entry.oid.clone(),
+                format: commit.format,
+            }));
         }
         self.fetch(&revision, commit.format)?;
         let left = self.limits.total.saturating_sub(self.read);
         let cap = self.limits.file.min(left);
         let object = format!("{revision}:{path}");
+        let what = Step::File(file.clone());
         let bytes = match self.run(&["cat-file", "blob", &object], true, cap, true, &what)? {
             Outcome::Ended(finished) if finished.status.success() => finished.stdout,
             Outcome::Ended(finished) => {
-                let message = format!(
-                    "{}: reading {what} failed: {}",
-                    self.prefix(),
-                    summarize(&finished.stderr, finished.status)
-                );
-                return Err(self.stop(Kind::Remote, message));
+                return Err(self.stop(GitProblem::ReadFailed {
+                    file,
+                    failure: summarize(&finished.stderr, finished.status),
+                }));
             }
             Outcome::Cut(Cut::Output) => {
-                let message = if cap == self.limits.file {
-                    format!(
-                        "{}: {what} is larger than the limit of {} for one file; git was stopped and its temporary repository removed",
-                        self.prefix(),
-                        size(self.limits.file)
-                    )
+                let problem = if cap == self.limits.file {
+                    GitProblem::FileTooLarge {
+                        file,
+                        limit: self.limits.file,
+                    }
                 } else {
-                    format!(
-                        "{}: reading {what} would take the files read from this source past the limit of {} in all; git was stopped and its temporary repository removed",
-                        self.prefix(),
-                        size(self.limits.total)
-                    )
+                    GitProblem::TotalReached {
+                        file,
+                        limit: self.limits.total,
+                    }
                 };
-                return Err(self.stop(Kind::Limit, message));
+                return Err(self.stop(problem));
             }
             Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
         };
         self.read += bytes.len() as u64;
         let got = blob_id(commit.format, &bytes);
         if got != entry.oid {
-            return Err(Error::Remote(format!(
-                "{}: {what} does not match its blob id: the listing gives {}, the bytes read hash to {got}; refused",
-                self.prefix(),
-                entry.oid
-            )));
+            return Err(self.error(GitProblem::BlobMismatch {
+                file,
+                listed: entry.oid.clone(),
+                got,
+            }));
         }
         Ok(bytes)
     }
@@ -1074,11 +1035,11 @@ fn parse_entry(record: &[u8], len: usize) -> Option<TreeEntry> {
 }
 
 /// What git's standard error says went wrong, in this tool's words (never git's own).
-fn summarize(stderr: &[u8], status: ExitStatus) -> String {
+fn summarize(stderr: &[u8], status: ExitStatus) -> GitFailure {
     let text = String::from_utf8_lossy(stderr).to_lowercase();
     let has = |needles: &[&str]| needles.iter().any(|n| text.contains(n));
-    let said = if has(&["transport '", "not allowed"]) && has(&["not allowed"]) {
-        "the URL leads to a transport this tool does not allow (only https and ssh are; a redirect or a url.insteadOf rewrite may have changed it)"
+    if has(&["transport '", "not allowed"]) && has(&["not allowed"]) {
+        GitFailure::TransportNotAllowed
     } else if has(&[
         "terminal prompts disabled",
         "could not read username",
@@ -1091,27 +1052,27 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         "401",
         "403",
     ]) {
-        "the server asked for credentials that are not available without a prompt; set up a credential helper or key, confirm that plain git reaches this URL without a prompt, and retry"
+        GitFailure::Credentials
     } else if has(&[
         "host key verification failed",
         "no matching host key",
         "remote host identification has changed",
     ]) {
-        "the SSH host key could not be verified without a prompt; connect once with plain ssh or git to confirm it, then retry"
+        GitFailure::HostKey
     } else if has(&[
         "permission denied (publickey",
         "permission denied, please try again",
     ]) {
-        "the SSH server refused the credentials; check the SSH key or agent with plain ssh, then retry"
+        GitFailure::SshRefused
     } else if has(&["could not read from remote repository"]) {
-        "the SSH connection failed or was refused; confirm that plain ssh and git reach this URL without a prompt, then retry"
+        GitFailure::SshFailed
     } else if has(&[
         "could not resolve host",
         "could not resolve hostname",
         "name or service not known",
         "temporary failure in name resolution",
     ]) {
-        "the host name did not resolve"
+        GitFailure::HostNotFound
     } else if has(&[
         "ssl certificate",
         "certificate verify",
@@ -1120,7 +1081,7 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         "tls",
         "ssl",
     ]) {
-        "the TLS connection failed (the server's certificate was not accepted, or the handshake broke off)"
+        GitFailure::Tls
     } else if has(&[
         "connection refused",
         "failed to connect",
@@ -1133,9 +1094,9 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         "early eof",
         "unexpected disconnect",
     ]) {
-        "the connection failed or broke off"
+        GitFailure::Connection
     } else if has(&["mismatched algorithms", "object-format", "object format"]) {
-        "the repository's object format (sha1 or sha256) is not the one recorded"
+        GitFailure::ObjectFormat
     } else if has(&[
         "not our ref",
         "unadvertised object",
@@ -1145,7 +1106,7 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         "bad object",
         "invalid object",
     ]) {
-        "the server would not hand out that commit (unknown to it, or not reachable from its refs)"
+        GitFailure::CommitWithheld
     } else if has(&[
         "not found",
         "does not appear to be a git repository",
@@ -1153,30 +1114,15 @@ fn summarize(stderr: &[u8], status: ExitStatus) -> String {
         "repository not exported",
         "no such repository",
     ]) {
-        "the server has no such repository, or does not show it without credentials"
+        GitFailure::NoRepository
     } else if has(&["does not exist in", "exists on disk, but not in", "path '"]) {
-        "the file is not in that commit's tree"
+        GitFailure::NotInTree
     } else {
-        return match status.code() {
-            Some(code) => format!("git exited with status {code}"),
-            None => "git was ended by a signal".to_owned(),
-        };
-    };
-    said.to_owned()
-}
-
-/// A byte count as a person reads it.
-fn size(bytes: u64) -> String {
-    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
-        format!("{} MiB", bytes / (1024 * 1024))
-    } else {
-        format!("{bytes} bytes")
+        match status.code() {
+            Some(code) => GitFailure::Exited { code },
+            None => GitFailure::Signalled,
+        }
     }
-}
-
-/// An I/O error's kind, lowercased (never a path or OS text that could hold anything else).
-fn io_kind(error: &std::io::Error) -> String {
-    format!("{}", error.kind()).to_lowercase()
 }
 
 #[cfg(test)]
@@ -1259,13 +1205,17 @@ mod tests {
             ),
         ];
         for (stderr, expected) in cases {
-            let said = summarize(stderr.as_bytes(), failed);
+            let said = summarize(stderr.as_bytes(), failed).to_string();
             assert!(said.contains(expected), "{stderr:?} → {said}");
             assert!(!said.contains("fatal"), "never git's own words: {said}");
         }
         assert_eq!(
             summarize(b"something new", failed),
-            "git exited with status 128"
+            GitFailure::Exited { code: 128 }
+        );
+        assert_eq!(
+            summarize(b"", ExitStatus::from_raw(9)),
+            GitFailure::Signalled
         );
     }
 
@@ -1278,8 +1228,6 @@ mod tests {
                 && !asv_model::source::is_usable_ref("a..b")
         );
         assert!(is_hex_id(&"a".repeat(64), 64) && !is_hex_id(&"A".repeat(40), 40));
-        assert_eq!(size(FILE_LIMIT), "1 MiB");
-        assert_eq!(size(100), "100 bytes");
         assert_eq!(mode_of("100644"), Some(EntryMode::File));
         assert_eq!(mode_of("120000"), Some(EntryMode::Symlink));
         assert_eq!(mode_of("40000"), Some(EntryMode::Tree));
@@ -1288,7 +1236,16 @@ mod tests {
     #[test]
     fn option_like_and_odd_urls_are_refused_before_git() {
         for url in ["", "-uploadpack=x", "https://h/a b", "https://h/\n"] {
-            assert!(matches!(Git::new(url), Err(Error::Remote(_))), "{url:?}");
+            assert!(
+                matches!(
+                    Git::new(url),
+                    Err(Error::GitUrl {
+                        problem: UrlProblem::Unusable,
+                        ..
+                    })
+                ),
+                "{url:?}"
+            );
         }
     }
 
@@ -1311,9 +1268,15 @@ mod tests {
     fn a_kept_directory_is_named_with_its_process_group() {
         let mut git = Git::new("ssh://git@git.example.com/team/contracts.git").expect("a source");
         let dir = git.temporary_directory().expect("a directory").to_owned();
-        let error = git.retain(4242, "fetching commit x: the time limit was reached");
+        let step = Step::Fetch {
+            revision: "x".to_owned(),
+        };
+        let error = git.retain(4242, &step, None);
         let text = error.to_string();
-        assert!(matches!(error, Error::Environment(_)));
+        assert!(matches!(
+            &error,
+            Error::Git { problem, .. } if matches!(**problem, GitProblem::NotStopped { group: 4242, .. })
+        ));
         assert!(text.contains(&dir.display().to_string()), "{text}");
         assert!(text.contains("process group 4242"), "{text}");
         assert!(dir.is_dir(), "kept");

@@ -1,28 +1,21 @@
 //! Reading object ids, modes and paths out of a listing, and showing them in messages; shared
 //! by both transports.
 
-use crate::error::{Error, Result};
+use crate::error::{EntryProblem, FileAt, ListedKind};
 use crate::take::is_inside;
 use crate::{EntryMode, TreeEntry};
 
 /// Refuses to read an entry that is not an ordinary file at a path inside the repository;
-/// `prefix` names the source and `what` the entry in the message.
-pub(crate) fn check_readable(prefix: &str, what: &str, entry: &TreeEntry) -> Result<()> {
-    let kind = match entry.mode {
-        EntryMode::File | EntryMode::Executable => None,
-        EntryMode::Symlink => Some("a symlink"),
-        EntryMode::Submodule => Some("a submodule"),
-        EntryMode::Tree => Some("a directory"),
-    };
-    if let Some(kind) = kind {
-        return Err(Error::Remote(format!(
-            "{prefix}: {what} is listed as {kind}, and only an ordinary file (100644 or 100755) is read; refused rather than left out"
-        )));
+/// `file` names the entry in the refusal.
+pub(crate) fn check_readable(file: &FileAt, entry: &TreeEntry) -> Result<(), EntryProblem> {
+    if let Some(kind) = ListedKind::of(entry.mode) {
+        return Err(EntryProblem::NotAFile {
+            file: file.clone(),
+            kind,
+        });
     }
     if !is_inside(&entry.path) {
-        return Err(Error::Remote(format!(
-            "{prefix}: {what}: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused"
-        )));
+        return Err(EntryProblem::Outside { file: file.clone() });
     }
     Ok(())
 }
