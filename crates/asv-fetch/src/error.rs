@@ -1,6 +1,8 @@
 //! The one error type of `asv-fetch`.
 
+use asv_contracts::manifest::MANIFEST_FILE;
 use asv_fs::quote::json_string;
+use asv_fs::{Location, Side};
 
 /// Everything the fetching commands refuse or fail at.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +73,43 @@ pub enum Error {
     /// A contracts-side refusal (manifest, lock, a text that is not usable).
     #[error(transparent)]
     Contracts(#[from] asv_contracts::Error),
+}
+
+impl Error {
+    /// Which side the failure lies with: what `add` was given and what the table says are the
+    /// input's; a source that answers a commit id that is none, or lists a path outside the
+    /// repository, is the environment's. A wrapped error answers for itself.
+    pub fn side(&self) -> Side {
+        match self {
+            Error::Repository { .. }
+            | Error::SourceName { .. }
+            | Error::NoSourceName
+            | Error::AlreadyRegistered { .. }
+            | Error::Ambiguous { .. } => Side::Input,
+            Error::NotACommit { .. } | Error::ListedOutside { .. } => Side::Environment,
+            Error::Transport(e) => e.side(),
+            Error::Fs(e) => e.side(),
+            Error::Contracts(e) => e.side(),
+        }
+    }
+
+    /// The file (from the root) the failure is about, when there is one: the table of origins
+    /// for a name it already registers or a contract it must map; a wrapped error's own.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::AlreadyRegistered { .. } | Error::Ambiguous { .. } => {
+                Some(Location::file(MANIFEST_FILE))
+            }
+            Error::Transport(e) => e.location(),
+            Error::Fs(e) => e.location(),
+            Error::Contracts(e) => e.location(),
+            Error::NotACommit { .. }
+            | Error::Repository { .. }
+            | Error::SourceName { .. }
+            | Error::NoSourceName
+            | Error::ListedOutside { .. } => None,
+        }
+    }
 }
 
 /// The result type of `asv-fetch`.

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use asv_fs::quote::json_string;
+use asv_fs::{Location, Side};
 
 use crate::ids::{shown, shown_path};
 use crate::{EntryMode, ObjectFormat};
@@ -83,6 +84,40 @@ pub enum Error {
     /// Guarded tree access refused or failed.
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
+}
+
+impl Error {
+    /// Which side the failure lies with.
+    ///
+    /// A refusal whose remedy is to change what the user wrote (a URL, an owner or repository
+    /// name, a ref, the token, a recorded revision) lies with the input; what a server answered
+    /// or holds, a limit reached and a failure of this machine (git missing, a temporary
+    /// directory, a process group) lie with the environment. A stopped source answers with the
+    /// side of the refusal that stopped it; guarded tree access answers for itself.
+    pub fn side(&self) -> Side {
+        match self {
+            Error::Git { problem, .. } => problem.side(),
+            Error::GitStopped { earlier, .. } => earlier.side(),
+            Error::GitUrl { .. } | Error::GitHubName { .. } => Side::Input,
+            Error::GitHub { problem, .. } => problem.side(),
+            Error::Listing { .. } => Side::Environment,
+            Error::Fs(e) => e.side(),
+        }
+    }
+
+    /// The file (from the root) the failure is about: only guarded tree access has one; a
+    /// transport's refusal is about another repository, never a file of the tree.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::Fs(e) => e.location(),
+            Error::Git { .. }
+            | Error::GitStopped { .. }
+            | Error::GitUrl { .. }
+            | Error::GitHub { .. }
+            | Error::GitHubName { .. }
+            | Error::Listing { .. } => None,
+        }
+    }
 }
 
 /// The result type of `asv-remote`.
@@ -170,6 +205,20 @@ pub enum RefProblem {
         /// The ref.
         reference: String,
     },
+}
+
+impl RefProblem {
+    /// A ref that is not usable, unknown to the repository or ambiguous in it is the input's
+    /// to change; a default branch the repository hands out that cannot be recorded is the
+    /// server's.
+    pub fn side(&self) -> Side {
+        match self {
+            RefProblem::Unusable { .. }
+            | RefProblem::Ambiguous { .. }
+            | RefProblem::Unknown { .. } => Side::Input,
+            RefProblem::NoDefaultBranch { .. } => Side::Environment,
+        }
+    }
 }
 
 impl fmt::Display for RefProblem {
@@ -413,6 +462,34 @@ impl fmt::Display for GitFailure {
             GitFailure::Exited { code } => return write!(f, "git exited with status {code}"),
             GitFailure::Signalled => "git was ended by a signal",
         })
+    }
+}
+
+impl GitProblem {
+    /// Which side the failure lies with: a revision or ref the user recorded or named is the
+    /// input's; everything else (the machine, git, the server, a limit) is the environment's.
+    pub fn side(&self) -> Side {
+        match self {
+            GitProblem::FormatMismatch { .. }
+            | GitProblem::NotACommit { .. }
+            | GitProblem::BadRevision { .. } => Side::Input,
+            GitProblem::Ref(problem) => problem.side(),
+            GitProblem::TempDir { .. }
+            | GitProblem::GitMissing
+            | GitProblem::Spawn { .. }
+            | GitProblem::Unwatched { .. }
+            | GitProblem::NotStopped { .. }
+            | GitProblem::Failed { .. }
+            | GitProblem::ReadFailed { .. }
+            | GitProblem::Limit { .. }
+            | GitProblem::FileTooLarge { .. }
+            | GitProblem::TotalReached { .. }
+            | GitProblem::Malformed { .. }
+            | GitProblem::Entry(_)
+            | GitProblem::BadBlobId { .. }
+            | GitProblem::BlobMismatch { .. }
+            | GitProblem::NotRemoved { .. } => Side::Environment,
+        }
     }
 }
 
@@ -776,6 +853,35 @@ impl fmt::Display for ListingFault {
             ListingFault::NoId { path, len } => {
                 write!(f, "{} is listed with no {len}-digit object id", shown(path))
             }
+        }
+    }
+}
+
+impl GitHubProblem {
+    /// Which side the failure lies with: the token piped in, a recorded revision, a ref that
+    /// is not usable or names no commit (422) are the input's; every other answer, a limit and
+    /// the network are the environment's.
+    pub fn side(&self) -> Side {
+        match self {
+            GitHubProblem::TokenCharacter { .. }
+            | GitHubProblem::TokenHeader
+            | GitHubProblem::BadRevision { .. }
+            | GitHubProblem::Refused { status: 422, .. } => Side::Input,
+            GitHubProblem::Ref(problem) => problem.side(),
+            GitHubProblem::Redirect { .. }
+            | GitHubProblem::TooLarge { .. }
+            | GitHubProblem::Timeout { .. }
+            | GitHubProblem::Unreachable { .. }
+            | GitHubProblem::Refused { .. }
+            | GitHubProblem::NotAnObject { .. }
+            | GitHubProblem::NotJson { .. }
+            | GitHubProblem::NotACommitId { .. }
+            | GitHubProblem::OtherCommit { .. }
+            | GitHubProblem::Truncated { .. }
+            | GitHubProblem::NoTree { .. }
+            | GitHubProblem::BadListing { .. }
+            | GitHubProblem::Entry(_)
+            | GitHubProblem::BlobMismatch { .. } => Side::Environment,
         }
     }
 }
