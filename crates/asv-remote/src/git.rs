@@ -19,30 +19,20 @@
 //! runs; at a limit, or when git fails, the whole process group is killed and the temporary
 //! repository removed, and the source refuses everything after. If the group cannot be
 //! confirmed stopped, the temporary repository is kept (something may still write in it) and
-//! the refusal names that exact directory and the process group id.
-//!
-//! On Linux the calling process marks itself a child subreaper before it first starts git, so
-//! that git's own children, orphaned when a group is killed, are handed back to it and reaped
-//! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
-//! keep them as zombies and no group could ever be confirmed stopped.
+//! the refusal names that exact directory and the process group id. Watching and stopping a
+//! process group is the `process` module's.
 
 use crate::error::{FileAt, GitFailure, GitProblem, Reached, RefProblem, Step, UrlProblem};
-use crate::ids::{check_readable, is_hex_id, mode_of};
+use crate::ids::{check_readable, is_hex_id, parse_entry};
+use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io::Read;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
-
-use crate::{Commit, EntryMode, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
+use crate::{Commit, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
 
 /// The most time all git processes of one source may take together.
 pub const TIME_LIMIT: Duration = Duration::from_secs(120);
@@ -63,12 +53,6 @@ const REFS_LIMIT: u64 = 1024 * 1024;
 const LISTING_LIMIT: u64 = 64 * 1024 * 1024;
 /// The most bytes taken from any other git answer.
 const SMALL_LIMIT: u64 = 64 * 1024;
-/// The most bytes of git's standard error kept (to be summarized, never shown).
-const STDERR_LIMIT: usize = 64 * 1024;
-/// How long a killed process group is given to go before it is reported as not stopped.
-const GRACE: Duration = Duration::from_secs(5);
-/// How often the temporary repository is measured while git runs.
-const SIZE_EVERY: Duration = Duration::from_millis(200);
 /// The bare repository's name inside the temporary directory.
 const REPOSITORY: &str = "repository.git";
 /// The name of the source's remote in it (not `origin`: a user's global `remote.origin.*`
@@ -196,29 +180,6 @@ impl fmt::Debug for Git {
             .field("read", &self.read)
             .finish_non_exhaustive()
     }
-}
-
-/// Why a git process was stopped before it ended by itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cut {
-    Time,
-    Repository,
-    Output,
-}
-
-/// What one git process left.
-struct Finished {
-    status: ExitStatus,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-}
-
-/// How one git process ended.
-enum Outcome {
-    /// It ended by itself (successfully or not) and its group is gone.
-    Ended(Finished),
-    /// It was killed at a limit and its group is gone.
-    Cut(Cut),
 }
 
 impl Git {
@@ -511,7 +472,7 @@ impl Git {
             Outcome::Ended(finished) if finished.status.success() => Ok(finished.stdout),
             Outcome::Ended(finished) => Err(self.stop(GitProblem::Failed {
                 step: what.clone(),
-                failure: summarize(&finished.stderr, finished.status),
+                failure: GitFailure::from_stderr(&finished.stderr, finished.status),
             })),
             Outcome::Cut(cut) => Err(self.limit_error(cut, what)),
         }
@@ -801,7 +762,7 @@ impl Transport for Git {
             Outcome::Ended(finished) => {
                 return Err(self.stop(GitProblem::ReadFailed {
                     file,
-                    failure: summarize(&finished.stderr, finished.status),
+                    failure: GitFailure::from_stderr(&finished.stderr, finished.status),
                 }));
             }
             Outcome::Cut(Cut::Output) => {
@@ -833,394 +794,12 @@ impl Transport for Git {
     }
 }
 
-/// Marks this process a child subreaper (Linux), once: children of a killed git are handed
-/// back here to be reaped, so their process group can be seen to end.
-fn become_subreaper() {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // Failing leaves orphans to PID 1; a group that then lingers is reported, not hidden.
-            let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-        });
-    }
-}
-
-/// Watches one git process until it ends or a limit cuts it, then makes sure its whole
-/// process group is gone. Returns how it ended (`None` when it could not be watched) and
-/// whether the group was confirmed stopped.
-fn supervise(
-    child: &mut Child,
-    dir: &Path,
-    remaining: Duration,
-    cap: u64,
-    watch: bool,
-    repository_limit: u64,
-) -> (Option<Outcome>, bool) {
-    let started = Instant::now();
-    let pid = Pid::from_child(child);
-    let over = Arc::new(AtomicBool::new(false));
-    let (out_tx, out_rx) = mpsc::channel();
-    let (err_tx, err_rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        let over = Arc::clone(&over);
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut limited = stdout.take(cap.saturating_add(1));
-            let _ = limited.read_to_end(&mut buf);
-            if buf.len() as u64 > cap {
-                over.store(true, Ordering::SeqCst);
-            }
-            let _ = out_tx.send(buf);
-        });
-    }
-    if let Some(mut stderr) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            loop {
-                match stderr.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let room = STDERR_LIMIT.saturating_sub(buf.len());
-                        buf.extend_from_slice(&chunk[..n.min(room)]);
-                    }
-                }
-            }
-            let _ = err_tx.send(buf);
-        });
-    }
-
-    // Wait without reaping: while the leader is unreaped its id cannot be reused, so the
-    // group can be signalled safely.
-    let mut cut = None;
-    let mut broken = false;
-    let mut nap = Duration::from_millis(1);
-    let mut measured = Instant::now();
-    loop {
-        match rustix::process::waitid(
-            WaitId::Pid(pid),
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
-        ) {
-            Ok(Some(_)) => break,
-            Ok(None) | Err(Errno::INTR) => {}
-            Err(_) => {
-                broken = true;
-                break;
-            }
-        }
-        if over.load(Ordering::SeqCst) {
-            cut = Some(Cut::Output);
-            break;
-        }
-        if started.elapsed() >= remaining {
-            cut = Some(Cut::Time);
-            break;
-        }
-        if watch && measured.elapsed() >= SIZE_EVERY {
-            measured = Instant::now();
-            if dir_size(dir) > repository_limit {
-                cut = Some(Cut::Repository);
-                break;
-            }
-        }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(25));
-    }
-
-    // Whatever happened, nothing of the group outlives this call: the leader is either still
-    // running or an unreaped zombie, so the group id is still this group's.
-    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
-    let deadline = Instant::now() + GRACE;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => break None,
-        }
-    };
-    let mut confirmed = status.is_some() && group_gone(pid, deadline);
-    let stdout = out_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-    let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-    // An answer that never ends means something outside the group holds git's output.
-    if stdout.is_err() || stderr.is_err() {
-        confirmed = false;
-    }
-    if let Some(cut) = cut {
-        return (Some(Outcome::Cut(cut)), confirmed);
-    }
-    if over.load(Ordering::SeqCst) {
-        return (Some(Outcome::Cut(Cut::Output)), confirmed);
-    }
-    match (broken, status) {
-        (false, Some(status)) => (
-            Some(Outcome::Ended(Finished {
-                status,
-                stdout: stdout.unwrap_or_default(),
-                stderr: stderr.unwrap_or_default(),
-            })),
-            confirmed,
-        ),
-        _ => (None, confirmed),
-    }
-}
-
-/// Whether process group `group` (its leader already reaped) is gone by `deadline`: what is
-/// left of it is reaped here (this process being their subreaper) until no member answers.
-fn group_gone(group: Pid, deadline: Instant) -> bool {
-    loop {
-        // Reap members orphaned to this process; only this group's, never another child.
-        while let Ok(Some(_)) = rustix::process::waitid(
-            WaitId::Pgid(Some(group)),
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
-        ) {}
-        match rustix::process::test_kill_process_group(group) {
-            Err(Errno::SRCH) => return true,
-            _ if Instant::now() >= deadline => return false,
-            _ => std::thread::sleep(Duration::from_millis(5)),
-        }
-    }
-}
-
-/// The bytes under `dir`, links not followed; what vanishes while it is walked is not counted.
-// The source's own temporary directory, never a user's tree, measured while git writes in it:
-// an entry vanishing mid-walk is normal here, where `asv_fs::Tree` would rightly refuse.
-#[allow(clippy::disallowed_methods)]
-fn dir_size(dir: &Path) -> u64 {
-    let mut total = 0u64;
-    let mut pending = vec![dir.to_owned()];
-    while let Some(next) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&next) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
-                continue;
-            };
-            if meta.is_dir() {
-                pending.push(entry.path());
-            } else {
-                total = total.saturating_add(meta.len());
-            }
-        }
-    }
-    total
-}
-
-/// One `git ls-tree -z` record: `<mode> SP <type> SP <oid> TAB <path>`.
-fn parse_entry(record: &[u8], len: usize) -> Option<TreeEntry> {
-    let tab = record.iter().position(|&b| b == b'\t')?;
-    let (head, path) = (&record[..tab], &record[tab + 1..]);
-    let head = std::str::from_utf8(head).ok()?;
-    let mut fields = head.split(' ');
-    let (mode, kind, oid) = (fields.next()?, fields.next()?, fields.next()?);
-    if fields.next().is_some() || !is_hex_id(oid, len) || path.is_empty() {
-        return None;
-    }
-    let mode = mode_of(mode)?;
-    let expected = match mode {
-        EntryMode::File | EntryMode::Executable | EntryMode::Symlink => "blob",
-        EntryMode::Submodule => "commit",
-        EntryMode::Tree => "tree",
-    };
-    if kind != expected {
-        return None;
-    }
-    Some(TreeEntry {
-        // A path that is not UTF-8 stays listed, its odd bytes replaced, rather than vanish.
-        path: String::from_utf8_lossy(path).into_owned(),
-        mode,
-        oid: oid.to_owned(),
-    })
-}
-
-/// What git's standard error says went wrong, in this tool's words (never git's own).
-fn summarize(stderr: &[u8], status: ExitStatus) -> GitFailure {
-    let text = String::from_utf8_lossy(stderr).to_lowercase();
-    let has = |needles: &[&str]| needles.iter().any(|n| text.contains(n));
-    if has(&["transport '", "not allowed"]) && has(&["not allowed"]) {
-        GitFailure::TransportNotAllowed
-    } else if has(&[
-        "terminal prompts disabled",
-        "could not read username",
-        "could not read password",
-        "unable to get password",
-        "unable to get username",
-        "authentication failed",
-        "access denied",
-        "http basic",
-        "401",
-        "403",
-    ]) {
-        GitFailure::Credentials
-    } else if has(&[
-        "host key verification failed",
-        "no matching host key",
-        "remote host identification has changed",
-    ]) {
-        GitFailure::HostKey
-    } else if has(&[
-        "permission denied (publickey",
-        "permission denied, please try again",
-    ]) {
-        GitFailure::SshRefused
-    } else if has(&["could not read from remote repository"]) {
-        GitFailure::SshFailed
-    } else if has(&[
-        "could not resolve host",
-        "could not resolve hostname",
-        "name or service not known",
-        "temporary failure in name resolution",
-    ]) {
-        GitFailure::HostNotFound
-    } else if has(&[
-        "ssl certificate",
-        "certificate verify",
-        "server certificate verification failed",
-        "ssl_connect",
-        "tls",
-        "ssl",
-    ]) {
-        GitFailure::Tls
-    } else if has(&[
-        "connection refused",
-        "failed to connect",
-        "couldn't connect",
-        "connection timed out",
-        "network is unreachable",
-        "connection reset",
-        "connection closed",
-        "broken pipe",
-        "early eof",
-        "unexpected disconnect",
-    ]) {
-        GitFailure::Connection
-    } else if has(&["mismatched algorithms", "object-format", "object format"]) {
-        GitFailure::ObjectFormat
-    } else if has(&[
-        "not our ref",
-        "unadvertised object",
-        "couldn't find remote ref",
-        "no such remote ref",
-        "not a valid object",
-        "bad object",
-        "invalid object",
-    ]) {
-        GitFailure::CommitWithheld
-    } else if has(&[
-        "not found",
-        "does not appear to be a git repository",
-        "404",
-        "repository not exported",
-        "no such repository",
-    ]) {
-        GitFailure::NoRepository
-    } else if has(&["does not exist in", "exists on disk, but not in", "path '"]) {
-        GitFailure::NotInTree
-    } else {
-        match status.code() {
-            Some(code) => GitFailure::Exited { code },
-            None => GitFailure::Signalled,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::process::ExitStatusExt as _;
 
     #[test]
-    fn tree_records_read_as_git_writes_them() {
-        let blob = "ce013625030ba8dba906f756967f9e9ca394464a";
-        assert_eq!(
-            parse_entry(format!("100755 blob {blob}\tbin/run.sh").as_bytes(), 40),
-            Some(TreeEntry {
-                path: "bin/run.sh".to_owned(),
-                mode: EntryMode::Executable,
-                oid: blob.to_owned(),
-            })
-        );
-        assert_eq!(
-            parse_entry(format!("040000 tree {blob}\tdir with space").as_bytes(), 40)
-                .map(|e| (e.mode, e.path)),
-            Some((EntryMode::Tree, "dir with space".to_owned()))
-        );
-        assert_eq!(
-            parse_entry(format!("160000 commit {blob}\tsub").as_bytes(), 40).map(|e| e.mode),
-            Some(EntryMode::Submodule)
-        );
-        // A type that does not go with the mode, a short id, no path: not a record.
-        assert_eq!(
-            parse_entry(format!("100644 tree {blob}\tx").as_bytes(), 40),
-            None
-        );
-        assert_eq!(
-            parse_entry(format!("100644 blob {blob}\tx").as_bytes(), 64),
-            None
-        );
-        assert_eq!(
-            parse_entry(format!("100644 blob {blob}\t").as_bytes(), 40),
-            None
-        );
-        assert_eq!(parse_entry(b"100644 blob", 40), None);
-    }
-
-    #[test]
-    fn failures_are_said_in_our_words() {
-        let failed = ExitStatus::from_raw(128 << 8);
-        let cases = [
-            (
-                "fatal: could not read Username for 'https://h': terminal prompts disabled",
-                "credentials",
-            ),
-            ("fatal: unable to get password from user", "credentials"),
-            (
-                "fatal: transport 'file' not allowed",
-                "transport this tool does not allow",
-            ),
-            (
-                "Host key verification failed.\nfatal: Could not read from remote repository.",
-                "host key",
-            ),
-            (
-                "fatal: unable to access 'https://h/': Could not resolve host: h",
-                "did not resolve",
-            ),
-            (
-                "fatal: unable to access 'https://h/': SSL certificate problem: unable to get local issuer certificate",
-                "TLS",
-            ),
-            (
-                "fatal: repository 'https://h/x.git/' not found",
-                "no such repository",
-            ),
-            (
-                "fatal: remote error: upload-pack: not our ref 0123",
-                "would not hand out",
-            ),
-            (
-                "fatal: Could not read from remote repository.\n\nPlease make sure",
-                "SSH connection failed",
-            ),
-        ];
-        for (stderr, expected) in cases {
-            let said = summarize(stderr.as_bytes(), failed).to_string();
-            assert!(said.contains(expected), "{stderr:?} → {said}");
-            assert!(!said.contains("fatal"), "never git's own words: {said}");
-        }
-        assert_eq!(
-            summarize(b"something new", failed),
-            GitFailure::Exited { code: 128 }
-        );
-        assert_eq!(
-            summarize(b"", ExitStatus::from_raw(9)),
-            GitFailure::Signalled
-        );
-    }
-
-    #[test]
-    fn refs_ids_and_sizes() {
+    fn refs_and_ids() {
         assert!(
             asv_model::source::is_usable_ref("main")
                 && asv_model::source::is_usable_ref("release/v1.2")
@@ -1228,9 +807,6 @@ mod tests {
                 && !asv_model::source::is_usable_ref("a..b")
         );
         assert!(is_hex_id(&"a".repeat(64), 64) && !is_hex_id(&"A".repeat(40), 40));
-        assert_eq!(mode_of("100644"), Some(EntryMode::File));
-        assert_eq!(mode_of("120000"), Some(EntryMode::Symlink));
-        assert_eq!(mode_of("40000"), Some(EntryMode::Tree));
     }
 
     #[test]

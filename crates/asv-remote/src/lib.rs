@@ -12,6 +12,7 @@ pub mod git;
 pub mod github;
 mod ids;
 mod options;
+mod process;
 pub mod take;
 pub mod token;
 
