@@ -241,10 +241,10 @@ impl Git {
         Ok(git)
     }
 
-    /// The same source with other limits. Built only with debug assertions: a release build
-    /// keeps the documented ones.
+    /// The same source with other limits. Built only with the `test-hooks` feature: a build
+    /// without it keeps the documented ones.
     #[doc(hidden)]
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Git {
         self.limits = limits;
@@ -252,10 +252,10 @@ impl Git {
     }
 
     /// The same source with environment variables added to every git process (a test's CA
-    /// bundle, a test's configuration files). Built only with debug assertions: a release
-    /// build has no way to change what git runs with.
+    /// bundle, a test's configuration files). Built only with the `test-hooks` feature: a
+    /// build without it has no way to change what git runs with.
     #[doc(hidden)]
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     #[must_use]
     pub fn with_env(mut self, env: Vec<(OsString, OsString)>) -> Git {
         self.env = env;

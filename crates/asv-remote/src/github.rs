@@ -83,13 +83,13 @@ impl GitHub {
     }
 
     /// The same source served from other base URLs (`http://127.0.0.1:…` in tests). Built
-    /// only with debug assertions: a release build has no way to point this transport
-    /// anywhere but the two fixed hosts.
+    /// only with the `test-hooks` feature: a build without it has no way to point this
+    /// transport anywhere but the two fixed hosts.
     ///
     /// # Errors
     /// As [`GitHub::new`].
     #[doc(hidden)]
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     pub fn with_endpoints(
         api: &str,
         raw: &str,

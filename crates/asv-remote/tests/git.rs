@@ -1,9 +1,9 @@
 //! The generic git transport against the real installed git, over HTTPS on 127.0.0.1:
 //! `git http-backend` behind a TLS server whose certificate a CA made here signs.
 //!
-//! `Git::with_env` and `Git::with_limits` exist only with debug assertions, so these tests do
-//! too. They need git (with `git http-backend`, part of every git install) and nothing else.
-#![cfg(debug_assertions)]
+//! `Git::with_env` and `Git::with_limits` exist only with the `test-hooks` feature, which this
+//! crate's dev-dependency on itself enables for its tests. They need git (with
+//! `git http-backend`, part of every git install) and nothing else.
 
 #[path = "support/git_server.rs"]
 mod git_server;

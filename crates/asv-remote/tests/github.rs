@@ -1,8 +1,8 @@
 //! The GitHub transport against a real HTTP server on 127.0.0.1 playing the API and the
 //! raw-content host for a small repository built here.
 //!
-//! `GitHub::with_endpoints` exists only with debug assertions, so these tests do too.
-#![cfg(debug_assertions)]
+//! `GitHub::with_endpoints` exists only with the `test-hooks` feature, which this crate's
+//! dev-dependency on itself enables for its tests.
 
 mod support;
 
