@@ -114,3 +114,76 @@ impl Error {
 
 /// The result type of `asv-fetch`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_and_locations() {
+        let transport = || asv_remote::Error::GitHubName {
+            owner: "o".to_owned(),
+            repo: ".r".to_owned(),
+            field: asv_remote::error::NameField::Repository,
+        };
+        let rows = [
+            (
+                Error::NotACommit {
+                    repository: "o/r".to_owned(),
+                    answered: "x".to_owned(),
+                },
+                Side::Environment,
+                None,
+            ),
+            (
+                Error::Repository {
+                    problem: asv_model::source::RepositoryProblem::Whitespace,
+                },
+                Side::Input,
+                None,
+            ),
+            (Error::NoSourceName, Side::Input, None),
+            (
+                Error::AlreadyRegistered {
+                    name: "up".to_owned(),
+                },
+                Side::Input,
+                Some(Location::file(MANIFEST_FILE)),
+            ),
+            (
+                Error::Ambiguous {
+                    id: "a".to_owned(),
+                    sources: vec!["s".to_owned(), "t".to_owned()],
+                },
+                Side::Input,
+                Some(Location::file(MANIFEST_FILE)),
+            ),
+            (
+                Error::ListedOutside {
+                    name: "up".to_owned(),
+                    path: "../x".to_owned(),
+                },
+                Side::Environment,
+                None,
+            ),
+            // A wrapped error answers for itself.
+            (Error::Transport(transport()), Side::Input, None),
+            (
+                Error::Fs(asv_fs::Error::Symlink {
+                    path: "a".to_owned(),
+                }),
+                Side::Input,
+                Some(Location::file("a")),
+            ),
+            (
+                Error::Contracts(asv_contracts::Error::NoSkillsDir),
+                Side::Input,
+                None,
+            ),
+        ];
+        for (error, side, location) in rows {
+            assert_eq!(error.side(), side, "{error}");
+            assert_eq!(error.location(), location, "{error}");
+        }
+    }
+}

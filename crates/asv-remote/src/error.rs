@@ -406,3 +406,108 @@ impl fmt::Display for IoKind {
         f.write_str(&self.0.to_string().to_lowercase())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The refusals that name no transport's problem: a source refused before it is reached,
+    /// a listing contracts cannot be taken from, and guarded tree access.
+    #[test]
+    fn each_refusal_is_worded_as_before_and_says_its_side() {
+        let not_usable = "is not usable (letters, digits, '.', '_', '-', starting with a letter or digit); fix the source's repository";
+        let rows = [
+            (
+                Error::GitUrl {
+                    url: "-x y".to_owned(),
+                    problem: UrlProblem::Unusable,
+                },
+                "git source \"-x y\": the URL is empty, option-like or holds whitespace or a control character; refused before git starts".to_owned(),
+                Side::Input,
+            ),
+            (
+                Error::GitUrl {
+                    url: "rel/path".to_owned(),
+                    problem: UrlProblem::NotAbsolute,
+                },
+                "git source \"rel/path\": a repository on this machine is named by its absolute path".to_owned(),
+                Side::Input,
+            ),
+            (
+                Error::GitHubName {
+                    owner: "o/x".to_owned(),
+                    repo: "r".to_owned(),
+                    field: NameField::Owner,
+                },
+                format!("github source \"o/x\"/\"r\": the owner name \"o/x\" {not_usable}"),
+                Side::Input,
+            ),
+            (
+                Error::GitHubName {
+                    owner: "o".to_owned(),
+                    repo: ".r".to_owned(),
+                    field: NameField::Repository,
+                },
+                format!("github source \"o\"/\".r\": the repository name \".r\" {not_usable}"),
+                Side::Input,
+            ),
+            (
+                Error::Listing {
+                    name: "upstream".to_owned(),
+                    problem: ListingProblem::Outside {
+                        path: "contracts/a/conformance/../x".to_owned(),
+                        dir: "contracts/a/conformance".to_owned(),
+                    },
+                },
+                "upstream lists \"contracts/a/conformance/../x\" under contracts/a/conformance/, a path that does not stay inside the repository; nothing was taken".to_owned(),
+                Side::Environment,
+            ),
+            (
+                Error::Listing {
+                    name: "upstream".to_owned(),
+                    problem: ListingProblem::NotOrdinary {
+                        path: "contracts/b.md".to_owned(),
+                        mode: EntryMode::Symlink,
+                    },
+                },
+                "upstream holds \"contracts/b.md\" as a symbolic link, where a contract or its tests would be; nothing was taken — ask the source to store ordinary files there".to_owned(),
+                Side::Environment,
+            ),
+            (
+                Error::Listing {
+                    name: "upstream".to_owned(),
+                    problem: ListingProblem::NotOrdinary {
+                        path: "contracts/c/conformance".to_owned(),
+                        mode: EntryMode::Submodule,
+                    },
+                },
+                "upstream holds \"contracts/c/conformance\" as a submodule, where a contract or its tests would be; nothing was taken — ask the source to store ordinary files there".to_owned(),
+                Side::Environment,
+            ),
+        ];
+        for (error, text, side) in rows {
+            assert_eq!(error.to_string(), text);
+            assert_eq!(error.side(), side, "{text}");
+            assert_eq!(error.location(), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn guarded_tree_access_answers_for_itself() {
+        let error = Error::from(asv_fs::Error::Symlink {
+            path: "skills/a".to_owned(),
+        });
+        assert_eq!(error.side(), Side::Input);
+        assert_eq!(error.location(), Some(Location::file("skills/a")));
+    }
+
+    #[test]
+    fn sizes_and_shown_text() {
+        assert_eq!(Size(1024 * 1024).to_string(), "1 MiB");
+        assert_eq!(Size(100).to_string(), "100 bytes");
+        assert_eq!(Size(0).to_string(), "0 bytes");
+        assert_eq!(shown_path("docs/a b.md"), "docs/a b.md");
+        assert_eq!(shown_path(""), "\"\"");
+        assert_eq!(shown(&"é".repeat(121)), format!("\"{}\"…", "é".repeat(120)));
+    }
+}

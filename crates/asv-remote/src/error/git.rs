@@ -513,6 +513,7 @@ impl GitFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ListedKind;
     use std::os::unix::process::ExitStatusExt as _;
 
     #[test]
@@ -566,5 +567,334 @@ mod tests {
             GitFailure::from_stderr(b"", ExitStatus::from_raw(9)),
             GitFailure::Signalled
         );
+    }
+
+    const URL: &str = "https://git.example.com/team/c.git";
+    const STOPPED: &str = "git was stopped and its temporary repository removed";
+
+    fn file() -> FileAt {
+        FileAt {
+            path: "docs/a b.md".to_owned(),
+            revision: "c0ffee".to_owned(),
+        }
+    }
+
+    fn odd_file() -> FileAt {
+        FileAt {
+            path: "x\ty".to_owned(),
+            revision: "c0ffee".to_owned(),
+        }
+    }
+
+    fn step(reference: &str) -> Step {
+        Step::LookUp {
+            reference: reference.to_owned(),
+        }
+    }
+
+    /// Every problem of a git source, as the binary prints it after `error: `, and its side.
+    fn rows() -> Vec<(GitProblem, String, Side)> {
+        use Side::{Environment, Input};
+        vec![
+            (
+                GitProblem::TempDir {
+                    parent: PathBuf::from("/tmp"),
+                    error: ErrorKind::PermissionDenied,
+                },
+                "could not create a temporary directory under /tmp: permission denied; check the OS temporary directory (TMPDIR)".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::GitMissing,
+                "git was not found; a generic git source needs git installed and on PATH".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Spawn {
+                    error: ErrorKind::OutOfMemory,
+                },
+                "git could not be started: out of memory".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Unwatched {
+                    step: Step::Fetch {
+                        revision: "c0ffee".to_owned(),
+                    },
+                },
+                "fetching commit c0ffee: git could not be watched".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::NotStopped {
+                    step: Step::DefaultBranch,
+                    reached: Some(Reached::Time {
+                        limit: Duration::from_secs(120),
+                    }),
+                    group: 4242,
+                    kept: Some(PathBuf::from("/tmp/agentic-skill-git-x")),
+                },
+                "asking which branch the repository hands out: the time limit of 120 s for one git source was reached, and the git process group 4242 could not be confirmed stopped, so its temporary repository /tmp/agentic-skill-git-x was kept rather than deleted; confirm that process group 4242 has stopped, then delete only that exact directory".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::NotStopped {
+                    step: step("main"),
+                    reached: None,
+                    group: 7,
+                    kept: None,
+                },
+                "looking up ref main: git did not end cleanly, and the git process group 7 could not be confirmed stopped, so its temporary repository (already removed) was kept rather than deleted; confirm that process group 7 has stopped, then delete only that exact directory".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Failed {
+                    step: Step::CreateRepository,
+                    failure: GitFailure::Exited { code: 128 },
+                },
+                "creating the temporary repository failed: git exited with status 128".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::ReadFailed {
+                    file: file(),
+                    failure: GitFailure::NotInTree,
+                },
+                "reading docs/a b.md at commit c0ffee failed: the file is not in that commit's tree".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Limit {
+                    step: Step::Listing {
+                        revision: "c0ffee".to_owned(),
+                    },
+                    reached: Reached::Repository {
+                        limit: 256 * 1024 * 1024,
+                    },
+                },
+                format!("the tree listing of commit c0ffee: the temporary repository grew past the limit of 256 MiB for one git source; {STOPPED}"),
+                Environment,
+            ),
+            (
+                GitProblem::Limit {
+                    step: Step::File(odd_file()),
+                    reached: Reached::Time {
+                        limit: Duration::from_millis(1500),
+                    },
+                },
+                format!("\"x\\ty\" at commit c0ffee: the time limit of 1.5 s for one git source was reached; {STOPPED}"),
+                Environment,
+            ),
+            (
+                GitProblem::Limit {
+                    step: step("v1"),
+                    reached: Reached::Output,
+                },
+                format!("looking up ref v1: git's answer was larger than this tool reads; {STOPPED}"),
+                Environment,
+            ),
+            (
+                GitProblem::FileTooLarge {
+                    file: file(),
+                    limit: 1024 * 1024,
+                },
+                format!("docs/a b.md at commit c0ffee is larger than the limit of 1 MiB for one file; {STOPPED}"),
+                Environment,
+            ),
+            (
+                GitProblem::TotalReached {
+                    file: file(),
+                    limit: 1000,
+                },
+                format!("reading docs/a b.md at commit c0ffee would take the files read from this source past the limit of 1000 bytes in all; {STOPPED}"),
+                Environment,
+            ),
+            (
+                GitProblem::Malformed {
+                    step: Step::DefaultBranch,
+                    line: "junk\tline".to_owned(),
+                },
+                "asking which branch the repository hands out: git answered a line this tool does not read, \"junk\\tline\"; refused".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::FormatMismatch {
+                    asked: ObjectFormat::Sha256,
+                    have: ObjectFormat::Sha1,
+                },
+                "a sha256 commit was asked for from a sha1 repository; check the recorded revision".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::NotACommit {
+                    revision: "c0ffee".to_owned(),
+                    kind: "tree".to_owned(),
+                },
+                "c0ffee names a \"tree\", not a commit; name a branch, tag or commit".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::BadRevision {
+                    revision: "xyz".to_owned(),
+                    format: ObjectFormat::Sha1,
+                },
+                "\"xyz\" is not a 40-digit sha1 commit id; check the recorded revision".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Ref(RefProblem::Unusable {
+                    reference: "a..b".to_owned(),
+                }),
+                "ref \"a..b\" is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Ref(RefProblem::NoDefaultBranch { found: None }),
+                "the repository names a default branch this tool cannot record, found none; name the ref explicitly".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Ref(RefProblem::NoDefaultBranch {
+                    found: Some("refs/tags/v1".to_owned()),
+                }),
+                "the repository names a default branch this tool cannot record, found \"refs/tags/v1\"; name the ref explicitly".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Ref(RefProblem::Ambiguous {
+                    reference: "main".to_owned(),
+                    branch: "b1".to_owned(),
+                    tag: "t1".to_owned(),
+                }),
+                "ref main names both a branch (commit b1) and a tag (commit t1); name the commit id instead".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Ref(RefProblem::Unknown {
+                    reference: "main".to_owned(),
+                }),
+                "ref main names no branch or tag of the repository; check the ref".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Entry(EntryProblem::NotAFile {
+                    file: file(),
+                    kind: ListedKind::Symlink,
+                }),
+                "docs/a b.md at commit c0ffee is listed as a symlink, and only an ordinary file (100644 or 100755) is read; refused rather than left out".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Entry(EntryProblem::Outside { file: odd_file() }),
+                "\"x\\ty\" at commit c0ffee: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::BadBlobId {
+                    file: file(),
+                    oid: "zz".to_owned(),
+                    format: ObjectFormat::Sha256,
+                },
+                "docs/a b.md at commit c0ffee is listed with blob id \"zz\", not a 64-digit sha256 id; refused".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::BlobMismatch {
+                    file: file(),
+                    listed: "aa".to_owned(),
+                    got: "bb".to_owned(),
+                },
+                "docs/a b.md at commit c0ffee does not match its blob id: the listing gives aa, the bytes read hash to bb; refused".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::NotRemoved {
+                    cause: Box::new(GitProblem::GitMissing),
+                    dir: PathBuf::from("/tmp/agentic-skill-git-y"),
+                    error: ErrorKind::PermissionDenied,
+                },
+                "git was not found; a generic git source needs git installed and on PATH; the temporary repository /tmp/agentic-skill-git-y could not be removed (permission denied), delete that exact directory".to_owned(),
+                Environment,
+            ),
+        ]
+    }
+
+    #[test]
+    fn each_problem_is_worded_as_before_and_says_its_side() {
+        for (problem, text, side) in rows() {
+            let error = crate::Error::Git {
+                url: URL.to_owned(),
+                problem: Box::new(problem.clone()),
+            };
+            assert_eq!(error.to_string(), format!("git source {URL}: {text}"));
+            assert_eq!(problem.side(), side, "{text}");
+            assert_eq!(error.side(), side, "{text}");
+            assert_eq!(error.location(), None, "{text}");
+            // A stopped source repeats the refusal that stopped it, and its side.
+            let stopped = crate::Error::GitStopped {
+                url: URL.to_owned(),
+                earlier: Box::new(problem),
+            };
+            assert_eq!(
+                stopped.to_string(),
+                format!(
+                    "git source {URL}: stopped by an earlier refusal, nothing more is read from it (git source {URL}: {text})"
+                )
+            );
+            assert_eq!(stopped.side(), side, "{text}");
+        }
+    }
+
+    #[test]
+    fn each_failure_is_worded_as_before() {
+        let rows = [
+            (
+                GitFailure::TransportNotAllowed,
+                "the URL leads to a transport this tool does not allow (only https and ssh are; a redirect or a url.insteadOf rewrite may have changed it)",
+            ),
+            (
+                GitFailure::Credentials,
+                "the server asked for credentials that are not available without a prompt; set up a credential helper or key, confirm that plain git reaches this URL without a prompt, and retry",
+            ),
+            (
+                GitFailure::HostKey,
+                "the SSH host key could not be verified without a prompt; connect once with plain ssh or git to confirm it, then retry",
+            ),
+            (
+                GitFailure::SshRefused,
+                "the SSH server refused the credentials; check the SSH key or agent with plain ssh, then retry",
+            ),
+            (
+                GitFailure::SshFailed,
+                "the SSH connection failed or was refused; confirm that plain ssh and git reach this URL without a prompt, then retry",
+            ),
+            (GitFailure::HostNotFound, "the host name did not resolve"),
+            (
+                GitFailure::Tls,
+                "the TLS connection failed (the server's certificate was not accepted, or the handshake broke off)",
+            ),
+            (GitFailure::Connection, "the connection failed or broke off"),
+            (
+                GitFailure::ObjectFormat,
+                "the repository's object format (sha1 or sha256) is not the one recorded",
+            ),
+            (
+                GitFailure::CommitWithheld,
+                "the server would not hand out that commit (unknown to it, or not reachable from its refs)",
+            ),
+            (
+                GitFailure::NoRepository,
+                "the server has no such repository, or does not show it without credentials",
+            ),
+            (
+                GitFailure::NotInTree,
+                "the file is not in that commit's tree",
+            ),
+            (GitFailure::Exited { code: 1 }, "git exited with status 1"),
+            (GitFailure::Signalled, "git was ended by a signal"),
+        ];
+        for (failure, text) in rows {
+            assert_eq!(failure.to_string(), text);
+        }
     }
 }

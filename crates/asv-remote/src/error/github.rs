@@ -414,3 +414,318 @@ impl fmt::Display for GitHubProblem {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ListedKind;
+
+    fn file() -> FileAt {
+        FileAt {
+            path: "contracts/a.md".to_owned(),
+            revision: "c0ffee".to_owned(),
+        }
+    }
+
+    fn main() -> Request {
+        Request::Ref {
+            reference: "main".to_owned(),
+        }
+    }
+
+    fn listing() -> Request {
+        Request::Listing {
+            revision: "c0ffee".to_owned(),
+        }
+    }
+
+    fn refused(status: u16, authenticated: bool) -> GitHubProblem {
+        GitHubProblem::Refused {
+            request: Request::Repository,
+            status,
+            authenticated,
+        }
+    }
+
+    fn unreachable(detail: Unreached) -> GitHubProblem {
+        GitHubProblem::Unreachable {
+            request: Request::Repository,
+            detail,
+        }
+    }
+
+    fn bad_listing(fault: ListingFault) -> GitHubProblem {
+        GitHubProblem::BadListing {
+            request: listing(),
+            fault,
+        }
+    }
+
+    /// Every problem of a GitHub source, as the binary prints it after `error: `, and its side.
+    fn rows() -> Vec<(GitHubProblem, &'static str, Side)> {
+        use Side::{Environment, Input};
+        let redirect = |to| GitHubProblem::Redirect {
+            request: Request::Repository,
+            status: 301,
+            to,
+        };
+        vec![
+            (
+                GitHubProblem::TokenCharacter { position: 3 },
+                "the token has a character that cannot go into a request header at position 3; check what is piped to --token-stdin",
+                Input,
+            ),
+            (
+                GitHubProblem::TokenHeader,
+                "the token cannot go into a request header; check what is piped to --token-stdin",
+                Input,
+            ),
+            (
+                redirect(RedirectTarget::Withheld),
+                "the repository: answered 301, redirecting to a location not shown, since an answer to an authenticated request may repeat the token; the redirect was refused, since this tool talks only to api.github.com and raw.githubusercontent.com and follows no redirect; a renamed or transferred repository redirects, so register it under its current owner/repo",
+                Environment,
+            ),
+            (
+                redirect(RedirectTarget::Missing),
+                "the repository: answered 301, redirecting to no location; the redirect was refused, since this tool talks only to api.github.com and raw.githubusercontent.com and follows no redirect; a renamed or transferred repository redirects, so register it under its current owner/repo",
+                Environment,
+            ),
+            (
+                redirect(RedirectTarget::At("https://h/x y".to_owned())),
+                "the repository: answered 301, redirecting to \"https://h/x y\"; the redirect was refused, since this tool talks only to api.github.com and raw.githubusercontent.com and follows no redirect; a renamed or transferred repository redirects, so register it under its current owner/repo",
+                Environment,
+            ),
+            (
+                GitHubProblem::TooLarge {
+                    request: Request::File(file()),
+                    host: Host::Raw,
+                    limit: 1024 * 1024,
+                },
+                "contracts/a.md at commit c0ffee: the answer is larger than 1048576 bytes, over the limit of 1 MiB; a contract source holds small text files, so keep each file taken under the limit",
+                Environment,
+            ),
+            (
+                GitHubProblem::TooLarge {
+                    request: main(),
+                    host: Host::Api,
+                    limit: 1024,
+                },
+                "ref main: the answer is larger than 1024 bytes, over the limit of 1024 bytes; the repository is too large to list in one answer; keep contracts in a smaller repository",
+                Environment,
+            ),
+            (
+                GitHubProblem::Timeout {
+                    request: main(),
+                    limit: Duration::from_secs(30),
+                },
+                "ref main: no complete answer within 30 s; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::HostNotFound),
+                "the repository: cannot reach github: the host name did not resolve; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::ConnectionFailed),
+                "the repository: cannot reach github: the connection failed; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::Io(ErrorKind::ConnectionReset)),
+                "the repository: cannot reach github: connection reset; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::Stalled),
+                "the repository: cannot reach github: the answer stalled; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::Withheld),
+                "the repository: cannot reach github: the authenticated request failed (details left out so they cannot repeat the token); check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::Other("odd\nfailure".to_owned())),
+                "the repository: cannot reach github: \"odd\\nfailure\"; check the network and try again",
+                Environment,
+            ),
+            (
+                refused(404, true),
+                "the repository was not found (404); check the token piped to --token-stdin: a wrong or expired token makes a repository and even its public files look absent, and so does a token without access to a private repository",
+                Environment,
+            ),
+            (
+                refused(404, false),
+                "the repository was not found (404); check the repository name and the ref, and pipe a token to --token-stdin if the repository is private",
+                Environment,
+            ),
+            (
+                refused(401, true),
+                "the repository was refused (401); the token piped to --token-stdin was not accepted, so check that it is valid and has not expired",
+                Environment,
+            ),
+            (
+                refused(401, false),
+                "the repository was refused (401); pipe a token with access to the repository to --token-stdin",
+                Environment,
+            ),
+            (
+                refused(429, true),
+                "the repository was refused (429); the token piped to --token-stdin may not reach this repository or its rate limit may be exhausted, and a proxy or egress filter answers the same way; check the token, or wait for the limit to reset",
+                Environment,
+            ),
+            (
+                refused(403, false),
+                "the repository was refused (403); unauthenticated requests are rate limited by the hour, and a proxy or egress filter answers the same way; wait for the limit to reset, or pipe a token to --token-stdin",
+                Environment,
+            ),
+            (
+                refused(422, true),
+                "the repository names no commit in the repository (422); check the ref",
+                Input,
+            ),
+            (
+                refused(500, false),
+                "the repository: answered 500; try again later",
+                Environment,
+            ),
+            (
+                GitHubProblem::NotAnObject {
+                    request: Request::Repository,
+                },
+                "the repository: the answer is not a json object; try again later",
+                Environment,
+            ),
+            (
+                GitHubProblem::NotJson {
+                    request: Request::Repository,
+                },
+                "the repository: the answer is not readable json; try again later",
+                Environment,
+            ),
+            (
+                GitHubProblem::BadRevision {
+                    revision: "xyz".to_owned(),
+                    format: ObjectFormat::Sha256,
+                },
+                "commit \"xyz\" is not a 64-digit lowercase hex id; fix the pin in the lock",
+                Input,
+            ),
+            (
+                GitHubProblem::Ref(RefProblem::NoDefaultBranch {
+                    found: Some("a b".to_owned()),
+                }),
+                "the repository names a default branch this tool cannot record, found \"a b\"; name the ref explicitly",
+                Environment,
+            ),
+            (
+                GitHubProblem::Ref(RefProblem::Unusable {
+                    reference: "-x".to_owned(),
+                }),
+                "ref \"-x\" is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
+                Input,
+            ),
+            (
+                GitHubProblem::NotACommitId {
+                    request: main(),
+                    found: "nope".to_owned(),
+                },
+                "ref main: the answer is not a commit id, found \"nope\"; try again later",
+                Environment,
+            ),
+            (
+                GitHubProblem::OtherCommit {
+                    request: main(),
+                    answered: "def".to_owned(),
+                },
+                "ref main: the answer names a different commit, def; check the commit id",
+                Environment,
+            ),
+            (
+                GitHubProblem::Truncated { request: listing() },
+                "the tree listing of commit c0ffee was truncated by github, so the repository holds more files than one listing carries and what it holds cannot be known; keep contracts in a smaller repository",
+                Environment,
+            ),
+            (
+                GitHubProblem::NoTree { request: listing() },
+                "the tree listing of commit c0ffee: the answer holds no tree; try again later",
+                Environment,
+            ),
+            (
+                bad_listing(ListingFault::NotObject),
+                "the tree listing of commit c0ffee: an entry is not an object; the answer is not a tree listing, try again later",
+                Environment,
+            ),
+            (
+                bad_listing(ListingFault::NoPath),
+                "the tree listing of commit c0ffee: an entry has no path; the answer is not a tree listing, try again later",
+                Environment,
+            ),
+            (
+                bad_listing(ListingFault::BadMode {
+                    path: "a".to_owned(),
+                    mode: "999".to_owned(),
+                }),
+                "the tree listing of commit c0ffee: \"a\" is listed with mode \"999\"; the answer is not a tree listing, try again later",
+                Environment,
+            ),
+            (
+                bad_listing(ListingFault::NoMode {
+                    path: "a".to_owned(),
+                }),
+                "the tree listing of commit c0ffee: \"a\" is listed with no mode; the answer is not a tree listing, try again later",
+                Environment,
+            ),
+            (
+                bad_listing(ListingFault::NoId {
+                    path: "a".to_owned(),
+                    len: 40,
+                }),
+                "the tree listing of commit c0ffee: \"a\" is listed with no 40-digit object id; the answer is not a tree listing, try again later",
+                Environment,
+            ),
+            (
+                GitHubProblem::Entry(EntryProblem::NotAFile {
+                    file: file(),
+                    kind: ListedKind::Submodule,
+                }),
+                "contracts/a.md at commit c0ffee is listed as a submodule, and only an ordinary file (100644 or 100755) is read; refused rather than left out",
+                Environment,
+            ),
+            (
+                GitHubProblem::Entry(EntryProblem::NotAFile {
+                    file: file(),
+                    kind: ListedKind::Directory,
+                }),
+                "contracts/a.md at commit c0ffee is listed as a directory, and only an ordinary file (100644 or 100755) is read; refused rather than left out",
+                Environment,
+            ),
+            (
+                GitHubProblem::BlobMismatch {
+                    file: file(),
+                    listed: "zz".to_owned(),
+                    got: "bb".to_owned(),
+                },
+                "contracts/a.md at commit c0ffee does not match its blob id: the listing gives \"zz\", the bytes served hash to bb; refused, try again later",
+                Environment,
+            ),
+        ]
+    }
+
+    #[test]
+    fn each_problem_is_worded_as_before_and_says_its_side() {
+        for (problem, text, side) in rows() {
+            assert_eq!(problem.side(), side, "{text}");
+            let error = crate::Error::GitHub {
+                owner: "o".to_owned(),
+                repo: "r".to_owned(),
+                problem: Box::new(problem),
+            };
+            assert_eq!(error.to_string(), format!("github source o/r: {text}"));
+            assert_eq!(error.side(), side, "{text}");
+            assert_eq!(error.location(), None, "{text}");
+        }
+    }
+}
