@@ -221,10 +221,10 @@ fn side_of(err: &anyhow::Error) -> asv_fs::Side {
         e.side()
     } else if let Some(e) = err.downcast_ref::<asv_model::Error>() {
         e.side()
-    } else if err.downcast_ref::<asv_fetch::Error>().is_some()
-        || err.downcast_ref::<asv_remote::Error>().is_some()
-    {
-        asv_fs::Side::Environment
+    } else if let Some(e) = err.downcast_ref::<asv_fetch::Error>() {
+        e.side()
+    } else if let Some(e) = err.downcast_ref::<asv_remote::Error>() {
+        e.side()
     } else {
         asv_fs::Side::Input
     }
@@ -305,6 +305,31 @@ mod tests {
             path: "skills/a".into(),
         });
         assert_eq!(side_of(&destination), asv_fs::Side::Destination);
+        // A transport's refusal says its own side, through asv-fetch or directly.
+        let ambiguous = || asv_remote::Error::Git {
+            url: "https://git.example.com/c.git".into(),
+            problem: Box::new(asv_remote::error::GitProblem::Ref(
+                asv_remote::error::RefProblem::Unknown {
+                    reference: "main".into(),
+                },
+            )),
+        };
+        assert_eq!(
+            side_of(&anyhow::Error::from(ambiguous())),
+            asv_fs::Side::Input
+        );
+        let fetched = anyhow::Error::from(asv_fetch::Error::Transport(ambiguous()));
+        assert_eq!(side_of(&fetched), asv_fs::Side::Input);
+        let limit = anyhow::Error::from(asv_remote::Error::GitHub {
+            owner: "o".into(),
+            repo: "r".into(),
+            problem: Box::new(asv_remote::error::GitHubProblem::Truncated {
+                request: asv_remote::error::Request::Repository,
+            }),
+        });
+        assert_eq!(side_of(&limit), asv_fs::Side::Environment);
+        let fetch_input = anyhow::Error::from(asv_fetch::Error::NoSourceName);
+        assert_eq!(side_of(&fetch_input), asv_fs::Side::Input);
         let worded_here = anyhow::Error::from(crate::settings::Refusal("x".into()));
         assert_eq!(side_of(&worded_here), asv_fs::Side::Input);
     }

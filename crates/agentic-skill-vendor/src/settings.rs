@@ -153,8 +153,8 @@ impl Settings {
     }
 
     /// The options of the transports: the token piped in with `--token-stdin`, progress on a
-    /// terminal's stderr, and in debug builds only, test endpoints for the GitHub API (never
-    /// reachable in a release build).
+    /// terminal's stderr, and in test builds only (asv-remote's `test-hooks` feature), test
+    /// endpoints for the GitHub API (never reachable in a release build).
     ///
     /// # Errors
     /// A token that cannot be read or is not usable.
@@ -186,13 +186,7 @@ impl Settings {
             };
             options.token = Some(problem.map_err(|p| Refusal(p.to_string()))?);
         }
-        #[cfg(debug_assertions)]
-        if let (Ok(api), Ok(raw)) = (
-            std::env::var("ASV_TEST_GITHUB_API"),
-            std::env::var("ASV_TEST_GITHUB_RAW"),
-        ) {
-            options.github_endpoints = Some((api, raw));
-        }
+        options.read_test_endpoints();
         Ok(options)
     }
 

@@ -1,6 +1,8 @@
 //! The one error type of `asv-fetch`.
 
+use asv_contracts::manifest::MANIFEST_FILE;
 use asv_fs::quote::json_string;
+use asv_fs::{Location, Side};
 
 /// Everything the fetching commands refuse or fail at.
 #[derive(Debug, thiserror::Error)]
@@ -73,5 +75,115 @@ pub enum Error {
     Contracts(#[from] asv_contracts::Error),
 }
 
+impl Error {
+    /// Which side the failure lies with: what `add` was given and what the table says are the
+    /// input's; a source that answers a commit id that is none, or lists a path outside the
+    /// repository, is the environment's. A wrapped error answers for itself.
+    pub fn side(&self) -> Side {
+        match self {
+            Error::Repository { .. }
+            | Error::SourceName { .. }
+            | Error::NoSourceName
+            | Error::AlreadyRegistered { .. }
+            | Error::Ambiguous { .. } => Side::Input,
+            Error::NotACommit { .. } | Error::ListedOutside { .. } => Side::Environment,
+            Error::Transport(e) => e.side(),
+            Error::Fs(e) => e.side(),
+            Error::Contracts(e) => e.side(),
+        }
+    }
+
+    /// The file (from the root) the failure is about, when there is one: the table of origins
+    /// for a name it already registers or a contract it must map; a wrapped error's own.
+    pub fn location(&self) -> Option<Location> {
+        match self {
+            Error::AlreadyRegistered { .. } | Error::Ambiguous { .. } => {
+                Some(Location::file(MANIFEST_FILE))
+            }
+            Error::Transport(e) => e.location(),
+            Error::Fs(e) => e.location(),
+            Error::Contracts(e) => e.location(),
+            Error::NotACommit { .. }
+            | Error::Repository { .. }
+            | Error::SourceName { .. }
+            | Error::NoSourceName
+            | Error::ListedOutside { .. } => None,
+        }
+    }
+}
+
 /// The result type of `asv-fetch`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_and_locations() {
+        let transport = || asv_remote::Error::GitHubName {
+            owner: "o".to_owned(),
+            repo: ".r".to_owned(),
+            field: asv_remote::error::NameField::Repository,
+        };
+        let rows = [
+            (
+                Error::NotACommit {
+                    repository: "o/r".to_owned(),
+                    answered: "x".to_owned(),
+                },
+                Side::Environment,
+                None,
+            ),
+            (
+                Error::Repository {
+                    problem: asv_model::source::RepositoryProblem::Whitespace,
+                },
+                Side::Input,
+                None,
+            ),
+            (Error::NoSourceName, Side::Input, None),
+            (
+                Error::AlreadyRegistered {
+                    name: "up".to_owned(),
+                },
+                Side::Input,
+                Some(Location::file(MANIFEST_FILE)),
+            ),
+            (
+                Error::Ambiguous {
+                    id: "a".to_owned(),
+                    sources: vec!["s".to_owned(), "t".to_owned()],
+                },
+                Side::Input,
+                Some(Location::file(MANIFEST_FILE)),
+            ),
+            (
+                Error::ListedOutside {
+                    name: "up".to_owned(),
+                    path: "../x".to_owned(),
+                },
+                Side::Environment,
+                None,
+            ),
+            // A wrapped error answers for itself.
+            (Error::Transport(transport()), Side::Input, None),
+            (
+                Error::Fs(asv_fs::Error::Symlink {
+                    path: "a".to_owned(),
+                }),
+                Side::Input,
+                Some(Location::file("a")),
+            ),
+            (
+                Error::Contracts(asv_contracts::Error::NoSkillsDir),
+                Side::Input,
+                None,
+            ),
+        ];
+        for (error, side, location) in rows {
+            assert_eq!(error.side(), side, "{error}");
+            assert_eq!(error.location(), location, "{error}");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! `add`, `fetch` and `update` end to end against a real HTTP server on 127.0.0.1 playing the
-//! GitHub API, then `gen` and `verify` on what they wrote.
-#![cfg(debug_assertions)]
+//! GitHub API, then `gen` and `verify` on what they wrote. The endpoints are asv-remote's
+//! `test-hooks`, which this crate's dev-dependency enables.
 
 #[path = "../../asv-remote/tests/support/mod.rs"]
 mod support;

@@ -13,7 +13,11 @@
 //! message, no `Debug` output, no file. A refused authenticated request says to look at the
 //! token, since a wrong or expired one makes even public files answer 404.
 
-use crate::ids::{check_readable, is_hex_id, mode_of, shown, shown_path};
+use crate::error::{
+    FileAt, GitHubProblem, Host, ListingFault, NameField, RedirectTarget, RefProblem, Request,
+    Unreached,
+};
+use crate::ids::{check_readable, is_hex_id, mode_of};
 use std::fmt;
 use std::time::Duration;
 
@@ -66,13 +70,6 @@ impl fmt::Debug for GitHub {
     }
 }
 
-/// Which of the two hosts a request goes to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Host {
-    Api,
-    Raw,
-}
-
 impl GitHub {
     /// The source `owner/repo` on github.com, with an optional token (already judged by
     /// [`crate::token::Token`]; it is checked again here to be printable ASCII, since it
@@ -86,13 +83,13 @@ impl GitHub {
     }
 
     /// The same source served from other base URLs (`http://127.0.0.1:…` in tests). Built
-    /// only with debug assertions: a release build has no way to point this transport
-    /// anywhere but the two fixed hosts.
+    /// only with the `test-hooks` feature: a build without it has no way to point this
+    /// transport anywhere but the two fixed hosts.
     ///
     /// # Errors
     /// As [`GitHub::new`].
     #[doc(hidden)]
-    #[cfg(debug_assertions)]
+    #[cfg(feature = "test-hooks")]
     pub fn with_endpoints(
         api: &str,
         raw: &str,
@@ -118,23 +115,23 @@ impl GitHub {
         raw: &str,
         fixed_hosts: bool,
     ) -> Result<GitHub> {
-        for (what, name) in [("owner", owner), ("repository", repo)] {
+        for (field, name) in [(NameField::Owner, owner), (NameField::Repository, repo)] {
             if !is_name(name) {
-                return Err(Error::Remote(format!(
-                    "github source {}/{}: the {what} name {} is not usable (letters, digits, '.', '_', '-', starting with a letter or digit); fix the source's repository",
-                    shown(owner),
-                    shown(repo),
-                    shown(name)
-                )));
+                return Err(Error::GitHubName {
+                    owner: owner.to_owned(),
+                    repo: repo.to_owned(),
+                    field,
+                });
             }
         }
         if let Some(token) = &token
             && let Some(at) = token.bytes().position(|b| !(0x21..=0x7e).contains(&b))
         {
-            return Err(Error::Environment(format!(
-                "github source {owner}/{repo}: the token has a character that cannot go into a request header at position {}; check what is piped to --token-stdin",
-                at + 1
-            )));
+            return Err(Error::GitHub {
+                owner: owner.to_owned(),
+                repo: repo.to_owned(),
+                problem: Box::new(GitHubProblem::TokenCharacter { position: at + 1 }),
+            });
         }
         let mut config = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -166,9 +163,13 @@ impl GitHub {
         self.token.is_some()
     }
 
-    /// Every message opens with the source it is about.
-    fn prefix(&self) -> String {
-        format!("github source {}/{}", self.owner, self.repo)
+    /// The refusal `problem` of this source.
+    fn error(&self, problem: GitHubProblem) -> Error {
+        Error::GitHub {
+            owner: self.owner.clone(),
+            repo: self.repo.clone(),
+            problem: Box::new(problem),
+        }
     }
 
     /// `/repos/{owner}/{repo}`, encoded.
@@ -187,7 +188,7 @@ impl GitHub {
         path: &str,
         accept: Option<&str>,
         limit: u64,
-        what: &str,
+        what: &Request,
     ) -> Result<Vec<u8>> {
         let base = match host {
             Host::Api => &self.api,
@@ -201,12 +202,7 @@ impl GitHub {
         }
         if let Some(Secret(token)) = &self.token {
             let mut value = ureq::http::HeaderValue::from_str(&format!("Bearer {token}"))
-                .map_err(|_| {
-                    Error::Environment(format!(
-                        "{}: the token cannot go into a request header; check what is piped to --token-stdin",
-                        self.prefix()
-                    ))
-                })?;
+                .map_err(|_| self.error(GitHubProblem::TokenHeader))?;
             value.set_sensitive(true);
             request = request.header(ureq::http::header::AUTHORIZATION, value);
         }
@@ -215,21 +211,23 @@ impl GitHub {
             .map_err(|e| self.transport_failure(&e, what))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
+            // The location of an answer to an authenticated request is never kept: it may
+            // repeat the token.
             let to = if self.token.is_some() {
-                "a location not shown, since an answer to an authenticated request may repeat the token".to_owned()
+                RedirectTarget::Withheld
             } else {
                 response
                     .headers()
                     .get(ureq::http::header::LOCATION)
-                    .map_or_else(
-                        || "no location".to_owned(),
-                        |l| shown(&String::from_utf8_lossy(l.as_bytes())),
-                    )
+                    .map_or(RedirectTarget::Missing, |l| {
+                        RedirectTarget::At(String::from_utf8_lossy(l.as_bytes()).into_owned())
+                    })
             };
-            return Err(Error::Remote(format!(
-                "{}: {what}: answered {status}, redirecting to {to}; the redirect was refused, since this tool talks only to api.github.com and raw.githubusercontent.com and follows no redirect; a renamed or transferred repository redirects, so register it under its current owner/repo",
-                self.prefix()
-            )));
+            return Err(self.error(GitHubProblem::Redirect {
+                request: what.clone(),
+                status,
+                to,
+            }));
         }
         if !(200..300).contains(&status) {
             return Err(self.refused(status, what));
@@ -240,139 +238,98 @@ impl GitHub {
             .limit(limit)
             .read_to_vec()
             .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => Error::Limit(format!(
-                    "{}: {what}: the answer is larger than {limit} bytes, over the limit of {}; {}",
-                    self.prefix(),
-                    size(limit),
-                    match host {
-                        Host::Raw => "a contract source holds small text files, so keep each file taken under the limit",
-                        Host::Api => "the repository is too large to list in one answer; keep contracts in a smaller repository",
-                    }
-                )),
+                ureq::Error::BodyExceedsLimit(_) => self.error(GitHubProblem::TooLarge {
+                    request: what.clone(),
+                    host,
+                    limit,
+                }),
                 other => self.transport_failure(&other, what),
             })
     }
 
     /// A failed request, named without anything that could repeat the token.
-    fn transport_failure(&self, error: &ureq::Error, what: &str) -> Error {
+    fn transport_failure(&self, error: &ureq::Error, what: &Request) -> Error {
         if let ureq::Error::Timeout(_) = error {
-            return Error::Limit(format!(
-                "{}: {what}: no complete answer within {} s; check the network and try again",
-                self.prefix(),
-                REQUEST_TIMEOUT.as_secs()
-            ));
+            return self.error(GitHubProblem::Timeout {
+                request: what.clone(),
+                limit: REQUEST_TIMEOUT,
+            });
         }
         let detail = match error {
-            ureq::Error::HostNotFound => "the host name did not resolve".to_owned(),
-            ureq::Error::ConnectionFailed => "the connection failed".to_owned(),
-            ureq::Error::Io(e) => format!("{}", e.kind()).to_lowercase(),
-            ureq::Error::BodyStalled => "the answer stalled".to_owned(),
-            _ if self.token.is_some() => {
-                "the authenticated request failed (details left out so they cannot repeat the token)"
-                    .to_owned()
-            }
-            other => shown(&other.to_string()),
+            ureq::Error::HostNotFound => Unreached::HostNotFound,
+            ureq::Error::ConnectionFailed => Unreached::ConnectionFailed,
+            ureq::Error::Io(e) => Unreached::Io(e.kind()),
+            ureq::Error::BodyStalled => Unreached::Stalled,
+            _ if self.token.is_some() => Unreached::Withheld,
+            other => Unreached::Other(other.to_string()),
         };
-        Error::Remote(format!(
-            "{}: {what}: cannot reach github: {detail}; check the network and try again",
-            self.prefix()
-        ))
+        self.error(GitHubProblem::Unreachable {
+            request: what.clone(),
+            detail,
+        })
     }
 
-    /// A non-2xx, non-3xx answer, with the likeliest causes for its status.
-    fn refused(&self, status: u16, what: &str) -> Error {
-        let prefix = self.prefix();
-        let authenticated = self.token.is_some();
-        let message = match (status, authenticated) {
-            (404, true) => format!(
-                "{prefix}: {what} was not found (404); check the token piped to --token-stdin: a wrong or expired token makes a repository and even its public files look absent, and so does a token without access to a private repository"
-            ),
-            (404, false) => format!(
-                "{prefix}: {what} was not found (404); check the repository name and the ref, and pipe a token to --token-stdin if the repository is private"
-            ),
-            (401, true) => format!(
-                "{prefix}: {what} was refused (401); the token piped to --token-stdin was not accepted, so check that it is valid and has not expired"
-            ),
-            (401, false) => format!(
-                "{prefix}: {what} was refused (401); pipe a token with access to the repository to --token-stdin"
-            ),
-            (403 | 429, true) => format!(
-                "{prefix}: {what} was refused ({status}); the token piped to --token-stdin may not reach this repository or its rate limit may be exhausted, and a proxy or egress filter answers the same way; check the token, or wait for the limit to reset"
-            ),
-            (403 | 429, false) => format!(
-                "{prefix}: {what} was refused ({status}); unauthenticated requests are rate limited by the hour, and a proxy or egress filter answers the same way; wait for the limit to reset, or pipe a token to --token-stdin"
-            ),
-            (422, _) => {
-                format!("{prefix}: {what} names no commit in the repository (422); check the ref")
-            }
-            _ => format!("{prefix}: {what}: answered {status}; try again later"),
-        };
-        Error::Remote(message)
+    /// A non-2xx, non-3xx answer (its `Display` gives the likeliest causes for its status).
+    fn refused(&self, status: u16, what: &Request) -> Error {
+        self.error(GitHubProblem::Refused {
+            request: what.clone(),
+            status,
+            authenticated: self.token.is_some(),
+        })
     }
 
     /// An API answer read as a JSON object.
-    fn get_object(&self, path: &str, what: &str) -> Result<serde_json::Map<String, Value>> {
+    fn get_object(&self, path: &str, what: &Request) -> Result<serde_json::Map<String, Value>> {
         let bytes = self.get(Host::Api, path, Some(API_ACCEPT), LISTING_LIMIT, what)?;
         match serde_json::from_slice::<Value>(&bytes) {
             Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(Error::Remote(format!(
-                "{}: {what}: the answer is not a json object; try again later",
-                self.prefix()
-            ))),
-            Err(_) => Err(Error::Remote(format!(
-                "{}: {what}: the answer is not readable json; try again later",
-                self.prefix()
-            ))),
+            Ok(_) => Err(self.error(GitHubProblem::NotAnObject {
+                request: what.clone(),
+            })),
+            Err(_) => Err(self.error(GitHubProblem::NotJson {
+                request: what.clone(),
+            })),
         }
     }
 
     /// The revision of `commit`, checked to be an object id before it becomes part of a URL.
     fn revision_of<'c>(&self, commit: &'c Commit) -> Result<&'c str> {
-        let len = match commit.format {
-            ObjectFormat::Sha1 => 40,
-            ObjectFormat::Sha256 => 64,
-        };
-        if is_hex_id(&commit.revision, len) {
+        if is_hex_id(&commit.revision, commit.format.hex_len()) {
             Ok(&commit.revision)
         } else {
-            Err(Error::Remote(format!(
-                "{}: commit {} is not a {len}-digit lowercase hex id; fix the pin in the lock",
-                self.prefix(),
-                shown(&commit.revision)
-            )))
+            Err(self.error(GitHubProblem::BadRevision {
+                revision: commit.revision.clone(),
+                format: commit.format,
+            }))
         }
     }
 }
 
 impl Transport for GitHub {
     fn default_branch(&mut self) -> Result<String> {
-        let what = "the repository";
-        let document = self.get_object(&self.repos_path(), what)?;
+        let document = self.get_object(&self.repos_path(), &Request::Repository)?;
         match document.get("default_branch") {
             Some(Value::String(branch)) if asv_model::source::is_usable_ref(branch) => {
                 Ok(branch.clone())
             }
-            found => Err(Error::Remote(format!(
-                "{}: the repository names a default branch this tool cannot record, found {}; name the ref explicitly",
-                self.prefix(),
-                match found {
-                    None => "none".to_owned(),
-                    Some(Value::String(text)) => shown(text),
-                    Some(other) => shown(&other.to_string()),
-                }
-            ))),
+            found => Err(self.error(GitHubProblem::Ref(RefProblem::NoDefaultBranch {
+                found: found.map(|found| match found {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                }),
+            }))),
         }
     }
 
     fn resolve(&mut self, reference: &str) -> Result<Commit> {
         if !asv_model::source::is_usable_ref(reference) {
-            return Err(Error::Remote(format!(
-                "{}: ref {} is not usable (letters, digits, '.', '_', '/', '-', starting and ending with a letter or digit, no '..' or '//'); name a branch, tag or commit",
-                self.prefix(),
-                shown(reference)
-            )));
+            return Err(self.error(GitHubProblem::Ref(RefProblem::Unusable {
+                reference: reference.to_owned(),
+            })));
         }
-        let what = format!("ref {reference}");
+        let what = Request::Ref {
+            reference: reference.to_owned(),
+        };
         let path = format!("{}/commits/{}", self.repos_path(), encode_path(reference));
         let bytes = self.get(Host::Api, &path, Some(SHA_ACCEPT), SHA_LIMIT, &what)?;
         let text = String::from_utf8_lossy(&bytes);
@@ -382,17 +339,16 @@ impl Transport for GitHub {
         } else if is_hex_id(sha, 64) {
             ObjectFormat::Sha256
         } else {
-            return Err(Error::Remote(format!(
-                "{}: {what}: the answer is not a commit id, found {}; try again later",
-                self.prefix(),
-                shown(sha)
-            )));
+            return Err(self.error(GitHubProblem::NotACommitId {
+                request: what,
+                found: sha.to_owned(),
+            }));
         };
         if (is_hex_id(reference, 40) || is_hex_id(reference, 64)) && sha != reference {
-            return Err(Error::Remote(format!(
-                "{}: {what}: the answer names a different commit, {sha}; check the commit id",
-                self.prefix()
-            )));
+            return Err(self.error(GitHubProblem::OtherCommit {
+                request: what,
+                answered: sha.to_owned(),
+            }));
         }
         Ok(Commit {
             revision: sha.to_owned(),
@@ -402,7 +358,9 @@ impl Transport for GitHub {
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
         let revision = self.revision_of(commit)?;
-        let what = format!("the tree listing of commit {revision}");
+        let what = Request::Listing {
+            revision: revision.to_owned(),
+        };
         let path = format!(
             "{}/git/trees/{}?recursive=1",
             self.repos_path(),
@@ -411,52 +369,42 @@ impl Transport for GitHub {
         let document = self.get_object(&path, &what)?;
         // A listing cut short reads exactly like a repository holding fewer files.
         if document.get("truncated") == Some(&Value::Bool(true)) {
-            return Err(Error::Limit(format!(
-                "{}: {what} was truncated by github, so the repository holds more files than one listing carries and what it holds cannot be known; keep contracts in a smaller repository",
-                self.prefix()
-            )));
+            return Err(self.error(GitHubProblem::Truncated { request: what }));
         }
         let Some(Value::Array(items)) = document.get("tree") else {
-            return Err(Error::Remote(format!(
-                "{}: {what}: the answer holds no tree; try again later",
-                self.prefix()
-            )));
+            return Err(self.error(GitHubProblem::NoTree { request: what }));
         };
-        let id_len = match commit.format {
-            ObjectFormat::Sha1 => 40,
-            ObjectFormat::Sha256 => 64,
-        };
+        let id_len = commit.format.hex_len();
         let mut entries = Vec::with_capacity(items.len());
         for item in items {
-            let malformed = |detail: String| {
-                Error::Remote(format!(
-                    "{}: {what}: {detail}; the answer is not a tree listing, try again later",
-                    self.prefix()
-                ))
+            let malformed = |fault: ListingFault| {
+                self.error(GitHubProblem::BadListing {
+                    request: what.clone(),
+                    fault,
+                })
             };
             let Value::Object(item) = item else {
-                return Err(malformed("an entry is not an object".to_owned()));
+                return Err(malformed(ListingFault::NotObject));
             };
             let Some(Value::String(path)) = item.get("path") else {
-                return Err(malformed("an entry has no path".to_owned()));
+                return Err(malformed(ListingFault::NoPath));
             };
             let mode = match item.get("mode") {
                 Some(Value::String(mode)) => mode_of(mode).ok_or_else(|| {
-                    malformed(format!(
-                        "{} is listed with mode {}",
-                        shown(path),
-                        shown(mode)
-                    ))
+                    malformed(ListingFault::BadMode {
+                        path: path.clone(),
+                        mode: mode.clone(),
+                    })
                 })?,
-                _ => return Err(malformed(format!("{} is listed with no mode", shown(path)))),
+                _ => return Err(malformed(ListingFault::NoMode { path: path.clone() })),
             };
             let oid = match item.get("sha") {
                 Some(Value::String(oid)) if is_hex_id(oid, id_len) => oid.clone(),
                 _ => {
-                    return Err(malformed(format!(
-                        "{} is listed with no {id_len}-digit object id",
-                        shown(path)
-                    )));
+                    return Err(malformed(ListingFault::NoId {
+                        path: path.clone(),
+                        len: id_len,
+                    }));
                 }
             };
             entries.push(TreeEntry {
@@ -471,8 +419,11 @@ impl Transport for GitHub {
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {
         let revision = self.revision_of(commit)?;
         let path = &entry.path;
-        let what = format!("{} at commit {revision}", shown_path(path));
-        check_readable(&self.prefix(), &what, entry)?;
+        let file = FileAt {
+            path: path.clone(),
+            revision: revision.to_owned(),
+        };
+        check_readable(&file, entry).map_err(|e| self.error(GitHubProblem::Entry(e)))?;
         let url_path = format!(
             "/{}/{}/{}/{}",
             encode_segment(&self.owner),
@@ -480,14 +431,15 @@ impl Transport for GitHub {
             encode_segment(revision),
             encode_path(path)
         );
+        let what = Request::File(file.clone());
         let bytes = self.get(Host::Raw, &url_path, None, FILE_LIMIT, &what)?;
         let got = blob_id(commit.format, &bytes);
         if got != entry.oid {
-            return Err(Error::Remote(format!(
-                "{}: {what} does not match its blob id: the listing gives {}, the bytes served hash to {got}; refused, try again later",
-                self.prefix(),
-                shown(&entry.oid)
-            )));
+            return Err(self.error(GitHubProblem::BlobMismatch {
+                file,
+                listed: entry.oid.clone(),
+                got,
+            }));
         }
         Ok(bytes)
     }
@@ -519,15 +471,6 @@ fn encode_path(path: &str) -> String {
         .map(encode_segment)
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// A byte count as a person reads it.
-fn size(bytes: u64) -> String {
-    if bytes.is_multiple_of(1024 * 1024) {
-        format!("{} MiB", bytes / (1024 * 1024))
-    } else {
-        format!("{bytes} bytes")
-    }
 }
 
 #[cfg(test)]

@@ -1,28 +1,21 @@
-//! Reading object ids, modes and paths out of a listing, and showing them in messages; shared
-//! by both transports.
+//! Reading object ids, modes and paths out of a listing (an API answer's or a `git ls-tree`
+//! record), and judging an entry before it is read; shared by both transports.
 
-use crate::error::{Error, Result};
+use crate::error::{EntryProblem, FileAt, ListedKind};
 use crate::take::is_inside;
 use crate::{EntryMode, TreeEntry};
 
 /// Refuses to read an entry that is not an ordinary file at a path inside the repository;
-/// `prefix` names the source and `what` the entry in the message.
-pub(crate) fn check_readable(prefix: &str, what: &str, entry: &TreeEntry) -> Result<()> {
-    let kind = match entry.mode {
-        EntryMode::File | EntryMode::Executable => None,
-        EntryMode::Symlink => Some("a symlink"),
-        EntryMode::Submodule => Some("a submodule"),
-        EntryMode::Tree => Some("a directory"),
-    };
-    if let Some(kind) = kind {
-        return Err(Error::Remote(format!(
-            "{prefix}: {what} is listed as {kind}, and only an ordinary file (100644 or 100755) is read; refused rather than left out"
-        )));
+/// `file` names the entry in the refusal.
+pub(crate) fn check_readable(file: &FileAt, entry: &TreeEntry) -> Result<(), EntryProblem> {
+    if let Some(kind) = ListedKind::of(entry.mode) {
+        return Err(EntryProblem::NotAFile {
+            file: file.clone(),
+            kind,
+        });
     }
     if !is_inside(&entry.path) {
-        return Err(Error::Remote(format!(
-            "{prefix}: {what}: the path does not stay inside the repository (an empty segment, a . or .. step, or a backslash); refused"
-        )));
+        return Err(EntryProblem::Outside { file: file.clone() });
     }
     Ok(())
 }
@@ -49,28 +42,31 @@ pub(crate) fn mode_of(mode: &str) -> Option<EntryMode> {
     }
 }
 
-/// Text from elsewhere, quoted and escaped onto one line, and cut short if long.
-pub(crate) fn shown(text: &str) -> String {
-    const MAX: usize = 120;
-    if text.chars().count() > MAX {
-        let cut: String = text.chars().take(MAX).collect();
-        format!("{cut:?}…")
-    } else {
-        format!("{text:?}")
+/// One `git ls-tree -z` record: `<mode> SP <type> SP <oid> TAB <path>`.
+pub(crate) fn parse_entry(record: &[u8], len: usize) -> Option<TreeEntry> {
+    let tab = record.iter().position(|&b| b == b'\t')?;
+    let (head, path) = (&record[..tab], &record[tab + 1..]);
+    let head = std::str::from_utf8(head).ok()?;
+    let mut fields = head.split(' ');
+    let (mode, kind, oid) = (fields.next()?, fields.next()?, fields.next()?);
+    if fields.next().is_some() || !is_hex_id(oid, len) || path.is_empty() {
+        return None;
     }
-}
-
-/// A listed path as written when it is plain, quoted and escaped when it is not.
-pub(crate) fn shown_path(path: &str) -> String {
-    if !path.is_empty()
-        && path
-            .chars()
-            .all(|c| c.is_ascii_graphic() || c == ' ' || (!c.is_ascii() && !c.is_control()))
-    {
-        path.to_owned()
-    } else {
-        shown(path)
+    let mode = mode_of(mode)?;
+    let expected = match mode {
+        EntryMode::File | EntryMode::Executable | EntryMode::Symlink => "blob",
+        EntryMode::Submodule => "commit",
+        EntryMode::Tree => "tree",
+    };
+    if kind != expected {
+        return None;
     }
+    Some(TreeEntry {
+        // A path that is not UTF-8 stays listed, its odd bytes replaced, rather than vanish.
+        path: String::from_utf8_lossy(path).into_owned(),
+        mode,
+        oid: oid.to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -88,5 +84,41 @@ mod tests {
         assert_eq!(mode_of("100648"), None);
         assert!(is_hex_id(&"a".repeat(40), 40));
         assert!(!is_hex_id(&"A".repeat(40), 40));
+    }
+
+    #[test]
+    fn tree_records_read_as_git_writes_them() {
+        let blob = "ce013625030ba8dba906f756967f9e9ca394464a";
+        assert_eq!(
+            parse_entry(format!("100755 blob {blob}\tbin/run.sh").as_bytes(), 40),
+            Some(TreeEntry {
+                path: "bin/run.sh".to_owned(),
+                mode: EntryMode::Executable,
+                oid: blob.to_owned(),
+            })
+        );
+        assert_eq!(
+            parse_entry(format!("040000 tree {blob}\tdir with space").as_bytes(), 40)
+                .map(|e| (e.mode, e.path)),
+            Some((EntryMode::Tree, "dir with space".to_owned()))
+        );
+        assert_eq!(
+            parse_entry(format!("160000 commit {blob}\tsub").as_bytes(), 40).map(|e| e.mode),
+            Some(EntryMode::Submodule)
+        );
+        // A type that does not go with the mode, a short id, no path: not a record.
+        assert_eq!(
+            parse_entry(format!("100644 tree {blob}\tx").as_bytes(), 40),
+            None
+        );
+        assert_eq!(
+            parse_entry(format!("100644 blob {blob}\tx").as_bytes(), 64),
+            None
+        );
+        assert_eq!(
+            parse_entry(format!("100644 blob {blob}\t").as_bytes(), 40),
+            None
+        );
+        assert_eq!(parse_entry(b"100644 blob", 40), None);
     }
 }

@@ -5,6 +5,16 @@
 //! the same three questions through [`Transport`]: which branch the repository hands out,
 //! which commit a ref names, and what a commit's tree holds — every file checked against the
 //! blob id its own tree listing gives.
+//!
+//! # Features
+//!
+//! - `test-hooks` (off by default): lets tests point the transports at servers of their own —
+//!   `Git::with_limits` and `Git::with_env`, `GitHub::with_endpoints`, the `github_endpoints`
+//!   and `git_env` fields of [`Options`], and [`Options::read_test_endpoints`] reading
+//!   `ASV_TEST_GITHUB_API` / `ASV_TEST_GITHUB_RAW` (a no-op without the feature). The crates
+//!   whose tests need it enable it through a dev-dependency, which cargo activates exactly
+//!   when their tests are built, in debug and release alike; a binary built or installed on
+//!   its own never has it, so it talks only to the hosts and with the limits documented here.
 #![deny(missing_docs)]
 
 pub mod error;
@@ -12,6 +22,7 @@ pub mod git;
 pub mod github;
 mod ids;
 mod options;
+mod process;
 pub mod take;
 pub mod token;
 

@@ -1,5 +1,6 @@
-//! How the transports are reached: a token, progress reporting, and (debug builds only) test
-//! endpoints; and [`transport`], which picks the transport a repository spec needs.
+//! How the transports are reached: a token, progress reporting, and (with the `test-hooks`
+//! feature only) test endpoints and environment; and [`transport`], which picks the transport
+//! a repository spec needs.
 
 use asv_model::source::{RepositoryKind, RepositorySpec};
 
@@ -25,11 +26,33 @@ pub struct Options {
     pub progress: Option<Progress>,
     /// A GitHub token, for `owner/repo` sources only.
     pub token: Option<Token>,
-    /// Test-only GitHub endpoints (API, raw); honoured only in debug builds.
+    /// Test-only GitHub endpoints (API, raw). Exists only with the `test-hooks` feature, so a
+    /// build without it cannot point the GitHub transport anywhere but the two fixed hosts.
+    #[cfg(feature = "test-hooks")]
     pub github_endpoints: Option<(String, String)>,
-    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA); honoured
-    /// only in debug builds.
+    /// Extra environment for generic git (tests point `GIT_SSL_CAINFO` at their CA). Exists
+    /// only with the `test-hooks` feature.
+    #[cfg(feature = "test-hooks")]
     pub git_env: Vec<(String, String)>,
+}
+
+impl Options {
+    /// Takes test GitHub endpoints from the environment: `ASV_TEST_GITHUB_API` and
+    /// `ASV_TEST_GITHUB_RAW`, when both are set. Does nothing unless built with the
+    /// `test-hooks` feature, so that a shipped binary never reads them; the binary's own
+    /// integration tests, which enable the feature through a dev-dependency, point it at a
+    /// server of theirs this way.
+    // The one place this crate reads the environment: the binary calls it, so the binary
+    // needs no feature of its own, and without the feature nothing is read at all.
+    pub fn read_test_endpoints(&mut self) {
+        #[cfg(feature = "test-hooks")]
+        if let (Ok(api), Ok(raw)) = (
+            std::env::var("ASV_TEST_GITHUB_API"),
+            std::env::var("ASV_TEST_GITHUB_RAW"),
+        ) {
+            self.github_endpoints = Some((api, raw));
+        }
+    }
 }
 
 /// The transport that reaches `spec`: the GitHub API for `owner/repo`, generic git otherwise.
@@ -40,7 +63,7 @@ pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Tra
     let token = options.token.as_ref().map(|t| t.expose().to_owned());
     match spec.kind() {
         RepositoryKind::GitHub { owner, repo } => {
-            #[cfg(debug_assertions)]
+            #[cfg(feature = "test-hooks")]
             if let Some((api, raw)) = &options.github_endpoints {
                 return Ok(Box::new(crate::github::GitHub::with_endpoints(
                     api, raw, owner, repo, token,
@@ -50,7 +73,7 @@ pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Tra
         }
         _ => {
             let git = crate::git::Git::new(spec.as_str())?;
-            #[cfg(debug_assertions)]
+            #[cfg(feature = "test-hooks")]
             let git = if options.git_env.is_empty() {
                 git
             } else {

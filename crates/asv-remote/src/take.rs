@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ListingProblem, Result};
 use crate::{Commit, EntryMode, Transport, TreeEntry};
 
 /// Whether a path from a listing stays inside the repository: no empty, `.` or `..` segment,
@@ -120,10 +120,13 @@ impl Listing {
                 break;
             }
             if !is_inside(path) {
-                return Err(Error::Remote(format!(
-                    "{source} lists {} under {dir}/, a path that does not stay inside the repository; nothing was taken",
-                    asv_fs::quote::json_string(path)
-                )));
+                return Err(Error::Listing {
+                    name: source.to_owned(),
+                    problem: ListingProblem::Outside {
+                        path: path.clone(),
+                        dir: dir.to_owned(),
+                    },
+                });
             }
             match e.mode {
                 EntryMode::File | EntryMode::Executable => out.push(e.clone()),
@@ -135,16 +138,15 @@ impl Listing {
     }
 }
 
+/// The refusal of `e`, a link or submodule where a contract or its tests would be.
 fn refuse_mode(source: &str, e: &TreeEntry) -> Error {
-    let what = match e.mode {
-        EntryMode::Symlink => "a symbolic link",
-        EntryMode::Submodule => "a submodule",
-        _ => "not an ordinary file",
-    };
-    Error::Remote(format!(
-        "{source} holds {} as {what}, where a contract or its tests would be; nothing was taken — ask the source to store ordinary files there",
-        asv_fs::quote::json_string(&e.path)
-    ))
+    Error::Listing {
+        name: source.to_owned(),
+        problem: ListingProblem::NotOrdinary {
+            path: e.path.clone(),
+            mode: e.mode,
+        },
+    }
 }
 
 /// Reads every entry (each checked against its blob id by the transport).

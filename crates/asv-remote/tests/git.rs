@@ -1,9 +1,9 @@
 //! The generic git transport against the real installed git, over HTTPS on 127.0.0.1:
 //! `git http-backend` behind a TLS server whose certificate a CA made here signs.
 //!
-//! `Git::with_env` and `Git::with_limits` exist only with debug assertions, so these tests do
-//! too. They need git (with `git http-backend`, part of every git install) and nothing else.
-#![cfg(debug_assertions)]
+//! `Git::with_env` and `Git::with_limits` exist only with the `test-hooks` feature, which this
+//! crate's dev-dependency on itself enables for its tests. They need git (with
+//! `git http-backend`, part of every git install) and nothing else.
 
 #[path = "support/git_server.rs"]
 mod git_server;
@@ -11,6 +11,7 @@ mod git_server;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use asv_remote::error::{EntryProblem, GitFailure, GitProblem, Reached};
 use asv_remote::git::{FILE_LIMIT, Git, Limits, TEMP_PREFIX};
 use asv_remote::{Commit, EntryMode, Error, ObjectFormat, Transport, TreeEntry, blob_id};
 use git_server::{
@@ -102,6 +103,17 @@ fn entry<'a>(entries: &'a [TreeEntry], path: &str) -> &'a TreeEntry {
 }
 
 /// Every refusal: one line, opening lowercase, naming the source, never git's own words.
+/// The problem of a git source's refusal (for a stopped source, the one that stopped it).
+fn problem(error: &Error) -> &GitProblem {
+    match error {
+        Error::Git { problem, .. }
+        | Error::GitStopped {
+            earlier: problem, ..
+        } => problem,
+        other => panic!("not a git source's refusal: {other:?}"),
+    }
+}
+
 fn message(error: &Error, url: &str) -> String {
     let text = error.to_string();
     assert!(
@@ -186,7 +198,13 @@ fn reads_a_repository(format: ObjectFormat) {
     // A link or a submodule is never read.
     for path in ["link.md", "vendor/sub", "contracts"] {
         let error = git.read(&head, entry(&listed, path)).expect_err(path);
-        assert!(matches!(error, Error::Remote(_)), "{error}");
+        assert!(
+            matches!(
+                problem(&error),
+                GitProblem::Entry(EntryProblem::NotAFile { .. })
+            ),
+            "{error}"
+        );
         assert!(message(&error, git.url()).contains("only an ordinary file"));
     }
     // Bytes that do not hash to the listed id are refused.
@@ -236,7 +254,16 @@ fn a_file_over_the_limit_stops_the_source_and_removes_its_repository() {
     let error = git
         .read(&head, entry(&listed, "big.bin"))
         .expect_err("over the limit");
-    assert!(matches!(error, Error::Limit(_)), "{error}");
+    assert!(
+        matches!(
+            problem(&error),
+            GitProblem::FileTooLarge {
+                limit: FILE_LIMIT,
+                ..
+            }
+        ),
+        "{error}"
+    );
     let text = message(&error, git.url());
     assert!(text.contains("1 MiB for one file"), "{text}");
     assert!(!dir.exists(), "removed");
@@ -265,7 +292,10 @@ fn the_total_limit_counts_every_file_read() {
     let error = git
         .read(&head, entry(&listed, "README.md"))
         .expect_err("the second does not");
-    assert!(matches!(error, Error::Limit(_)), "{error}");
+    assert!(
+        matches!(problem(&error), GitProblem::TotalReached { .. }),
+        "{error}"
+    );
     assert!(message(&error, git.url()).contains("in all"), "{error}");
     assert!(!dir.exists());
 }
@@ -285,7 +315,16 @@ fn the_repository_limit_stops_git_and_removes_its_repository() {
     let error = git
         .read(&head, entry(&listed, "noise.bin"))
         .expect_err("over the repository limit");
-    assert!(matches!(error, Error::Limit(_)), "{error}");
+    assert!(
+        matches!(
+            problem(&error),
+            GitProblem::Limit {
+                reached: Reached::Repository { .. },
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert!(
         message(&error, git.url()).contains("temporary repository grew past"),
         "{error}"
@@ -310,7 +349,19 @@ fn a_server_that_never_answers_hits_the_time_limit() {
     let started = Instant::now();
     let error = git.default_branch().expect_err("the time limit");
     let took = started.elapsed();
-    assert!(matches!(error, Error::Limit(_)), "{error}");
+    let time_limit = |error: &Error| {
+        matches!(
+            problem(error),
+            GitProblem::Limit {
+                reached: Reached::Time { .. },
+                ..
+            }
+        )
+    };
+    assert!(
+        matches!(error, Error::Git { .. }) && time_limit(&error),
+        "{error}"
+    );
     assert!(message(&error, &url).contains("time limit"), "{error}");
     assert!(took >= Duration::from_millis(1500), "{took:?}");
     assert!(took < Duration::from_secs(15), "{took:?}");
@@ -328,7 +379,10 @@ fn a_server_that_never_answers_hits_the_time_limit() {
 
     // Cumulative: a stopped source starts nothing more.
     let error = git.resolve("trunk").expect_err("stopped");
-    assert!(matches!(error, Error::Limit(_)), "{error}");
+    assert!(
+        matches!(error, Error::GitStopped { .. }) && time_limit(&error),
+        "{error}"
+    );
     assert_eq!(git.last_process_group(), Some(group));
 }
 
@@ -343,7 +397,16 @@ fn credentials_are_never_prompted_for() {
     let started = Instant::now();
     let error = git.resolve("trunk").expect_err("credentials needed");
     assert!(started.elapsed() < Duration::from_secs(30));
-    assert!(matches!(error, Error::Remote(_)), "{error}");
+    assert!(
+        matches!(
+            problem(&error),
+            GitProblem::Failed {
+                failure: GitFailure::Credentials,
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert!(message(&error, &url).contains("credentials"), "{error}");
     assert!(!dir.exists(), "a failed acquisition removes the repository");
 }
@@ -375,7 +438,16 @@ fn only_https_and_ssh_reach_git() {
         let mut git = Git::new(&url).expect("a source").with_env(tls.env());
         let dir = temporary_directory(&git);
         let error = git.resolve("trunk").expect_err("refused");
-        assert!(matches!(error, Error::Remote(_)), "{url}: {error}");
+        assert!(
+            matches!(
+                problem(&error),
+                GitProblem::Failed {
+                    failure: GitFailure::TransportNotAllowed,
+                    ..
+                }
+            ),
+            "{url}: {error}"
+        );
         assert!(
             message(&error, &url).contains("transport this tool does not allow"),
             "{url}: {error}"
@@ -473,7 +545,16 @@ fn ssh_runs_in_batch_mode_with_no_prompt() {
         env.push(("PATH".into(), search.clone()));
         let mut git = Git::new(url).expect("a source").with_env(env);
         let error = git.default_branch().expect_err("unreachable");
-        assert!(matches!(error, Error::Remote(_)), "{error}");
+        assert!(
+            matches!(
+                problem(&error),
+                GitProblem::Failed {
+                    failure: GitFailure::SshFailed,
+                    ..
+                }
+            ),
+            "{error}"
+        );
         assert!(
             message(&error, url).contains("SSH connection failed"),
             "{error}"

@@ -1,13 +1,14 @@
 //! The GitHub transport against a real HTTP server on 127.0.0.1 playing the API and the
 //! raw-content host for a small repository built here.
 //!
-//! `GitHub::with_endpoints` exists only with debug assertions, so these tests do too.
-#![cfg(debug_assertions)]
+//! `GitHub::with_endpoints` exists only with the `test-hooks` feature, which this crate's
+//! dev-dependency on itself enables for its tests.
 
 mod support;
 
 use std::sync::Arc;
 
+use asv_remote::error::{GitHubProblem, Host};
 use asv_remote::github::{FILE_LIMIT, GitHub, LISTING_LIMIT, USER_AGENT};
 use asv_remote::{Commit, EntryMode, Error, ObjectFormat, Transport, TreeEntry, blob_id};
 use support::{Answer, COMMIT, OWNER, REPO, Recorded, Repo, Server};
@@ -39,6 +40,14 @@ fn commit() -> Commit {
 }
 
 /// Every refusal: one line, opening lowercase, naming the repository, never the token.
+/// The problem of a GitHub source's refusal.
+fn problem(error: &Error) -> &GitHubProblem {
+    match error {
+        Error::GitHub { problem, .. } => problem,
+        other => panic!("not a github source's refusal: {other:?}"),
+    }
+}
+
 fn message(error: &Error) -> String {
     let text = error.to_string();
     assert!(
@@ -362,7 +371,10 @@ fn a_truncated_listing_is_refused() {
     let error = client(&server, None)
         .list(&commit())
         .expect_err("truncated");
-    assert!(matches!(error, Error::Limit(_)), "{error:?}");
+    assert!(
+        matches!(problem(&error), GitHubProblem::Truncated { .. }),
+        "{error:?}"
+    );
     assert!(message(&error).contains("truncated"));
 }
 
@@ -391,7 +403,17 @@ fn a_file_over_one_mib_is_refused_and_one_at_the_limit_is_read() {
     let error = github
         .read(&commit(), &repo.entry("big/over-limit.md"))
         .expect_err("over the limit");
-    assert!(matches!(error, Error::Limit(_)), "{error:?}");
+    assert!(
+        matches!(
+            problem(&error),
+            GitHubProblem::TooLarge {
+                host: Host::Raw,
+                limit: FILE_LIMIT,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
     let text = message(&error);
     assert!(
         text.contains("big/over-limit.md") && text.contains("1 MiB"),
@@ -409,7 +431,17 @@ fn a_listing_over_eight_mib_is_refused() {
     let error = client(&server, None)
         .list(&commit())
         .expect_err("over the limit");
-    assert!(matches!(error, Error::Limit(_)), "{error:?}");
+    assert!(
+        matches!(
+            problem(&error),
+            GitHubProblem::TooLarge {
+                host: Host::Api,
+                limit: LISTING_LIMIT,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
     let text = message(&error);
     assert!(
         text.contains("tree listing") && text.contains("8 MiB"),

@@ -1,0 +1,234 @@
+//! Supervising one git process and its process group.
+//!
+//! Every git process starts in a process group of its own (the caller sets that up). While it
+//! runs, its standard output is taken up to a cap, the time left to its source is counted and
+//! the source's temporary repository is measured; at a limit, or when it ends, the whole group
+//! is killed and what is left of it reaped. Only a group seen to be gone is reported stopped:
+//! the caller keeps the temporary repository of one that is not, since something may still
+//! write in it.
+//!
+//! On Linux the calling process marks itself a child subreaper before it first starts git, so
+//! that git's own children, orphaned when a group is killed, are handed back to it and reaped
+//! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
+//! keep them as zombies and no group could ever be confirmed stopped.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+
+/// The most bytes of git's standard error kept (to be summarized, never shown).
+const STDERR_LIMIT: usize = 64 * 1024;
+/// How long a killed process group is given to go before it is reported as not stopped.
+const GRACE: Duration = Duration::from_secs(5);
+/// How often the temporary repository is measured while git runs.
+const SIZE_EVERY: Duration = Duration::from_millis(200);
+
+/// Why a git process was stopped before it ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// The time left to the source ran out.
+    Time,
+    /// The temporary repository grew past its limit.
+    Repository,
+    /// Standard output grew past what is taken.
+    Output,
+}
+
+/// What one git process left.
+pub(crate) struct Finished {
+    /// How it exited.
+    pub(crate) status: ExitStatus,
+    /// Its standard output, up to the cap.
+    pub(crate) stdout: Vec<u8>,
+    /// Its standard error, up to a fixed cap (to be summarized, never shown).
+    pub(crate) stderr: Vec<u8>,
+}
+
+/// How one git process ended.
+pub(crate) enum Outcome {
+    /// It ended by itself (successfully or not) and its group is gone.
+    Ended(Finished),
+    /// It was killed at a limit and its group is gone.
+    Cut(Cut),
+}
+
+/// Marks this process a child subreaper (Linux), once: children of a killed git are handed
+/// back here to be reaped, so their process group can be seen to end.
+pub(crate) fn become_subreaper() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // Failing leaves orphans to PID 1; a group that then lingers is reported, not hidden.
+            let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+        });
+    }
+}
+
+/// Watches one git process until it ends or a limit cuts it, then makes sure its whole
+/// process group is gone. Returns how it ended (`None` when it could not be watched) and
+/// whether the group was confirmed stopped.
+pub(crate) fn supervise(
+    child: &mut Child,
+    dir: &Path,
+    remaining: Duration,
+    cap: u64,
+    watch: bool,
+    repository_limit: u64,
+) -> (Option<Outcome>, bool) {
+    let started = Instant::now();
+    let pid = Pid::from_child(child);
+    let over = Arc::new(AtomicBool::new(false));
+    let (out_tx, out_rx) = mpsc::channel();
+    let (err_tx, err_rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        let over = Arc::clone(&over);
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut limited = stdout.take(cap.saturating_add(1));
+            let _ = limited.read_to_end(&mut buf);
+            if buf.len() as u64 > cap {
+                over.store(true, Ordering::SeqCst);
+            }
+            let _ = out_tx.send(buf);
+        });
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            loop {
+                match stderr.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let room = STDERR_LIMIT.saturating_sub(buf.len());
+                        buf.extend_from_slice(&chunk[..n.min(room)]);
+                    }
+                }
+            }
+            let _ = err_tx.send(buf);
+        });
+    }
+
+    // Wait without reaping: while the leader is unreaped its id cannot be reused, so the
+    // group can be signalled safely.
+    let mut cut = None;
+    let mut broken = false;
+    let mut nap = Duration::from_millis(1);
+    let mut measured = Instant::now();
+    loop {
+        match rustix::process::waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+        ) {
+            Ok(Some(_)) => break,
+            Ok(None) | Err(Errno::INTR) => {}
+            Err(_) => {
+                broken = true;
+                break;
+            }
+        }
+        if over.load(Ordering::SeqCst) {
+            cut = Some(Cut::Output);
+            break;
+        }
+        if started.elapsed() >= remaining {
+            cut = Some(Cut::Time);
+            break;
+        }
+        if watch && measured.elapsed() >= SIZE_EVERY {
+            measured = Instant::now();
+            if dir_size(dir) > repository_limit {
+                cut = Some(Cut::Repository);
+                break;
+            }
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(25));
+    }
+
+    // Whatever happened, nothing of the group outlives this call: the leader is either still
+    // running or an unreaped zombie, so the group id is still this group's.
+    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    let deadline = Instant::now() + GRACE;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => break None,
+        }
+    };
+    let mut confirmed = status.is_some() && group_gone(pid, deadline);
+    let stdout = out_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+    // An answer that never ends means something outside the group holds git's output.
+    if stdout.is_err() || stderr.is_err() {
+        confirmed = false;
+    }
+    if let Some(cut) = cut {
+        return (Some(Outcome::Cut(cut)), confirmed);
+    }
+    if over.load(Ordering::SeqCst) {
+        return (Some(Outcome::Cut(Cut::Output)), confirmed);
+    }
+    match (broken, status) {
+        (false, Some(status)) => (
+            Some(Outcome::Ended(Finished {
+                status,
+                stdout: stdout.unwrap_or_default(),
+                stderr: stderr.unwrap_or_default(),
+            })),
+            confirmed,
+        ),
+        _ => (None, confirmed),
+    }
+}
+
+/// Whether process group `group` (its leader already reaped) is gone by `deadline`: what is
+/// left of it is reaped here (this process being their subreaper) until no member answers.
+fn group_gone(group: Pid, deadline: Instant) -> bool {
+    loop {
+        // Reap members orphaned to this process; only this group's, never another child.
+        while let Ok(Some(_)) = rustix::process::waitid(
+            WaitId::Pgid(Some(group)),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
+        ) {}
+        match rustix::process::test_kill_process_group(group) {
+            Err(Errno::SRCH) => return true,
+            _ if Instant::now() >= deadline => return false,
+            _ => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+/// The bytes under `dir`, links not followed; what vanishes while it is walked is not counted.
+// The source's own temporary directory, never a user's tree, measured while git writes in it:
+// an entry vanishing mid-walk is normal here, where `asv_fs::Tree` would rightly refuse.
+#[allow(clippy::disallowed_methods)]
+pub(crate) fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut pending = vec![dir.to_owned()];
+    while let Some(next) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                total = total.saturating_add(meta.len());
+            }
+        }
+    }
+    total
+}
