@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 /// Opens the directory `dir` as a tree. Nothing there reads `<dir>: no such directory`, a
 /// file there `<dir>: not a directory`, each followed by `hint` (`; …`, or empty); a problem
@@ -16,8 +16,8 @@ use asv_fs::Tree;
 ///
 /// # Errors
 /// The message to refuse with.
-pub fn open_dir(dir: &Path, hint: &str) -> Result<Tree, String> {
-    Tree::open(dir).map_err(|e| match e {
+pub fn open_dir(dir: &Path, hint: &str) -> Result<Root, String> {
+    Root::open(dir).map_err(|e| match e {
         asv_fs::Error::RootMissing { .. } => format!("{}: no such directory{hint}", dir.display()),
         asv_fs::Error::RootNotDirectory { .. } => {
             format!("{}: not a directory{hint}", dir.display())
@@ -84,7 +84,7 @@ pub fn discover(start: &Path) -> Result<PathBuf, NotFound> {
     for dir in start.ancestors() {
         top = dir.to_path_buf();
         // A directory that cannot be opened holds nothing this run could use.
-        let Ok(tree) = Tree::open(dir) else {
+        let Ok(tree) = Root::open(dir) else {
             continue;
         };
         let holds = |name: &str| matches!(tree.kind(name), Ok(Some(_)));
@@ -146,7 +146,7 @@ pub fn relative(from: &Path, to: &Path) -> Option<String> {
 /// directory and the path below it.
 pub struct Located {
     /// The tree the path is read in.
-    pub tree: Tree,
+    pub tree: Root,
     /// The path below the tree's root (`""` for the root itself).
     pub rel: String,
     /// Whether the tree is the repository (paths are then shown from its root).
@@ -165,7 +165,7 @@ pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located
     let shown = typed.display();
     let path = absolute(typed).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(rel) = below(root, &path) {
-        let tree = Tree::open(root).map_err(|e| e.to_string())?;
+        let tree = Root::open(root).map_err(|e| e.to_string())?;
         return Ok(Located {
             tree,
             rel,

@@ -147,7 +147,7 @@ impl Settings {
     ///
     /// # Errors
     /// The root is not a directory that can be opened.
-    pub fn open_tree(&self) -> anyhow::Result<asv_fs::Tree> {
+    pub fn open_tree(&self) -> anyhow::Result<asv_fs::Root> {
         crate::paths::open_dir(&self.root, "; pass --root <path> naming the repository")
             .map_err(|message| Refusal(message).into())
     }
@@ -202,7 +202,7 @@ impl Settings {
         into: Option<&std::path::Path>,
         target: Option<&str>,
         scope: InstallScope,
-    ) -> anyhow::Result<(Option<asv_fs::Tree>, String, String)> {
+    ) -> anyhow::Result<(Option<asv_fs::Root>, String, String)> {
         use asv_skills::install::{Scope, Target};
         Ok(match (target, into) {
             (None, None) => (None, "skills".to_owned(), String::new()),
@@ -232,7 +232,7 @@ impl Settings {
                                 )
                             })?;
                         let home = PathBuf::from(&home);
-                        let home = match asv_fs::Tree::open(&home) {
+                        let home = match asv_fs::Root::open(&home) {
                             Err(asv_fs::Error::RootMissing { .. }) => {
                                 return Err(Refusal(format!(
                                     "{}: the home directory does not exist; set HOME",

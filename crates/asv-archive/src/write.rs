@@ -236,14 +236,14 @@ fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Tree::open(dir.path())?;
+/// let tree = asv_fs::Root::open(dir.path())?;
 /// tree.write_file("skill/SKILL.md", b"---\nname: skill\n---\n")?;
 /// let zip = asv_archive::zip_dir(&tree, "skill", &asv_archive::Limits::DEFAULT)?;
 /// assert_eq!(&zip[..4], b"PK\x03\x04");
 /// # Ok(())
 /// # }
 /// ```
-pub fn zip_dir(tree: &asv_fs::Tree, dir: &str, limits: &crate::Limits) -> Result<Vec<u8>> {
+pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::PermissionsExt;
 

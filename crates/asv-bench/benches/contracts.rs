@@ -40,21 +40,21 @@ fn verify_tree(c: &mut Criterion) {
         seed: 1,
     };
     asv_bench::generate(&spec, dir.path()).expect("generate");
-    let tree = asv_fs::Tree::open(dir.path()).expect("open");
+    let tree = asv_fs::Root::open(dir.path()).expect("open");
     let repo = asv_contracts::Repository::load(&tree).expect("load");
     asv_contracts::generate(&repo).expect("gen");
     let mut group = c.benchmark_group("in-process");
     group.sample_size(20);
     group.bench_function("verify 200 x 10", |b| {
         b.iter(|| {
-            let tree = asv_fs::Tree::open(dir.path()).expect("open");
+            let tree = asv_fs::Root::open(dir.path()).expect("open");
             let repo = asv_contracts::Repository::load(&tree).expect("load");
             let found = asv_contracts::verify(&repo).expect("verify");
             assert!(found.is_empty());
         })
     });
     group.bench_function("lock render 200 x 10", |b| {
-        let tree = asv_fs::Tree::open(dir.path()).expect("open");
+        let tree = asv_fs::Root::open(dir.path()).expect("open");
         let repo = asv_contracts::Repository::load(&tree).expect("load");
         let lock = repo.lock_file.lock();
         b.iter(|| lock.render())

@@ -11,7 +11,7 @@
 //! let dir = tempfile::tempdir()?;
 //! let spec = asv_bench::Spec { skills: 3, contracts: 2, seed: 7 };
 //! asv_bench::generate(&spec, dir.path())?;
-//! let tree = asv_fs::Tree::open(dir.path())?;
+//! let tree = asv_fs::Root::open(dir.path())?;
 //! let repo = asv_contracts::Repository::load(&tree)?;
 //! assert_eq!(repo.skills.len(), 3);
 //! # Ok(())
@@ -22,7 +22,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use asv_fs::Tree;
+use asv_fs::Root;
 
 /// The shape of a synthetic repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub fn skill_name(i: usize) -> String {
 /// # Errors
 /// A failed write.
 pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
-    let tree = Tree::open(root)?;
+    let tree = Root::open(root)?;
     let mut rng = Rng::new(spec.seed);
     for c in 0..spec.contracts {
         let id = contract_id(c);
@@ -149,7 +149,7 @@ pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
 /// # Errors
 /// A failed read or write.
 pub fn break_copies(spec: &Spec, root: &Path, count: usize) -> Result<Vec<String>> {
-    let tree = Tree::open(root)?;
+    let tree = Root::open(root)?;
     let total = spec.skills * spec.contracts;
     let mut broken = Vec::new();
     if count == 0 || total == 0 {

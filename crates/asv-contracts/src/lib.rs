@@ -6,7 +6,7 @@
 //! This crate reads all of that, writes the copies and the lock ([`generate()`]), checks the
 //! tree against the lock ([`verify()`]), checks that skills stay self-contained ([`lint`]) and
 //! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
-//! process and reaches no network: every byte comes through [`asv_fs::Tree`]. A contract taken
+//! process and reaches no network: every byte comes through [`asv_fs::Root`]. A contract taken
 //! from another repository ([`source`]) is read from the cache ([`cache`]) at the commit the
 //! lock pins; filling that cache is the fetching commands' business, not this crate's.
 //!
@@ -16,7 +16,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Tree::open(dir.path())?;
+//! let tree = asv_fs::Root::open(dir.path())?;
 //! tree.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
 //! tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
 //!

@@ -6,7 +6,7 @@
 //! place in one step, so a run stopped part-way leaves no revision for a later command to read
 //! as complete.
 
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{EntryKind, Root};
 
 use crate::error::{Error, Result};
 
@@ -16,7 +16,7 @@ pub use asv_contracts::cache::{CACHE_DIR, revision_dir};
 ///
 /// # Errors
 /// A link or wrong kind on the way.
-pub fn holds(tree: &Tree, source: &str, revision: &str) -> Result<bool> {
+pub fn holds(tree: &Root, source: &str, revision: &str) -> Result<bool> {
     match tree.kind(&revision_dir(source, revision))? {
         None => Ok(false),
         Some(EntryKind::Directory) => Ok(true),
@@ -40,7 +40,7 @@ pub fn holds(tree: &Tree, source: &str, revision: &str) -> Result<bool> {
 ///
 /// # Errors
 /// A failed write or rename; a link on the way.
-pub fn place(tree: &Tree, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+pub fn place(tree: &Root, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
     let dir = revision_dir(source, revision);
     let mut all: Vec<(String, Vec<u8>)> = Vec::new();
     if holds(tree, source, revision)? {
@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn a_revision_is_placed_whole_and_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         let files = vec![("contracts/a.md".to_owned(), b"A\n".to_vec())];
         place(&tree, "w", "abc", &files).unwrap();
         assert!(holds(&tree, "w", "abc").unwrap());

@@ -10,7 +10,7 @@ use asv_contracts::lock::{LOCK_FILE, Lock, SourcePin};
 use asv_contracts::manifest::{MANIFEST_FILE, Origin, standard_path};
 use asv_contracts::source::{RepositorySpec, Revision, SourceName};
 use asv_contracts::{ContractId, Event, Repository};
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::error::{Error, Result};
 use asv_remote::take::{Held, Listing, read_all};
@@ -143,12 +143,12 @@ fn unmapped_declared(repo: &Repository<'_>) -> Result<Vec<ContractId>> {
     Ok(out)
 }
 
-fn write_lock(tree: &Tree, lock: &Lock) -> Result<()> {
+fn write_lock(tree: &Root, lock: &Lock) -> Result<()> {
     tree.write_file(LOCK_FILE, lock.render().as_bytes())?;
     Ok(())
 }
 
-fn manifest_text(tree: &Tree) -> Result<String> {
+fn manifest_text(tree: &Root) -> Result<String> {
     Ok(match tree.read_file(MANIFEST_FILE)? {
         None => String::new(),
         Some(bytes) => String::from_utf8(bytes).map_err(|_| {
@@ -159,7 +159,7 @@ fn manifest_text(tree: &Tree) -> Result<String> {
     })
 }
 
-fn warn_if_not_ignored(tree: &Tree, events: &mut Vec<Event>) -> Result<()> {
+fn warn_if_not_ignored(tree: &Root, events: &mut Vec<Event>) -> Result<()> {
     if !asv_contracts::placement::workdir_ignored(tree)? {
         events.insert(0, Event::WorkdirNotIgnored);
     }
@@ -173,7 +173,7 @@ fn warn_if_not_ignored(tree: &Tree, events: &mut Vec<Event>) -> Result<()> {
 /// A repository or name that is not usable, a name already registered, a refusal of the
 /// transport; nothing is changed then.
 pub fn add(
-    tree: &Tree,
+    tree: &Root,
     repository: &str,
     name: Option<&str>,
     options: &Options,
@@ -257,7 +257,7 @@ pub fn add(
 ///
 /// # Errors
 /// A refusal of a transport; a contract two sources hold with no row saying which.
-pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
+pub fn update(tree: &Root, options: &Options) -> Result<Vec<Event>> {
     let repo = Repository::load(tree)?;
     let mut lock = repo.lock_file.lock();
     let unmapped = unmapped_declared(&repo)?;
@@ -358,7 +358,7 @@ pub fn update(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
 
 /// Whether the cache holds every text and raw src the table maps to `source` at `revision`.
 fn cache_complete(
-    tree: &Tree,
+    tree: &Root,
     repo: &Repository<'_>,
     source: &str,
     revision: &str,
@@ -384,7 +384,7 @@ fn cache_complete(
 ///
 /// # Errors
 /// A source whose registered repository differs from its pin; a refusal of a transport.
-pub fn fetch(tree: &Tree, options: &Options) -> Result<Vec<Event>> {
+pub fn fetch(tree: &Root, options: &Options) -> Result<Vec<Event>> {
     let repo = Repository::load(tree)?;
     let lock = repo.lock_file.lock();
     if let Some(d) = lock.divergent_sources(&repo.manifest).into_iter().next() {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;
-use asv_fs::Tree;
+use asv_fs::Root;
 use asv_remote::Options;
 use support::{COMMIT, Repo, Server};
 
@@ -28,7 +28,7 @@ fn lines(events: &[asv_contracts::Event]) -> Vec<String> {
     events.iter().map(|e| e.line_text()).collect()
 }
 
-fn skill(tree: &Tree, name: &str, ids: &[&str]) {
+fn skill(tree: &Root, name: &str, ids: &[&str]) {
     tree.write_file(
         &format!("skills/{name}/SKILL.md"),
         format!("---\nmetadata:\n  contracts: [{}]\n---\n", ids.join(", ")).as_bytes(),
@@ -36,7 +36,7 @@ fn skill(tree: &Tree, name: &str, ids: &[&str]) {
     .expect("write");
 }
 
-fn gen_and_verify(tree: &Tree) -> (Vec<String>, Vec<String>) {
+fn gen_and_verify(tree: &Root) -> (Vec<String>, Vec<String>) {
     let repo = Repository::load(tree).expect("load");
     let GenOutcome::Done { events, .. } = asv_contracts::generate(&repo).expect("gen") else {
         panic!("closure")
@@ -54,7 +54,7 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
     tree.write_file("contracts/local-one.md", b"Ours\n")
@@ -124,7 +124,7 @@ fn update_moves_the_pin_and_gen_adopts_the_new_text() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
     skill(&tree, "writer", &["tdd-contract"]);
@@ -167,7 +167,7 @@ fn a_refused_add_changes_nothing() {
     );
     let server = serve(Arc::new(Mutex::new(fixture)));
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     skill(&tree, "writer", &["tdd-contract"]);
     let err = commands::add(&tree, "acme/contracts", None, &options(&server)).expect_err("refused");
     assert!(
@@ -187,7 +187,7 @@ fn raw_files_from_a_source_end_to_end() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
     tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\n---\n")

@@ -8,7 +8,7 @@ mod git_server;
 
 use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;
-use asv_fs::Tree;
+use asv_fs::Root;
 use asv_remote::ObjectFormat;
 use asv_remote::Options;
 use git_server::{Behaviour, Fixture, Https, Tls};
@@ -36,7 +36,7 @@ fn end_to_end(format: ObjectFormat) {
     let url = server.url("contracts.git");
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
     tree.write_file(
@@ -132,7 +132,7 @@ fn a_server_asking_for_a_password_changes_nothing() {
     let tls = Tls::new();
     let server = Https::start(&tls, &fixture.served(), Behaviour::Unauthorized);
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Tree::open(dir.path()).expect("open");
+    let tree = Root::open(dir.path()).expect("open");
     tree.write_file(
         "skills/writer/SKILL.md",
         b"---\nmetadata:\n  contracts: [tdd-contract]\n---\n",

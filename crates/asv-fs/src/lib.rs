@@ -4,7 +4,7 @@
 //! point a read at a secret outside the tree or a write at a file the user never meant to
 //! give up; a named pipe could hang a read forever; a file where a directory belongs could be
 //! mistaken for "nothing here" and silently overwritten. Every access therefore goes through
-//! [`Tree`], which never follows a link, checks the kind of every entry on the way, and
+//! [`Root`], which never follows a link, checks the kind of every entry on the way, and
 //! writes through a temporary sibling renamed into place.
 //!
 //! Whole entries (a placed directory, a copy, the tool's own state) are replaced or removed
@@ -14,7 +14,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Tree::open(dir.path())?;
+//! let tree = asv_fs::Root::open(dir.path())?;
 //! tree.write_file("skills/a/SKILL.md", b"---\nname: a\n---\n")?;
 //! let listing = tree.read_dir("skills")?.unwrap_or_default();
 //! assert_eq!(listing[0].name, "a");
@@ -34,4 +34,4 @@ mod tree;
 pub use apply::{Applied, Warning, is_parked_tree_entry, is_tree_change_residue};
 pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
 pub use plan::{Action, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, Verdict};
-pub use tree::{DirEntry, Tree, join};
+pub use tree::{DirEntry, Root, join};

@@ -1,4 +1,4 @@
-//! The guarded tree: every read and write of a user's repository goes through [`Tree`].
+//! The guarded tree: every read and write of a user's repository goes through [`Root`].
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
@@ -23,7 +23,7 @@ pub struct DirEntry {
 
 /// A repository root with guarded access to everything below it.
 ///
-/// Paths given to a `Tree` are relative to the root and use `/` separators; an empty path
+/// Paths given to a `Root` are relative to the root and use `/` separators; an empty path
 /// names the root itself. No method follows a symbolic link: a link met on the way to a path,
 /// or at the path, is [`Error::Symlink`]; an entry of another kind than the one needed is
 /// [`Error::WrongKind`] — never "absent".
@@ -32,7 +32,7 @@ pub struct DirEntry {
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Tree::open(dir.path())?;
+/// let tree = asv_fs::Root::open(dir.path())?;
 /// tree.write_file("a/b.txt", b"hello\n")?;
 /// assert_eq!(tree.read_file("a/b.txt")?.as_deref(), Some(&b"hello\n"[..]));
 /// assert_eq!(tree.read_file("a/missing.txt")?, None);
@@ -40,7 +40,7 @@ pub struct DirEntry {
 /// # }
 /// ```
 #[derive(Debug)]
-pub struct Tree {
+pub struct Root {
     root: PathBuf,
     /// Directories already checked to be real directories all the way up, so deep reads
     /// do not `lstat` the same ancestors again and again.
@@ -108,7 +108,7 @@ fn is_not_found(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::NotFound
 }
 
-impl Tree {
+impl Root {
     /// Opens the tree at `root`, which must be a directory (it may itself be reached through a
     /// link: the guard applies below it).
     ///
@@ -118,7 +118,7 @@ impl Tree {
     pub fn open(root: impl Into<PathBuf>) -> Result<Self> {
         let root = root.into();
         match fs::metadata(&root) {
-            Ok(m) if m.is_dir() => Ok(Tree {
+            Ok(m) if m.is_dir() => Ok(Root {
                 root,
                 checked_dirs: RwLock::new(HashSet::new()),
                 write_budget: None,
@@ -223,7 +223,7 @@ impl Tree {
         self.forget_checked_all(&[dir]);
     }
 
-    /// [`Tree::forget_checked`] for many entries in one pass over the cache: a cached
+    /// [`Root::forget_checked`] for many entries in one pass over the cache: a cached
     /// directory is forgotten when it or one of its ancestors is among `dirs`.
     pub(crate) fn forget_checked_all(&self, dirs: &[&str]) {
         if dirs.is_empty() {
@@ -279,7 +279,7 @@ impl Tree {
     /// Opens the regular file at `rel` for reading; `None` when nothing stands there.
     ///
     /// # Errors
-    /// As [`Tree::read_file`].
+    /// As [`Root::read_file`].
     pub fn open_file(&self, rel: &str) -> Result<Option<File>> {
         if !self.check_ancestors(rel)? {
             return Ok(None);
@@ -462,11 +462,11 @@ impl Tree {
         self.write_file_mode(rel, bytes, false)
     }
 
-    /// [`Tree::write_file`] with the executable bit chosen: an executable file is created
+    /// [`Root::write_file`] with the executable bit chosen: an executable file is created
     /// `0777` and any other `0666`, both narrowed by the process umask.
     ///
     /// # Errors
-    /// As [`Tree::write_file`].
+    /// As [`Root::write_file`].
     pub fn write_file_mode(&self, rel: &str, bytes: &[u8], executable: bool) -> Result<()> {
         self.create_dir_all(parent_of(rel))?;
         match self.lstat_kind(rel)? {
@@ -713,9 +713,9 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
-    fn tree() -> (tempfile::TempDir, Tree) {
+    fn tree() -> (tempfile::TempDir, Root) {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         (dir, tree)
     }
 

@@ -210,7 +210,7 @@ fn group_gone(group: Pid, deadline: Instant) -> bool {
 
 /// The bytes under `dir`, links not followed; what vanishes while it is walked is not counted.
 // The source's own temporary directory, never a user's tree, measured while git writes in it:
-// an entry vanishing mid-walk is normal here, where `asv_fs::Tree` would rightly refuse.
+// an entry vanishing mid-walk is normal here, where `asv_fs::Root` would rightly refuse.
 #[allow(clippy::disallowed_methods)]
 pub(crate) fn dir_size(dir: &Path) -> u64 {
     let mut total = 0u64;

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use asv_archive::{Archive, Format, Limits, ReadOptions, Source as ArchiveSource, place_of};
-use asv_fs::{Change, EntryKind, Ownership, Plan, Tree, join};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
@@ -222,7 +222,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
         });
     }
     let found = if meta.is_dir() {
-        let source = Tree::open(input)?;
+        let source = Root::open(input)?;
         let root = SkillTree::read(&source, "")?;
         if root.has_manifest() {
             skills_of(root.files().to_vec(), &fallback)
@@ -271,7 +271,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
 /// (without `force`); another plan refusal (a link on the way); a write failure, after which
 /// every destination is as it was.
 pub fn install(
-    dest: &Tree,
+    dest: &Root,
     into: &str,
     input: &Path,
     label: &str,

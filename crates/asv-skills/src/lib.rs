@@ -15,7 +15,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let fs = asv_fs::Tree::open(dir.path())?;
+//! let fs = asv_fs::Root::open(dir.path())?;
 //! fs.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDF files.\n---\n")?;
 //! assert!(asv_skills::validate_skill(&fs, "skills/pdf")?.is_empty());
 //! # Ok(())

@@ -8,7 +8,7 @@
 //! until the merge is clean and the result is a valid skill, then swaps the whole directory
 //! in one step through `asv-fs`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Tree, Verdict};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
 use asv_remote::Options;
 use asv_skilltree::merge::{Conflict, merge, merge_text};
 use asv_skilltree::{SKILL_MANIFEST, SkillTree};
@@ -243,7 +243,7 @@ pub enum Version {
 /// Writes `tree` as the whole of `dest` through the tree-change layer: staged beside `dest`,
 /// swapped in one step, rolled back to what stood there on any failure. `ownership` says what
 /// may stand there.
-fn place(fs: &Tree, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
+fn place(fs: &Root, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
     tree.check_paths()?;
     Plan::new(fs, vec![Change::replace(dest, fill_of(tree), ownership)])?.apply()?;
     Ok(())
@@ -305,7 +305,7 @@ fn default_name(source: &Source, path: &str) -> String {
 /// [`Error::Rename`] for a `--name` the SKILL.md cannot take; [`Error::Invalid`] for a skill
 /// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
 /// guarded-write failure. Every refusal comes before anything is written.
-pub fn add(fs: &Tree, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, Error> {
     let mut lock = SkillLock::load(fs)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
@@ -424,7 +424,7 @@ fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
 /// # Errors
 /// A lock that cannot be read; a guarded-read failure other than a refusal of the skill's
 /// own content (which is [`State::Invalid`]).
-pub fn status(fs: &Tree) -> Result<Vec<Status>, Error> {
+pub fn status(fs: &Root) -> Result<Vec<Status>, Error> {
     let lock = SkillLock::load(fs)?;
     let mut out = Vec::with_capacity(lock.skills.len());
     for (name, entry) in &lock.skills {
@@ -459,7 +459,7 @@ pub fn status(fs: &Tree) -> Result<Vec<Status>, Error> {
 /// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
 /// source read again at the locked revision and checked against that hash.
 fn base_of(
-    fs: &Tree,
+    fs: &Root,
     name: &str,
     entry: &Entry,
     options: &Options,
@@ -502,7 +502,7 @@ fn base_of(
 /// Upstream now, or — when the source no longer holds the skill — the revision read (empty
 /// for a local directory, which has none).
 fn upstream_of(
-    fs: &Tree,
+    fs: &Root,
     entry: &Entry,
     options: &Options,
 ) -> Result<std::result::Result<Taken, String>, Error> {
@@ -537,7 +537,7 @@ fn upstream_of(
 /// cannot write; a guarded-write failure. A skill refused changes nothing; skills before it
 /// in the run keep their pulls.
 pub fn pull(
-    fs: &Tree,
+    fs: &Root,
     names: &[String],
     write_conflicts: bool,
     options: &Options,
@@ -552,7 +552,7 @@ pub fn pull(
 /// # Errors
 /// As [`pull`].
 pub fn pull_dry_run(
-    fs: &Tree,
+    fs: &Root,
     names: &[String],
     write_conflicts: bool,
     options: &Options,
@@ -561,7 +561,7 @@ pub fn pull_dry_run(
 }
 
 fn pull_as(
-    fs: &Tree,
+    fs: &Root,
     names: &[String],
     write_conflicts: bool,
     dry_run: bool,
@@ -676,7 +676,7 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`]; [`Error::Missing`] for
 /// a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
-pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
+pub fn resolve(fs: &Root, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(fs)?;
     let entry = lock.entry(name)?.clone();
     let Some(pending) = entry.pending else {
@@ -711,7 +711,7 @@ pub fn resolve(fs: &Tree, name: &str) -> Result<String, Error> {
 /// ([`Error::BaseUnavailable`], [`Error::BaseMismatch`]); a guarded-read refusal of the local
 /// copy; as [`take`] for [`Version::Upstream`] (or for a base not kept here).
 pub fn diff(
-    fs: &Tree,
+    fs: &Root,
     name: &str,
     from: Version,
     to: Version,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use asv_fs::Tree;
+use asv_fs::Root;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, LockProblem};
@@ -63,7 +63,7 @@ impl SkillLock {
     ///
     /// # Errors
     /// [`Error::Lock`] for a file that is not this format; a guarded-read refusal.
-    pub fn load(fs: &Tree) -> Result<Self, Error> {
+    pub fn load(fs: &Root) -> Result<Self, Error> {
         let Some(bytes) = fs.read_file(SKILL_LOCK_FILE)? else {
             return Ok(SkillLock {
                 version: VERSION,
@@ -119,7 +119,7 @@ impl SkillLock {
     ///
     /// # Errors
     /// A guarded-write failure.
-    pub fn store(&self, fs: &Tree) -> Result<(), Error> {
+    pub fn store(&self, fs: &Root) -> Result<(), Error> {
         fs.write_file(SKILL_LOCK_FILE, self.render().as_bytes())?;
         Ok(())
     }
@@ -180,7 +180,7 @@ mod tests {
             )
         );
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         lock.store(&fs).unwrap();
         assert_eq!(SkillLock::load(&fs).unwrap(), lock);
     }
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn refuses_what_it_did_not_write() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         assert!(SkillLock::load(&fs).unwrap().skills.is_empty());
         let good = format!(
             r#"{{"version":1,"skills":{{"pdf":{{"source":"s","path":"p","revision":"r","baseHash":"{}"}}}}}}"#,

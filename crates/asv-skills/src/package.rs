@@ -6,7 +6,7 @@
 //! `0755` for an executable file), so the same skill packs to the same ZIP on every machine.
 
 use asv_archive::{FileEntry, zip_files};
-use asv_fs::Tree;
+use asv_fs::Root;
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
@@ -48,14 +48,14 @@ pub struct Packed {
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let fs = asv_fs::Tree::open(dir.path())?;
+/// let fs = asv_fs::Root::open(dir.path())?;
 /// fs.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs.\n---\n")?;
 /// let packed = asv_skills::package::pack(&fs, "skills/pdf")?;
 /// assert_eq!(packed.zip, asv_skills::package::pack(&fs, "skills/pdf")?.zip);
 /// # Ok(())
 /// # }
 /// ```
-pub fn pack(fs: &Tree, dir: &str) -> Result<Packed, Error> {
+pub fn pack(fs: &Root, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(fs, dir)?;
     let tree = SkillTree::read(fs, dir)?;
@@ -119,7 +119,7 @@ mod tests {
     #[test]
     fn a_pack_over_the_upload_limit_warns_with_its_rule() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         fs.write_file(
             "skills/big/SKILL.md",
             b"---\nname: big\ndescription: Large.\n---\n",

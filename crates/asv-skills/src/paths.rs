@@ -1,7 +1,7 @@
 //! Which paths a skill may be read from and written to: one name policy for every sink (the
 //! archive entry policy), and a skill directory that has to be a real directory.
 
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{EntryKind, Root};
 
 use crate::error::Error;
 
@@ -27,7 +27,7 @@ pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
 ///
 /// # Errors
 /// As above; a guarded-read failure.
-pub(crate) fn require_dir(fs: &Tree, dir: &str) -> Result<(), Error> {
+pub(crate) fn require_dir(fs: &Root, dir: &str) -> Result<(), Error> {
     match fs.kind(dir)? {
         Some(EntryKind::Directory) => Ok(()),
         None => Err(Error::Missing {

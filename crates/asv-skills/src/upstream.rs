@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use asv_fs::{Change, Ownership, Plan, Tree};
+use asv_fs::{Change, Ownership, Plan, Root};
 use asv_model::source::{RepositorySpec, Revision};
 use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
@@ -110,7 +110,7 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
 /// [`Error::UnsupportedEntry`] for a link or submodule under the path; [`Error::Remote`] for
 /// a transport refusal; a guarded-read refusal of a local directory.
 pub fn take(
-    fs: &Tree,
+    fs: &Root,
     source: &Source,
     path: &str,
     at: At<'_>,
@@ -129,7 +129,7 @@ pub fn take(
 
 /// Whether `source` (a local directory's tree) is a git repository: a work tree with its
 /// `.git`, or a bare repository.
-fn is_git_repository(source: &Tree) -> Result<bool, Error> {
+fn is_git_repository(source: &Root) -> Result<bool, Error> {
     Ok(source.kind(".git")?.is_some()
         || (source.kind("HEAD")? == Some(asv_fs::EntryKind::File)
             && source.kind("objects")? == Some(asv_fs::EntryKind::Directory)))
@@ -138,14 +138,14 @@ fn is_git_repository(source: &Tree) -> Result<bool, Error> {
 /// The skill at `path` of the local git repository `dir` at a commit (`at` names it), read
 /// through git as a remote repository is, never from the working tree.
 fn take_local_commit(
-    fs: &Tree,
+    fs: &Root,
     dir: &str,
     path: &str,
     at: At<'_>,
     options: &Options,
 ) -> Result<Taken, Error> {
     let base = fs.root().join(Path::new(dir));
-    let source = Tree::open(&base).map_err(|_| Error::Repository {
+    let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
         problem: RepositoryProblem::NoSuchDirectory,
     })?;
@@ -178,15 +178,15 @@ fn take_local_commit(
     take_remote(&mut transport, dir, path, at, options)
 }
 
-fn take_local(fs: &Tree, dir: &str, path: &str) -> Result<Taken, Error> {
+fn take_local(fs: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
     let base = fs.root().join(Path::new(dir));
-    let source = Tree::open(&base).map_err(|_| Error::Repository {
+    let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
         problem: RepositoryProblem::NoSuchDirectory,
     })?;
     let rel = if path == "." { "" } else { path };
     if rel.is_empty() {
-        // The root itself: Tree::open has checked it is a directory.
+        // The root itself: Root::open has checked it is a directory.
     } else if source.kind(rel)?.is_some() {
         crate::paths::require_dir(&source, rel)?;
     } else {
@@ -326,7 +326,7 @@ pub fn base_dir(hash: &str) -> String {
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
 /// guarded-read or write failure.
-pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
+pub fn keep_base(fs: &Root, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     let dir = base_dir(&hash);
     if kept_base(fs, &hash)?.is_some() {
@@ -342,7 +342,7 @@ pub fn keep_base(fs: &Tree, tree: &SkillTree) -> Result<(), Error> {
 ///
 /// # Errors
 /// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
-pub fn kept_base(fs: &Tree, hash: &str) -> Result<Option<SkillTree>, Error> {
+pub fn kept_base(fs: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
     let dir = base_dir(hash);
     if fs.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
         return Ok(None);

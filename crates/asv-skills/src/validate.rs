@@ -9,7 +9,7 @@
 //! `description-missing`, …) machine-readable output carries beside the message, as contract
 //! violations carry their kind.
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 use asv_model::yaml::Yaml;
 use asv_skilltree::{SKILL_MANIFEST, SkillTree, normalize_name};
 
@@ -241,7 +241,7 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 ///
 /// # Errors
 /// A guarded-read refusal (a link, a FIFO where SKILL.md belongs).
-pub fn validate_skill(fs: &Tree, dir: &str) -> Result<Vec<Finding>, Error> {
+pub fn validate_skill(fs: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
     let skill_md = join(dir, SKILL_MANIFEST);
     let manifest = match fs.read_file(&skill_md)? {
         Some(bytes) => Manifest::Found(bytes),
@@ -579,7 +579,7 @@ mod tests {
 
     fn judged(dir: &str, files: &[(&str, &[u8])]) -> Vec<Finding> {
         let d = tempfile::tempdir().unwrap();
-        let fs = Tree::open(d.path()).unwrap();
+        let fs = Root::open(d.path()).unwrap();
         for (p, c) in files {
             fs.write_file(p, c).unwrap();
         }

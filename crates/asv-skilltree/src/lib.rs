@@ -11,7 +11,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let fs = asv_fs::Tree::open(dir.path())?;
+//! let fs = asv_fs::Root::open(dir.path())?;
 //! fs.write_file("skills/a/ab", b"c")?;
 //! let tree = asv_skilltree::SkillTree::read(&fs, "skills/a")?;
 //! assert_eq!(
@@ -33,7 +33,7 @@ pub use path::{PathProblem, validate_relative_path};
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 use sha2::{Digest, Sha256};
 
 /// Names skipped wherever they appear.
@@ -86,7 +86,7 @@ impl SkillTree {
     /// # Errors
     /// [`Error::Unsupported`] for a link, FIFO, socket or device anywhere below `dir`; a
     /// guarded-read refusal.
-    pub fn read(fs: &Tree, dir: &str) -> Result<Self, Error> {
+    pub fn read(fs: &Root, dir: &str) -> Result<Self, Error> {
         let mut files = Vec::new();
         read_into(fs, dir, "", false, &mut files)?;
         Ok(Self::from_files(files))
@@ -100,7 +100,7 @@ impl SkillTree {
     /// [`Error::NotADirectory`] for a missing root or one of another kind;
     /// [`Error::IgnoredMetadata`] for a `.git`, `.DS_Store` or `Thumbs.db` entry; as
     /// [`SkillTree::read`].
-    pub fn read_strict(fs: &Tree, dir: &str) -> Result<Self, Error> {
+    pub fn read_strict(fs: &Root, dir: &str) -> Result<Self, Error> {
         require_directory(fs, dir)?;
         let mut files = Vec::new();
         read_into(fs, dir, "", true, &mut files)?;
@@ -115,7 +115,7 @@ impl SkillTree {
     /// `read` shares, worded for a directory); [`Error::Fs`] for a link at `path` or on the
     /// way ([`asv_fs::Error::Symlink`]), another kind of entry there
     /// ([`asv_fs::Error::WrongKind`]) or a read that fails.
-    pub fn read_file_node(fs: &Tree, path: &str, name: &str) -> Result<Self, Error> {
+    pub fn read_file_node(fs: &Root, path: &str, name: &str) -> Result<Self, Error> {
         validate_relative_path(name).map_err(|problem| Error::UnsafePath {
             path: name.to_owned(),
             problem,
@@ -185,7 +185,7 @@ impl SkillTree {
     /// As [`SkillTree::check_paths`]; [`Error::NotADirectory`] or [`Error::NotEmpty`] for
     /// `dir`; a guarded-write failure (after which `dir` holds part of the tree and belongs
     /// to the caller to remove).
-    pub fn materialize(&self, fs: &Tree, dir: &str) -> Result<(), Error> {
+    pub fn materialize(&self, fs: &Root, dir: &str) -> Result<(), Error> {
         self.check_paths()?;
         require_directory(fs, dir)?;
         if !fs.read_dir(dir)?.unwrap_or_default().is_empty() {
@@ -228,7 +228,7 @@ impl SkillTree {
 }
 
 /// A real directory at `dir`, else [`Error::NotADirectory`] saying what stands there.
-fn require_directory(fs: &Tree, dir: &str) -> Result<(), Error> {
+fn require_directory(fs: &Root, dir: &str) -> Result<(), Error> {
     match fs.kind(dir)? {
         Some(EntryKind::Directory) => Ok(()),
         found => Err(Error::NotADirectory {
@@ -239,7 +239,7 @@ fn require_directory(fs: &Tree, dir: &str) -> Result<(), Error> {
 }
 
 fn read_into(
-    fs: &Tree,
+    fs: &Root,
     top: &str,
     sub: &str,
     strict: bool,
@@ -268,7 +268,7 @@ fn read_into(
 }
 
 /// Reads the regular file at `full` as the node `rel`, judged on the handle it is read from.
-fn read_node(fs: &Tree, full: &str, rel: String) -> Result<FileNode, Error> {
+fn read_node(fs: &Root, full: &str, rel: String) -> Result<FileNode, Error> {
     let Some(mut file) = fs.open_file(full)? else {
         return Err(Error::NotADirectory {
             path: full.to_owned(),
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn reads_exec_bits_skips_metadata_and_refuses_links() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         fs.write_file("s/run.sh", b"#!/bin/sh\n").unwrap();
         fs.write_file("s/.DS_Store", b"junk").unwrap();
         fs.write_file("s/.git/HEAD", b"ref").unwrap();
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn strict_read_wants_a_real_root_and_no_skipped_entries() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         assert!(matches!(
             SkillTree::read_strict(&fs, "s"),
             Err(Error::NotADirectory { found: None, .. })
@@ -388,7 +388,7 @@ mod tests {
     #[test]
     fn one_file_node() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         fs.write_file_mode("bin/tool", b"#!/bin/sh\n", true)
             .unwrap();
         let tree = SkillTree::read_file_node(&fs, "bin/tool", "scripts/tool.sh").unwrap();
@@ -418,7 +418,7 @@ mod tests {
     #[test]
     fn materialize_round_trips_and_refuses_before_writing() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         let node = |path: &str, data: &str, executable| FileNode {
             path: path.to_owned(),
             data: data.as_bytes().to_vec(),

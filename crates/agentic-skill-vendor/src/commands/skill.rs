@@ -282,7 +282,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let dir = asv_fs::Tree::open(&parent).map_err(|_| {
+    let dir = asv_fs::Root::open(&parent).map_err(|_| {
         Refusal(format!(
             "{}: no such directory; create it or give another -o",
             parent.display()

@@ -162,7 +162,7 @@ fn names_the_policy_refuses_are_not_zipped() {
 #[test]
 fn zip_dir_round_trips_through_the_reader() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Tree::open(src.path()).unwrap();
+    let tree = asv_fs::Root::open(src.path()).unwrap();
     let files = [
         ("s/SKILL.md", b"---\nname: s\n---\n".repeat(50), false),
         ("s/scripts/run.sh", b"#!/bin/sh\nexit 0\n".to_vec(), true),
@@ -201,7 +201,7 @@ fn zip_dir_round_trips_through_the_reader() {
 #[test]
 fn zip_dir_refuses_links_and_limits() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Tree::open(src.path()).unwrap();
+    let tree = asv_fs::Root::open(src.path()).unwrap();
     tree.write_file("s/a", b"12345").unwrap();
     tree.write_file("s/b", b"12345").unwrap();
     let few = Limits {
@@ -292,7 +292,7 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
 #[test]
 fn archive_files_are_read_bounded_and_must_be_regular() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Tree::open(dir.path()).unwrap();
+    let tree = asv_fs::Root::open(dir.path()).unwrap();
     tree.write_file("a.zip", &zip_files(&sample()).unwrap())
         .unwrap();
     let archive = Archive::open(

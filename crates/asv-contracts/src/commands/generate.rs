@@ -72,7 +72,7 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Tree::open(dir.path())?;
+/// let tree = asv_fs::Root::open(dir.path())?;
 /// tree.write_file("contracts/c.md", b"Shared text\n")?;
 /// tree.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
 /// let repo = asv_contracts::Repository::load(&tree)?;

@@ -1,7 +1,7 @@
 //! `init`: lay out a repository for the tool — `contracts/`, `skills/`, and the tool's working
 //! directory ignored by git — making what is missing and never touching what is there.
 
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{EntryKind, Root};
 use asv_model::layout::{SKILLS_DIR, TOOL_DIR};
 
 use crate::error::{Error, Result};
@@ -53,7 +53,7 @@ fn ignores_tool_dir(line: &str) -> bool {
 /// Something other than a directory at `contracts` or `skills`, or other than a file at
 /// `.gitignore` (refused before anything is made); a `.gitignore` that is not UTF-8; a write
 /// that fails.
-pub fn init(tree: &Tree) -> Result<Vec<Made>> {
+pub fn init(tree: &Root) -> Result<Vec<Made>> {
     // Judge everything first, so a refusal makes nothing.
     let mut dirs = Vec::new();
     for dir in [CONTRACTS_DIR, SKILLS_DIR] {

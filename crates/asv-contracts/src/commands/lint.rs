@@ -17,7 +17,7 @@
 //! The absolute-path rule needs a look-behind, which the `regex` crate does not offer, and
 //! JavaScript's `\s`, which differs from Rust's; hence the small hand-written matcher.
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 
 use crate::declaration::is_js_whitespace;
 use crate::error::{Error, Result};
@@ -34,7 +34,7 @@ use crate::repository::SKILLS_DIR;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Tree::open(dir.path())?;
+/// let tree = asv_fs::Root::open(dir.path())?;
 /// tree.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
 /// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&tree)?
 ///     .iter()
@@ -47,7 +47,7 @@ use crate::repository::SKILLS_DIR;
 /// # Ok(())
 /// # }
 /// ```
-pub fn lint_selfcontain(tree: &Tree) -> Result<Vec<Violation>> {
+pub fn lint_selfcontain(tree: &Root) -> Result<Vec<Violation>> {
     match tree.kind(SKILLS_DIR)? {
         Some(EntryKind::Directory) => {}
         Some(EntryKind::Symlink) => {
@@ -67,7 +67,7 @@ pub fn lint_selfcontain(tree: &Tree) -> Result<Vec<Violation>> {
 }
 
 fn walk(
-    tree: &Tree,
+    tree: &Root,
     skills_real: &std::path::Path,
     dir: &str,
     out: &mut Vec<Violation>,

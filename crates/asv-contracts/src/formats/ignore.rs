@@ -4,7 +4,7 @@
 //! files are read from the root down, a deeper file's rules win over a shallower one's, and
 //! nothing below an excluded directory is looked at (so it cannot be re-included).
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 use bstr::ByteSlice;
 use gix_ignore::glob::pattern::Case;
 
@@ -21,7 +21,7 @@ impl IgnoreRules {
     ///
     /// # Errors
     /// A link or wrong kind at the file (guarded read), or an I/O failure.
-    pub fn add_dir(&mut self, tree: &Tree, dir: &str) -> Result<()> {
+    pub fn add_dir(&mut self, tree: &Root, dir: &str) -> Result<()> {
         let path = join(dir, ".gitignore");
         if let Some(bytes) = tree.read_file(&path)? {
             // The root is the empty path, so each list's base is its directory + "/".
@@ -97,7 +97,7 @@ impl IgnoreRules {
     ///
     /// # Errors
     /// As [`IgnoreRules::add_dir`].
-    pub fn for_dir(tree: &Tree, dir: &str) -> Result<Option<IgnoreRules>> {
+    pub fn for_dir(tree: &Root, dir: &str) -> Result<Option<IgnoreRules>> {
         let mut rules = IgnoreRules::default();
         rules.add_dir(tree, "")?;
         if dir.is_empty() {
@@ -129,7 +129,7 @@ impl IgnoreRules {
 /// A link, FIFO or other non-file, non-directory entry anywhere below `dir` (excluded ones
 /// included: the walk does not descend into excluded directories, but refuses a link standing
 /// in plain sight), or an I/O failure.
-pub fn unignored_files(tree: &Tree, dir: &str) -> Result<Option<Vec<String>>> {
+pub fn unignored_files(tree: &Root, dir: &str) -> Result<Option<Vec<String>>> {
     let Some(rules) = IgnoreRules::for_dir(tree, dir)? else {
         return Ok(None);
     };
@@ -143,7 +143,7 @@ pub fn unignored_files(tree: &Tree, dir: &str) -> Result<Option<Vec<String>>> {
 }
 
 fn walk(
-    tree: &Tree,
+    tree: &Root,
     top: &str,
     sub: &str,
     mut rules: IgnoreRules,
@@ -186,7 +186,7 @@ mod tests {
 
     fn files(setup: &[(&str, &str)], dir: &str) -> Option<Vec<String>> {
         let d = tempfile::tempdir().unwrap();
-        let tree = Tree::open(d.path()).unwrap();
+        let tree = Root::open(d.path()).unwrap();
         for (p, c) in setup {
             tree.write_file(p, c.as_bytes()).unwrap();
         }

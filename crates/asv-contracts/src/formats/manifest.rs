@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::error::{Error, ManifestProblem as P, PathField, ReservedDest, Result};
 use crate::id::ContractId;
@@ -127,7 +127,7 @@ impl Manifest {
     /// # Errors
     /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape, or a row this
     /// build cannot act on; a guarded-read refusal.
-    pub fn load(tree: &Tree) -> Result<Self> {
+    pub fn load(tree: &Root) -> Result<Self> {
         let Some(bytes) = tree.read_file(MANIFEST_FILE)? else {
             return Ok(Manifest::default());
         };

@@ -9,7 +9,7 @@
 //! rows are added and removed as lines, so comments, order and line endings survive. A block
 //! written in flow style leaves nowhere to add a line and is refused.
 
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{EntryKind, Root};
 
 use crate::declaration::is_js_whitespace;
 use crate::error::{Error, ManifestProblem, Result};
@@ -235,7 +235,7 @@ pub fn with_rows(text: &str, rows: &[(ContractId, String)]) -> Result<String> {
 /// A row to take out that is not written in a form this tool can take out; a flow-style
 /// `contracts` block where a row must be added; a link or wrong kind at a canonical text.
 pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
-    let tree: &Tree = repo.tree;
+    let tree: &Root = repo.tree;
     let Some(bytes) = tree.read_file(MANIFEST_FILE)? else {
         return Ok(None);
     };
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn remote_rows_are_kept_while_declared_and_taken_out_after() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         let table = "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  remote-one:\n    source: w\n  gone:\n    source: w\n";
         tree.write_file(MANIFEST_FILE, table.as_bytes()).unwrap();
         // A local text by the same id does not earn a local row while the remote row stands.

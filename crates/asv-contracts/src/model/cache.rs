@@ -19,7 +19,7 @@
 //! );
 //! ```
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::digest::Digest;
 use crate::document::CanonicalBody;
@@ -55,7 +55,7 @@ pub struct CachedText {
 /// # Errors
 /// [`crate::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal (a link or a
 /// wrong kind of entry on the way, at the text, or anywhere in the conformance tree).
-pub fn read_text(tree: &Tree, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
+pub fn read_text(tree: &Root, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
     let Some(bytes) = tree.read_file(site)? else {
         return Ok(None);
     };
@@ -70,7 +70,7 @@ pub fn read_text(tree: &Tree, site: &str, id: &ContractId) -> Result<Option<Cach
 ///
 /// # Errors
 /// A link, FIFO or other special entry under `dir`, or a non-directory on the way.
-pub fn conformance_digest_all_files(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
+pub fn conformance_digest_all_files(tree: &Root, dir: &str) -> Result<Option<Digest>> {
     let Some(files) = tree.walk_files(dir, &mut |_, _| false)? else {
         return Ok(None);
     };
@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn cached_text_and_tests_are_read_without_gitignore() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         let rev = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
         let id = ContractId::parse("tdd-contract").unwrap();
         let text = site("workflow", rev, "contracts/tdd-contract.md");
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn links_in_the_cache_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         let id = ContractId::parse("c").unwrap();
         tree.write_file("elsewhere/contracts/c.md", b"x\n").unwrap();
         tree.create_dir_all(&format!("{CACHE_DIR}/w")).unwrap();

@@ -8,14 +8,14 @@ pub mod raw;
 pub mod repository;
 pub mod snapshot;
 
-use asv_fs::{Tree, join};
+use asv_fs::{Root, join};
 
 use crate::digest::{Digest, Framed};
 use crate::error::Result;
 
 /// The framed digest of `files` (paths below `dir`, `/` separators), each read through `tree`;
 /// `None` when there is none. Which files count is the caller's rule.
-fn framed_digest(tree: &Tree, dir: &str, files: Vec<String>) -> Result<Option<Digest>> {
+fn framed_digest(tree: &Root, dir: &str, files: Vec<String>) -> Result<Option<Digest>> {
     let mut framed = Framed::default();
     for rel in files {
         let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();

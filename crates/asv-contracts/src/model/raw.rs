@@ -6,7 +6,7 @@
 //! srcs — and computes the contract digest (files named by their canonical path) and each
 //! placement digest (files named relative to the dest).
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 
 use crate::digest::{Digest, Framed, cmp_utf16};
 use crate::error::{Error, RawSourceProblem, Result};
@@ -76,7 +76,7 @@ pub use crate::manifest::basename;
 /// the srcs are read from the cache at that commit, without this repository's `.gitignore`
 /// rules, and a src the cache does not hold makes the contract [`RawState::NotHeld`].
 pub fn read(
-    tree: &Tree,
+    tree: &Root,
     id: &ContractId,
     row: &RawRow,
     shared: &[String],
@@ -147,7 +147,7 @@ pub fn read(
 
 /// Whether `src` exists with the kind the mapping needs; a link on the way or at it (named as
 /// the whole src) and any other kind are refusals.
-fn src_exists(tree: &Tree, src: &str, expected: EntryKind) -> Result<bool> {
+fn src_exists(tree: &Root, src: &str, expected: EntryKind) -> Result<bool> {
     let kind = match tree.kind(src) {
         Ok(k) => k,
         Err(asv_fs::Error::Symlink { .. }) => {
@@ -174,7 +174,7 @@ fn src_exists(tree: &Tree, src: &str, expected: EntryKind) -> Result<bool> {
     }
 }
 
-fn read_file_src(tree: &Tree, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
+fn read_file_src(tree: &Root, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
     if !src_exists(tree, &mapping.src, EntryKind::File)? {
         return Ok(None);
     }
@@ -190,7 +190,7 @@ fn read_file_src(tree: &Tree, mapping: &Mapping, local: bool) -> Result<Option<F
 }
 
 fn read_dir_src(
-    tree: &Tree,
+    tree: &Root,
     id: &ContractId,
     mapping: &Mapping,
     distribution: &IgnoreRules,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use asv_fs::{EntryKind, Tree, join};
+use asv_fs::{EntryKind, Root, join};
 
 use crate::declaration;
 use crate::digest::Digest;
@@ -102,7 +102,7 @@ pub struct Canonical {
 #[derive(Debug)]
 pub struct Repository<'t> {
     /// The guarded tree.
-    pub tree: &'t Tree,
+    pub tree: &'t Root,
     /// Skills sorted by name.
     pub skills: Vec<Skill>,
     /// The table of origins.
@@ -116,7 +116,7 @@ impl<'t> Repository<'t> {
     ///
     /// # Errors
     /// A refusal of a declaration, the manifest or the lock; a guarded-read refusal.
-    pub fn load(tree: &'t Tree) -> Result<Self> {
+    pub fn load(tree: &'t Root) -> Result<Self> {
         let skills = load_skills(tree)?;
         let manifest = Manifest::load(tree)?;
         let lock_file = match tree.read_file(LOCK_FILE)? {
@@ -216,14 +216,14 @@ impl<'t> Repository<'t> {
 ///
 /// # Errors
 /// A guarded-read refusal (a link or special file in the tree).
-pub fn conformance_digest_gitignored(tree: &Tree, dir: &str) -> Result<Option<Digest>> {
+pub fn conformance_digest_gitignored(tree: &Root, dir: &str) -> Result<Option<Digest>> {
     let Some(files) = ignore::unignored_files(tree, dir)? else {
         return Ok(None);
     };
     super::framed_digest(tree, dir, files)
 }
 
-fn load_skills(tree: &Tree) -> Result<Vec<Skill>> {
+fn load_skills(tree: &Root) -> Result<Vec<Skill>> {
     use rayon::prelude::*;
 
     let Some(entries) = tree.read_dir(SKILLS_DIR)? else {

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 const FILES: &[&str] = &[
     "c/t/a.md",
@@ -92,7 +92,7 @@ fn git_kept(dir: &std::path::Path) -> Vec<String> {
 fn conformance_walk_agrees_with_git() {
     for (n, case) in CASES.iter().enumerate() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let tree = Tree::open(dir.path()).expect("open");
+        let tree = Root::open(dir.path()).expect("open");
         for f in FILES {
             tree.write_file(f, b"x").expect("write");
         }

@@ -1,13 +1,13 @@
 //! A `gen` that fails at its Nth write leaves a tree `verify` reports, never a clean one.
 //!
-//! Every write goes through `asv_fs::Tree`, whose fault injection fails the (N+1)th write or
+//! Every write goes through `asv_fs::Root`, whose fault injection fails the (N+1)th write or
 //! removal. For each N short of a complete run, the tree left behind must carry at least one
 //! violation; the complete run must verify clean.
 
 use asv_contracts::{Error, GenOutcome, Repository, generate, verify};
-use asv_fs::Tree;
+use asv_fs::Root;
 
-fn write(tree: &Tree, path: &str, text: &str) {
+fn write(tree: &Root, path: &str, text: &str) {
     tree.write_file(path, text.as_bytes()).expect("write");
 }
 
@@ -18,7 +18,7 @@ fn skill(ids: &[&str]) -> String {
 /// Builds the starting tree in `dir` by `setup`, then runs `gen` failing after `n` writes.
 /// Returns whether that run completed.
 fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
-    let tree = Tree::open(dir).expect("open").fail_writes_after(n);
+    let tree = Root::open(dir).expect("open").fail_writes_after(n);
     let repo = Repository::load(&tree).expect("load");
     match generate(&repo) {
         Ok(GenOutcome::Done { .. }) => true,
@@ -29,7 +29,7 @@ fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
 }
 
 fn violations(dir: &std::path::Path) -> Vec<String> {
-    let tree = Tree::open(dir).expect("open");
+    let tree = Root::open(dir).expect("open");
     let repo = Repository::load(&tree).expect("load");
     verify(&repo)
         .expect("verify")
@@ -38,11 +38,11 @@ fn violations(dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
-fn check_every_interruption(setup: impl Fn(&Tree)) {
+fn check_every_interruption(setup: impl Fn(&Root)) {
     let mut completed_at = None;
     for n in 0..64 {
         let dir = tempfile::tempdir().expect("tempdir");
-        setup(&Tree::open(dir.path()).expect("open"));
+        setup(&Root::open(dir.path()).expect("open"));
         if gen_failing_after(dir.path(), n) {
             completed_at = Some(n);
             assert!(
@@ -122,7 +122,7 @@ fn raw_dests_replaced_cleared_and_placed() {
     });
 }
 
-fn raw_runtime(tree: &Tree, files_line: &str) {
+fn raw_runtime(tree: &Root, files_line: &str) {
     write(tree, ".gitignore", "/.agentic-skill-vendor/\n");
     write(tree, "tools/rt/a.py", "a = 1\n");
     write(tree, "tools/rt/lib/b.py", "b = 2\n");

@@ -26,7 +26,7 @@ use crate::error::{EntryKind, Error, Result, StrandedEntry};
 use crate::plan::{
     Action, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, walk_source,
 };
-use crate::tree::{Tree, join, kind_of, parent_of};
+use crate::tree::{Root, join, kind_of, parent_of};
 
 mod faults;
 mod names;
@@ -124,7 +124,7 @@ struct Track {
 }
 
 struct Applier<'a, 'f> {
-    tree: &'a Tree,
+    tree: &'a Root,
     calls: Calls<'f>,
     no_exchange: bool,
     /// Directories already seen or made on the way to a destination in this apply, so a plan
@@ -358,7 +358,7 @@ impl Applier<'_, '_> {
             if let Operation::Replace(Fill::With(write)) =
                 std::mem::replace(&mut entry.change.operation, Operation::Remove(None))
             {
-                let staged_tree = Tree::open(self.tree.abs(&staged))?;
+                let staged_tree = Root::open(self.tree.abs(&staged))?;
                 write(&staged_tree)?;
             }
             return Ok(());
@@ -739,7 +739,7 @@ fn forward(
         return Err(e);
     }
     // Swap each into place, parking what was there. Each swap is one write of the tree's
-    // write budget, so a caller injecting faults with `Tree::fail_writes_after` sees a plan
+    // write budget, so a caller injecting faults with `Root::fail_writes_after` sees a plan
     // stop (and roll back) between destinations.
     for track in tracks.iter_mut() {
         applier.tree.spend_write(&track.dest)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{EntryKind, Result};
-use crate::tree::Tree;
+use crate::tree::Root;
 
 /// One file of a [`Fill::files`] fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +37,8 @@ impl NewFile {
     }
 }
 
-/// A callback that fills an empty staged directory; it gets a [`Tree`] rooted there.
-pub type WriteFn = Box<dyn FnOnce(&Tree) -> Result<()> + Send>;
+/// A callback that fills an empty staged directory; it gets a [`Root`] rooted there.
+pub type WriteFn = Box<dyn FnOnce(&Root) -> Result<()> + Send>;
 
 /// What a `replace` change fills its destination with.
 pub enum Fill {
@@ -73,8 +73,8 @@ impl Fill {
         Fill::Link(target.into())
     }
 
-    /// A directory `write` fills through a [`Tree`] rooted at the staged directory.
-    pub fn with(write: impl FnOnce(&Tree) -> Result<()> + Send + 'static) -> Self {
+    /// A directory `write` fills through a [`Root`] rooted at the staged directory.
+    pub fn with(write: impl FnOnce(&Root) -> Result<()> + Send + 'static) -> Self {
         Fill::With(Box::new(write))
     }
 }
@@ -110,7 +110,7 @@ pub enum Verdict {
     NotOurs(String),
 }
 
-type RecogniseFn = dyn Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync;
+type RecogniseFn = dyn Fn(&Root, &str, EntryKind) -> Result<Verdict> + Send + Sync;
 
 /// A predicate over an existing entry deciding whether the tool made it (see
 /// [`Ownership::ToolMade`]). It is given the tree, the destination and what stands there.
@@ -120,7 +120,7 @@ pub struct Recogniser(pub(super) Arc<RecogniseFn>);
 impl Recogniser {
     /// Wraps `recognise`.
     pub fn new(
-        recognise: impl Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
+        recognise: impl Fn(&Root, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
     ) -> Self {
         Recogniser(Arc::new(recognise))
     }
@@ -136,12 +136,12 @@ impl fmt::Debug for Recogniser {
 #[derive(Debug, Clone)]
 pub enum Ownership {
     /// Nothing may stand there (an empty directory counts as nothing): anything else is
-    /// [`Error::DestOccupied`].
+    /// [`crate::Error::DestOccupied`].
     MustBeFree,
     /// Whatever stands there goes (the user asked for it).
     Force,
     /// What stands there goes only when the recogniser says the tool made it; otherwise
-    /// [`Error::NotOwned`].
+    /// [`crate::Error::NotOwned`].
     ToolMade(Recogniser),
     /// The tool's own state (under `.agentic-skill-vendor/`): replaced or removed freely.
     ToolState,
@@ -150,7 +150,7 @@ pub enum Ownership {
 impl Ownership {
     /// [`Ownership::ToolMade`] with `recognise` as its recogniser.
     pub fn tool_made(
-        recognise: impl Fn(&Tree, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
+        recognise: impl Fn(&Root, &str, EntryKind) -> Result<Verdict> + Send + Sync + 'static,
     ) -> Self {
         Ownership::ToolMade(Recogniser::new(recognise))
     }
@@ -182,7 +182,7 @@ pub(crate) enum Operation {
     Remove(Option<Content>),
 }
 
-/// One wanted change of a tree: a destination (relative to the [`Tree`]'s root, `/`
+/// One wanted change of a tree: a destination (relative to the [`Root`]'s root, `/`
 /// separators), what to do there, and whose the entry there is.
 pub struct Change {
     pub(crate) dest: String,

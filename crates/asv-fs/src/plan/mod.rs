@@ -20,7 +20,7 @@
 //! use asv_fs::plan::{Change, Fill, NewFile, Ownership, Plan};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Tree::open(dir.path())?;
+//! let tree = asv_fs::Root::open(dir.path())?;
 //! tree.write_file("skills/old/SKILL.md", b"old\n")?;
 //! tree.write_file("notes.md", b"v1\n")?;
 //!
@@ -56,7 +56,7 @@ use std::path::Path;
 
 use crate::apply::{Applied, Calls, FaultPlan};
 use crate::error::{EntryKind, Error, Result};
-use crate::tree::{Tree, join};
+use crate::tree::{Root, join};
 mod change;
 mod source;
 
@@ -78,7 +78,7 @@ pub(crate) struct Entry {
 ///
 /// Made by [`Plan::new`]; shown by [`Plan::describe`]; carried out by [`Plan::apply`].
 pub struct Plan<'t> {
-    pub(crate) tree: &'t Tree,
+    pub(crate) tree: &'t Root,
     pub(crate) entries: Vec<Entry>,
     pub(crate) faults: Option<FaultPlan>,
 }
@@ -110,7 +110,7 @@ pub(crate) fn is_within(outer: &str, inner: &str) -> bool {
 }
 
 /// Whether the entry at `dest` holds exactly `content`.
-fn holds_same(tree: &Tree, dest: &str, existing: EntryKind, content: &Content) -> Result<bool> {
+fn holds_same(tree: &Root, dest: &str, existing: EntryKind, content: &Content) -> Result<bool> {
     match (content, existing) {
         (Content::File(bytes), EntryKind::File) => {
             Ok(tree.read_file(dest)?.as_deref() == Some(bytes.as_slice()))
@@ -146,7 +146,7 @@ fn holds_same(tree: &Tree, dest: &str, existing: EntryKind, content: &Content) -
 /// Refuses the entry standing at `dest` unless `ownership` lets the change touch it; the
 /// reason to show when it does.
 fn check_owned(
-    tree: &Tree,
+    tree: &Root,
     dest: &str,
     existing: EntryKind,
     ownership: &Ownership,
@@ -236,7 +236,7 @@ impl<'t> Plan<'t> {
     /// active changes at one place). A link or non-directory on the way to a destination is
     /// [`Error::Symlink`] / [`Error::WrongKind`]; a failing read is [`Error::Io`] or the
     /// recogniser's own error.
-    pub fn new(tree: &'t Tree, changes: Vec<Change>) -> Result<Self> {
+    pub fn new(tree: &'t Root, changes: Vec<Change>) -> Result<Self> {
         for change in &changes {
             if !is_plain_relative(&change.dest) {
                 return Err(Error::InvalidDest {
@@ -262,7 +262,7 @@ impl<'t> Plan<'t> {
     }
 
     /// Decides one change on its own.
-    fn decide(tree: &Tree, real_root: &Path, change: Change) -> Result<Entry> {
+    fn decide(tree: &Root, real_root: &Path, change: Change) -> Result<Entry> {
         let dest = change.dest.as_str();
         let existing = tree.kind(dest)?;
         let mut source_is_dir = false;

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use asv_fs::apply::FaultPlan;
-use asv_fs::{Change, Content, Error, Fill, NewFile, Ownership, Plan, Tree, Verdict};
+use asv_fs::{Change, Content, Error, Fill, NewFile, Ownership, Plan, Root, Verdict};
 use common::{Node, chmod, put, snapshot, subtree, without_residue};
 use rustix::io::Errno;
 
@@ -121,7 +121,7 @@ fn changes(f: &Fixture) -> Vec<Change> {
     ]
 }
 
-fn plan<'t>(tree: &'t Tree, f: &Fixture) -> Plan<'t> {
+fn plan<'t>(tree: &'t Root, f: &Fixture) -> Plan<'t> {
     Plan::new(tree, changes(f)).unwrap()
 }
 
@@ -139,7 +139,7 @@ create skills/n/deep/made
 /// the tree it leaves.
 fn baseline(no_exchange: bool) -> (usize, usize, BTreeMap<String, Node>) {
     let f = fixture();
-    let tree = Tree::open(&f.root).unwrap();
+    let tree = Root::open(&f.root).unwrap();
     let plan = plan(&tree, &f);
     assert_eq!(plan.describe(), DESCRIBED);
     let faults = if no_exchange {
@@ -193,7 +193,7 @@ fn sweep(no_exchange: bool) {
         for n in 0..=calls {
             let f = fixture();
             let before = snapshot(&f.root);
-            let tree = Tree::open(&f.root).unwrap();
+            let tree = Root::open(&f.root).unwrap();
             let mut faults = FaultPlan::new().fail_call(n, errno.raw_os_error());
             if no_exchange {
                 faults = faults.without_exchange();
@@ -308,7 +308,7 @@ fn failing_rollbacks(no_exchange: bool) {
         for m in [1, 2, 3, 4, 6, 9, 13, 18, 24].map(|d| n + d) {
             let f = fixture();
             let before = snapshot(&f.root);
-            let tree = Tree::open(&f.root).unwrap();
+            let tree = Root::open(&f.root).unwrap();
             let mut faults = FaultPlan::new()
                 .fail_call(n, Errno::NOSPC.raw_os_error())
                 .fail_call(m, Errno::BUSY.raw_os_error());
@@ -348,7 +348,7 @@ fn rollback_incomplete_message() {
         .flat_map(|n| (n + 1..n + 30).map(move |m| (n, m)))
     {
         let f = fixture();
-        let tree = Tree::open(&f.root).unwrap();
+        let tree = Root::open(&f.root).unwrap();
         let faults = FaultPlan::new()
             .fail_call(n, Errno::NOSPC.raw_os_error())
             .fail_call(m, Errno::BUSY.raw_os_error());

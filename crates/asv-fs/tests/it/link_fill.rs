@@ -4,14 +4,14 @@
 use crate::common;
 
 use asv_fs::apply::FaultPlan;
-use asv_fs::{Change, Fill, Ownership, Plan, Tree};
+use asv_fs::{Change, Fill, Ownership, Plan, Root};
 use common::{put, snapshot};
 use rustix::io::Errno;
 
 #[test]
 fn a_link_fill_creates_and_replaces() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = Tree::open(dir.path()).unwrap();
+    let tree = Root::open(dir.path()).unwrap();
     put(dir.path(), "work/pdf/SKILL.md", b"dev copy\n");
     put(dir.path(), ".claude/skills/old/SKILL.md", b"old\n");
     let plan = Plan::new(
@@ -60,7 +60,7 @@ fn a_failing_link_fill_leaves_everything_as_it_was() {
     let mut n = 0;
     loop {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Tree::open(dir.path()).unwrap();
+        let tree = Root::open(dir.path()).unwrap();
         put(dir.path(), "work/pdf/SKILL.md", b"dev\n");
         put(dir.path(), "skills/pdf/SKILL.md", b"installed\n");
         put(dir.path(), "skills/csv/SKILL.md", b"csv\n");

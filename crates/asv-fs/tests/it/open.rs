@@ -1,24 +1,24 @@
-//! `Tree::open`: what stands at the root decides the refusal.
+//! `Root::open`: what stands at the root decides the refusal.
 
 use std::os::unix::fs::PermissionsExt;
 
-use asv_fs::{Error, Tree};
+use asv_fs::{Error, Root};
 
 use crate::common;
 
 #[test]
 fn a_missing_root_a_file_and_an_unreachable_root_are_told_apart() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(Tree::open(dir.path()).is_ok());
+    assert!(Root::open(dir.path()).is_ok());
     let missing = dir.path().join("missing");
     assert!(matches!(
-        Tree::open(&missing),
+        Root::open(&missing),
         Err(Error::RootMissing { .. })
     ));
     let file = dir.path().join("file");
     std::fs::write(&file, "x").unwrap();
     assert!(matches!(
-        Tree::open(&file),
+        Root::open(&file),
         Err(Error::RootNotDirectory { .. })
     ));
     // A directory behind one this user may not search: a permission problem, not "missing".
@@ -30,7 +30,7 @@ fn a_missing_root_a_file_and_an_unreachable_root_are_told_apart() {
     let locked = dir.path().join("locked");
     std::fs::create_dir_all(locked.join("repo")).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let opened = Tree::open(locked.join("repo"));
+    let opened = Root::open(locked.join("repo"));
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     match opened {
         Err(e @ Error::Io { .. }) => {

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use asv_fs::{
-    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Side, Tree, Verdict,
+    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Side, Root, Verdict,
 };
 use common::{Node, chmod, link, put, snapshot};
 
@@ -51,7 +51,7 @@ fn every_action_as_a_dry_run_then_applied() {
     put(root, "holder/same/k.md", b"k\n");
     put(root, "holder/other.md", b"o\n");
     put(root, "twice.md", b"2\n");
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let same = || Content::Files(vec![("k.md".into(), b"k\n".to_vec())]);
     let changes = vec![
         Change::replace(
@@ -137,7 +137,7 @@ fn the_dry_run_does_not_depend_on_the_order_of_the_changes() {
     let dir = tempdir();
     put(dir.path(), "a-b/x", b"x");
     put(dir.path(), "a/y", b"y");
-    let tree = Tree::open(dir.path()).unwrap();
+    let tree = Root::open(dir.path()).unwrap();
     let make = || {
         vec![
             Change::remove("a-b", Ownership::Force),
@@ -180,7 +180,7 @@ fn every_refusal_writes_nothing() {
     link(&root, "dir-link", "full");
     let outside = dir.path().join("outside");
     put(&outside, "a.md", b"a\n");
-    let tree = Tree::open(&root).unwrap();
+    let tree = Root::open(&root).unwrap();
     let src = |p: &str| Fill::copy(root.join(p));
     let rows = vec![
         Refusal {
@@ -388,7 +388,7 @@ fn keep_if_same_compares_bytes_and_file_sets() {
     put(root, "dir/sub/b.md", b"b\n");
     put(root, "linked/a.md", b"a\n");
     link(root, "linked/b.md", "a.md");
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let dir_content = |extra: Option<(&str, &str)>| {
         let mut list = vec![
             ("sub/b.md".to_owned(), b"b\n".to_vec()),
@@ -475,7 +475,7 @@ fn the_recogniser_sees_the_entry_and_decides() {
     put(root, "ours/.vendored", b"");
     put(root, "ours/a.md", b"a\n");
     put(root, "theirs/a.md", b"a\n");
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen_by = seen.clone();
     let ownership = Ownership::tool_made(move |tree, dest, kind| {
@@ -545,7 +545,7 @@ fn read_only_trees_are_replaced_and_removed() {
         chmod(root, &format!("{top}/deep"), 0o555);
         chmod(root, top, 0o555);
     }
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let plan = Plan::new(
         &tree,
         vec![
@@ -569,7 +569,7 @@ fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
     let root = dir.path();
     put(root, "skill/old.md", b"old\n");
     put(root, "other.md", b"o\n");
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let before = snapshot(root);
     let plan = Plan::new(
         &tree,
@@ -617,7 +617,7 @@ fn a_destination_changed_since_planning_stops_the_apply() {
     let dir = tempdir();
     let root = dir.path();
     put(root, "a.md", b"a\n");
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let plan = Plan::new(
         &tree,
         vec![
@@ -666,7 +666,7 @@ fn copies_keep_file_modes_and_open_directories_to_their_owner() {
     chmod(&source, "ro", 0o555);
     let root = dir.path().join("root");
     fs::create_dir(&root).unwrap();
-    let tree = Tree::open(&root).unwrap();
+    let tree = Root::open(&root).unwrap();
     Plan::new(
         &tree,
         vec![Change::replace(
@@ -883,7 +883,7 @@ fn hostile_copy_sources() {
         put(&root, "skills/keep.md", b"keep\n");
         put(&root, "skills/x/old.md", b"old\n");
         let source = (row.build)(dir.path());
-        let tree = Tree::open(&root).unwrap();
+        let tree = Root::open(&root).unwrap();
         let before = snapshot(&root);
         let outcome = Plan::new(
             &tree,
@@ -940,7 +940,7 @@ fn the_hostile_messages() {
     link(dir.path(), "alias", &source);
     let root = dir.path().join("root");
     fs::create_dir(&root).unwrap();
-    let tree = Tree::open(&root).unwrap();
+    let tree = Root::open(&root).unwrap();
     let shown = source.display();
     let error = Plan::new(
         &tree,
@@ -1012,7 +1012,7 @@ fn residue_is_recognised_in_a_listing() {
         "skills/.a.asv-staged-ba9876543210.previous/SKILL.md",
         b"old\n",
     );
-    let tree = Tree::open(root).unwrap();
+    let tree = Root::open(root).unwrap();
     let listing = tree.read_dir("skills").unwrap().unwrap();
     let kept: Vec<&str> = listing
         .iter()

@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 /// A skill's SKILL.md named `name`, with ten numbered body lines far enough apart that edits
 /// to different lines merge cleanly.
@@ -18,13 +18,13 @@ pub fn skill_md(name: &str) -> String {
 /// A temporary directory and the guarded tree over it.
 pub struct Dir {
     pub dir: tempfile::TempDir,
-    pub fs: Tree,
+    pub fs: Root,
 }
 
 impl Dir {
     pub fn new() -> Dir {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Tree::open(dir.path()).unwrap();
+        let fs = Root::open(dir.path()).unwrap();
         Dir { dir, fs }
     }
 

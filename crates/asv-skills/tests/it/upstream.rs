@@ -121,7 +121,7 @@ fn a_relative_local_directory_is_read_from_the_repository_root() {
     let top = Dir::new();
     top.write("upstream/skills/pdf/SKILL.md", &skill_md("pdf"));
     top.fs.create_dir_all("me").unwrap();
-    let me = asv_fs::Tree::open(top.path().join("me")).unwrap();
+    let me = asv_fs::Root::open(top.path().join("me")).unwrap();
     let taken = take(
         &me,
         &Source::parse("../upstream").unwrap(),

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::digest::{Digest, cmp_utf16};
 use crate::error::{PlacementProblem, Result};
@@ -62,7 +62,7 @@ impl Member<'_> {
 /// A component with no single outermost dest; one not in a state a migration may start from
 /// or carry on; a dest `.gitignore` excludes, or would exclude a file of once written.
 pub(super) fn migrations(
-    tree: &Tree,
+    tree: &Root,
     snap: &Snapshot,
     expected: &[Expected],
 ) -> Result<Migrations> {
@@ -145,7 +145,7 @@ fn components(members: &[Member<'_>]) -> Vec<Vec<usize>> {
 /// Decides one component: the events, the handled dests and, unless it is already in place,
 /// the artifact to write at its outermost dest.
 fn migrate(
-    tree: &Tree,
+    tree: &Root,
     skill: &str,
     members: &[Member<'_>],
     group: &[usize],
@@ -272,7 +272,7 @@ fn composite(members: &[Member<'_>], group: &[usize], outer: &str) -> (Files, De
 /// An old dest gone, of the other kind or edited; a file under the outermost dest that no old
 /// placement owns.
 fn check_intact(
-    tree: &Tree,
+    tree: &Root,
     skill: &str,
     members: &[Member<'_>],
     group: &[usize],

@@ -21,7 +21,7 @@ mod verify;
 
 use std::collections::BTreeMap;
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::digest::{Digest, cmp_utf16};
 use crate::document::header;
@@ -220,7 +220,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
 /// # Errors
 /// A dest `.gitignore` excludes, or would exclude a planned file of; a refusal of [`decide`].
 fn place(
-    tree: &Tree,
+    tree: &Root,
     old: &Placements,
     e: &Expected,
     m: &MappingFiles,
@@ -269,7 +269,7 @@ fn recorded_at(old: &Placements, e: &Expected) -> Option<Recorded> {
 ///
 /// # Errors
 /// A guarded-read refusal of a `.gitignore`.
-pub fn workdir_ignored(tree: &Tree) -> Result<bool> {
+pub fn workdir_ignored(tree: &Root) -> Result<bool> {
     Ok(match IgnoreRules::for_dir(tree, "")? {
         Some(rules) => rules.is_excluded(asv_model::layout::TOOL_DIR, true),
         None => true,

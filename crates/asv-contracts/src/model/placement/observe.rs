@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{EntryKind, Tree};
+use asv_fs::{EntryKind, Root};
 
 use crate::digest::{Digest, Framed};
 use crate::error::{PlacementProblem, Result};
@@ -35,7 +35,7 @@ pub struct Standing {
 /// # Errors
 /// A link or special file at `site`; a guarded-read refusal below it.
 pub(super) fn observe(
-    tree: &Tree,
+    tree: &Root,
     site: &str,
     expected: DestKind,
     rules: &IgnoreRules,
@@ -94,7 +94,7 @@ pub(super) fn observe(
 ///
 /// # Errors
 /// The rules exclude the dest itself: `verify` could not see it, so `gen` may not write it.
-pub(super) fn dest_rules(tree: &Tree, site: &str, kind: DestKind) -> Result<IgnoreRules> {
+pub(super) fn dest_rules(tree: &Root, site: &str, kind: DestKind) -> Result<IgnoreRules> {
     let parent = site.rsplit_once('/').map_or("", |(p, _)| p);
     match IgnoreRules::for_dir(tree, parent)? {
         Some(rules) if !rules.is_excluded(site, kind.is_dir()) => Ok(rules),

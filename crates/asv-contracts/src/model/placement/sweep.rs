@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::Tree;
+use asv_fs::Root;
 
 use crate::error::{PlacementProblem, Result};
 use crate::lock::Placements;
@@ -22,7 +22,7 @@ use super::observe::{dest_rules, observe};
 /// A recorded dest nesting with one this run writes (ownership moves between nested dests
 /// only by a migration); one that was edited or changed kind; a dest `.gitignore` excludes.
 pub(super) fn sweep(
-    tree: &Tree,
+    tree: &Root,
     old: &Placements,
     planned: &BTreeMap<String, Vec<String>>,
     migrated: &BTreeSet<(String, String)>,
