@@ -6,7 +6,7 @@
 //! team may edit, and the upstream version now. A pull merges base, local and upstream with
 //! [`asv_skilltree::merge::merge`], so local edits survive upstream updates; it writes nothing
 //! until the merge is clean and the result is a valid skill, then swaps the whole directory
-//! in one step through `asv-fs`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
+//! in one step through `asv-root`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
 use asv_remote::Options;
@@ -243,9 +243,9 @@ pub enum Version {
 /// Writes `tree` as the whole of `dest` through the tree-change layer: staged beside `dest`,
 /// swapped in one step, rolled back to what stood there on any failure. `ownership` says what
 /// may stand there.
-fn place(fs: &Root, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
+fn place(root: &Root, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
     tree.check_paths()?;
-    Plan::new(fs, vec![Change::replace(dest, fill_of(tree), ownership)])?.apply()?;
+    Plan::new(root, vec![Change::replace(dest, fill_of(tree), ownership)])?.apply()?;
     Ok(())
 }
 
@@ -253,11 +253,11 @@ fn place(fs: &Root, tree: &SkillTree, dest: &str, ownership: Ownership) -> Resul
 /// local version the merge read (hash `expected`), so an edit made while the pull ran is never
 /// overwritten.
 fn still_local(expected: String) -> Ownership {
-    Ownership::tool_made(move |fs, dest, kind| {
+    Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(format!("it is {kind} now")));
         }
-        Ok(match SkillTree::read(fs, dest) {
+        Ok(match SkillTree::read(root, dest) {
             Ok(tree) if tree.hash() == expected => Verdict::Ours,
             Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
             Err(e) => Verdict::NotOurs(e.to_string()),
@@ -305,8 +305,8 @@ fn default_name(source: &Source, path: &str) -> String {
 /// [`Error::Rename`] for a `--name` the SKILL.md cannot take; [`Error::Invalid`] for a skill
 /// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
 /// guarded-write failure. Every refusal comes before anything is written.
-pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, Error> {
-    let mut lock = SkillLock::load(fs)?;
+pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+    let mut lock = SkillLock::load(root)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
     let name = match &request.name {
@@ -320,7 +320,7 @@ pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, 
         return Err(Error::AlreadyImported { name });
     }
     let dir = skill_dir(&name);
-    if fs.kind(&dir)?.is_some() {
+    if root.kind(&dir)?.is_some() {
         return Err(Error::Occupied { path: dir });
     }
     let at = match (&source, &request.reference) {
@@ -328,7 +328,7 @@ pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, 
         (Source::Local(_), None) => At::Now,
         (_, None) => At::DefaultBranch,
     };
-    let taken = take(fs, &source, &path, at, options)?;
+    let taken = take(root, &source, &path, at, options)?;
     // `--name` other than the skill's own name renames it: the `name:` line is the one local
     // edit, made to a copy of upstream, so the base stays upstream's and every pull keeps the
     // rename through the merge.
@@ -341,8 +341,8 @@ pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, 
     let findings = refuse_errors(validate_tree(&placed, &dir), Remedy::FixUpstream)?;
     taken.tree.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
-    keep_base(fs, &taken.tree)?;
-    place(fs, &placed, &dir, Ownership::MustBeFree)?;
+    keep_base(root, &taken.tree)?;
+    place(root, &placed, &dir, Ownership::MustBeFree)?;
     let hash = taken.tree.hash();
     lock.skills.insert(
         name.clone(),
@@ -355,7 +355,7 @@ pub fn add(fs: &Root, request: &AddRequest, options: &Options) -> Result<Added, 
             pending: None,
         },
     );
-    lock.store(fs)?;
+    lock.store(root)?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
         _ => Pin::Commit(taken.revision),
@@ -424,17 +424,17 @@ fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
 /// # Errors
 /// A lock that cannot be read; a guarded-read failure other than a refusal of the skill's
 /// own content (which is [`State::Invalid`]).
-pub fn status(fs: &Root) -> Result<Vec<Status>, Error> {
-    let lock = SkillLock::load(fs)?;
+pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
+    let lock = SkillLock::load(root)?;
     let mut out = Vec::with_capacity(lock.skills.len());
     for (name, entry) in &lock.skills {
         let dir = skill_dir(name);
-        let state = if fs.kind(&dir)?.is_none() {
+        let state = if root.kind(&dir)?.is_none() {
             State::Missing
         } else if entry.pending.is_some() {
             State::Conflicted
         } else {
-            match SkillTree::read(fs, &dir) {
+            match SkillTree::read(root, &dir) {
                 Err(e) => State::Invalid(e.to_string()),
                 Ok(tree) => {
                     let findings = validate_tree(&tree, &dir);
@@ -459,13 +459,13 @@ pub fn status(fs: &Root) -> Result<Vec<Status>, Error> {
 /// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
 /// source read again at the locked revision and checked against that hash.
 fn base_of(
-    fs: &Root,
+    root: &Root,
     name: &str,
     entry: &Entry,
     options: &Options,
     keep: bool,
 ) -> Result<SkillTree, Error> {
-    if let Some(tree) = kept_base(fs, &entry.base_hash)? {
+    if let Some(tree) = kept_base(root, &entry.base_hash)? {
         return Ok(tree);
     }
     let source = Source::parse(&entry.source)?;
@@ -478,7 +478,7 @@ fn base_of(
         });
     }
     let taken = take(
-        fs,
+        root,
         &source,
         &entry.path,
         At::Revision(&entry.revision),
@@ -494,7 +494,7 @@ fn base_of(
         });
     }
     if keep {
-        keep_base(fs, &taken.tree)?;
+        keep_base(root, &taken.tree)?;
     }
     Ok(taken.tree)
 }
@@ -502,7 +502,7 @@ fn base_of(
 /// Upstream now, or — when the source no longer holds the skill — the revision read (empty
 /// for a local directory, which has none).
 fn upstream_of(
-    fs: &Root,
+    root: &Root,
     entry: &Entry,
     options: &Options,
 ) -> Result<std::result::Result<Taken, String>, Error> {
@@ -512,7 +512,7 @@ fn upstream_of(
         (Source::Local(_), None) => At::Now,
         (_, None) => At::DefaultBranch,
     };
-    match take(fs, &source, &entry.path, at, options) {
+    match take(root, &source, &entry.path, at, options) {
         Ok(taken) => Ok(Ok(taken)),
         Err(Error::NotInSource { revision, .. }) => Ok(Err(match (&source, &entry.reference) {
             (Source::Local(_), None) => String::new(),
@@ -537,12 +537,12 @@ fn upstream_of(
 /// cannot write; a guarded-write failure. A skill refused changes nothing; skills before it
 /// in the run keep their pulls.
 pub fn pull(
-    fs: &Root,
+    root: &Root,
     names: &[String],
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(fs, names, write_conflicts, false, options)
+    pull_as(root, names, write_conflicts, false, options)
 }
 
 /// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
@@ -552,23 +552,23 @@ pub fn pull(
 /// # Errors
 /// As [`pull`].
 pub fn pull_dry_run(
-    fs: &Root,
+    root: &Root,
     names: &[String],
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(fs, names, write_conflicts, true, options)
+    pull_as(root, names, write_conflicts, true, options)
 }
 
 fn pull_as(
-    fs: &Root,
+    root: &Root,
     names: &[String],
     write_conflicts: bool,
     dry_run: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
     let write = !dry_run;
-    let mut lock = SkillLock::load(fs)?;
+    let mut lock = SkillLock::load(root)?;
     let names: Vec<String> = if names.is_empty() {
         lock.skills.keys().cloned().collect()
     } else {
@@ -581,11 +581,11 @@ fn pull_as(
             return Err(Error::Conflicted { name });
         }
         let dir = skill_dir(&name);
-        if fs.kind(&dir)? != Some(EntryKind::Directory) {
+        if root.kind(&dir)? != Some(EntryKind::Directory) {
             return Err(Error::Missing { path: dir });
         }
-        let local = SkillTree::read(fs, &dir)?;
-        let upstream = match upstream_of(fs, &entry, options)? {
+        let local = SkillTree::read(root, &dir)?;
+        let upstream = match upstream_of(root, &entry, options)? {
             Ok(upstream) => upstream,
             Err(revision) => {
                 out.push(Pulled::RemovedUpstream {
@@ -603,7 +603,7 @@ fn pull_as(
                 && let Some(e) = lock.skills.get_mut(&name)
             {
                 e.revision = upstream.revision.clone();
-                lock.store(fs)?;
+                lock.store(root)?;
             }
             out.push(Pulled::UpToDate {
                 name,
@@ -611,21 +611,21 @@ fn pull_as(
             });
             continue;
         }
-        let base = base_of(fs, &name, &entry, options, write)?;
+        let base = base_of(root, &name, &entry, options, write)?;
         let merged = merge(&base, &local, &upstream.tree, &|b, l, r| {
             merge_text(b, l, r, LABELS)
         });
         if !merged.is_clean() {
             if write_conflicts && write {
-                keep_base(fs, &upstream.tree)?;
-                place(fs, &merged.tree, &dir, still_local(local.hash()))?;
+                keep_base(root, &upstream.tree)?;
+                place(root, &merged.tree, &dir, still_local(local.hash()))?;
                 if let Some(e) = lock.skills.get_mut(&name) {
                     e.pending = Some(Pending {
                         revision: upstream.revision.clone(),
                         base_hash: upstream_hash,
                     });
                 }
-                lock.store(fs)?;
+                lock.store(root)?;
             }
             out.push(Pulled::Conflicts {
                 name,
@@ -638,15 +638,15 @@ fn pull_as(
         refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
         portable_tree(&entry.source, &merged.tree)?;
         if write {
-            keep_base(fs, &upstream.tree)?;
+            keep_base(root, &upstream.tree)?;
             if merged.tree != local {
-                place(fs, &merged.tree, &dir, still_local(local.hash()))?;
+                place(root, &merged.tree, &dir, still_local(local.hash()))?;
             }
             if let Some(e) = lock.skills.get_mut(&name) {
                 e.revision = upstream.revision.clone();
                 e.base_hash = upstream_hash.clone();
             }
-            lock.store(fs)?;
+            lock.store(root)?;
         }
         out.push(Pulled::Updated {
             kept_local: merged.tree.hash() != upstream_hash,
@@ -676,8 +676,8 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`]; [`Error::Missing`] for
 /// a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
-pub fn resolve(fs: &Root, name: &str) -> Result<String, Error> {
-    let mut lock = SkillLock::load(fs)?;
+pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
+    let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let Some(pending) = entry.pending else {
         return Err(Error::NotConflicted {
@@ -685,10 +685,10 @@ pub fn resolve(fs: &Root, name: &str) -> Result<String, Error> {
         });
     };
     let dir = skill_dir(name);
-    if fs.kind(&dir)? != Some(EntryKind::Directory) {
+    if root.kind(&dir)? != Some(EntryKind::Directory) {
         return Err(Error::Missing { path: dir });
     }
-    let local = SkillTree::read(fs, &dir)?;
+    let local = SkillTree::read(root, &dir)?;
     if let Some(f) = local.files().iter().find(|f| has_conflict_markers(&f.data)) {
         return Err(Error::MarkersRemain {
             path: format!("{dir}/{}", f.path),
@@ -700,7 +700,7 @@ pub fn resolve(fs: &Root, name: &str) -> Result<String, Error> {
         e.base_hash = pending.base_hash;
         e.pending = None;
     }
-    lock.store(fs)?;
+    lock.store(root)?;
     Ok(pending.revision)
 }
 
@@ -711,20 +711,20 @@ pub fn resolve(fs: &Root, name: &str) -> Result<String, Error> {
 /// ([`Error::BaseUnavailable`], [`Error::BaseMismatch`]); a guarded-read refusal of the local
 /// copy; as [`take`] for [`Version::Upstream`] (or for a base not kept here).
 pub fn diff(
-    fs: &Root,
+    root: &Root,
     name: &str,
     from: Version,
     to: Version,
     options: &Options,
 ) -> Result<String, Error> {
-    let lock = SkillLock::load(fs)?;
+    let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
-            Version::Base => base_of(fs, name, &entry, options, true),
-            Version::Local => Ok(SkillTree::read(fs, &dir)?),
-            Version::Upstream => Ok(upstream_of(fs, &entry, options)?
+            Version::Base => base_of(root, name, &entry, options, true),
+            Version::Local => Ok(SkillTree::read(root, &dir)?),
+            Version::Upstream => Ok(upstream_of(root, &entry, options)?
                 .map(|t| t.tree)
                 .unwrap_or_default()),
         }

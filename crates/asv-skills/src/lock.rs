@@ -59,12 +59,12 @@ pub struct Pending {
 }
 
 impl SkillLock {
-    /// Reads the lock of `fs`; an absent file is an empty lock.
+    /// Reads the lock of `root`; an absent file is an empty lock.
     ///
     /// # Errors
     /// [`Error::Lock`] for a file that is not this format; a guarded-read refusal.
-    pub fn load(fs: &Root) -> Result<Self, Error> {
-        let Some(bytes) = fs.read_file(SKILL_LOCK_FILE)? else {
+    pub fn load(root: &Root) -> Result<Self, Error> {
+        let Some(bytes) = root.read_file(SKILL_LOCK_FILE)? else {
             return Ok(SkillLock {
                 version: VERSION,
                 skills: BTreeMap::new(),
@@ -115,12 +115,12 @@ impl SkillLock {
         text
     }
 
-    /// Writes the lock into `fs` (atomically).
+    /// Writes the lock into `root` (atomically).
     ///
     /// # Errors
     /// A guarded-write failure.
-    pub fn store(&self, fs: &Root) -> Result<(), Error> {
-        fs.write_file(SKILL_LOCK_FILE, self.render().as_bytes())?;
+    pub fn store(&self, root: &Root) -> Result<(), Error> {
+        root.write_file(SKILL_LOCK_FILE, self.render().as_bytes())?;
         Ok(())
     }
 
@@ -180,16 +180,16 @@ mod tests {
             )
         );
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        lock.store(&fs).unwrap();
-        assert_eq!(SkillLock::load(&fs).unwrap(), lock);
+        let root = Root::open(dir.path()).unwrap();
+        lock.store(&root).unwrap();
+        assert_eq!(SkillLock::load(&root).unwrap(), lock);
     }
 
     #[test]
     fn refuses_what_it_did_not_write() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        assert!(SkillLock::load(&fs).unwrap().skills.is_empty());
+        let root = Root::open(dir.path()).unwrap();
+        assert!(SkillLock::load(&root).unwrap().skills.is_empty());
         let good = format!(
             r#"{{"version":1,"skills":{{"pdf":{{"source":"s","path":"p","revision":"r","baseHash":"{}"}}}}}}"#,
             hash('c')
@@ -229,11 +229,11 @@ mod tests {
                 |p| matches!(p, LockProblem::BadHash { hash, .. } if hash == "sha256:00"),
             ),
         ];
-        fs.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
-        assert!(SkillLock::load(&fs).is_ok());
+        root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
+        assert!(SkillLock::load(&root).is_ok());
         for (name, text, want) in rows {
-            fs.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();
-            match SkillLock::load(&fs) {
+            root.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();
+            match SkillLock::load(&root) {
                 Err(Error::Lock { problem, .. }) => assert!(want(&problem), "{name}: {problem:?}"),
                 other => panic!("{name}: {other:?}"),
             }

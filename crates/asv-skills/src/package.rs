@@ -35,7 +35,7 @@ pub struct Packed {
     pub warnings: Vec<Finding>,
 }
 
-/// Packs the skill directory `dir` of `fs`: reads it as [`SkillTree::read`] does, checks it
+/// Packs the skill directory `dir` of `root`: reads it as [`SkillTree::read`] does, checks it
 /// against the Agent Skills rules, and zips it under a folder of its name.
 ///
 /// # Errors
@@ -48,17 +48,17 @@ pub struct Packed {
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let fs = asv_fs::Root::open(dir.path())?;
-/// fs.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs.\n---\n")?;
-/// let packed = asv_skills::package::pack(&fs, "skills/pdf")?;
-/// assert_eq!(packed.zip, asv_skills::package::pack(&fs, "skills/pdf")?.zip);
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs.\n---\n")?;
+/// let packed = asv_skills::package::pack(&root, "skills/pdf")?;
+/// assert_eq!(packed.zip, asv_skills::package::pack(&root, "skills/pdf")?.zip);
 /// # Ok(())
 /// # }
 /// ```
-pub fn pack(fs: &Root, dir: &str) -> Result<Packed, Error> {
+pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
-    crate::paths::require_dir(fs, dir)?;
-    let tree = SkillTree::read(fs, dir)?;
+    crate::paths::require_dir(root, dir)?;
+    let tree = SkillTree::read(root, dir)?;
     let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree
@@ -119,15 +119,15 @@ mod tests {
     #[test]
     fn a_pack_over_the_upload_limit_warns_with_its_rule() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        fs.write_file(
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file(
             "skills/big/SKILL.md",
             b"---\nname: big\ndescription: Large.\n---\n",
         )
         .unwrap();
-        fs.write_file("skills/big/data.bin", &noise(UPLOAD_LIMIT as usize + 1024))
+        root.write_file("skills/big/data.bin", &noise(UPLOAD_LIMIT as usize + 1024))
             .unwrap();
-        let packed = pack(&fs, "skills/big").unwrap();
+        let packed = pack(&root, "skills/big").unwrap();
         assert!(packed.zip.len() as u64 > UPLOAD_LIMIT);
         let rules: Vec<(Rule, &str)> = packed
             .warnings

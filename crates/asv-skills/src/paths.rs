@@ -27,8 +27,8 @@ pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
 ///
 /// # Errors
 /// As above; a guarded-read failure.
-pub(crate) fn require_dir(fs: &Root, dir: &str) -> Result<(), Error> {
-    match fs.kind(dir)? {
+pub(crate) fn require_dir(root: &Root, dir: &str) -> Result<(), Error> {
+    match root.kind(dir)? {
         Some(EntryKind::Directory) => Ok(()),
         None => Err(Error::Missing {
             path: dir.to_owned(),

@@ -99,7 +99,7 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
     Ok(path)
 }
 
-/// Takes the skill at `path` of `source`, at `at`. `fs` is the repository the skill is taken
+/// Takes the skill at `path` of `source`, at `at`. `root` is the repository the skill is taken
 /// into (a local source's relative path is read from its root).
 ///
 /// # Errors
@@ -110,7 +110,7 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
 /// [`Error::UnsupportedEntry`] for a link or submodule under the path; [`Error::Remote`] for
 /// a transport refusal; a guarded-read refusal of a local directory.
 pub fn take(
-    fs: &Root,
+    root: &Root,
     source: &Source,
     path: &str,
     at: At<'_>,
@@ -118,8 +118,8 @@ pub fn take(
 ) -> Result<Taken, Error> {
     let path = check_source_path(path)?;
     match (source, at) {
-        (Source::Local(dir), At::Now) => take_local(fs, dir, path),
-        (Source::Local(dir), at) => take_local_commit(fs, dir, path, at, options),
+        (Source::Local(dir), At::Now) => take_local(root, dir, path),
+        (Source::Local(dir), at) => take_local_commit(root, dir, path, at, options),
         (Source::Remote(spec), at) => {
             let mut transport = asv_remote::transport(spec, options)?;
             take_remote(transport.as_mut(), spec.as_str(), path, at, options)
@@ -138,13 +138,13 @@ fn is_git_repository(source: &Root) -> Result<bool, Error> {
 /// The skill at `path` of the local git repository `dir` at a commit (`at` names it), read
 /// through git as a remote repository is, never from the working tree.
 fn take_local_commit(
-    fs: &Root,
+    root: &Root,
     dir: &str,
     path: &str,
     at: At<'_>,
     options: &Options,
 ) -> Result<Taken, Error> {
-    let base = fs.root().join(Path::new(dir));
+    let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
         problem: RepositoryProblem::NoSuchDirectory,
@@ -178,8 +178,8 @@ fn take_local_commit(
     take_remote(&mut transport, dir, path, at, options)
 }
 
-fn take_local(fs: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
-    let base = fs.root().join(Path::new(dir));
+fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
+    let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
         problem: RepositoryProblem::NoSuchDirectory,
@@ -326,15 +326,15 @@ pub fn base_dir(hash: &str) -> String {
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
 /// guarded-read or write failure.
-pub fn keep_base(fs: &Root, tree: &SkillTree) -> Result<(), Error> {
+pub fn keep_base(root: &Root, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     let dir = base_dir(&hash);
-    if kept_base(fs, &hash)?.is_some() {
+    if kept_base(root, &hash)?.is_some() {
         return Ok(());
     }
     tree.check_paths()?;
     let change = Change::replace(dir, crate::placing::fill_of(tree), Ownership::ToolState);
-    Plan::new(fs, vec![change])?.apply()?;
+    Plan::new(root, vec![change])?.apply()?;
     Ok(())
 }
 
@@ -342,12 +342,12 @@ pub fn keep_base(fs: &Root, tree: &SkillTree) -> Result<(), Error> {
 ///
 /// # Errors
 /// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
-pub fn kept_base(fs: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
+pub fn kept_base(root: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
     let dir = base_dir(hash);
-    if fs.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
+    if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
         return Ok(None);
     }
-    match SkillTree::read_strict(fs, &dir) {
+    match SkillTree::read_strict(root, &dir) {
         Ok(tree) if tree.hash() == hash => Ok(Some(tree)),
         Ok(_)
         | Err(asv_skilltree::Error::Unsupported { .. })

@@ -241,12 +241,12 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 ///
 /// # Errors
 /// A guarded-read refusal (a link, a FIFO where SKILL.md belongs).
-pub fn validate_skill(fs: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
+pub fn validate_skill(root: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
     let skill_md = join(dir, SKILL_MANIFEST);
-    let manifest = match fs.read_file(&skill_md)? {
+    let manifest = match root.read_file(&skill_md)? {
         Some(bytes) => Manifest::Found(bytes),
         None => {
-            let listing = fs.read_dir(dir)?.unwrap_or_default();
+            let listing = root.read_dir(dir)?.unwrap_or_default();
             Manifest::Missing(
                 listing
                     .into_iter()
@@ -579,11 +579,11 @@ mod tests {
 
     fn judged(dir: &str, files: &[(&str, &[u8])]) -> Vec<Finding> {
         let d = tempfile::tempdir().unwrap();
-        let fs = Root::open(d.path()).unwrap();
+        let root = Root::open(d.path()).unwrap();
         for (p, c) in files {
-            fs.write_file(p, c).unwrap();
+            root.write_file(p, c).unwrap();
         }
-        validate_skill(&fs, dir).unwrap()
+        validate_skill(&root, dir).unwrap()
     }
 
     fn findings(dir: &str, files: &[(&str, &str)]) -> Vec<(Severity, String)> {

@@ -11,9 +11,9 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let fs = asv_fs::Root::open(dir.path())?;
-//! fs.write_file("skills/a/ab", b"c")?;
-//! let tree = asv_skilltree::SkillTree::read(&fs, "skills/a")?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("skills/a/ab", b"c")?;
+//! let tree = asv_skilltree::SkillTree::read(&root, "skills/a")?;
 //! assert_eq!(
 //!     tree.hash(),
 //!     "sha256:e62a88afc01888d3def7147fa03bdf1c89322e88b5441c1e5794b68089efc83b"
@@ -81,14 +81,14 @@ impl SkillTree {
         SkillTree { files }
     }
 
-    /// Reads the directory `dir` of `fs`; a missing directory is an empty tree.
+    /// Reads the directory `dir` of `root`; a missing directory is an empty tree.
     ///
     /// # Errors
     /// [`Error::Unsupported`] for a link, FIFO, socket or device anywhere below `dir`; a
     /// guarded-read refusal.
-    pub fn read(fs: &Root, dir: &str) -> Result<Self, Error> {
+    pub fn read(root: &Root, dir: &str) -> Result<Self, Error> {
         let mut files = Vec::new();
-        read_into(fs, dir, "", false, &mut files)?;
+        read_into(root, dir, "", false, &mut files)?;
         Ok(Self::from_files(files))
     }
 
@@ -100,10 +100,10 @@ impl SkillTree {
     /// [`Error::NotADirectory`] for a missing root or one of another kind;
     /// [`Error::IgnoredMetadata`] for a `.git`, `.DS_Store` or `Thumbs.db` entry; as
     /// [`SkillTree::read`].
-    pub fn read_strict(fs: &Root, dir: &str) -> Result<Self, Error> {
-        require_directory(fs, dir)?;
+    pub fn read_strict(root: &Root, dir: &str) -> Result<Self, Error> {
+        require_directory(root, dir)?;
         let mut files = Vec::new();
-        read_into(fs, dir, "", true, &mut files)?;
+        read_into(root, dir, "", true, &mut files)?;
         Ok(Self::from_files(files))
     }
 
@@ -115,12 +115,12 @@ impl SkillTree {
     /// `read` shares, worded for a directory); [`Error::Fs`] for a link at `path` or on the
     /// way ([`asv_fs::Error::Symlink`]), another kind of entry there
     /// ([`asv_fs::Error::WrongKind`]) or a read that fails.
-    pub fn read_file_node(fs: &Root, path: &str, name: &str) -> Result<Self, Error> {
+    pub fn read_file_node(root: &Root, path: &str, name: &str) -> Result<Self, Error> {
         validate_relative_path(name).map_err(|problem| Error::UnsafePath {
             path: name.to_owned(),
             problem,
         })?;
-        let node = read_node(fs, path, name.to_owned())?;
+        let node = read_node(root, path, name.to_owned())?;
         Ok(SkillTree { files: vec![node] })
     }
 
@@ -176,25 +176,25 @@ impl SkillTree {
         }
     }
 
-    /// Writes the tree into `dir` of `fs`, which must already exist and be empty. Every path is
+    /// Writes the tree into `dir` of `root`, which must already exist and be empty. Every path is
     /// checked first ([`SkillTree::check_paths`]), so a refused tree writes nothing, and every
-    /// write goes through `fs`'s guarded access, so nothing lands outside `dir`. Files get
+    /// write goes through `root`'s guarded access, so nothing lands outside `dir`. Files get
     /// `0666` or, when executable, `0777`, narrowed by the umask.
     ///
     /// # Errors
     /// As [`SkillTree::check_paths`]; [`Error::NotADirectory`] or [`Error::NotEmpty`] for
     /// `dir`; a guarded-write failure (after which `dir` holds part of the tree and belongs
     /// to the caller to remove).
-    pub fn materialize(&self, fs: &Root, dir: &str) -> Result<(), Error> {
+    pub fn materialize(&self, root: &Root, dir: &str) -> Result<(), Error> {
         self.check_paths()?;
-        require_directory(fs, dir)?;
-        if !fs.read_dir(dir)?.unwrap_or_default().is_empty() {
+        require_directory(root, dir)?;
+        if !root.read_dir(dir)?.unwrap_or_default().is_empty() {
             return Err(Error::NotEmpty {
                 path: dir.to_owned(),
             });
         }
         for f in &self.files {
-            fs.write_file_mode(&join(dir, &f.path), &f.data, f.executable)?;
+            root.write_file_mode(&join(dir, &f.path), &f.data, f.executable)?;
         }
         Ok(())
     }
@@ -228,8 +228,8 @@ impl SkillTree {
 }
 
 /// A real directory at `dir`, else [`Error::NotADirectory`] saying what stands there.
-fn require_directory(fs: &Root, dir: &str) -> Result<(), Error> {
-    match fs.kind(dir)? {
+fn require_directory(root: &Root, dir: &str) -> Result<(), Error> {
+    match root.kind(dir)? {
         Some(EntryKind::Directory) => Ok(()),
         found => Err(Error::NotADirectory {
             path: dir.to_owned(),
@@ -239,14 +239,14 @@ fn require_directory(fs: &Root, dir: &str) -> Result<(), Error> {
 }
 
 fn read_into(
-    fs: &Root,
+    root: &Root,
     top: &str,
     sub: &str,
     strict: bool,
     files: &mut Vec<FileNode>,
 ) -> Result<(), Error> {
     let here = join(top, sub);
-    let Some(entries) = fs.read_dir(&here)? else {
+    let Some(entries) = root.read_dir(&here)? else {
         return Ok(());
     };
     for entry in entries {
@@ -259,8 +259,8 @@ fn read_into(
             continue;
         }
         match entry.kind {
-            EntryKind::Directory => read_into(fs, top, &rel, strict, files)?,
-            EntryKind::File => files.push(read_node(fs, &full, rel)?),
+            EntryKind::Directory => read_into(root, top, &rel, strict, files)?,
+            EntryKind::File => files.push(read_node(root, &full, rel)?),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }
     }
@@ -268,8 +268,8 @@ fn read_into(
 }
 
 /// Reads the regular file at `full` as the node `rel`, judged on the handle it is read from.
-fn read_node(fs: &Root, full: &str, rel: String) -> Result<FileNode, Error> {
-    let Some(mut file) = fs.open_file(full)? else {
+fn read_node(root: &Root, full: &str, rel: String) -> Result<FileNode, Error> {
+    let Some(mut file) = root.open_file(full)? else {
         return Err(Error::NotADirectory {
             path: full.to_owned(),
             found: None,
@@ -325,16 +325,16 @@ mod tests {
     #[test]
     fn reads_exec_bits_skips_metadata_and_refuses_links() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        fs.write_file("s/run.sh", b"#!/bin/sh\n").unwrap();
-        fs.write_file("s/.DS_Store", b"junk").unwrap();
-        fs.write_file("s/.git/HEAD", b"ref").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file("s/run.sh", b"#!/bin/sh\n").unwrap();
+        root.write_file("s/.DS_Store", b"junk").unwrap();
+        root.write_file("s/.git/HEAD", b"ref").unwrap();
         std::fs::set_permissions(
             dir.path().join("s/run.sh"),
             std::fs::Permissions::from_mode(0o755),
         )
         .unwrap();
-        let tree = SkillTree::read(&fs, "s").unwrap();
+        let tree = SkillTree::read(&root, "s").unwrap();
         assert_eq!(tree.files().len(), 1);
         assert!(tree.files()[0].executable);
         assert_eq!(
@@ -343,14 +343,14 @@ mod tests {
         );
         std::os::unix::fs::symlink("run.sh", dir.path().join("s/link")).unwrap();
         assert!(matches!(
-            SkillTree::read(&fs, "s"),
+            SkillTree::read(&root, "s"),
             Err(Error::Unsupported {
                 kind: EntryKind::Symlink,
                 ..
             })
         ));
         assert_eq!(
-            SkillTree::read(&fs, "missing").unwrap(),
+            SkillTree::read(&root, "missing").unwrap(),
             SkillTree::default()
         );
     }
@@ -358,59 +358,59 @@ mod tests {
     #[test]
     fn strict_read_wants_a_real_root_and_no_skipped_entries() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         assert!(matches!(
-            SkillTree::read_strict(&fs, "s"),
+            SkillTree::read_strict(&root, "s"),
             Err(Error::NotADirectory { found: None, .. })
         ));
-        fs.write_file("f", b"x").unwrap();
+        root.write_file("f", b"x").unwrap();
         assert!(matches!(
-            SkillTree::read_strict(&fs, "f"),
+            SkillTree::read_strict(&root, "f"),
             Err(Error::NotADirectory {
                 found: Some(EntryKind::File),
                 ..
             })
         ));
-        fs.write_file("s/SKILL.md", b"x").unwrap();
-        assert_eq!(SkillTree::read_strict(&fs, "s").unwrap().files().len(), 1);
+        root.write_file("s/SKILL.md", b"x").unwrap();
+        assert_eq!(SkillTree::read_strict(&root, "s").unwrap().files().len(), 1);
         for skipped in SKIPPED_NAMES {
-            fs.write_file(&format!("s/sub/{skipped}"), b"junk").unwrap();
-            assert_eq!(SkillTree::read(&fs, "s").unwrap().files().len(), 1);
-            let err = SkillTree::read_strict(&fs, "s").unwrap_err();
+            root.write_file(&format!("s/sub/{skipped}"), b"junk").unwrap();
+            assert_eq!(SkillTree::read(&root, "s").unwrap().files().len(), 1);
+            let err = SkillTree::read_strict(&root, "s").unwrap_err();
             assert!(
                 matches!(&err, Error::IgnoredMetadata { path } if path == &format!("s/sub/{skipped}")),
                 "{err}"
             );
-            fs.remove_file(&format!("s/sub/{skipped}")).unwrap();
+            root.remove_file(&format!("s/sub/{skipped}")).unwrap();
         }
     }
 
     #[test]
     fn one_file_node() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        fs.write_file_mode("bin/tool", b"#!/bin/sh\n", true)
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file_mode("bin/tool", b"#!/bin/sh\n", true)
             .unwrap();
-        let tree = SkillTree::read_file_node(&fs, "bin/tool", "scripts/tool.sh").unwrap();
+        let tree = SkillTree::read_file_node(&root, "bin/tool", "scripts/tool.sh").unwrap();
         assert_eq!(tree.files().len(), 1);
         assert_eq!(tree.files()[0].path, "scripts/tool.sh");
         assert!(tree.files()[0].executable);
         // Each refusal is the one its `# Errors` names.
         assert!(matches!(
-            SkillTree::read_file_node(&fs, "bin/tool", "../x"),
+            SkillTree::read_file_node(&root, "bin/tool", "../x"),
             Err(Error::UnsafePath { .. })
         ));
         assert!(matches!(
-            SkillTree::read_file_node(&fs, "bin/none", "x"),
+            SkillTree::read_file_node(&root, "bin/none", "x"),
             Err(Error::NotADirectory { found: None, .. })
         ));
         std::os::unix::fs::symlink("tool", dir.path().join("bin/link")).unwrap();
         assert!(matches!(
-            SkillTree::read_file_node(&fs, "bin/link", "x"),
+            SkillTree::read_file_node(&root, "bin/link", "x"),
             Err(Error::Fs(asv_fs::Error::Symlink { .. }))
         ));
         assert!(matches!(
-            SkillTree::read_file_node(&fs, "bin", "x"),
+            SkillTree::read_file_node(&root, "bin", "x"),
             Err(Error::Fs(asv_fs::Error::WrongKind { .. }))
         ));
     }
@@ -418,7 +418,7 @@ mod tests {
     #[test]
     fn materialize_round_trips_and_refuses_before_writing() {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         let node = |path: &str, data: &str, executable| FileNode {
             path: path.to_owned(),
             data: data.as_bytes().to_vec(),
@@ -429,17 +429,17 @@ mod tests {
             node("scripts/run.sh", "#!/bin/sh\n", true),
             node(".hidden", "", false),
         ]);
-        fs.create_dir_all("out").unwrap();
-        tree.materialize(&fs, "out").unwrap();
-        assert_eq!(SkillTree::read_strict(&fs, "out").unwrap(), tree);
+        root.create_dir_all("out").unwrap();
+        tree.materialize(&root, "out").unwrap();
+        assert_eq!(SkillTree::read_strict(&root, "out").unwrap(), tree);
         // not empty now
         assert!(matches!(
-            tree.materialize(&fs, "out"),
+            tree.materialize(&root, "out"),
             Err(Error::NotEmpty { .. })
         ));
         // missing directory
         assert!(matches!(
-            tree.materialize(&fs, "nowhere"),
+            tree.materialize(&root, "nowhere"),
             Err(Error::NotADirectory { .. })
         ));
         // hostile paths: nothing written
@@ -451,21 +451,21 @@ mod tests {
             "x\\y",
             ".git/hooks/pre-commit",
         ] {
-            fs.create_dir_all("bad").unwrap();
+            root.create_dir_all("bad").unwrap();
             let hostile =
                 SkillTree::from_files(vec![node("ok.md", "fine", false), node(bad, "evil", false)]);
             assert!(
                 matches!(
-                    hostile.materialize(&fs, "bad"),
+                    hostile.materialize(&root, "bad"),
                     Err(Error::UnsafePath { .. })
                 ),
                 "{bad}"
             );
-            assert!(fs.read_dir("bad").unwrap().unwrap().is_empty(), "{bad}");
+            assert!(root.read_dir("bad").unwrap().unwrap().is_empty(), "{bad}");
         }
         let clash = SkillTree::from_files(vec![node("x", "", false), node("x/y", "", false)]);
         assert!(matches!(
-            clash.materialize(&fs, "bad"),
+            clash.materialize(&root, "bad"),
             Err(Error::FileDirectory { .. })
         ));
         assert!(
