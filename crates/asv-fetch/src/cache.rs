@@ -16,8 +16,8 @@ pub use asv_contracts::cache::{CACHE_DIR, revision_dir};
 ///
 /// # Errors
 /// A link or wrong kind on the way.
-pub fn holds(tree: &Root, source: &str, revision: &str) -> Result<bool> {
-    match tree.kind(&revision_dir(source, revision))? {
+pub fn holds(root: &Root, source: &str, revision: &str) -> Result<bool> {
+    match root.kind(&revision_dir(source, revision))? {
         None => Ok(false),
         Some(EntryKind::Directory) => Ok(true),
         Some(EntryKind::Symlink) => Err(asv_fs::Error::Symlink {
@@ -40,24 +40,24 @@ pub fn holds(tree: &Root, source: &str, revision: &str) -> Result<bool> {
 ///
 /// # Errors
 /// A failed write or rename; a link on the way.
-pub fn place(tree: &Root, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+pub fn place(root: &Root, source: &str, revision: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
     let dir = revision_dir(source, revision);
     let mut all: Vec<(String, Vec<u8>)> = Vec::new();
-    if holds(tree, source, revision)? {
+    if holds(root, source, revision)? {
         let mut missing = false;
         for (path, _) in files {
-            if tree.kind(&format!("{dir}/{path}"))?.is_none() {
+            if root.kind(&format!("{dir}/{path}"))?.is_none() {
                 missing = true;
             }
         }
         if !missing {
             return Ok(());
         }
-        for rel in tree
+        for rel in root
             .walk_files(&dir, &mut |_, _| false)?
             .unwrap_or_default()
         {
-            let bytes = tree.read_file(&format!("{dir}/{rel}"))?.unwrap_or_default();
+            let bytes = root.read_file(&format!("{dir}/{rel}"))?.unwrap_or_default();
             all.push((rel, bytes));
         }
     }
@@ -71,9 +71,9 @@ pub fn place(tree: &Root, source: &str, revision: &str, files: &[(String, Vec<u8
         "{}/incoming-{source}-{revision}",
         asv_model::layout::TOOL_DIR
     );
-    tree.remove_all(&staging)?;
+    root.remove_all(&staging)?;
     let placed = (|| {
-        tree.create_dir_all(&staging)?;
+        root.create_dir_all(&staging)?;
         for (path, bytes) in files {
             if !asv_contracts::manifest::is_safe_relative_path(path) {
                 return Err(Error::ListedOutside {
@@ -81,15 +81,15 @@ pub fn place(tree: &Root, source: &str, revision: &str, files: &[(String, Vec<u8
                     path: path.clone(),
                 });
             }
-            tree.write_file(&format!("{staging}/{path}"), bytes)?;
+            root.write_file(&format!("{staging}/{path}"), bytes)?;
         }
-        tree.create_dir_all(&format!("{CACHE_DIR}/{source}"))?;
-        tree.swap_into_place(&staging, &revision_dir(source, revision))?;
+        root.create_dir_all(&format!("{CACHE_DIR}/{source}"))?;
+        root.swap_into_place(&staging, &revision_dir(source, revision))?;
         Ok(())
     })();
     if placed.is_err() {
         // Leave no half-written revision behind; the error says what went wrong.
-        let _ = tree.remove_all(&staging);
+        let _ = root.remove_all(&staging);
     }
     placed
 }
@@ -101,35 +101,35 @@ mod tests {
     #[test]
     fn a_revision_is_placed_whole_and_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         let files = vec![("contracts/a.md".to_owned(), b"A\n".to_vec())];
-        place(&tree, "w", "abc", &files).unwrap();
-        assert!(holds(&tree, "w", "abc").unwrap());
+        place(&root, "w", "abc", &files).unwrap();
+        assert!(holds(&root, "w", "abc").unwrap());
         assert_eq!(
-            tree.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
+            root.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
                 .unwrap()
                 .unwrap(),
             b"A\n"
         );
         // Placing again keeps what is there.
         place(
-            &tree,
+            &root,
             "w",
             "abc",
             &[("contracts/a.md".to_owned(), b"B\n".to_vec())],
         )
         .unwrap();
         assert_eq!(
-            tree.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
+            root.read_file(".agentic-skill-vendor/cache/w/abc/contracts/a.md")
                 .unwrap()
                 .unwrap(),
             b"A\n"
         );
         let bad = vec![("../escape".to_owned(), b"x".to_vec())];
-        assert!(place(&tree, "w", "def", &bad).is_err());
-        assert!(!holds(&tree, "w", "def").unwrap());
+        assert!(place(&root, "w", "def", &bad).is_err());
+        assert!(!holds(&root, "w", "def").unwrap());
         assert_eq!(
-            tree.kind(".agentic-skill-vendor/incoming-w-def").unwrap(),
+            root.kind(".agentic-skill-vendor/incoming-w-def").unwrap(),
             None,
             "nothing half-written is left"
         );

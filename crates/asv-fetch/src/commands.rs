@@ -135,7 +135,7 @@ fn unmapped_declared(repo: &Repository<'_>) -> Result<Vec<ContractId>> {
         if repo.manifest.contracts.contains_key(&id) {
             continue;
         }
-        if repo.tree.kind(&standard_path(&id))?.is_some() {
+        if repo.root.kind(&standard_path(&id))?.is_some() {
             continue;
         }
         out.push(id);
@@ -143,13 +143,13 @@ fn unmapped_declared(repo: &Repository<'_>) -> Result<Vec<ContractId>> {
     Ok(out)
 }
 
-fn write_lock(tree: &Root, lock: &Lock) -> Result<()> {
-    tree.write_file(LOCK_FILE, lock.render().as_bytes())?;
+fn write_lock(root: &Root, lock: &Lock) -> Result<()> {
+    root.write_file(LOCK_FILE, lock.render().as_bytes())?;
     Ok(())
 }
 
-fn manifest_text(tree: &Root) -> Result<String> {
-    Ok(match tree.read_file(MANIFEST_FILE)? {
+fn manifest_text(root: &Root) -> Result<String> {
+    Ok(match root.read_file(MANIFEST_FILE)? {
         None => String::new(),
         Some(bytes) => String::from_utf8(bytes).map_err(|_| {
             Error::Contracts(asv_contracts::Error::NotUtf8 {
@@ -159,8 +159,8 @@ fn manifest_text(tree: &Root) -> Result<String> {
     })
 }
 
-fn warn_if_not_ignored(tree: &Root, events: &mut Vec<Event>) -> Result<()> {
-    if !asv_contracts::placement::workdir_ignored(tree)? {
+fn warn_if_not_ignored(root: &Root, events: &mut Vec<Event>) -> Result<()> {
+    if !asv_contracts::placement::workdir_ignored(root)? {
         events.insert(0, Event::WorkdirNotIgnored);
     }
     Ok(())
@@ -173,12 +173,12 @@ fn warn_if_not_ignored(tree: &Root, events: &mut Vec<Event>) -> Result<()> {
 /// A repository or name that is not usable, a name already registered, a refusal of the
 /// transport; nothing is changed then.
 pub fn add(
-    tree: &Root,
+    root: &Root,
     repository: &str,
     name: Option<&str>,
     options: &Options,
 ) -> Result<Vec<Event>> {
-    let repo = Repository::load(tree)?;
+    let repo = Repository::load(root)?;
     let spec =
         RepositorySpec::parse(repository).map_err(|problem| Error::Repository { problem })?;
     let name = match name {
@@ -218,7 +218,7 @@ pub fn add(
         &raw_srcs(&repo, name.as_str()),
         options,
     )?;
-    crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
+    crate::cache::place(root, name.as_str(), pin.revision.as_str(), &files)?;
 
     // Publish: the table, then the lock.
     let taken: Vec<ContractId> = wanted
@@ -227,16 +227,16 @@ pub fn add(
         .filter(|id| !missing.contains(id))
         .collect();
     let text = asv_contracts::table_edit::with_source(
-        &manifest_text(tree)?,
+        &manifest_text(root)?,
         name.as_str(),
         spec.as_str(),
         &branch,
         &taken,
     )?;
-    tree.write_file(MANIFEST_FILE, text.as_bytes())?;
+    root.write_file(MANIFEST_FILE, text.as_bytes())?;
     let mut lock = repo.lock_file.lock();
     lock.sources.insert(name.as_str().to_owned(), pin.clone());
-    write_lock(tree, &lock)?;
+    write_lock(root, &lock)?;
 
     let mut events = vec![Event::Resolved {
         source: name.as_str().to_owned(),
@@ -248,7 +248,7 @@ pub fn add(
         source: name.as_str().to_owned(),
     }));
     events.extend(missing.into_iter().map(|id| Event::Unlocated { id }));
-    warn_if_not_ignored(tree, &mut events)?;
+    warn_if_not_ignored(root, &mut events)?;
     Ok(events)
 }
 
@@ -257,8 +257,8 @@ pub fn add(
 ///
 /// # Errors
 /// A refusal of a transport; a contract two sources hold with no row saying which.
-pub fn update(tree: &Root, options: &Options) -> Result<Vec<Event>> {
-    let repo = Repository::load(tree)?;
+pub fn update(root: &Root, options: &Options) -> Result<Vec<Event>> {
+    let repo = Repository::load(root)?;
     let mut lock = repo.lock_file.lock();
     let unmapped = unmapped_declared(&repo)?;
     let mut holders: BTreeMap<ContractId, Vec<String>> = BTreeMap::new();
@@ -332,11 +332,11 @@ pub fn update(tree: &Root, options: &Options) -> Result<Vec<Event>> {
     }
     // Publish: the cache, then the table, then the lock.
     for (name, pin, files) in &staged {
-        crate::cache::place(tree, name, pin.revision.as_str(), files)?;
+        crate::cache::place(root, name, pin.revision.as_str(), files)?;
     }
     if !rows.is_empty() {
-        let text = asv_contracts::table_edit::with_rows(&manifest_text(tree)?, &rows)?;
-        tree.write_file(MANIFEST_FILE, text.as_bytes())?;
+        let text = asv_contracts::table_edit::with_rows(&manifest_text(root)?, &rows)?;
+        root.write_file(MANIFEST_FILE, text.as_bytes())?;
     }
     for (name, pin, _) in staged {
         lock.sources.insert(name, pin);
@@ -347,33 +347,33 @@ pub fn update(tree: &Root, options: &Options) -> Result<Vec<Event>> {
         asv_contracts::repository::LockFile::Missing => None,
     };
     if before.as_deref() != Some(lock.render().as_bytes()) {
-        write_lock(tree, &lock)?;
+        write_lock(root, &lock)?;
     }
     let mut events = resolved;
     events.extend(mapped);
     events.extend(unlocated);
-    warn_if_not_ignored(tree, &mut events)?;
+    warn_if_not_ignored(root, &mut events)?;
     Ok(events)
 }
 
 /// Whether the cache holds every text and raw src the table maps to `source` at `revision`.
 fn cache_complete(
-    tree: &Root,
+    root: &Root,
     repo: &Repository<'_>,
     source: &str,
     revision: &str,
 ) -> Result<bool> {
-    if !crate::cache::holds(tree, source, revision)? {
+    if !crate::cache::holds(root, source, revision)? {
         return Ok(false);
     }
     let dir = crate::cache::revision_dir(source, revision);
     for (_, path) in mapped_texts(repo, source) {
-        if tree.kind(&format!("{dir}/{path}"))?.is_none() {
+        if root.kind(&format!("{dir}/{path}"))?.is_none() {
             return Ok(false);
         }
     }
     for (src, _) in raw_srcs(repo, source) {
-        if tree.kind(&format!("{dir}/{src}"))?.is_none() {
+        if root.kind(&format!("{dir}/{src}"))?.is_none() {
             return Ok(false);
         }
     }
@@ -384,8 +384,8 @@ fn cache_complete(
 ///
 /// # Errors
 /// A source whose registered repository differs from its pin; a refusal of a transport.
-pub fn fetch(tree: &Root, options: &Options) -> Result<Vec<Event>> {
-    let repo = Repository::load(tree)?;
+pub fn fetch(root: &Root, options: &Options) -> Result<Vec<Event>> {
+    let repo = Repository::load(root)?;
     let lock = repo.lock_file.lock();
     if let Some(d) = lock.divergent_sources(&repo.manifest).into_iter().next() {
         return Err(Error::Contracts(asv_contracts::Error::PinnedElsewhere {
@@ -398,7 +398,7 @@ pub fn fetch(tree: &Root, options: &Options) -> Result<Vec<Event>> {
         let Some(pin) = lock.sources.get(name.as_str()) else {
             continue;
         };
-        if cache_complete(tree, &repo, name.as_str(), pin.revision.as_str())? {
+        if cache_complete(root, &repo, name.as_str(), pin.revision.as_str())? {
             continue;
         }
         let mut t = transport(&pin.repository, options)?;
@@ -418,9 +418,9 @@ pub fn fetch(tree: &Root, options: &Options) -> Result<Vec<Event>> {
             &raw_srcs(&repo, name.as_str()),
             options,
         )?;
-        crate::cache::place(tree, name.as_str(), pin.revision.as_str(), &files)?;
+        crate::cache::place(root, name.as_str(), pin.revision.as_str(), &files)?;
     }
     let mut events = Vec::new();
-    warn_if_not_ignored(tree, &mut events)?;
+    warn_if_not_ignored(root, &mut events)?;
     Ok(events)
 }

@@ -28,20 +28,20 @@ fn lines(events: &[asv_contracts::Event]) -> Vec<String> {
     events.iter().map(|e| e.line_text()).collect()
 }
 
-fn skill(tree: &Root, name: &str, ids: &[&str]) {
-    tree.write_file(
+fn skill(root: &Root, name: &str, ids: &[&str]) {
+    root.write_file(
         &format!("skills/{name}/SKILL.md"),
         format!("---\nmetadata:\n  contracts: [{}]\n---\n", ids.join(", ")).as_bytes(),
     )
     .expect("write");
 }
 
-fn gen_and_verify(tree: &Root) -> (Vec<String>, Vec<String>) {
-    let repo = Repository::load(tree).expect("load");
+fn gen_and_verify(root: &Root) -> (Vec<String>, Vec<String>) {
+    let repo = Repository::load(root).expect("load");
     let GenOutcome::Done { events, .. } = asv_contracts::generate(&repo).expect("gen") else {
         panic!("closure")
     };
-    let repo = Repository::load(tree).expect("load");
+    let repo = Repository::load(root).expect("load");
     let found = asv_contracts::verify(&repo).expect("verify");
     (
         lines(&events),
@@ -54,14 +54,14 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+    let root = Root::open(dir.path()).expect("open");
+    root.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
-    tree.write_file("contracts/local-one.md", b"Ours\n")
+    root.write_file("contracts/local-one.md", b"Ours\n")
         .expect("write");
-    skill(&tree, "writer", &["tdd-contract", "local-one", "nowhere"]);
+    skill(&root, "writer", &["tdd-contract", "local-one", "nowhere"]);
 
-    let events = commands::add(&tree, "acme/contracts", None, &options(&server)).expect("add");
+    let events = commands::add(&root, "acme/contracts", None, &options(&server)).expect("add");
     assert_eq!(
         lines(&events),
         [
@@ -71,19 +71,19 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
         ]
     );
     assert_eq!(
-        tree.read_file("vendor-manifest.yaml").expect("read").expect("manifest"),
+        root.read_file("vendor-manifest.yaml").expect("read").expect("manifest"),
         b"sources:\n  contracts:\n    repository: acme/contracts\n    ref: main\n\ncontracts:\n  tdd-contract:\n    source: contracts\n"
     );
     let cached =
         format!(".agentic-skill-vendor/cache/contracts/{COMMIT}/contracts/tdd-contract.md");
     assert_eq!(
-        tree.read_file(&cached).expect("read").expect("cached"),
+        root.read_file(&cached).expect("read").expect("cached"),
         b"# TDD Contract\n\nWrite the test first.\n"
     );
 
     // Withdraw the id nothing holds, then gen distributes and verify agrees.
-    skill(&tree, "writer", &["tdd-contract", "local-one"]);
-    let (gen_lines, violations) = gen_and_verify(&tree);
+    skill(&root, "writer", &["tdd-contract", "local-one"]);
+    let (gen_lines, violations) = gen_and_verify(&root);
     assert_eq!(gen_lines[0], "mapped: local-one <- local");
     assert!(
         gen_lines
@@ -93,7 +93,7 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
     assert!(violations.is_empty(), "{violations:?}");
     assert!(
         String::from_utf8(
-            tree.read_file("vendor-lock.json")
+            root.read_file("vendor-lock.json")
                 .expect("r")
                 .expect("lock")
         )
@@ -102,18 +102,18 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
     );
 
     // A clean checkout has no cache: verify still passes, gen asks for a fetch, fetch restores.
-    tree.remove_all(".agentic-skill-vendor").expect("rm");
-    let repo = Repository::load(&tree).expect("load");
+    root.remove_all(".agentic-skill-vendor").expect("rm");
+    let repo = Repository::load(&root).expect("load");
     assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
     let refusal = asv_contracts::generate(&repo).expect_err("gen needs the cache");
     assert!(refusal.to_string().contains("run fetch"), "{refusal}");
-    let events = commands::fetch(&tree, &options(&server)).expect("fetch");
+    let events = commands::fetch(&root, &options(&server)).expect("fetch");
     assert!(events.is_empty());
-    assert_eq!(gen_and_verify(&tree), (vec![], vec![]));
+    assert_eq!(gen_and_verify(&root), (vec![], vec![]));
 
     // Nothing moved upstream: update records nothing.
     assert!(
-        commands::update(&tree, &options(&server))
+        commands::update(&root, &options(&server))
             .expect("update")
             .is_empty()
     );
@@ -124,12 +124,12 @@ fn update_moves_the_pin_and_gen_adopts_the_new_text() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+    let root = Root::open(dir.path()).expect("open");
+    root.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
-    skill(&tree, "writer", &["tdd-contract"]);
-    commands::add(&tree, "acme/contracts", Some("workflow"), &options(&server)).expect("add");
-    gen_and_verify(&tree);
+    skill(&root, "writer", &["tdd-contract"]);
+    commands::add(&root, "acme/contracts", Some("workflow"), &options(&server)).expect("add");
+    gen_and_verify(&root);
 
     let next = "2".repeat(40);
     {
@@ -144,12 +144,12 @@ fn update_moves_the_pin_and_gen_adopts_the_new_text() {
             }
         }
     }
-    let events = commands::update(&tree, &options(&server)).expect("update");
+    let events = commands::update(&root, &options(&server)).expect("update");
     assert_eq!(
         lines(&events),
         [format!("resolved: workflow {COMMIT} -> {next}")]
     );
-    let (gen_lines, violations) = gen_and_verify(&tree);
+    let (gen_lines, violations) = gen_and_verify(&root);
     assert!(
         gen_lines[0].starts_with("adopted: tdd-contract sha256:"),
         "{gen_lines:?}"
@@ -167,17 +167,17 @@ fn a_refused_add_changes_nothing() {
     );
     let server = serve(Arc::new(Mutex::new(fixture)));
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    skill(&tree, "writer", &["tdd-contract"]);
-    let err = commands::add(&tree, "acme/contracts", None, &options(&server)).expect_err("refused");
+    let root = Root::open(dir.path()).expect("open");
+    skill(&root, "writer", &["tdd-contract"]);
+    let err = commands::add(&root, "acme/contracts", None, &options(&server)).expect_err("refused");
     assert!(
         err.to_string().contains("contracts/tdd-contract.md"),
         "{err}"
     );
-    assert_eq!(tree.kind("vendor-manifest.yaml").expect("kind"), None);
-    assert_eq!(tree.kind("vendor-lock.json").expect("kind"), None);
+    assert_eq!(root.kind("vendor-manifest.yaml").expect("kind"), None);
+    assert_eq!(root.kind("vendor-lock.json").expect("kind"), None);
     assert_eq!(
-        tree.kind(".agentic-skill-vendor/cache").expect("kind"),
+        root.kind(".agentic-skill-vendor/cache").expect("kind"),
         None
     );
 }
@@ -187,15 +187,15 @@ fn raw_files_from_a_source_end_to_end() {
     let remote = Arc::new(Mutex::new(Repo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+    let root = Root::open(dir.path()).expect("open");
+    root.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
-    tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\n---\n")
+    root.write_file("skills/writer/SKILL.md", b"---\nname: writer\n---\n")
         .expect("write");
-    commands::add(&tree, "acme/contracts", None, &options(&server)).expect("add");
+    commands::add(&root, "acme/contracts", None, &options(&server)).expect("add");
     // A raw row from the source: its bin/ directory, as it is.
     let mut manifest = String::from_utf8(
-        tree.read_file("vendor-manifest.yaml")
+        root.read_file("vendor-manifest.yaml")
             .expect("read")
             .expect("manifest"),
     )
@@ -203,53 +203,53 @@ fn raw_files_from_a_source_end_to_end() {
     manifest.push_str(
         "contracts:\n  runner:\n    source: contracts\n    files:\n      bin/: scripts/bin/\n",
     );
-    tree.write_file("vendor-manifest.yaml", manifest.as_bytes())
+    root.write_file("vendor-manifest.yaml", manifest.as_bytes())
         .expect("write");
-    skill(&tree, "writer", &["runner"]);
+    skill(&root, "writer", &["runner"]);
 
     // Declared but not fetched yet: gen asks for a fetch of the files.
-    let repo = Repository::load(&tree).expect("load");
+    let repo = Repository::load(&root).expect("load");
     let refusal = asv_contracts::generate(&repo).expect_err("no files cached yet");
     assert_eq!(
         refusal.to_string(),
         "the cache holds no files for runner (from contracts); run fetch to put them back"
     );
-    commands::update(&tree, &options(&server)).expect("update");
-    let (gen_lines, violations) = gen_and_verify(&tree);
+    commands::update(&root, &options(&server)).expect("update");
+    let (gen_lines, violations) = gen_and_verify(&root);
     assert!(
         gen_lines[0].starts_with("adopted: runner sha256:"),
         "{gen_lines:?}"
     );
     assert!(violations.is_empty(), "{violations:?}");
     assert_eq!(
-        tree.read_file("skills/writer/scripts/bin/run.sh")
+        root.read_file("skills/writer/scripts/bin/run.sh")
             .expect("read")
             .expect("placed"),
         b"#!/bin/sh\necho run\n"
     );
     assert!(
-        tree.kind("skills/writer/scripts/bin/.vendored")
+        root.kind("skills/writer/scripts/bin/.vendored")
             .expect("kind")
             .is_some()
     );
 
     // A clean checkout: verify still passes without the cache; fetch puts the files back.
-    tree.remove_all(".agentic-skill-vendor").expect("rm");
-    let repo = Repository::load(&tree).expect("load");
+    root.remove_all(".agentic-skill-vendor").expect("rm");
+    let repo = Repository::load(&root).expect("load");
     assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
-    commands::fetch(&tree, &options(&server)).expect("fetch");
-    assert_eq!(gen_and_verify(&tree), (vec![], vec![]));
+    commands::fetch(&root, &options(&server)).expect("fetch");
+    assert_eq!(gen_and_verify(&root), (vec![], vec![]));
 
     // A directory src holding a link is refused before anything is taken.
     let manifest = String::from_utf8(
-        tree.read_file("vendor-manifest.yaml")
+        root.read_file("vendor-manifest.yaml")
             .expect("r")
             .expect("m"),
     )
     .expect("utf-8")
     .replace("bin/: scripts/bin/", "docs/: scripts/docs/");
-    tree.write_file("vendor-manifest.yaml", manifest.as_bytes())
+    root.write_file("vendor-manifest.yaml", manifest.as_bytes())
         .expect("write");
-    let err = commands::update(&tree, &options(&server)).expect_err("a link in docs/");
+    let err = commands::update(&root, &options(&server)).expect_err("a link in docs/");
     assert!(err.to_string().contains("docs/link.md"), "{err}");
 }

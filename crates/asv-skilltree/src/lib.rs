@@ -374,7 +374,8 @@ mod tests {
         root.write_file("s/SKILL.md", b"x").unwrap();
         assert_eq!(SkillTree::read_strict(&root, "s").unwrap().files().len(), 1);
         for skipped in SKIPPED_NAMES {
-            root.write_file(&format!("s/sub/{skipped}"), b"junk").unwrap();
+            root.write_file(&format!("s/sub/{skipped}"), b"junk")
+                .unwrap();
             assert_eq!(SkillTree::read(&root, "s").unwrap().files().len(), 1);
             let err = SkillTree::read_strict(&root, "s").unwrap_err();
             assert!(

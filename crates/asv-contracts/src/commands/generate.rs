@@ -32,7 +32,7 @@ pub enum GenOutcome {
 /// A link in or at the vendor directory; a vendor path that is not a directory.
 pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>> {
     let dir = skill.vendor_dir();
-    let Some(entries) = repo.tree.read_dir(&dir)? else {
+    let Some(entries) = repo.root.read_dir(&dir)? else {
         return Ok(Vec::new());
     };
     let expected: BTreeSet<String> = skill
@@ -129,7 +129,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
     let repo = match &revision {
         Some(r) => {
             revised = Repository {
-                tree: repo.tree,
+                root: repo.root,
                 skills: repo.skills.clone(),
                 manifest: r.manifest.clone(),
                 lock_file: repo.lock_file.clone(),
@@ -186,7 +186,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
 
     let raw = crate::placement::plan(repo, &snap)?;
     let mut report = Vec::new();
-    if raw.touches_dests && !crate::placement::workdir_ignored(repo.tree)? {
+    if raw.touches_dests && !crate::placement::workdir_ignored(repo.root)? {
         report.push(Event::WorkdirNotIgnored);
     }
     if let Some(r) = &revision {
@@ -291,7 +291,7 @@ fn plan<'s>(
                     continue;
                 };
                 let path = skill.copy_path(id);
-                let current = repo.tree.read_file(&path)?;
+                let current = repo.root.read_file(&path)?;
                 let intact = current.as_deref().is_some_and(|bytes| {
                     crate::document::judge_copy(id, &body.digest(), bytes)
                         == crate::document::CopyState::Intact
@@ -388,10 +388,10 @@ fn write_tree(
         return Ok((0, Vec::new()));
     }
     if mode == Mode::Plan {
-        let plan = asv_fs::Plan::new(repo.tree, changes)?;
+        let plan = asv_fs::Plan::new(repo.root, changes)?;
         return Ok((writes, plan.changes().cloned().collect()));
     }
-    asv_fs::Plan::new(repo.tree, changes)
+    asv_fs::Plan::new(repo.root, changes)
         .and_then(asv_fs::Plan::apply)
         .map_err(interrupted)?;
     Ok((writes, Vec::new()))

@@ -53,11 +53,11 @@ fn ignores_tool_dir(line: &str) -> bool {
 /// Something other than a directory at `contracts` or `skills`, or other than a file at
 /// `.gitignore` (refused before anything is made); a `.gitignore` that is not UTF-8; a write
 /// that fails.
-pub fn init(tree: &Root) -> Result<Vec<Made>> {
+pub fn init(root: &Root) -> Result<Vec<Made>> {
     // Judge everything first, so a refusal makes nothing.
     let mut dirs = Vec::new();
     for dir in [CONTRACTS_DIR, SKILLS_DIR] {
-        match tree.kind(dir)? {
+        match root.kind(dir)? {
             None => dirs.push(dir),
             Some(EntryKind::Directory) => {}
             Some(found) => {
@@ -70,7 +70,7 @@ pub fn init(tree: &Root) -> Result<Vec<Made>> {
             }
         }
     }
-    let ignore = tree.read_file(".gitignore")?;
+    let ignore = root.read_file(".gitignore")?;
     let ignore_text = match &ignore {
         None => None,
         Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
@@ -79,12 +79,12 @@ pub fn init(tree: &Root) -> Result<Vec<Made>> {
     };
     let mut made = Vec::new();
     for dir in dirs {
-        tree.create_dir_all(dir)?;
+        root.create_dir_all(dir)?;
         made.push(Made::Directory(dir));
     }
     match ignore_text {
         None => {
-            tree.write_file(".gitignore", format!("{IGNORE_RULE}\n").as_bytes())?;
+            root.write_file(".gitignore", format!("{IGNORE_RULE}\n").as_bytes())?;
             made.push(Made::IgnoreRule { created: true });
         }
         Some(text) if !text.lines().any(ignores_tool_dir) => {
@@ -96,7 +96,7 @@ pub fn init(tree: &Root) -> Result<Vec<Made>> {
             }
             new.push_str(IGNORE_RULE);
             new.push_str(eol);
-            tree.write_file(".gitignore", new.as_bytes())?;
+            root.write_file(".gitignore", new.as_bytes())?;
             made.push(Made::IgnoreRule { created: false });
         }
         Some(_) => {}

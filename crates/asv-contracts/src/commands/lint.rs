@@ -47,8 +47,8 @@ use crate::repository::SKILLS_DIR;
 /// # Ok(())
 /// # }
 /// ```
-pub fn lint_selfcontain(tree: &Root) -> Result<Vec<Violation>> {
-    match tree.kind(SKILLS_DIR)? {
+pub fn lint_selfcontain(root: &Root) -> Result<Vec<Violation>> {
+    match root.kind(SKILLS_DIR)? {
         Some(EntryKind::Directory) => {}
         Some(EntryKind::Symlink) => {
             return Err(asv_fs::Error::Symlink {
@@ -58,21 +58,21 @@ pub fn lint_selfcontain(tree: &Root) -> Result<Vec<Violation>> {
         }
         _ => return Err(Error::NoSkillsDir),
     }
-    let Some(skills_real) = tree.real_path(SKILLS_DIR) else {
+    let Some(skills_real) = root.real_path(SKILLS_DIR) else {
         return Err(Error::NoSkillsDir);
     };
     let mut out = Vec::new();
-    walk(tree, &skills_real, SKILLS_DIR, &mut out)?;
+    walk(root, &skills_real, SKILLS_DIR, &mut out)?;
     Ok(out)
 }
 
 fn walk(
-    tree: &Root,
+    root: &Root,
     skills_real: &std::path::Path,
     dir: &str,
     out: &mut Vec<Violation>,
 ) -> Result<()> {
-    let mut entries = tree.read_dir(dir)?.unwrap_or_default();
+    let mut entries = root.read_dir(dir)?.unwrap_or_default();
     entries.sort_by(|a, b| crate::digest::cmp_utf16(&a.name, &b.name));
     for entry in entries {
         let site = join(dir, &entry.name);
@@ -80,14 +80,14 @@ fn walk(
             EntryKind::Symlink => {
                 let skill = site.split('/').nth(1).unwrap_or_default();
                 let boundary = skills_real.join(skill);
-                let resolved = tree.resolve_link(&site)?;
+                let resolved = root.resolve_link(&site)?;
                 if !resolved.starts_with(&boundary) {
                     out.push(Violation::SymlinkEscape { path: site });
                 }
             }
-            EntryKind::Directory => walk(tree, skills_real, &site, out)?,
+            EntryKind::Directory => walk(root, skills_real, &site, out)?,
             EntryKind::File => {
-                let bytes = tree.read_file(&site)?.unwrap_or_default();
+                let bytes = root.read_file(&site)?.unwrap_or_default();
                 lint_text(&site, &decode_for_scan(&bytes), out);
             }
             found => {

@@ -173,7 +173,7 @@ fn check_copies(
             continue;
         };
         let path = skill.copy_path(id);
-        let problem = match repo.tree.read_file(&path)? {
+        let problem = match repo.root.read_file(&path)? {
             None => Some(DriftProblem::Missing),
             Some(bytes) => match judge_copy(id, &resolution.digest, &bytes) {
                 CopyState::Intact => None,

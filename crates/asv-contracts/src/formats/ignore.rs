@@ -21,9 +21,9 @@ impl IgnoreRules {
     ///
     /// # Errors
     /// A link or wrong kind at the file (guarded read), or an I/O failure.
-    pub fn add_dir(&mut self, tree: &Root, dir: &str) -> Result<()> {
+    pub fn add_dir(&mut self, root: &Root, dir: &str) -> Result<()> {
         let path = join(dir, ".gitignore");
-        if let Some(bytes) = tree.read_file(&path)? {
+        if let Some(bytes) = root.read_file(&path)? {
             // The root is the empty path, so each list's base is its directory + "/".
             self.search
                 .add_patterns_buffer(
@@ -97,9 +97,9 @@ impl IgnoreRules {
     ///
     /// # Errors
     /// As [`IgnoreRules::add_dir`].
-    pub fn for_dir(tree: &Root, dir: &str) -> Result<Option<IgnoreRules>> {
+    pub fn for_dir(root: &Root, dir: &str) -> Result<Option<IgnoreRules>> {
         let mut rules = IgnoreRules::default();
-        rules.add_dir(tree, "")?;
+        rules.add_dir(root, "")?;
         if dir.is_empty() {
             return Ok(Some(rules));
         }
@@ -112,8 +112,8 @@ impl IgnoreRules {
             }
             // Below a missing directory there are no more files to read, but the rules read
             // so far still judge every directory on the way (a dest about to be created).
-            if exists && tree.kind(&current)? == Some(EntryKind::Directory) {
-                rules.add_dir(tree, &current)?;
+            if exists && root.kind(&current)? == Some(EntryKind::Directory) {
+                rules.add_dir(root, &current)?;
             } else {
                 exists = false;
             }
@@ -129,36 +129,36 @@ impl IgnoreRules {
 /// A link, FIFO or other non-file, non-directory entry anywhere below `dir` (excluded ones
 /// included: the walk does not descend into excluded directories, but refuses a link standing
 /// in plain sight), or an I/O failure.
-pub fn unignored_files(tree: &Root, dir: &str) -> Result<Option<Vec<String>>> {
-    let Some(rules) = IgnoreRules::for_dir(tree, dir)? else {
+pub fn unignored_files(root: &Root, dir: &str) -> Result<Option<Vec<String>>> {
+    let Some(rules) = IgnoreRules::for_dir(root, dir)? else {
         return Ok(None);
     };
-    if tree.read_dir(dir)?.is_none() {
+    if root.read_dir(dir)?.is_none() {
         return Ok(None);
     }
     let mut files = Vec::new();
-    walk(tree, dir, "", rules, &mut files)?;
+    walk(root, dir, "", rules, &mut files)?;
     files.sort();
     Ok(Some(files))
 }
 
 fn walk(
-    tree: &Root,
+    root: &Root,
     top: &str,
     sub: &str,
     mut rules: IgnoreRules,
     files: &mut Vec<String>,
 ) -> Result<()> {
     let here = join(top, sub);
-    rules.add_dir(tree, &here)?;
-    let entries = tree.read_dir(&here)?.unwrap_or_default();
+    rules.add_dir(root, &here)?;
+    let entries = root.read_dir(&here)?.unwrap_or_default();
     for entry in entries {
         let rel = join(sub, &entry.name);
         let full = join(top, &rel);
         match entry.kind {
             EntryKind::Directory => {
                 if !rules.is_excluded(&full, true) {
-                    walk(tree, top, &rel, rules.clone(), files)?;
+                    walk(root, top, &rel, rules.clone(), files)?;
                 }
             }
             EntryKind::File => {
@@ -186,11 +186,11 @@ mod tests {
 
     fn files(setup: &[(&str, &str)], dir: &str) -> Option<Vec<String>> {
         let d = tempfile::tempdir().unwrap();
-        let tree = Root::open(d.path()).unwrap();
+        let root = Root::open(d.path()).unwrap();
         for (p, c) in setup {
-            tree.write_file(p, c.as_bytes()).unwrap();
+            root.write_file(p, c.as_bytes()).unwrap();
         }
-        unignored_files(&tree, dir).unwrap()
+        unignored_files(&root, dir).unwrap()
     }
 
     #[test]

@@ -127,8 +127,8 @@ impl Manifest {
     /// # Errors
     /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape, or a row this
     /// build cannot act on; a guarded-read refusal.
-    pub fn load(tree: &Root) -> Result<Self> {
-        let Some(bytes) = tree.read_file(MANIFEST_FILE)? else {
+    pub fn load(root: &Root) -> Result<Self> {
+        let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
             return Ok(Manifest::default());
         };
         let text = std::str::from_utf8(&bytes).map_err(|_| Error::NotUtf8 {

@@ -235,8 +235,8 @@ pub fn with_rows(text: &str, rows: &[(ContractId, String)]) -> Result<String> {
 /// A row to take out that is not written in a form this tool can take out; a flow-style
 /// `contracts` block where a row must be added; a link or wrong kind at a canonical text.
 pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
-    let tree: &Root = repo.tree;
-    let Some(bytes) = tree.read_file(MANIFEST_FILE)? else {
+    let root: &Root = repo.root;
+    let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
         return Ok(None);
     };
     let before = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
@@ -261,7 +261,7 @@ pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
             continue;
         }
         let path = standard_path(id);
-        match tree.kind(&path)? {
+        match root.kind(&path)? {
             Some(EntryKind::File) => {}
             None => continue,
             Some(EntryKind::Symlink) => return Err(asv_fs::Error::Symlink { path }.into()),
@@ -366,17 +366,17 @@ mod tests {
     #[test]
     fn remote_rows_are_kept_while_declared_and_taken_out_after() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         let table = "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  remote-one:\n    source: w\n  gone:\n    source: w\n";
-        tree.write_file(MANIFEST_FILE, table.as_bytes()).unwrap();
+        root.write_file(MANIFEST_FILE, table.as_bytes()).unwrap();
         // A local text by the same id does not earn a local row while the remote row stands.
-        tree.write_file("contracts/remote-one.md", b"x\n").unwrap();
-        tree.write_file(
+        root.write_file("contracts/remote-one.md", b"x\n").unwrap();
+        root.write_file(
             "skills/s/SKILL.md",
             b"---\nmetadata:\n  contracts: [remote-one]\n---\n",
         )
         .unwrap();
-        let repo = Repository::load(&tree).unwrap();
+        let repo = Repository::load(&root).unwrap();
         let revision = revise(&repo).unwrap().unwrap();
         assert_eq!(
             revision.text,

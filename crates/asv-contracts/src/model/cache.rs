@@ -55,13 +55,13 @@ pub struct CachedText {
 /// # Errors
 /// [`crate::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal (a link or a
 /// wrong kind of entry on the way, at the text, or anywhere in the conformance tree).
-pub fn read_text(tree: &Root, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
-    let Some(bytes) = tree.read_file(site)? else {
+pub fn read_text(root: &Root, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
+    let Some(bytes) = root.read_file(site)? else {
         return Ok(None);
     };
     let body = CanonicalBody::from_bytes(site, &bytes)?;
     let conformance =
-        conformance_digest_all_files(tree, &crate::manifest::conformance_dir(site, id))?;
+        conformance_digest_all_files(root, &crate::manifest::conformance_dir(site, id))?;
     Ok(Some(CachedText { body, conformance }))
 }
 
@@ -70,11 +70,11 @@ pub fn read_text(tree: &Root, site: &str, id: &ContractId) -> Result<Option<Cach
 ///
 /// # Errors
 /// A link, FIFO or other special entry under `dir`, or a non-directory on the way.
-pub fn conformance_digest_all_files(tree: &Root, dir: &str) -> Result<Option<Digest>> {
-    let Some(files) = tree.walk_files(dir, &mut |_, _| false)? else {
+pub fn conformance_digest_all_files(root: &Root, dir: &str) -> Result<Option<Digest>> {
+    let Some(files) = root.walk_files(dir, &mut |_, _| false)? else {
         return Ok(None);
     };
-    super::framed_digest(tree, dir, files)
+    super::framed_digest(root, dir, files)
 }
 
 #[cfg(test)]
@@ -84,21 +84,21 @@ mod tests {
     #[test]
     fn cached_text_and_tests_are_read_without_gitignore() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         let rev = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
         let id = ContractId::parse("tdd-contract").unwrap();
         let text = site("workflow", rev, "contracts/tdd-contract.md");
-        assert_eq!(read_text(&tree, &text, &id).unwrap(), None);
-        tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n*.md\n")
+        assert_eq!(read_text(&root, &text, &id).unwrap(), None);
+        root.write_file(".gitignore", b"/.agentic-skill-vendor/\n*.md\n")
             .unwrap();
-        tree.write_file(
+        root.write_file(
             &text,
             b"# TDD Contract\n\nWrite the test first, then the code.\n",
         )
         .unwrap();
-        let cached = read_text(&tree, &text, &id).unwrap().unwrap();
+        let cached = read_text(&root, &text, &id).unwrap().unwrap();
         assert_eq!(cached.conformance, None);
-        tree.write_file(
+        root.write_file(
             &site(
                 "workflow",
                 rev,
@@ -107,7 +107,7 @@ mod tests {
             b"A case the contract has to satisfy.\n",
         )
         .unwrap();
-        let cached = read_text(&tree, &text, &id).unwrap().unwrap();
+        let cached = read_text(&root, &text, &id).unwrap().unwrap();
         assert_eq!(
             cached.conformance.unwrap().to_string(),
             "sha256:0db72a1f69edeaabea98e6cb01de7218947c0dc6390800d38edf9270a7c88986"
@@ -121,15 +121,15 @@ mod tests {
     #[test]
     fn links_in_the_cache_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         let id = ContractId::parse("c").unwrap();
-        tree.write_file("elsewhere/contracts/c.md", b"x\n").unwrap();
-        tree.create_dir_all(&format!("{CACHE_DIR}/w")).unwrap();
+        root.write_file("elsewhere/contracts/c.md", b"x\n").unwrap();
+        root.create_dir_all(&format!("{CACHE_DIR}/w")).unwrap();
         std::os::unix::fs::symlink(
             dir.path().join("elsewhere"),
             dir.path().join(CACHE_DIR).join("w").join("r"),
         )
         .unwrap();
-        assert!(read_text(&tree, &site("w", "r", "contracts/c.md"), &id).is_err());
+        assert!(read_text(&root, &site("w", "r", "contracts/c.md"), &id).is_err());
     }
 }

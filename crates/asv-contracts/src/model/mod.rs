@@ -13,12 +13,12 @@ use asv_fs::{Root, join};
 use crate::digest::{Digest, Framed};
 use crate::error::Result;
 
-/// The framed digest of `files` (paths below `dir`, `/` separators), each read through `tree`;
+/// The framed digest of `files` (paths below `dir`, `/` separators), each read through `root`;
 /// `None` when there is none. Which files count is the caller's rule.
-fn framed_digest(tree: &Root, dir: &str, files: Vec<String>) -> Result<Option<Digest>> {
+fn framed_digest(root: &Root, dir: &str, files: Vec<String>) -> Result<Option<Digest>> {
     let mut framed = Framed::default();
     for rel in files {
-        let bytes = tree.read_file(&join(dir, &rel))?.unwrap_or_default();
+        let bytes = root.read_file(&join(dir, &rel))?.unwrap_or_default();
         framed.add(rel, bytes);
     }
     Ok(framed.finish())

@@ -76,7 +76,7 @@ pub use crate::manifest::basename;
 /// the srcs are read from the cache at that commit, without this repository's `.gitignore`
 /// rules, and a src the cache does not hold makes the contract [`RawState::NotHeld`].
 pub fn read(
-    tree: &Root,
+    root: &Root,
     id: &ContractId,
     row: &RawRow,
     shared: &[String],
@@ -112,9 +112,9 @@ pub fn read(
             },
         };
         let files = if mapping.dir {
-            read_dir_src(tree, id, &located, &distribution, base.is_none())?
+            read_dir_src(root, id, &located, &distribution, base.is_none())?
         } else {
-            read_file_src(tree, &located, base.is_none())?
+            read_file_src(root, &located, base.is_none())?
         };
         match files {
             None => absent.push(mapping.src_key()),
@@ -147,8 +147,8 @@ pub fn read(
 
 /// Whether `src` exists with the kind the mapping needs; a link on the way or at it (named as
 /// the whole src) and any other kind are refusals.
-fn src_exists(tree: &Root, src: &str, expected: EntryKind) -> Result<bool> {
-    let kind = match tree.kind(src) {
+fn src_exists(root: &Root, src: &str, expected: EntryKind) -> Result<bool> {
+    let kind = match root.kind(src) {
         Ok(k) => k,
         Err(asv_fs::Error::Symlink { .. }) => {
             return Err(asv_fs::Error::Symlink {
@@ -174,34 +174,34 @@ fn src_exists(tree: &Root, src: &str, expected: EntryKind) -> Result<bool> {
     }
 }
 
-fn read_file_src(tree: &Root, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
-    if !src_exists(tree, &mapping.src, EntryKind::File)? {
+fn read_file_src(root: &Root, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
+    if !src_exists(root, &mapping.src, EntryKind::File)? {
         return Ok(None);
     }
     if local {
         let parent = mapping.src.rsplit_once('/').map_or("", |(p, _)| p);
-        match IgnoreRules::for_dir(tree, parent)? {
+        match IgnoreRules::for_dir(root, parent)? {
             Some(rules) if !rules.is_excluded(&mapping.src, false) => {}
             _ => return Ok(None),
         }
     }
-    let bytes = tree.read_file(&mapping.src)?.unwrap_or_default();
+    let bytes = root.read_file(&mapping.src)?.unwrap_or_default();
     Ok(Some(vec![(basename(&mapping.dest).to_owned(), bytes)]))
 }
 
 fn read_dir_src(
-    tree: &Root,
+    root: &Root,
     id: &ContractId,
     mapping: &Mapping,
     distribution: &IgnoreRules,
     local: bool,
 ) -> Result<Option<Files>> {
-    if !src_exists(tree, &mapping.src, EntryKind::Directory)? {
+    if !src_exists(root, &mapping.src, EntryKind::Directory)? {
         return Ok(None);
     }
     // The whole directory is judged before anything is filtered: a link or a reserved name
     // refuses even where an ignore rule would have left it out.
-    let all = tree
+    let all = root
         .walk_files(&mapping.src, &mut |_, _| false)?
         .unwrap_or_default();
     for rel in &all {
@@ -220,7 +220,7 @@ fn read_dir_src(
     }
     // This repository's `.gitignore` rules say nothing about another repository's files.
     let rules = if local {
-        match IgnoreRules::for_dir(tree, &mapping.src)? {
+        match IgnoreRules::for_dir(root, &mapping.src)? {
             Some(rules) => rules,
             None => return Ok(None),
         }
@@ -247,7 +247,7 @@ fn read_dir_src(
     selected.sort_by(|a, b| cmp_utf16(a, b));
     let mut files = Vec::with_capacity(selected.len());
     for rel in selected {
-        let bytes = tree
+        let bytes = root
             .read_file(&join(&mapping.src, rel))?
             .unwrap_or_default();
         files.push((rel.clone(), bytes));

@@ -102,7 +102,7 @@ pub struct Canonical {
 #[derive(Debug)]
 pub struct Repository<'t> {
     /// The guarded tree.
-    pub tree: &'t Root,
+    pub root: &'t Root,
     /// Skills sorted by name.
     pub skills: Vec<Skill>,
     /// The table of origins.
@@ -116,11 +116,11 @@ impl<'t> Repository<'t> {
     ///
     /// # Errors
     /// A refusal of a declaration, the manifest or the lock; a guarded-read refusal.
-    pub fn load(tree: &'t Root) -> Result<Self> {
-        let skills = load_skills(tree)?;
-        let manifest = Manifest::load(tree)?;
-        let lock_file = match tree.read_file(LOCK_FILE)? {
-            None if tree.kind(LEGACY_LOCK_FILE)?.is_some() => {
+    pub fn load(root: &'t Root) -> Result<Self> {
+        let skills = load_skills(root)?;
+        let manifest = Manifest::load(root)?;
+        let lock_file = match root.read_file(LOCK_FILE)? {
+            None if root.kind(LEGACY_LOCK_FILE)?.is_some() => {
                 return Err(Error::LegacyLock);
             }
             None => LockFile::Missing,
@@ -133,14 +133,14 @@ impl<'t> Repository<'t> {
             for name in lock.dependencies.keys() {
                 let dir = join(SKILLS_DIR, name);
                 if !skills.iter().any(|s| &s.name == name)
-                    && matches!(tree.kind(&dir)?, Some(k) if k != EntryKind::Directory)
+                    && matches!(root.kind(&dir)?, Some(k) if k != EntryKind::Directory)
                 {
                     return Err(Error::SkillNotDirectory { path: dir });
                 }
             }
         }
         Ok(Repository {
-            tree,
+            root,
             skills,
             manifest,
             lock_file,
@@ -167,12 +167,12 @@ impl<'t> Repository<'t> {
         if let Some(Origin::Remote { source, .. }) = self.manifest.contracts.get(id) {
             return self.cached(id, source, path);
         }
-        let body = match self.tree.read_file(&path)? {
+        let body = match self.root.read_file(&path)? {
             None => None,
             Some(bytes) => Some(CanonicalBody::from_bytes(&path, &bytes)?),
         };
         let conformance =
-            conformance_digest_gitignored(self.tree, &manifest::conformance_dir(&path, id))?;
+            conformance_digest_gitignored(self.root, &manifest::conformance_dir(&path, id))?;
         Ok(Canonical {
             path,
             body,
@@ -197,7 +197,7 @@ impl<'t> Repository<'t> {
             });
         };
         let site = crate::cache::site(source.as_str(), pin.revision.as_str(), &path);
-        let cached = crate::cache::read_text(self.tree, &site, id)?;
+        let cached = crate::cache::read_text(self.root, &site, id)?;
         let (body, conformance) = match cached {
             Some(c) => (Some(c.body), c.conformance),
             None => (None, None),
@@ -216,17 +216,17 @@ impl<'t> Repository<'t> {
 ///
 /// # Errors
 /// A guarded-read refusal (a link or special file in the tree).
-pub fn conformance_digest_gitignored(tree: &Root, dir: &str) -> Result<Option<Digest>> {
-    let Some(files) = ignore::unignored_files(tree, dir)? else {
+pub fn conformance_digest_gitignored(root: &Root, dir: &str) -> Result<Option<Digest>> {
+    let Some(files) = ignore::unignored_files(root, dir)? else {
         return Ok(None);
     };
-    super::framed_digest(tree, dir, files)
+    super::framed_digest(root, dir, files)
 }
 
-fn load_skills(tree: &Root) -> Result<Vec<Skill>> {
+fn load_skills(root: &Root) -> Result<Vec<Skill>> {
     use rayon::prelude::*;
 
-    let Some(entries) = tree.read_dir(SKILLS_DIR)? else {
+    let Some(entries) = root.read_dir(SKILLS_DIR)? else {
         return Ok(Vec::new());
     };
     let mut dirs = Vec::new();
@@ -249,7 +249,7 @@ fn load_skills(tree: &Root) -> Result<Vec<Skill>> {
         .into_par_iter()
         .map(|name| {
             let skill_md = format!("{SKILLS_DIR}/{name}/{}", asv_model::layout::SKILL_MANIFEST);
-            let front = match tree.read_file(&skill_md)? {
+            let front = match root.read_file(&skill_md)? {
                 None => None,
                 Some(bytes) => declaration::read_frontmatter(&skill_md, &bytes)?,
             };

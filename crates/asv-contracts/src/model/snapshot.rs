@@ -140,7 +140,7 @@ impl Snapshot {
                     raw.insert(
                         id.clone(),
                         crate::raw::read(
-                            repo.tree,
+                            repo.root,
                             id,
                             row,
                             &repo.manifest.ignore,

@@ -7,8 +7,8 @@
 use asv_contracts::{Error, GenOutcome, Repository, generate, verify};
 use asv_fs::Root;
 
-fn write(tree: &Root, path: &str, text: &str) {
-    tree.write_file(path, text.as_bytes()).expect("write");
+fn write(root: &Root, path: &str, text: &str) {
+    root.write_file(path, text.as_bytes()).expect("write");
 }
 
 fn skill(ids: &[&str]) -> String {
@@ -18,8 +18,8 @@ fn skill(ids: &[&str]) -> String {
 /// Builds the starting tree in `dir` by `setup`, then runs `gen` failing after `n` writes.
 /// Returns whether that run completed.
 fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
-    let tree = Root::open(dir).expect("open").fail_writes_after(n);
-    let repo = Repository::load(&tree).expect("load");
+    let root = Root::open(dir).expect("open").fail_writes_after(n);
+    let repo = Repository::load(&root).expect("load");
     match generate(&repo) {
         Ok(GenOutcome::Done { .. }) => true,
         Ok(GenOutcome::Closure(c)) => panic!("unexpected closure {c:?}"),
@@ -29,8 +29,8 @@ fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
 }
 
 fn violations(dir: &std::path::Path) -> Vec<String> {
-    let tree = Root::open(dir).expect("open");
-    let repo = Repository::load(&tree).expect("load");
+    let root = Root::open(dir).expect("open");
+    let repo = Repository::load(&root).expect("load");
     verify(&repo)
         .expect("verify")
         .iter()
@@ -54,7 +54,7 @@ fn check_every_interruption(setup: impl Fn(&Root)) {
         let found = violations(dir.path());
         assert!(
             !found.is_empty(),
-            "gen interrupted after {n} writes left a tree that verifies clean"
+            "gen interrupted after {n} writes left a root that verifies clean"
         );
         // The next gen carries on from what the stopped one left, and finishes clean.
         assert!(
@@ -63,7 +63,7 @@ fn check_every_interruption(setup: impl Fn(&Root)) {
         );
         assert!(
             violations(dir.path()).is_empty(),
-            "gen after a stop at write {n} leaves a clean tree"
+            "gen after a stop at write {n} leaves a clean root"
         );
     }
     assert!(
@@ -74,74 +74,74 @@ fn check_every_interruption(setup: impl Fn(&Root)) {
 
 #[test]
 fn fresh_tree() {
-    check_every_interruption(|tree| {
-        write(tree, "contracts/a.md", "A\n");
-        write(tree, "contracts/b.md", "B\n");
-        write(tree, "skills/one/SKILL.md", &skill(&["a", "b"]));
-        write(tree, "skills/two/SKILL.md", &skill(&["b"]));
+    check_every_interruption(|root| {
+        write(root, "contracts/a.md", "A\n");
+        write(root, "contracts/b.md", "B\n");
+        write(root, "skills/one/SKILL.md", &skill(&["a", "b"]));
+        write(root, "skills/two/SKILL.md", &skill(&["b"]));
     });
 }
 
 #[test]
 fn edited_texts_and_a_withdrawn_declaration() {
-    check_every_interruption(|tree| {
-        write(tree, "contracts/a.md", "A\n");
-        write(tree, "contracts/b.md", "B\n");
-        write(tree, "skills/one/SKILL.md", &skill(&["a", "b"]));
-        write(tree, "skills/two/SKILL.md", &skill(&["a", "b"]));
-        let repo = Repository::load(tree).expect("load");
+    check_every_interruption(|root| {
+        write(root, "contracts/a.md", "A\n");
+        write(root, "contracts/b.md", "B\n");
+        write(root, "skills/one/SKILL.md", &skill(&["a", "b"]));
+        write(root, "skills/two/SKILL.md", &skill(&["a", "b"]));
+        let repo = Repository::load(root).expect("load");
         generate(&repo).expect("first gen");
-        write(tree, "contracts/a.md", "A, edited\n");
-        write(tree, "contracts/b.md", "B, edited\n");
-        write(tree, "skills/two/SKILL.md", &skill(&["a"]));
+        write(root, "contracts/a.md", "A, edited\n");
+        write(root, "contracts/b.md", "B, edited\n");
+        write(root, "skills/two/SKILL.md", &skill(&["a"]));
     });
 }
 
 #[test]
 fn raw_dests_replaced_cleared_and_placed() {
-    check_every_interruption(|tree| {
-        write(tree, ".gitignore", "/.agentic-skill-vendor/\n");
-        write(tree, "tools/rt/a.py", "a = 1\n");
-        write(tree, "tools/rt/lib/b.py", "b = 2\n");
-        write(tree, "tools/c.sh", "echo c\n");
-        write(tree, "contracts/doc.md", "Doc\n");
+    check_every_interruption(|root| {
+        write(root, ".gitignore", "/.agentic-skill-vendor/\n");
+        write(root, "tools/rt/a.py", "a = 1\n");
+        write(root, "tools/rt/lib/b.py", "b = 2\n");
+        write(root, "tools/c.sh", "echo c\n");
+        write(root, "contracts/doc.md", "Doc\n");
         write(
-            tree,
+            root,
             "vendor-manifest.yaml",
             "contracts:\n  rt:\n    source: local\n    files:\n      tools/rt/: scripts/rt/\n  c:\n    source: local\n    files:\n      tools/c.sh: scripts/c.sh\n",
         );
-        write(tree, "skills/one/SKILL.md", &skill(&["rt", "c", "doc"]));
-        write(tree, "skills/two/SKILL.md", &skill(&["rt", "c"]));
-        let repo = Repository::load(tree).expect("load");
+        write(root, "skills/one/SKILL.md", &skill(&["rt", "c", "doc"]));
+        write(root, "skills/two/SKILL.md", &skill(&["rt", "c"]));
+        let repo = Repository::load(root).expect("load");
         generate(&repo).expect("first gen");
         // Change the files, withdraw c from skill two, add a new skill.
-        write(tree, "tools/rt/a.py", "a = 10\n");
-        write(tree, "contracts/doc.md", "Doc, edited\n");
-        write(tree, "skills/two/SKILL.md", &skill(&["rt"]));
-        write(tree, "skills/three/SKILL.md", &skill(&["c"]));
+        write(root, "tools/rt/a.py", "a = 10\n");
+        write(root, "contracts/doc.md", "Doc, edited\n");
+        write(root, "skills/two/SKILL.md", &skill(&["rt"]));
+        write(root, "skills/three/SKILL.md", &skill(&["c"]));
     });
 }
 
-fn raw_runtime(tree: &Root, files_line: &str) {
-    write(tree, ".gitignore", "/.agentic-skill-vendor/\n");
-    write(tree, "tools/rt/a.py", "a = 1\n");
-    write(tree, "tools/rt/lib/b.py", "b = 2\n");
+fn raw_runtime(root: &Root, files_line: &str) {
+    write(root, ".gitignore", "/.agentic-skill-vendor/\n");
+    write(root, "tools/rt/a.py", "a = 1\n");
+    write(root, "tools/rt/lib/b.py", "b = 2\n");
     write(
-        tree,
+        root,
         "vendor-manifest.yaml",
         &format!("contracts:\n  rt:\n    source: local\n    files:\n{files_line}"),
     );
-    write(tree, "skills/one/SKILL.md", &skill(&["rt"]));
-    write(tree, "skills/two/SKILL.md", &skill(&["rt"]));
+    write(root, "skills/one/SKILL.md", &skill(&["rt"]));
+    write(root, "skills/two/SKILL.md", &skill(&["rt"]));
 }
 
 #[test]
 fn migration_splitting_a_directory_into_its_parts() {
-    check_every_interruption(|tree| {
-        raw_runtime(tree, "      tools/rt/: scripts/rt/\n");
-        generate(&Repository::load(tree).expect("load")).expect("first gen");
+    check_every_interruption(|root| {
+        raw_runtime(root, "      tools/rt/: scripts/rt/\n");
+        generate(&Repository::load(root).expect("load")).expect("first gen");
         raw_runtime(
-            tree,
+            root,
             "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
         );
     });
@@ -149,12 +149,12 @@ fn migration_splitting_a_directory_into_its_parts() {
 
 #[test]
 fn migration_gathering_parts_into_a_directory() {
-    check_every_interruption(|tree| {
+    check_every_interruption(|root| {
         raw_runtime(
-            tree,
+            root,
             "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
         );
-        generate(&Repository::load(tree).expect("load")).expect("first gen");
-        raw_runtime(tree, "      tools/rt/: scripts/rt/\n");
+        generate(&Repository::load(root).expect("load")).expect("first gen");
+        raw_runtime(root, "      tools/rt/: scripts/rt/\n");
     });
 }

@@ -580,7 +580,7 @@ fn create_new(abs: &Path, mode: u32) -> io::Result<File> {
 
 pub(crate) fn apply(plan: Plan<'_>) -> Result<Applied> {
     let Plan {
-        tree,
+        root: tree,
         mut entries,
         faults,
     } = plan;

@@ -78,7 +78,7 @@ pub(crate) struct Entry {
 ///
 /// Made by [`Plan::new`]; shown by [`Plan::describe`]; carried out by [`Plan::apply`].
 pub struct Plan<'t> {
-    pub(crate) tree: &'t Root,
+    pub(crate) root: &'t Root,
     pub(crate) entries: Vec<Entry>,
     pub(crate) faults: Option<FaultPlan>,
 }
@@ -86,7 +86,7 @@ pub struct Plan<'t> {
 impl fmt::Debug for Plan<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Plan")
-            .field("root", &self.tree.root())
+            .field("root", &self.root.root())
             .field("changes", &self.changes().collect::<Vec<_>>())
             .finish()
     }
@@ -110,13 +110,13 @@ pub(crate) fn is_within(outer: &str, inner: &str) -> bool {
 }
 
 /// Whether the entry at `dest` holds exactly `content`.
-fn holds_same(tree: &Root, dest: &str, existing: EntryKind, content: &Content) -> Result<bool> {
+fn holds_same(root: &Root, dest: &str, existing: EntryKind, content: &Content) -> Result<bool> {
     match (content, existing) {
         (Content::File(bytes), EntryKind::File) => {
-            Ok(tree.read_file(dest)?.as_deref() == Some(bytes.as_slice()))
+            Ok(root.read_file(dest)?.as_deref() == Some(bytes.as_slice()))
         }
         (Content::Files(files), EntryKind::Directory) => {
-            let found = match tree.walk_files(dest, &mut |_, _| false) {
+            let found = match root.walk_files(dest, &mut |_, _| false) {
                 Ok(found) => found.unwrap_or_default(),
                 // A link or special file inside is something the content does not hold.
                 Err(Error::Symlink { .. } | Error::WrongKind { .. }) => return Ok(false),
@@ -133,7 +133,7 @@ fn holds_same(tree: &Root, dest: &str, existing: EntryKind, content: &Content) -
                 return Ok(false);
             }
             for (path, bytes) in wanted {
-                if tree.read_file(&join(dest, path))?.as_deref() != Some(bytes.as_slice()) {
+                if root.read_file(&join(dest, path))?.as_deref() != Some(bytes.as_slice()) {
                     return Ok(false);
                 }
             }
@@ -146,7 +146,7 @@ fn holds_same(tree: &Root, dest: &str, existing: EntryKind, content: &Content) -
 /// Refuses the entry standing at `dest` unless `ownership` lets the change touch it; the
 /// reason to show when it does.
 fn check_owned(
-    tree: &Root,
+    root: &Root,
     dest: &str,
     existing: EntryKind,
     ownership: &Ownership,
@@ -154,7 +154,7 @@ fn check_owned(
     match ownership {
         Ownership::MustBeFree => {
             let empty = existing == EntryKind::Directory
-                && tree
+                && root
                     .read_dir(dest)?
                     .is_none_or(|listing| listing.is_empty());
             if empty {
@@ -167,7 +167,7 @@ fn check_owned(
             }
         }
         Ownership::Force | Ownership::ToolState => Ok(ownership.reason()),
-        Ownership::ToolMade(recogniser) => match (recogniser.0)(tree, dest, existing)? {
+        Ownership::ToolMade(recogniser) => match (recogniser.0)(root, dest, existing)? {
             Verdict::Ours => Ok(ownership.reason()),
             Verdict::NotOurs(reason) => Err(Error::NotOwned {
                 dest: dest.to_owned(),
@@ -209,7 +209,7 @@ fn check_fill_files(dest: &str, files: &[NewFile]) -> Result<()> {
 }
 
 impl<'t> Plan<'t> {
-    /// Decides every change against what stands in `tree` now, writing nothing.
+    /// Decides every change against what stands in `root` now, writing nothing.
     ///
     /// Changes are taken in destination order (segment by segment, so a directory comes
     /// just before what lies inside it); two changes of one destination keep their order.
@@ -236,7 +236,7 @@ impl<'t> Plan<'t> {
     /// active changes at one place). A link or non-directory on the way to a destination is
     /// [`Error::Symlink`] / [`Error::WrongKind`]; a failing read is [`Error::Io`] or the
     /// recogniser's own error.
-    pub fn new(tree: &'t Root, changes: Vec<Change>) -> Result<Self> {
+    pub fn new(root: &'t Root, changes: Vec<Change>) -> Result<Self> {
         for change in &changes {
             if !is_plain_relative(&change.dest) {
                 return Err(Error::InvalidDest {
@@ -248,23 +248,23 @@ impl<'t> Plan<'t> {
         changes.sort_by(|a, b| a.dest.split('/').cmp(b.dest.split('/')));
 
         let real_root =
-            fs::canonicalize(tree.root()).map_err(|e| Error::io("", "resolve the root", e))?;
+            fs::canonicalize(root.root()).map_err(|e| Error::io("", "resolve the root", e))?;
         let mut entries = Vec::with_capacity(changes.len());
         for change in changes {
-            entries.push(Self::decide(tree, &real_root, change)?);
+            entries.push(Self::decide(root, &real_root, change)?);
         }
         Self::relate(&mut entries)?;
         Ok(Plan {
-            tree,
+            root,
             entries,
             faults: None,
         })
     }
 
     /// Decides one change on its own.
-    fn decide(tree: &Root, real_root: &Path, change: Change) -> Result<Entry> {
+    fn decide(root: &Root, real_root: &Path, change: Change) -> Result<Entry> {
         let dest = change.dest.as_str();
-        let existing = tree.kind(dest)?;
+        let existing = root.kind(dest)?;
         let mut source_is_dir = false;
         match &change.operation {
             Operation::Replace(Fill::Copy(source)) => {
@@ -305,18 +305,18 @@ impl<'t> Plan<'t> {
         let (action, reason) = match (&change.operation, existing) {
             (Operation::Remove(_), None) => (Action::Keep, Some("already absent")),
             (Operation::Remove(Some(content)), Some(kind))
-                if holds_same(tree, dest, kind, content)? =>
+                if holds_same(root, dest, kind, content)? =>
             {
                 (Action::Keep, Some("holds the content to keep"))
             }
             (Operation::Remove(_), Some(kind)) => (
                 Action::Remove,
-                Some(check_owned(tree, dest, kind, &change.ownership)?),
+                Some(check_owned(root, dest, kind, &change.ownership)?),
             ),
             (_, None) => (Action::Create, None),
             (_, Some(kind)) => (
                 Action::Replace,
-                Some(check_owned(tree, dest, kind, &change.ownership)?),
+                Some(check_owned(root, dest, kind, &change.ownership)?),
             ),
         };
         // The destination moves to the planned change: a plan of many changes holds each path

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use asv_fs::{
-    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Side, Root, Verdict,
+    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Root, Side, Verdict,
 };
 use common::{Node, chmod, link, put, snapshot};
 

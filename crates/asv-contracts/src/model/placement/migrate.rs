@@ -62,7 +62,7 @@ impl Member<'_> {
 /// A component with no single outermost dest; one not in a state a migration may start from
 /// or carry on; a dest `.gitignore` excludes, or would exclude a file of once written.
 pub(super) fn migrations(
-    tree: &Root,
+    root: &Root,
     snap: &Snapshot,
     expected: &[Expected],
 ) -> Result<Migrations> {
@@ -72,7 +72,7 @@ pub(super) fn migrations(
     for skill in skills {
         let members = members(snap, expected, skill);
         for group in components(&members) {
-            migrate(tree, skill, &members, &group, &mut out)?;
+            migrate(root, skill, &members, &group, &mut out)?;
         }
     }
     Ok(out)
@@ -145,7 +145,7 @@ fn components(members: &[Member<'_>]) -> Vec<Vec<usize>> {
 /// Decides one component: the events, the handled dests and, unless it is already in place,
 /// the artifact to write at its outermost dest.
 fn migrate(
-    tree: &Root,
+    root: &Root,
     skill: &str,
     members: &[Member<'_>],
     group: &[usize],
@@ -154,19 +154,19 @@ fn migrate(
     let outer = outermost(skill, members, group)?;
     let outer_site = format!("{SKILLS_DIR}/{skill}/{outer}");
     let (composite, kind) = composite(members, group, outer);
-    let rules = dest_rules(tree, &outer_site, kind)?;
+    let rules = dest_rules(root, &outer_site, kind)?;
     if kind.is_dir() {
         refuse_ignored(&rules, &outer_site, &composite)?;
     }
     let shown = |m: &Member<'_>| m.kind.shown(&format!("{SKILLS_DIR}/{skill}/{}", m.bare));
-    let observed = observe(tree, &outer_site, kind, &rules)?;
+    let observed = observe(root, &outer_site, kind, &rules)?;
     let finished = observed.as_ref().is_some_and(|s| {
         s.kind == kind
             && s.files.len() == composite.len()
             && first_disagreement(&s.files, &composite, None).is_none()
     });
     if let Some(standing) = observed.as_ref().filter(|_| !finished) {
-        check_intact(tree, skill, members, group, outer, standing)?;
+        check_intact(root, skill, members, group, outer, standing)?;
     }
     let olds = group.iter().filter_map(|i| {
         let m = &members[*i];
@@ -272,7 +272,7 @@ fn composite(members: &[Member<'_>], group: &[usize], outer: &str) -> (Files, De
 /// An old dest gone, of the other kind or edited; a file under the outermost dest that no old
 /// placement owns.
 fn check_intact(
-    tree: &Root,
+    root: &Root,
     skill: &str,
     members: &[Member<'_>],
     group: &[usize],
@@ -286,8 +286,8 @@ fn check_intact(
             continue;
         };
         let site = format!("{SKILLS_DIR}/{skill}/{}", m.bare);
-        let rules = dest_rules(tree, &site, m.kind)?;
-        let seen = match observe(tree, &site, m.kind, &rules)? {
+        let rules = dest_rules(root, &site, m.kind)?;
+        let seen = match observe(root, &site, m.kind, &rules)? {
             Some(seen) if seen.kind == m.kind => seen,
             _ => {
                 return Err(PlacementProblem::MigrateMissing {

@@ -165,10 +165,10 @@ pub struct RawPlan {
 /// writes; a recorded dest to clear that was edited; a dest `.gitignore` excludes; overlapping
 /// old and new dests that are not in a state a migration may start from or carry on.
 pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
-    let tree = repo.tree;
+    let root = repo.root;
     let mut out = RawPlan::default();
     let expected = expected(repo)?;
-    let migration = migrate::migrations(tree, snap, &expected)?;
+    let migration = migrate::migrations(root, snap, &expected)?;
     out.events.extend(migration.events);
     out.writes.extend(migration.writes);
     if !migration.handled_new.is_empty() {
@@ -186,7 +186,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
             .handled_new
             .contains(&(e.skill.clone(), e.mapping.dest.clone()))
         {
-            let decision = place(tree, &snap.lock.placements, e, m, &contract, &mut out)?;
+            let decision = place(root, &snap.lock.placements, e, m, &contract, &mut out)?;
             claimed
                 .extend(decision.event(DestKind::of(e.mapping.dir).shown(&e.site()), e.id.clone()));
         }
@@ -205,7 +205,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
     }
     out.events.extend(claimed);
     sweep::sweep(
-        tree,
+        root,
         &snap.lock.placements,
         &planned_sites,
         &migration.handled_old,
@@ -220,7 +220,7 @@ pub fn plan(repo: &Repository<'_>, snap: &Snapshot) -> Result<RawPlan> {
 /// # Errors
 /// A dest `.gitignore` excludes, or would exclude a planned file of; a refusal of [`decide`].
 fn place(
-    tree: &Root,
+    root: &Root,
     old: &Placements,
     e: &Expected,
     m: &MappingFiles,
@@ -229,7 +229,7 @@ fn place(
 ) -> Result<Decision> {
     let site = e.site();
     let kind = DestKind::of(e.mapping.dir);
-    let rules = dest_rules(tree, &site, kind)?;
+    let rules = dest_rules(root, &site, kind)?;
     let planned = Planned {
         kind,
         files: planned_files(m, &e.id, contract),
@@ -237,7 +237,7 @@ fn place(
     if kind.is_dir() {
         refuse_ignored(&rules, &site, &planned.files)?;
     }
-    let standing = observe(tree, &site, kind, &rules)?;
+    let standing = observe(root, &site, kind, &rules)?;
     let recorded = recorded_at(old, e);
     let decision = decide(&site, standing.as_ref(), recorded.as_ref(), Some(&planned))?;
     if decision.writes() {
@@ -269,8 +269,8 @@ fn recorded_at(old: &Placements, e: &Expected) -> Option<Recorded> {
 ///
 /// # Errors
 /// A guarded-read refusal of a `.gitignore`.
-pub fn workdir_ignored(tree: &Root) -> Result<bool> {
-    Ok(match IgnoreRules::for_dir(tree, "")? {
+pub fn workdir_ignored(root: &Root) -> Result<bool> {
+    Ok(match IgnoreRules::for_dir(root, "")? {
         Some(rules) => rules.is_excluded(asv_model::layout::TOOL_DIR, true),
         None => true,
     })

@@ -35,28 +35,28 @@ pub struct Standing {
 /// # Errors
 /// A link or special file at `site`; a guarded-read refusal below it.
 pub(super) fn observe(
-    tree: &Root,
+    root: &Root,
     site: &str,
     expected: DestKind,
     rules: &IgnoreRules,
 ) -> Result<Option<Standing>> {
-    let (kind, files) = match tree.kind(site)? {
+    let (kind, files) = match root.kind(site)? {
         None => return Ok(None),
         Some(EntryKind::File) => {
-            let bytes = tree.read_file(site)?.unwrap_or_default();
+            let bytes = root.read_file(site)?.unwrap_or_default();
             (
                 DestKind::File,
                 vec![(crate::raw::basename(site).to_owned(), bytes)],
             )
         }
         Some(EntryKind::Directory) => {
-            let mut paths = tree
+            let mut paths = root
                 .walk_files(site, &mut |_, _| false)?
                 .unwrap_or_default();
             sort_utf16(&mut paths);
             let mut files = Vec::with_capacity(paths.len());
             for rel in paths {
-                let bytes = tree
+                let bytes = root
                     .read_file(&format!("{site}/{rel}"))?
                     .unwrap_or_default();
                 files.push((rel, bytes));
@@ -94,9 +94,9 @@ pub(super) fn observe(
 ///
 /// # Errors
 /// The rules exclude the dest itself: `verify` could not see it, so `gen` may not write it.
-pub(super) fn dest_rules(tree: &Root, site: &str, kind: DestKind) -> Result<IgnoreRules> {
+pub(super) fn dest_rules(root: &Root, site: &str, kind: DestKind) -> Result<IgnoreRules> {
     let parent = site.rsplit_once('/').map_or("", |(p, _)| p);
-    match IgnoreRules::for_dir(tree, parent)? {
+    match IgnoreRules::for_dir(root, parent)? {
         Some(rules) if !rules.is_excluded(site, kind.is_dir()) => Ok(rules),
         _ => Err(PlacementProblem::DestIgnored {
             site: site.to_owned(),

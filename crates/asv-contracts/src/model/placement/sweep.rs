@@ -22,7 +22,7 @@ use super::observe::{dest_rules, observe};
 /// A recorded dest nesting with one this run writes (ownership moves between nested dests
 /// only by a migration); one that was edited or changed kind; a dest `.gitignore` excludes.
 pub(super) fn sweep(
-    tree: &Root,
+    root: &Root,
     old: &Placements,
     planned: &BTreeMap<String, Vec<String>>,
     migrated: &BTreeSet<(String, String)>,
@@ -48,8 +48,8 @@ pub(super) fn sweep(
             out.touches_dests = true;
             // The key's trailing `/` is what the lock says was written there.
             let kind = DestKind::of(key.ends_with('/'));
-            let rules = dest_rules(tree, &site, kind)?;
-            let standing = observe(tree, &site, kind, &rules)?;
+            let rules = dest_rules(root, &site, kind)?;
+            let standing = observe(root, &site, kind, &rules)?;
             let recorded = Recorded {
                 kind,
                 digest: record.digest,

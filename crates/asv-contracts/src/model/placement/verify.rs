@@ -138,13 +138,13 @@ fn check_dest(
     let bare = key.strip_suffix('/').unwrap_or(key);
     let kind = DestKind::of(key.ends_with('/'));
     let site = format!("{SKILLS_DIR}/{skill}/{bare}");
-    let rules = dest_rules(repo.tree, &site, kind)?;
+    let rules = dest_rules(repo.root, &site, kind)?;
     let drift = |problem| Violation::Drift {
         path: site.clone(),
         id: placement.contract.clone(),
         problem,
     };
-    let Some(standing) = observe(repo.tree, &site, kind, &rules)? else {
+    let Some(standing) = observe(repo.root, &site, kind, &rules)? else {
         out.push(drift(DriftProblem::Missing));
         return Ok(());
     };
