@@ -3,18 +3,10 @@
 
 use std::process::Command;
 
-use crate::common::{self, Repo, Run, run_bin};
+use crate::common::{self, Repo, Run, ok, run_bin};
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| (*s).to_owned()).collect()
-}
-
-fn ok(stdout: &str) -> Run {
-    Run {
-        code: 0,
-        stdout: stdout.to_owned(),
-        stderr: String::new(),
-    }
 }
 
 #[test]

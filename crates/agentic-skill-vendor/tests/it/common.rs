@@ -309,3 +309,12 @@ fn render_keeps_what_insta_would_trim() {
     let (regex, _) = temp_filter();
     assert!(regex.ends_with(r"/\.tmp[0-9A-Za-z]+"), "{regex}");
 }
+
+/// A run that exits 0, prints `stdout` and nothing on stderr.
+pub fn ok(stdout: &str) -> Run {
+    Run {
+        code: 0,
+        stdout: stdout.to_owned(),
+        stderr: String::new(),
+    }
+}

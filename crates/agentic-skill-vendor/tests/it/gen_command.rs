@@ -1,7 +1,7 @@
 //! `gen`: copies, lock, report lines, idempotence and closure, on the real binary.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::{Repo, Run, assert_run_snapshot, skill_md};
+use crate::common::{Repo, Run, assert_run_snapshot, ok, skill_md};
 
 /// Digests of the hand-worked fixture, computed by hand from FORMATS.md:
 /// - `contracts/greeting.md` is `---\r\nversion: "1"\r\n---\r\n\r\nHello  \r\nWorld\r\n\r\n\r\n`.
@@ -14,14 +14,6 @@ use crate::common::{Repo, Run, assert_run_snapshot, skill_md};
 const BODY_DIGEST: &str = "sha256:f5755ff05efa18e544073833aa1963073a8eb5f80a817564228b5b44a27bd96a";
 const CONFORMANCE_DIGEST: &str =
     "sha256:7bfb47738b94157bbf9d0b7de2a62a9c775f5bd67891dadf284be77d2bddea2e";
-
-fn ok(stdout: &str) -> Run {
-    Run {
-        code: 0,
-        stdout: stdout.to_owned(),
-        stderr: String::new(),
-    }
-}
 
 #[test]
 fn handworked_fixture_gets_the_exact_copy_and_lock() {
