@@ -74,7 +74,7 @@ pub fn conformance_digest_all_files(root: &Root, dir: &str) -> Result<Option<Dig
     let Some(files) = root.walk_files(dir, &mut |_, _| false)? else {
         return Ok(None);
     };
-    super::framed_digest(root, dir, files)
+    super::framed::framed_digest(root, dir, files)
 }
 
 #[cfg(test)]

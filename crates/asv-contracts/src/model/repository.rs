@@ -220,7 +220,7 @@ pub fn conformance_digest_gitignored(root: &Root, dir: &str) -> Result<Option<Di
     let Some(files) = ignore::unignored_files(root, dir)? else {
         return Ok(None);
     };
-    super::framed_digest(root, dir, files)
+    super::framed::framed_digest(root, dir, files)
 }
 
 fn load_skills(root: &Root) -> Result<Vec<Skill>> {
