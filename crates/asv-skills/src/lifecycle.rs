@@ -163,6 +163,15 @@ pub enum Pulled {
     },
 }
 
+/// `1 conflict`, `2 conflicts`.
+fn conflict_count(n: usize) -> String {
+    if n == 1 {
+        "1 conflict".to_owned()
+    } else {
+        format!("{n} conflicts")
+    }
+}
+
 impl Pulled {
     /// Whether this outcome leaves work for the user (a conflict).
     pub fn is_conflict(&self) -> bool {
@@ -196,13 +205,13 @@ impl Pulled {
             } => {
                 let mut lines = vec![if *written {
                     format!(
-                        "{name}: {} conflict(s) with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
-                        conflicts.len()
+                        "{name}: {} with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
+                        conflict_count(conflicts.len())
                     )
                 } else {
                     format!(
-                        "{name}: {} conflict(s) with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
-                        conflicts.len()
+                        "{name}: {} with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
+                        conflict_count(conflicts.len())
                     )
                 }];
                 lines.extend(

@@ -150,7 +150,7 @@ fn a_conflicting_pull_changes_nothing_and_lists_each_conflict() {
     assert_eq!(out.code, 1, "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert!(
-        lines[0].starts_with("pdf: 2 conflict(s) with upstream "),
+        lines[0].starts_with("pdf: 2 conflicts with upstream "),
         "{}",
         out.stdout
     );
