@@ -202,6 +202,8 @@ struct PackedRecord<'a> {
     kind: &'static str,
     name: &'a str,
     path: &'a str,
+    /// The archive file's own sha256, beside `hash`, the skill's tree hash.
+    zip: &'a str,
 }
 
 /// `skill install --dry-run`: one planned change.
@@ -440,13 +442,49 @@ pub fn resolved(format: Format, name: &str, revision: &str) -> String {
         )
 }
 
-/// Renders what `skill pack` wrote.
+/// `1,234,567`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A size as people read it: `950 bytes`, `1 byte`, `13.4 MB (13,393,373 bytes)` (decimal
+/// units, as file managers and upload limits state them).
+fn size(bytes: usize) -> String {
+    const UNITS: [(f64, &str); 3] = [(1e9, "GB"), (1e6, "MB"), (1e3, "kB")];
+    let n = bytes as f64;
+    match UNITS.iter().find(|(unit, _)| n >= *unit) {
+        Some((unit, name)) => format!("{:.1} {name} ({} bytes)", n / unit, grouped(bytes)),
+        None if bytes == 1 => "1 byte".to_owned(),
+        None => format!("{bytes} bytes"),
+    }
+}
+
+/// `1 file`, `3 files`.
+fn files(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_owned()
+    } else {
+        format!("{} files", grouped(n))
+    }
+}
+
+/// Renders what `skill pack` wrote: the skill's tree hash and the archive's own digest, each
+/// named, since a user may compare either.
 pub fn packed(format: Format, p: &Packed, output: &str) -> String {
+    let zip = asv_contracts::Digest::of(&p.zip).to_string();
     let message = format!(
-        "{} -> {output} ({} files, {} bytes, {})",
+        "{} -> {output} ({}, {}; tree {}, zip {zip})",
         p.name,
-        p.files,
-        p.zip.len(),
+        files(p.files),
+        size(p.zip.len()),
         p.hash
     );
     Line::new(Level::Notice, "packed", message)
@@ -460,6 +498,7 @@ pub fn packed(format: Format, p: &Packed, output: &str) -> String {
                 kind: "packed",
                 name: &p.name,
                 path: output,
+                zip: &zip,
             },
         )
 }
@@ -526,6 +565,18 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_and_counts_read_as_english() {
+        assert_eq!(size(0), "0 bytes");
+        assert_eq!(size(1), "1 byte");
+        assert_eq!(size(999), "999 bytes");
+        assert_eq!(size(1_000), "1.0 kB (1,000 bytes)");
+        assert_eq!(size(13_393_373), "13.4 MB (13,393,373 bytes)");
+        assert_eq!(size(2_500_000_000), "2.5 GB (2,500,000,000 bytes)");
+        assert_eq!(files(1), "1 file");
+        assert_eq!(files(1485), "1,485 files");
+    }
 
     #[test]
     fn github_annotations_escape_what_would_break_them() {

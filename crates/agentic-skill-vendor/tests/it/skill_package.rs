@@ -75,12 +75,22 @@ fn pack_is_reproducible_and_round_trips_through_install() {
     let packed = repo.run(&["skill", "pack", "skills/pdf", "-o", out1.to_str().unwrap()]);
     assert_eq!(packed.code, 0, "{packed:?}");
     let want = hash(&repo.join("skills/pdf"));
+    let len = std::fs::metadata(&out1).unwrap().len();
+    assert!(
+        len < 1000,
+        "a size under a kilobyte is said in bytes: {len}"
+    );
+    let sum = std::process::Command::new("sha256sum")
+        .arg(&out1)
+        .output()
+        .expect("sha256sum runs");
+    let sum = String::from_utf8(sum.stdout).unwrap();
+    let zip = sum.split_whitespace().next().unwrap();
     assert_eq!(
         packed.stdout,
         format!(
-            "packed: pdf -> {} (3 files, {} bytes, {want})\n",
+            "packed: pdf -> {} (3 files, {len} bytes; tree {want}, zip sha256:{zip})\n",
             out1.display(),
-            std::fs::metadata(&out1).unwrap().len()
         )
     );
     // the same bytes on a second run, and after the files' times change
