@@ -390,8 +390,9 @@ impl Error {
             Error::Fs(e) => e.side(),
             Error::Tree(e) => e.side(),
             Error::Archive(e) => e.side(),
-            // A transport's refusals are the network's or the machine's.
-            Error::Remote(_) => Side::Environment,
+            // The transport knows whose a refusal is: a bad URL or ref is the input's, a
+            // server's answer or a limit the environment's.
+            Error::Remote(e) => e.side(),
             Error::NotACommit { .. } | Error::BaseMismatch { .. } => Side::Environment,
             Error::AlreadyInstalled { .. } | Error::Occupied { .. } => Side::Destination,
             _ => Side::Input,
@@ -538,5 +539,13 @@ mod tests {
             };
             assert_eq!(error.location(), want, "{text}");
         }
+    }
+
+    #[test]
+    fn a_transport_refusal_keeps_the_side_the_transport_gives_it() {
+        let input = Error::Remote(asv_remote::Error::Fs(asv_fs::Error::Symlink {
+            path: "skills/a".into(),
+        }));
+        assert_eq!(input.side(), asv_fs::Side::Input);
     }
 }
