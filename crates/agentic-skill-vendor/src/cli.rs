@@ -32,6 +32,10 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
 
+    /// Print no warnings or progress on stderr (refusals still are)
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull and diff)
     #[arg(long, global = true)]
     pub token_stdin: bool,

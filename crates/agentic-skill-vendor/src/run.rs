@@ -181,7 +181,9 @@ pub fn main() -> ExitCode {
         }
     };
     match run(&cli).and_then(|report| {
-        warn(&report.warnings);
+        if !cli.quiet {
+            warn(&report.warnings);
+        }
         emit(&report.lines)?;
         Ok(report.status)
     }) {

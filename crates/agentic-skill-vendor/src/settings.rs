@@ -74,6 +74,8 @@ pub struct Settings {
     pub root_abs: PathBuf,
     /// `--format`.
     pub format: Format,
+    /// `-q`/`--quiet`: nothing on stderr but a refusal.
+    pub quiet: bool,
     /// `--token-stdin`, already judged to be an option of this command.
     pub token_stdin: bool,
 }
@@ -140,6 +142,7 @@ impl Settings {
             root_abs,
             format: cli.format,
             token_stdin: cli.token_stdin,
+            quiet: cli.quiet,
         })
     }
 
@@ -162,7 +165,7 @@ impl Settings {
         use std::io::{IsTerminal, Read};
         let mut options = asv_remote::Options::default();
         // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
-        if io::stderr().is_terminal() {
+        if !self.quiet && io::stderr().is_terminal() {
             options.progress = Some(asv_remote::Progress(std::sync::Arc::new(
                 |message: &str| {
                     let _ = writeln!(io::stderr(), "{message}");

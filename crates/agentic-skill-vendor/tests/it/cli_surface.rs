@@ -317,6 +317,9 @@ fn typos_in_the_table_and_misplaced_declarations_are_warned_about_and_change_not
     let verify = repo.run(&["verify"]);
     assert_eq!((verify.code, verify.stdout.as_str()), (0, ""), "{verify:?}");
     assert_eq!(verify.stderr, warnings);
+    // -q keeps stderr for refusals alone.
+    assert_eq!(repo.run(&["verify", "-q"]), ok(""));
+    assert_eq!(repo.run(&["--quiet", "gen"]), ok(""));
     let validate = repo.run(&["skill", "validate"]);
     assert!(
         validate.stdout.contains(
