@@ -105,7 +105,8 @@ fn end_to_end(format: ObjectFormat) {
     tree.remove_all(".agentic-skill-vendor").expect("rm");
     commands::fetch(&tree, &options(&tls)).expect("fetch");
     let repo = Repository::load(&tree).expect("load");
-    let GenOutcome::Done { events, writes } = asv_contracts::generate(&repo).expect("gen") else {
+    let GenOutcome::Done { events, writes, .. } = asv_contracts::generate(&repo).expect("gen")
+    else {
         panic!("closure");
     };
     assert!(events.is_empty() && writes == 0);

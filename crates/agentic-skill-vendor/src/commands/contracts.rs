@@ -41,10 +41,10 @@ fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
         .collect();
     warnings.extend(repo.skills.iter().filter_map(|skill| {
         skill.misplaced_contracts.map(|line| {
+            let path = format!("{}/{}", skill.dir(), asv_model::layout::SKILL_MANIFEST);
             format!(
-                "{}/{}:{line}: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
-                skill.dir(),
-                asv_model::layout::SKILL_MANIFEST
+                "{}:{line}: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
+                asv_fs::quote::DisplayPath(&path)
             )
         })
     }));
@@ -82,9 +82,25 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
             report.status = crate::exit::ExitStatus::Violations;
             report
         }
-        GenOutcome::Done { events: done, .. } => events(settings.format, &done),
+        GenOutcome::Done {
+            events: done,
+            restored,
+            ..
+        } => {
+            let mut report = events(settings.format, &done);
+            report.warnings = restored
+                .iter()
+                .map(|path| {
+                    format!(
+                        "{}: put back — it was edited by hand; a copy is written from its canonical text, so edit that instead",
+                        asv_fs::quote::DisplayPath(path)
+                    )
+                })
+                .collect();
+            report
+        }
     };
-    report.warnings = warnings;
+    report.warnings.splice(0..0, warnings);
     Ok(report)
 }
 

@@ -536,3 +536,26 @@ fn skill_pull_dry_run_says_what_a_pull_would_do_and_writes_nothing() {
     );
     assert_ne!(repo.snapshot(), before);
 }
+
+/// gen puts a hand-edited copy back, as the TypeScript tool does (stdout unchanged), and says
+/// so on stderr, naming the copy.
+#[test]
+fn gen_says_which_hand_edited_copies_it_put_back() {
+    let repo = Repo::demo();
+    let copy = "skills/release-notes/references/vendor/changelog-entry.md";
+    let original = repo.read_string(copy);
+    repo.write(copy, format!("{original}My own extra line.\n"));
+    let run = repo.run(&["gen"]);
+    assert_eq!(
+        run,
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: format!(
+                "warning: {copy}: put back — it was edited by hand; a copy is written from its canonical text, so edit that instead\n"
+            ),
+        }
+    );
+    assert_eq!(repo.read_string(copy), original);
+    assert_eq!(repo.run(&["gen"]), ok(""));
+}

@@ -22,6 +22,8 @@ pub enum GenOutcome {
         events: Vec<Event>,
         /// How many files were written or removed (0 when nothing changed).
         writes: usize,
+        /// Copies that were edited by hand and were put back from their canonical text.
+        restored: Vec<String>,
     },
 }
 
@@ -194,7 +196,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
     }
     report.extend(raw.events.iter().cloned());
     report.extend(events);
-    let (writes, planned) = write_tree(
+    let (writes, planned, restored) = write_tree(
         repo,
         &snap,
         derived,
@@ -206,6 +208,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
         GenOutcome::Done {
             events: report,
             writes,
+            restored,
         },
         planned,
     ))
@@ -267,6 +270,8 @@ struct Plan<'s> {
     lock: Option<String>,
     /// Entries of vendor directories that answer to no declaration.
     removals: Vec<String>,
+    /// Copies among `copies` whose header is right but whose body was edited by hand.
+    restored: Vec<String>,
 }
 
 fn plan<'s>(
@@ -277,12 +282,13 @@ fn plan<'s>(
 ) -> Result<Plan<'s>> {
     use rayon::prelude::*;
 
-    type SkillPlan<'s> = (Vec<CopyWrite<'s>>, Vec<String>);
+    type SkillPlan<'s> = (Vec<CopyWrite<'s>>, Vec<String>, Vec<String>);
     let per_skill: Vec<Result<SkillPlan<'s>>> = repo
         .skills
         .par_iter()
         .map(|skill| {
             let mut copies = Vec::new();
+            let mut restored = Vec::new();
             for id in &skill.declared {
                 let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
                     continue;
@@ -292,27 +298,34 @@ fn plan<'s>(
                 };
                 let path = skill.copy_path(id);
                 let current = repo.root.read_file(&path)?;
-                let intact = current.as_deref().is_some_and(|bytes| {
-                    crate::document::judge_copy(id, &body.digest(), bytes)
-                        == crate::document::CopyState::Intact
-                });
-                if !intact {
-                    copies.push((path, id, body));
+                let state = current
+                    .as_deref()
+                    .map(|bytes| crate::document::judge_copy(id, &body.digest(), bytes));
+                match state {
+                    Some(crate::document::CopyState::Intact) => {}
+                    // The header names the current text, so only a hand edit changed the rest.
+                    Some(crate::document::CopyState::Body(_)) => {
+                        restored.push(path.clone());
+                        copies.push((path, id, body));
+                    }
+                    _ => copies.push((path, id, body)),
                 }
             }
             let removals = extra_entries(repo, skill)?
                 .into_iter()
                 .map(|name| format!("{}/{name}", skill.vendor_dir()))
                 .collect();
-            Ok((copies, removals))
+            Ok((copies, removals, restored))
         })
         .collect();
     let mut copies = Vec::new();
     let mut removals = Vec::new();
+    let mut restored = Vec::new();
     for found in per_skill {
-        let (c, r) = found?;
+        let (c, r, e) = found?;
         copies.extend(c);
         removals.extend(r);
+        restored.extend(e);
     }
     let rendered = Lock {
         dependencies: Snapshot::dependencies(repo),
@@ -327,6 +340,7 @@ fn plan<'s>(
         copies,
         lock: (!unchanged).then_some(rendered),
         removals,
+        restored,
     })
 }
 
@@ -343,7 +357,7 @@ fn write_tree(
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
     mode: Mode,
-) -> Result<(usize, Vec<asv_fs::PlannedChange>)> {
+) -> Result<(usize, Vec<asv_fs::PlannedChange>, Vec<String>)> {
     use asv_fs::{Change, Ownership};
     use std::sync::Arc;
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
@@ -356,6 +370,7 @@ fn write_tree(
         std::collections::HashMap::new();
     let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
     let removals = plan.removals;
+    let restored = plan.restored;
     // Ownership was judged while planning (a copy is the tool's by its path and header, an
     // extra entry of a vendor directory answers to no declaration), so the changes are forced.
     for (path, id, body) in plan.copies {
@@ -385,14 +400,14 @@ fn write_tree(
     }
     let writes = changes.len();
     if writes == 0 {
-        return Ok((0, Vec::new()));
+        return Ok((0, Vec::new(), restored));
     }
     if mode == Mode::Plan {
         let plan = asv_fs::Plan::new(repo.root, changes)?;
-        return Ok((writes, plan.changes().cloned().collect()));
+        return Ok((writes, plan.changes().cloned().collect(), restored));
     }
     asv_fs::Plan::new(repo.root, changes)
         .and_then(asv_fs::Plan::apply)
         .map_err(interrupted)?;
-    Ok((writes, Vec::new()))
+    Ok((writes, Vec::new(), restored))
 }
