@@ -151,11 +151,8 @@ fn write_lock(root: &Root, lock: &Lock) -> Result<()> {
 fn manifest_text(root: &Root) -> Result<String> {
     Ok(match root.read_file(MANIFEST_FILE)? {
         None => String::new(),
-        Some(bytes) => String::from_utf8(bytes).map_err(|_| {
-            Error::Contracts(asv_contracts::Error::NotUtf8 {
-                path: MANIFEST_FILE.to_owned(),
-            })
-        })?,
+        Some(bytes) => String::from_utf8(bytes)
+            .map_err(|_| Error::Contracts(asv_contracts::Error::not_utf8(MANIFEST_FILE)))?,
     })
 }
 

@@ -27,6 +27,7 @@
 
 pub mod apply;
 pub mod error;
+mod faults;
 pub mod plan;
 pub mod quote;
 mod tree;

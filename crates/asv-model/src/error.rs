@@ -154,8 +154,8 @@ impl fmt::Display for DeclarationProblem {
     }
 }
 
-/// A SKILL.md the tool cannot read (input side); `asv-contracts` carries each variant over
-/// under the same name.
+/// A text file that is not UTF-8, or a SKILL.md declaration the tool cannot read (input side);
+/// `asv-contracts` carries it as it is (`asv_contracts::Error::Model`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The file is not UTF-8.
@@ -177,14 +177,15 @@ pub enum Error {
 }
 
 impl Error {
-    /// Which side the failure lies with: always [`Side::Input`], the SKILL.md the user gave.
+    /// Which side the failure lies with: always [`Side::Input`], the file the user gave.
     pub fn side(&self) -> Side {
         match self {
             Error::NotUtf8 { .. } | Error::Declaration { .. } => Side::Input,
         }
     }
 
-    /// The SKILL.md the failure is in, with the line at fault when one is.
+    /// The file the failure is in (a SKILL.md for a declaration), with the line at fault when
+    /// one is.
     pub fn location(&self) -> Option<Location> {
         Some(match self {
             Error::NotUtf8 { path } => Location::file(path.clone()),

@@ -477,7 +477,7 @@ fn encode_path(path: &str) -> String {
 mod tests {
     use super::*;
     use crate::EntryMode;
-    use crate::take::is_inside;
+    use crate::ids::is_inside;
 
     #[test]
     fn refs_and_names() {

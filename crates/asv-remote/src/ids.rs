@@ -2,8 +2,17 @@
 //! record), and judging an entry before it is read; shared by both transports.
 
 use crate::error::{EntryProblem, FileAt, ListedKind};
-use crate::take::is_inside;
 use crate::{EntryMode, TreeEntry};
+
+/// Whether a path from a listing stays inside the repository: no empty, `.` or `..` segment,
+/// no backslash.
+pub fn is_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
+}
 
 /// Refuses to read an entry that is not an ordinary file at a path inside the repository;
 /// `file` names the entry in the refusal.

@@ -10,17 +10,8 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, ListingProblem, Result};
+pub use crate::ids::is_inside;
 use crate::{Commit, EntryMode, Transport, TreeEntry};
-
-/// Whether a path from a listing stays inside the repository: no empty, `.` or `..` segment,
-/// no backslash.
-pub fn is_inside(path: &str) -> bool {
-    !path.is_empty()
-        && !path.contains('\\')
-        && path
-            .split('/')
-            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
-}
 
 /// What one contract's text is in a source's listing.
 #[derive(Debug, Clone, PartialEq, Eq)]

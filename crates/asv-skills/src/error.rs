@@ -14,10 +14,12 @@ pub enum LockProblem {
     /// The text is not JSON of the lock's shape (an unknown key, a missing field, a syntax
     /// error): serde's description, which names the line and column.
     NotValid(serde_json::Error),
-    /// The `version` is not the one this build reads ([`crate::lock::VERSION`]).
+    /// The `version` is not the one this build reads.
     Version {
         /// The version the file holds.
         found: u32,
+        /// The version this build reads.
+        read: u32,
     },
     /// A key of `skills` is not a usable skill name.
     BadName {
@@ -41,11 +43,12 @@ impl fmt::Display for LockProblem {
         // printed.
         match self {
             LockProblem::NotValid(e) => write!(f, "not valid: {e}"),
-            LockProblem::Version { found } => write!(
-                f,
-                "version {found} is not the version {} this build reads",
-                crate::lock::VERSION
-            ),
+            LockProblem::Version { found, read } => {
+                write!(
+                    f,
+                    "version {found} is not the version {read} this build reads"
+                )
+            }
             LockProblem::BadName { name, problem } => {
                 write!(f, "the skill name {name:?} {problem}")
             }
@@ -488,7 +491,7 @@ mod tests {
                 "vendor-skills-lock.json: not valid: EOF while parsing an object at line 1 column 1; fix or remove the file, then add the skills again",
             ),
             (
-                lock(LockProblem::Version { found: 2 }),
+                lock(LockProblem::Version { found: 2, read: 1 }),
                 "vendor-skills-lock.json: version 2 is not the version 1 this build reads; fix or remove the file, then add the skills again",
             ),
             (

@@ -79,6 +79,7 @@ impl SkillLock {
         if lock.version != VERSION {
             return Err(problem(LockProblem::Version {
                 found: lock.version,
+                read: VERSION,
             }));
         }
         for (name, entry) in &lock.skills {
@@ -206,7 +207,7 @@ mod tests {
             (
                 "other version",
                 good.replace("\"version\":1", "\"version\":2"),
-                |p| matches!(p, LockProblem::Version { found: 2 }),
+                |p| matches!(p, LockProblem::Version { found: 2, read: 1 }),
             ),
             (
                 "unknown key",

@@ -9,10 +9,9 @@ mod common;
 mod harness;
 // The fake GitHub server and the TLS git server of asv-remote's own tests, shared rather than
 // copied.
-#[path = "../../../asv-remote/tests/support/git_server.rs"]
-mod git_server;
-#[path = "../../../asv-remote/tests/support/mod.rs"]
+#[path = "../../../asv-remote/tests/it/support/mod.rs"]
 mod support;
+use support::git_server;
 
 mod cli_surface;
 mod differential;

@@ -73,9 +73,7 @@ pub fn init(root: &Root) -> Result<Vec<Made>> {
     let ignore = root.read_file(".gitignore")?;
     let ignore_text = match &ignore {
         None => None,
-        Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
-            path: ".gitignore".to_owned(),
-        })?),
+        Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::not_utf8(".gitignore"))?),
     };
     let mut made = Vec::new();
     for dir in dirs {

@@ -32,22 +32,10 @@ pub enum Error {
     /// Guarded tree access refused or failed.
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
-    /// A text file that must be UTF-8 is not (input side).
-    #[error("{}: is not valid UTF-8; save it as UTF-8", DisplayPath(path))]
-    NotUtf8 {
-        /// The file.
-        path: String,
-    },
-    /// A SKILL.md declaration the tool cannot make sense of (input side).
-    #[error("{}{}: {problem}", DisplayPath(path), line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Declaration {
-        /// The SKILL.md.
-        path: String,
-        /// The 1-based line, when one line is at fault.
-        line: Option<usize>,
-        /// What is wrong.
-        problem: asv_model::error::DeclarationProblem,
-    },
+    /// A text file that is not UTF-8, or a SKILL.md declaration the tool cannot make sense
+    /// of (input side): the shared model's refusal, as it is.
+    #[error(transparent)]
+    Model(#[from] asv_model::Error),
     /// A contract's canonical text whose frontmatter cannot be told apart from its body
     /// (input side). The wording is the TypeScript tool's.
     #[error("{}: {problem}", DisplayPath(path))]
@@ -202,9 +190,8 @@ impl Error {
             Error::Interrupted { .. } => Side::Destination,
             Error::Placement { problem } => problem.side(),
             Error::Gitignore { .. } => Side::Internal,
-            Error::NotUtf8 { .. }
-            | Error::Declaration { .. }
-            | Error::ContractText { .. }
+            Error::Model(e) => e.side(),
+            Error::ContractText { .. }
             | Error::Manifest { .. }
             | Error::Lock { .. }
             | Error::LegacyLock
@@ -227,11 +214,10 @@ impl Error {
         match self {
             Error::Fs(e) => e.location(),
             Error::Interrupted { source } => source.location(),
-            Error::NotUtf8 { path }
-            | Error::SkillNotDirectory { path }
+            Error::Model(e) => e.location(),
+            Error::SkillNotDirectory { path }
             | Error::RawSource { path, .. }
             | Error::Gitignore { path, .. } => Some(Location::file(path.clone())),
-            Error::Declaration { path, line, .. } => Some(Location::at(path.clone(), *line)),
             Error::ContractText { path, problem } => {
                 Some(Location::at(path.clone(), Some(problem.line())))
             }
@@ -254,20 +240,10 @@ impl Error {
     }
 }
 
-impl From<asv_model::Error> for Error {
-    fn from(e: asv_model::Error) -> Self {
-        match e {
-            asv_model::Error::NotUtf8 { path } => Error::NotUtf8 { path },
-            asv_model::Error::Declaration {
-                path,
-                line,
-                problem,
-            } => Error::Declaration {
-                path,
-                line,
-                problem,
-            },
-        }
+impl Error {
+    /// The refusal of a text file (from the root) that is not UTF-8.
+    pub fn not_utf8(path: impl Into<String>) -> Self {
+        Error::Model(asv_model::Error::NotUtf8 { path: path.into() })
     }
 }
 

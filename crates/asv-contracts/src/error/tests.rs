@@ -382,18 +382,16 @@ fn sides_and_locations() {
             Some(Location::file("skills/a/x")),
         ),
         (
-            Error::NotUtf8 {
-                path: "contracts/a.md".into(),
-            },
+            Error::not_utf8("contracts/a.md"),
             Side::Input,
             Some(Location::file("contracts/a.md")),
         ),
         (
-            Error::Declaration {
+            Error::Model(asv_model::Error::Declaration {
                 path: "skills/a/SKILL.md".into(),
                 line: Some(4),
                 problem: asv_model::error::DeclarationProblem::TabIndent,
-            },
+            }),
             Side::Input,
             Some(Location::at("skills/a/SKILL.md", Some(4))),
         ),

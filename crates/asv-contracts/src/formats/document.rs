@@ -54,12 +54,10 @@ impl CanonicalBody {
     /// Decodes `bytes` as strict UTF-8 and canonicalizes them.
     ///
     /// # Errors
-    /// [`Error::NotUtf8`] when they are not UTF-8; [`Error::ContractText`] as for
+    /// [`asv_model::Error::NotUtf8`] when they are not UTF-8; [`Error::ContractText`] as for
     /// [`CanonicalBody::from_text`].
     pub fn from_bytes(path: &str, bytes: &[u8]) -> Result<Self> {
-        let text = std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
-            path: path.to_owned(),
-        })?;
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::not_utf8(path))?;
         Self::from_text(path, text)
     }
 

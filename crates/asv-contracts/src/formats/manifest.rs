@@ -131,9 +131,7 @@ impl Manifest {
         let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
             return Ok(Manifest::default());
         };
-        let text = std::str::from_utf8(&bytes).map_err(|_| Error::NotUtf8 {
-            path: MANIFEST_FILE.to_owned(),
-        })?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| Error::not_utf8(MANIFEST_FILE))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         Self::parse(text)
     }

@@ -239,9 +239,7 @@ pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
     let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
         return Ok(None);
     };
-    let before = String::from_utf8(bytes).map_err(|_| Error::NotUtf8 {
-        path: MANIFEST_FILE.to_owned(),
-    })?;
+    let before = String::from_utf8(bytes).map_err(|_| Error::not_utf8(MANIFEST_FILE))?;
     let mut lines = Lines::parse(&before);
     let declared: std::collections::BTreeSet<&ContractId> =
         repo.skills.iter().flat_map(|s| s.declared.iter()).collect();

@@ -53,7 +53,7 @@ pub struct CachedText {
 /// `None` when no file stands at `site`.
 ///
 /// # Errors
-/// [`crate::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal (a link or a
+/// [`asv_model::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal (a link or a
 /// wrong kind of entry on the way, at the text, or anywhere in the conformance tree).
 pub fn read_text(root: &Root, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
     let Some(bytes) = root.read_file(site)? else {

@@ -161,7 +161,7 @@ impl<'t> Repository<'t> {
     /// Reads `id`'s canonical text and conformance tree.
     ///
     /// # Errors
-    /// [`Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal.
+    /// [`asv_model::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal.
     pub fn canonical(&self, id: &ContractId) -> Result<Canonical> {
         let path = self.manifest.canonical_path(id);
         if let Some(Origin::Remote { source, .. }) = self.manifest.contracts.get(id) {

@@ -28,11 +28,10 @@ use crate::plan::{
 };
 use crate::tree::{Root, join, kind_of, parent_of};
 
-mod faults;
 mod names;
 
-pub(crate) use faults::Calls;
-pub use faults::FaultPlan;
+use crate::faults::Calls;
+pub use crate::faults::FaultPlan;
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 use names::{parked_name, staged_name};
 
@@ -578,7 +577,41 @@ fn create_new(abs: &Path, mode: u32) -> io::Result<File> {
         .open(abs)
 }
 
-pub(crate) fn apply(plan: Plan<'_>) -> Result<Applied> {
+// The plan's way out lives here, beside the steps it runs, so the plan module never
+// reaches into the apply module (plan is the lower layer).
+impl Plan<'_> {
+    /// Injects failures into [`Plan::apply`] (tests of interrupted runs only).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_faults(mut self, faults: FaultPlan) -> Self {
+        self.faults = Some(faults);
+        self
+    }
+
+    /// Carries the plan out: stages every new entry beside its destination (a sibling named
+    /// `.<name>.asv-staged-<random>`), then at each destination parks the previous entry
+    /// (`.<name>.asv-staged-<random>.previous`) and moves the staged one in (exchanged in one
+    /// step where the file system can), and only when every destination holds its new state
+    /// removes what it parked. Parent directories a `create` needs are made.
+    ///
+    /// A failure before that commit point is rolled back in reverse: staged entries are
+    /// removed, parked entries moved back, made directories removed, so every destination
+    /// holds again what it held. A parked entry is never deleted on a failure path. After the
+    /// commit point, a parked entry that cannot be removed is a [`Warning`] in
+    /// the result. A tree that is removed is made owner-writable first.
+    ///
+    /// # Errors
+    /// The failure that stopped the change, unchanged, once rolled back: [`Error::Io`] for a
+    /// failing call, [`Error::DestChanged`] when a destination changed since planning, the
+    /// copy source's errors, a callback's own error. When the rollback cannot complete,
+    /// [`Error::RollbackIncomplete`] naming every destination whose previous entry is still
+    /// parked (and where), with the failure as its source.
+    pub fn apply(self) -> Result<Applied> {
+        apply(self)
+    }
+}
+
+fn apply(plan: Plan<'_>) -> Result<Applied> {
     let Plan {
         root: tree,
         mut entries,

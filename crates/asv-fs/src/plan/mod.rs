@@ -54,8 +54,8 @@ use std::fmt;
 use std::fs;
 use std::path::Path;
 
-use crate::apply::{Applied, Calls, FaultPlan};
 use crate::error::{EntryKind, Error, Result};
+use crate::faults::{Calls, FaultPlan};
 use crate::tree::{Root, join};
 mod change;
 mod source;
@@ -450,36 +450,6 @@ impl<'t> Plan<'t> {
             out.push('\n');
         }
         out
-    }
-
-    /// Injects failures into [`Plan::apply`] (tests of interrupted runs only).
-    #[doc(hidden)]
-    #[must_use]
-    pub fn with_faults(mut self, faults: FaultPlan) -> Self {
-        self.faults = Some(faults);
-        self
-    }
-
-    /// Carries the plan out: stages every new entry beside its destination (a sibling named
-    /// `.<name>.asv-staged-<random>`), then at each destination parks the previous entry
-    /// (`.<name>.asv-staged-<random>.previous`) and moves the staged one in (exchanged in one
-    /// step where the file system can), and only when every destination holds its new state
-    /// removes what it parked. Parent directories a `create` needs are made.
-    ///
-    /// A failure before that commit point is rolled back in reverse: staged entries are
-    /// removed, parked entries moved back, made directories removed, so every destination
-    /// holds again what it held. A parked entry is never deleted on a failure path. After the
-    /// commit point, a parked entry that cannot be removed is a [`crate::apply::Warning`] in
-    /// the result. A tree that is removed is made owner-writable first.
-    ///
-    /// # Errors
-    /// The failure that stopped the change, unchanged, once rolled back: [`Error::Io`] for a
-    /// failing call, [`Error::DestChanged`] when a destination changed since planning, the
-    /// copy source's errors, a callback's own error. When the rollback cannot complete,
-    /// [`Error::RollbackIncomplete`] naming every destination whose previous entry is still
-    /// parked (and where), with the failure as its source.
-    pub fn apply(self) -> Result<Applied> {
-        crate::apply::apply(self)
     }
 }
 

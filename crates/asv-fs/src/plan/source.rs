@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::OFlags;
 
-use crate::apply::Calls;
 use crate::error::{EntryKind, Error, Result};
+use crate::faults::Calls;
 use crate::tree::{join, kind_of};
 
 /// One entry met by [`walk_source`].

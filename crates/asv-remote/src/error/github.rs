@@ -13,9 +13,9 @@ use crate::ObjectFormat;
 /// Which of the two GitHub hosts a request goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
-    /// The API host ([`crate::github::API_HOST`]).
+    /// The API host (`https://api.github.com` unless a test points it elsewhere).
     Api,
-    /// The raw-content host ([`crate::github::RAW_HOST`]).
+    /// The raw-content host (`https://raw.githubusercontent.com` unless a test points it elsewhere).
     Raw,
 }
 

@@ -5,8 +5,7 @@
 //! crate's dev-dependency on itself enables for its tests. They need git (with
 //! `git http-backend`, part of every git install) and nothing else.
 
-#[path = "support/git_server.rs"]
-mod git_server;
+use crate::support::git_server;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -2,8 +2,7 @@
 //! GitHub API, then `gen` and `verify` on what they wrote. The endpoints are asv-remote's
 //! `test-hooks`, which this crate's dev-dependency enables.
 
-#[path = "../../asv-remote/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

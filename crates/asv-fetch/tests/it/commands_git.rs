@@ -1,10 +1,8 @@
 //! `add`, `fetch` and `update` with a generic git source: real `git` over HTTPS on 127.0.0.1
 //! (`git http-backend` behind a TLS bridge with a test CA), then `gen` and `verify`. The extra
 //! environment for git is asv-remote's `test-hooks`, which this crate's dev-dependency enables.
-#![allow(clippy::disallowed_methods)]
 
-#[path = "../../asv-remote/tests/support/git_server.rs"]
-mod git_server;
+use crate::support::git_server;
 
 use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;

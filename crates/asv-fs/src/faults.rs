@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 #[derive(Debug, Clone, Default)]
 pub struct FaultPlan {
     faults: BTreeMap<usize, i32>,
-    pub(super) no_exchange: bool,
+    pub(crate) no_exchange: bool,
 }
 
 impl FaultPlan {
@@ -37,7 +37,7 @@ impl FaultPlan {
 /// The counter every file system call of an apply steps through.
 #[derive(Debug)]
 pub(crate) struct Calls<'f> {
-    pub(super) faults: Option<&'f FaultPlan>,
+    pub(crate) faults: Option<&'f FaultPlan>,
     count: AtomicUsize,
 }
 
@@ -50,7 +50,7 @@ impl<'f> Calls<'f> {
         }
     }
 
-    pub(super) fn new(faults: Option<&'f FaultPlan>) -> Self {
+    pub(crate) fn new(faults: Option<&'f FaultPlan>) -> Self {
         Calls {
             faults,
             count: AtomicUsize::new(0),
@@ -66,7 +66,7 @@ impl<'f> Calls<'f> {
         }
     }
 
-    pub(super) fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.count.load(Ordering::Relaxed)
     }
 }

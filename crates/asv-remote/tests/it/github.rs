@@ -4,7 +4,7 @@
 //! `GitHub::with_endpoints` exists only with the `test-hooks` feature, which this crate's
 //! dev-dependency on itself enables for its tests.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 
