@@ -2,9 +2,9 @@
 //!
 //! Every line a command prints is first a [`Line`] — its level, kind, path, contract id, line
 //! number and message — from which the text form (`<kind>: <message>`) and the GitHub
-//! annotation are rendered. In `--format json` a line is one serde serialisation: of the
-//! [`Finding`] shape for contract violations, `gen` events and skill findings, and of a typed
-//! record of its own for each skill command's result.
+//! annotation are rendered. In `--format json` a line is one serde serialisation of a
+//! [`Record`]: those five shared fields, then the fields of the command's own (docs/JSON.md
+//! lists every kind and its fields; a test holds the output to that page).
 
 use asv_contracts::{Event, Violation};
 use asv_skills::install::Installed;
@@ -85,96 +85,105 @@ impl<'a> Line<'a> {
         )
     }
 
-    /// The JSON record of a finding: every shared field, `null` where absent.
-    fn finding(&self) -> Finding<'_> {
-        Finding {
-            kind: self.kind,
+    /// The JSON record of the line: every shared field (`null` where absent), then `fields`,
+    /// under the JSON kind `kind` (which differs from the line's own only where the text and
+    /// GitHub forms name a state the JSON record carries as a field).
+    fn record<'r, F: Serialize>(&'r self, kind: &'r str, fields: F) -> Record<'r, F> {
+        Record {
+            kind,
             path: self.path,
             id: self.id,
             line: self.line,
             message: &self.message,
+            fields,
         }
     }
 
-    /// The line in `format`, with `record` as its JSON form.
-    fn render(&self, format: Format, record: &impl Serialize) -> String {
+    /// The line in `format`, with `fields` after the shared ones in JSON.
+    fn render(&self, format: Format, fields: impl Serialize) -> String {
+        self.render_as(format, self.kind, fields)
+    }
+
+    /// As [`Line::render`], the JSON record saying `kind`.
+    fn render_as(&self, format: Format, kind: &str, fields: impl Serialize) -> String {
         match format {
             Format::Text => self.text(),
             Format::Github => self.annotation(),
-            Format::Json => json(record),
+            Format::Json => json(&self.record(kind, fields)),
         }
     }
 
-    /// The line in `format`, as a finding in JSON.
+    /// The line in `format`, with no fields but the shared ones.
     fn render_finding(&self, format: Format) -> String {
-        self.render(format, &self.finding())
+        self.render(format, NoFields {})
     }
 }
 
-/// One finding in `--format json`: a stable shape of its own, so internals can change.
+/// One line in `--format json`: a stable shape of its own, so internals can change. Every
+/// record has the five shared fields, in this order; a command's own follow, named in
+/// camelCase.
 #[derive(Serialize)]
-struct Finding<'a> {
+struct Record<'a, F> {
     kind: &'a str,
     path: Option<&'a str>,
     id: Option<&'a str>,
     line: Option<usize>,
     message: &'a str,
+    #[serde(flatten)]
+    fields: F,
 }
 
-// The skill commands' records. Their fields are declared in byte order of their names: that is
-// the order these objects have always been printed in, and serde keeps declaration order.
+/// A record with only the shared fields: violations, `gen` events, plan entries.
+#[derive(Serialize)]
+struct NoFields {}
+
+// The fields of each command's own, after the shared ones. Names are camelCase, in the order
+// declared here (serde keeps it).
 
 /// `skill add`: what was placed.
 #[derive(Serialize)]
-struct AddedRecord<'a> {
-    hash: &'a str,
-    kind: &'static str,
+struct AddedFields<'a> {
     name: &'a str,
-    path: &'a str,
-    revision: &'a str,
     source: &'a str,
+    revision: &'a str,
+    hash: &'a str,
 }
 
 /// `skill status`: one skill's state.
 #[derive(Serialize)]
-struct StatusRecord<'a> {
-    kind: &'static str,
+struct StatusFields<'a> {
     name: &'a str,
-    reason: Option<&'a str>,
-    revision: &'a str,
-    source: &'a str,
     state: &'a str,
+    reason: Option<&'a str>,
+    source: &'a str,
+    revision: &'a str,
 }
 
 /// `skill pull`: what happened to one skill.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum PulledRecord<'a> {
+enum PulledFields<'a> {
     UpToDate {
-        kind: &'static str,
         name: &'a str,
         revision: &'a str,
     },
     Updated {
+        name: &'a str,
         from: &'a str,
+        to: &'a str,
         #[serde(rename = "keptLocal")]
         kept_local: bool,
-        kind: &'static str,
-        name: &'a str,
-        to: &'a str,
     },
     Conflicts {
-        conflicts: Vec<ConflictRecord<'a>>,
-        kind: &'static str,
         name: &'a str,
         revision: &'a str,
         written: bool,
+        conflicts: Vec<ConflictRecord<'a>>,
     },
     RemovedUpstream {
-        kind: &'static str,
-        modified: bool,
         name: &'a str,
         revision: &'a str,
+        modified: bool,
     },
 }
 
@@ -187,39 +196,67 @@ struct ConflictRecord<'a> {
 
 /// `skill resolve`: the revision recorded.
 #[derive(Serialize)]
-struct ResolvedRecord<'a> {
-    kind: &'static str,
+struct ResolvedFields<'a> {
     name: &'a str,
     revision: &'a str,
 }
 
 /// `skill pack`: the archive written.
 #[derive(Serialize)]
-struct PackedRecord<'a> {
-    bytes: usize,
-    files: usize,
-    hash: &'a str,
-    kind: &'static str,
+struct PackedFields<'a> {
     name: &'a str,
-    path: &'a str,
+    files: usize,
+    bytes: usize,
+    hash: &'a str,
     /// The archive file's own sha256, beside `hash`, the skill's tree hash.
     zip: &'a str,
 }
 
-/// `skill install --dry-run`: one planned change.
+/// `gen --dry-run`, `skill install --dry-run`: one planned change.
 #[derive(Serialize)]
-struct PlanRecord {
-    kind: &'static str,
-    message: String,
+struct PlanFields<'a> {
+    action: &'a str,
 }
 
 /// `skill install`: one skill placed.
 #[derive(Serialize)]
-struct InstalledRecord<'a> {
-    hash: &'a str,
-    kind: &'static str,
+struct InstalledFields<'a> {
     name: &'a str,
-    path: &'a str,
+    hash: &'a str,
+}
+
+/// `skill validate` and the warnings of other skill commands: the rule a finding is about.
+#[derive(Serialize)]
+struct FindingFields<'a> {
+    rule: &'a str,
+}
+
+/// `skill hash`.
+#[derive(Serialize)]
+struct HashFields<'a> {
+    hash: &'a str,
+}
+
+/// `skill diff`.
+#[derive(Serialize)]
+struct DiffFields<'a> {
+    name: &'a str,
+    from: &'a str,
+    to: &'a str,
+    diff: &'a str,
+}
+
+/// A refusal: which side it lies with.
+#[derive(Serialize)]
+struct RefusalFields {
+    side: &'static str,
+}
+
+/// `self-test`: the vectors checked, and how many the build disagrees with.
+#[derive(Serialize)]
+struct CheckedFields<'a> {
+    vectors: &'a [&'a str],
+    failed: usize,
 }
 
 /// One JSON line. The records hold only strings, numbers, booleans and lists of them, which
@@ -251,6 +288,19 @@ pub fn violation(format: Format, v: &Violation) -> String {
     .render_finding(format)
 }
 
+/// Renders one violation as a line about `path` at `line` instead of its own path: a
+/// `closure` annotation points at the SKILL.md line that declares the missing contract, where
+/// the fix is made, not at the file that is not there.
+pub fn violation_at(format: Format, v: &Violation, path: &str, line: Option<usize>) -> String {
+    Line {
+        id: v.id().map(|i| i.as_str()),
+        line,
+        path: Some(path),
+        ..Line::new(Level::Error, v.kind(), v.message())
+    }
+    .render_finding(format)
+}
+
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
     let (kind, level) = match f.severity {
@@ -263,7 +313,12 @@ pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
             line: f.line,
             ..Line::new(level, kind, f.message.clone()).at(&f.path)
         }
-        .render_finding(format),
+        .render(
+            format,
+            FindingFields {
+                rule: f.rule.code(),
+            },
+        ),
     }
 }
 
@@ -298,13 +353,11 @@ pub fn added(format: Format, a: &Added) -> String {
     };
     Line::new(Level::Notice, "added", message).at(&dir).render(
         format,
-        &AddedRecord {
-            hash: &a.hash,
-            kind: "added",
+        AddedFields {
             name: &a.name,
-            path: &dir,
-            revision: a.pin.as_str(),
             source: &a.source,
+            revision: a.pin.as_str(),
+            hash: &a.hash,
         },
     )
 }
@@ -316,38 +369,56 @@ pub fn status(format: Format, s: &Status) -> String {
         _ => None,
     };
     let state = s.state.as_str();
-    if format == Format::Text {
-        return match reason {
-            Some(why) => format!("{}: {state} ({why})", s.name),
-            None => format!("{}: {state}", s.name),
-        };
-    }
-    let level = if matches!(s.state, State::Clean | State::Modified) {
-        Level::Notice
-    } else {
-        Level::Warning
+    let shown = match reason {
+        Some(why) => format!("{state} ({why})"),
+        None => state.to_owned(),
     };
-    let dir = skill_dir(&s.name);
-    Line::new(level, state, reason.unwrap_or(state).to_owned())
-        .at(&dir)
-        .render(
-            format,
-            &StatusRecord {
-                kind: "status",
-                name: &s.name,
-                reason,
-                revision: &s.revision,
-                source: &s.source,
-                state,
-            },
-        )
+    match format {
+        Format::Text => format!("{}: {shown}", s.name),
+        Format::Github => {
+            let level = if matches!(s.state, State::Clean | State::Modified) {
+                Level::Notice
+            } else {
+                Level::Warning
+            };
+            Line::new(level, state, reason.unwrap_or(state).to_owned())
+                .at(&skill_dir(&s.name))
+                .annotation()
+        }
+        Format::Json => Line::new(Level::Notice, "status", shown)
+            .at(&skill_dir(&s.name))
+            .render(
+                format,
+                StatusFields {
+                    name: &s.name,
+                    state,
+                    reason,
+                    source: &s.source,
+                    revision: &s.revision,
+                },
+            ),
+    }
 }
 
 /// Renders what `skill pull` did to one skill (one or more lines).
 pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     match format {
         Format::Text => p.lines(),
-        Format::Json => vec![json(&pulled_record(p))],
+        Format::Json => {
+            let (kind, name) = match p {
+                Pulled::UpToDate { name, .. } => ("up-to-date", name),
+                Pulled::Updated { name, .. } => ("updated", name),
+                Pulled::Conflicts { name, .. } => ("conflicts", name),
+                Pulled::RemovedUpstream { name, .. } => ("removed-upstream", name),
+            };
+            let dir = skill_dir(name);
+            let head = p.lines().into_iter().next().unwrap_or_default();
+            vec![
+                Line::new(Level::Notice, kind, head)
+                    .at(&dir)
+                    .render(format, pulled_fields(p)),
+            ]
+        }
         Format::Github => match p {
             Pulled::Conflicts {
                 name, conflicts, ..
@@ -376,32 +447,30 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     }
 }
 
-/// The JSON record of one skill's pull.
-fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
+/// The fields of one skill's pull in JSON.
+fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
     match p {
-        Pulled::UpToDate { name, revision } => PulledRecord::UpToDate {
-            kind: "up-to-date",
-            name,
-            revision,
-        },
+        Pulled::UpToDate { name, revision } => PulledFields::UpToDate { name, revision },
         Pulled::Updated {
             name,
             from,
             to,
             kept_local,
-        } => PulledRecord::Updated {
-            from,
-            kept_local: *kept_local,
-            kind: "updated",
+        } => PulledFields::Updated {
             name,
+            from,
             to,
+            kept_local: *kept_local,
         },
         Pulled::Conflicts {
             name,
             revision,
             conflicts,
             written,
-        } => PulledRecord::Conflicts {
+        } => PulledFields::Conflicts {
+            name,
+            revision,
+            written: *written,
             conflicts: conflicts
                 .iter()
                 .map(|c| ConflictRecord {
@@ -409,20 +478,15 @@ fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
                     path: format!("{}/{}", skill_dir(name), c.path),
                 })
                 .collect(),
-            kind: "conflicts",
-            name,
-            revision,
-            written: *written,
         },
         Pulled::RemovedUpstream {
             name,
             revision,
             modified,
-        } => PulledRecord::RemovedUpstream {
-            kind: "removed-upstream",
-            modified: *modified,
+        } => PulledFields::RemovedUpstream {
             name,
             revision,
+            modified: *modified,
         },
     }
 }
@@ -432,14 +496,7 @@ pub fn resolved(format: Format, name: &str, revision: &str) -> String {
     let dir = skill_dir(name);
     Line::new(Level::Notice, "resolved", format!("{name} at {revision}"))
         .at(&dir)
-        .render(
-            format,
-            &ResolvedRecord {
-                kind: "resolved",
-                name,
-                revision,
-            },
-        )
+        .render(format, ResolvedFields { name, revision })
 }
 
 /// `1,234,567`.
@@ -491,13 +548,11 @@ pub fn packed(format: Format, p: &Packed, output: &str) -> String {
         .at(output)
         .render(
             format,
-            &PackedRecord {
-                bytes: p.zip.len(),
-                files: p.files,
-                hash: &p.hash,
-                kind: "packed",
+            PackedFields {
                 name: &p.name,
-                path: output,
+                files: p.files,
+                bytes: p.zip.len(),
+                hash: &p.hash,
                 zip: &zip,
             },
         )
@@ -520,13 +575,21 @@ pub fn planned(
     if let Some(reason) = planned.reason().filter(|_| reasons) {
         message.push_str(&format!(" ({reason})"));
     }
-    Line::new(Level::Notice, "plan", message).render(
-        format,
-        &PlanRecord {
-            kind: "plan",
+    let dest = format!("{shown_root}{}", planned.dest());
+    match format {
+        // The JSON message is the plan's own words, the destination unquoted in `path`.
+        Format::Json => Line {
             message: planned.to_string(),
-        },
-    )
+            ..Line::new(Level::Notice, "plan", String::new()).at(&dest)
+        }
+        .render(
+            format,
+            PlanFields {
+                action: &planned.action().to_string(),
+            },
+        ),
+        _ => Line::new(Level::Notice, "plan", message).render_finding(format),
+    }
 }
 
 /// Renders what `skill install` did, or would do for a dry run (`shown_root` prefixes each
@@ -549,17 +612,80 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
                 format!("{name} -> {shown} ({hash})"),
             )
             .at(&shown)
-            .render(
-                format,
-                &InstalledRecord {
-                    hash,
-                    kind: "installed",
-                    name,
-                    path: &shown,
-                },
-            )
+            .render(format, InstalledFields { name, hash })
         })
         .collect()
+}
+
+/// Renders a skill's tree hash (`skill hash`): the bare hash as text, so a script can take it
+/// as it is.
+pub fn hash(format: Format, dir: &str, hash: &str) -> String {
+    match format {
+        Format::Text => hash.to_owned(),
+        _ => Line::new(Level::Notice, "hash", hash.to_owned())
+            .at(dir)
+            .render(format, HashFields { hash }),
+    }
+}
+
+/// Renders `skill diff`: the unified diff's lines as text, one record in JSON.
+pub fn diff(format: Format, name: &str, from: &str, to: &str, text: &str) -> Vec<String> {
+    match format {
+        Format::Json => vec![
+            Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
+                .at(&skill_dir(name))
+                .render(
+                    format,
+                    DiffFields {
+                        name,
+                        from,
+                        to,
+                        diff: text,
+                    },
+                ),
+        ],
+        _ => text.lines().map(str::to_owned).collect(),
+    }
+}
+
+/// Renders what `init` made.
+pub fn made(format: Format, made: &asv_contracts::init::Made) -> String {
+    let text = made.line();
+    let (kind, message) = text.split_once(": ").unwrap_or(("created", text.as_str()));
+    let path = match made {
+        asv_contracts::init::Made::Directory(dir) => dir,
+        asv_contracts::init::Made::IgnoreRule { .. } => ".gitignore",
+    };
+    Line::new(Level::Notice, kind, message.to_owned())
+        .at(path)
+        .render_finding(format)
+}
+
+/// Renders a refusal for `--format json` (a record of kind `error` with its side) or `github`
+/// (an error annotation at the file and line it names).
+pub fn refusal(
+    format: Format,
+    side: asv_fs::Side,
+    location: Option<&asv_fs::Location>,
+    message: &str,
+) -> String {
+    Line {
+        path: location.map(|l| l.file.as_str()),
+        line: location.and_then(|l| l.line),
+        ..Line::new(Level::Error, "error", message.to_owned())
+    }
+    .render(format, RefusalFields { side: side.name() })
+}
+
+/// Renders what `self-test` checked: `vectors` by name, `failed` of them disagreeing.
+pub fn checked(format: Format, vectors: &[&str], failed: usize) -> String {
+    let agree = vectors.len() - failed.min(vectors.len());
+    let message = format!(
+        "{} embedded vectors checked ({}); {agree} agree",
+        vectors.len(),
+        vectors.join(", ")
+    );
+    Line::new(Level::Notice, "checked", message).render(format, CheckedFields { vectors, failed })
 }
 
 #[cfg(test)]

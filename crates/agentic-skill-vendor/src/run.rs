@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::cli::{Cli, Command, SkillCommand};
+use crate::cli::{Cli, Command, Format, SkillCommand};
 use crate::commands::{self, Report};
 use crate::exit::ExitStatus;
 use crate::settings::{Settings, USAGE_HINT};
@@ -140,6 +140,28 @@ fn help_hint(err: &clap::Error) -> String {
     }
 }
 
+/// The `--format` the command line asks for, read past whatever else on it failed to parse,
+/// so a job that asked for JSON gets its usage refusal as JSON too. Text when it names none
+/// (or one that does not exist, which is then the refusal).
+fn requested_format() -> Format {
+    use clap::ValueEnum;
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
+        .collect();
+    let value = args.iter().enumerate().rev().find_map(|(i, arg)| {
+        if arg == "--format" {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            arg.strip_prefix("--format=")
+        }
+    });
+    value
+        .and_then(|v| Format::from_str(v, false).ok())
+        .unwrap_or(Format::Text)
+}
+
 /// Writes lines to stdout; a closed pipe ends the run quietly.
 fn emit(lines: &[String]) -> io::Result<()> {
     let stdout = io::stdout();
@@ -155,6 +177,14 @@ fn warn(warnings: &[String]) {
     let mut err = io::stderr().lock();
     for warning in warnings {
         let _ = writeln!(err, "warning: {warning}");
+    }
+}
+
+/// Writes notes to stderr as they are.
+fn note(notes: &[String]) {
+    let mut err = io::stderr().lock();
+    for line in notes {
+        let _ = writeln!(err, "{line}");
     }
 }
 
@@ -174,7 +204,12 @@ pub fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 _ => {
-                    let _ = writeln!(io::stderr(), "error: {}", usage_refusal(&err));
+                    refuse(
+                        requested_format(),
+                        asv_fs::Side::Input,
+                        None,
+                        &usage_refusal(&err),
+                    );
                     ExitStatus::Refused.into()
                 }
             };
@@ -183,6 +218,7 @@ pub fn main() -> ExitCode {
     match run(&cli).and_then(|report| {
         if !cli.quiet {
             warn(&report.warnings);
+            note(&report.notes);
         }
         emit(&report.lines)?;
         Ok(report.status)
@@ -199,37 +235,48 @@ pub fn main() -> ExitCode {
                     message.push_str(&text);
                 }
             }
-            // A refusal is the user's to fix; a state this tool should never reach is ours.
-            let label = match side_of(&err) {
-                asv_fs::Side::Internal => "internal error",
-                _ => "error",
-            };
-            let _ = writeln!(io::stderr(), "{label}: {message}");
+            let (side, location) = fault_of(&err);
+            refuse(cli.format, side, location.as_ref(), &message);
             ExitStatus::Refused.into()
         }
     }
 }
 
-/// Which side a failure lies with, asked of the error of the crate that raised it (a refusal
-/// worded here is the input's).
-fn side_of(err: &anyhow::Error) -> asv_fs::Side {
-    if let Some(e) = err.downcast_ref::<asv_contracts::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_skills::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_fs::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_skilltree::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_model::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_fetch::Error>() {
-        e.side()
-    } else if let Some(e) = err.downcast_ref::<asv_remote::Error>() {
-        e.side()
-    } else {
-        asv_fs::Side::Input
+/// Says a refusal: `error: <message>` on stderr (`internal error:` for a state this tool
+/// should never reach, since a refusal is the user's to fix and that is ours), and in
+/// `--format json` or `github` also as the stream's last line on stdout, so a job that parses
+/// the report parses a failure too.
+fn refuse(format: Format, side: asv_fs::Side, location: Option<&asv_fs::Location>, message: &str) {
+    let label = match side {
+        asv_fs::Side::Internal => "internal error",
+        _ => "error",
+    };
+    let _ = writeln!(io::stderr(), "{label}: {message}");
+    if format != Format::Text {
+        let _ = emit(&[crate::render::refusal(format, side, location, message)]);
     }
+}
+
+/// Which side a failure lies with and where it is, asked of the error of the crate that raised
+/// it (a refusal worded here is the input's, and names no file of its own).
+fn fault_of(err: &anyhow::Error) -> (asv_fs::Side, Option<asv_fs::Location>) {
+    macro_rules! ask {
+        ($($error:ty),*) => {
+            $(if let Some(e) = err.downcast_ref::<$error>() {
+                return (e.side(), e.location());
+            })*
+        };
+    }
+    ask!(
+        asv_contracts::Error,
+        asv_skills::Error,
+        asv_fs::Error,
+        asv_skilltree::Error,
+        asv_model::Error,
+        asv_fetch::Error,
+        asv_remote::Error
+    );
+    (asv_fs::Side::Input, None)
 }
 
 /// Dispatches the parsed command to its function.
@@ -251,7 +298,7 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
         Command::Completions { shell } => Ok(commands::help::completions(*shell)),
         Command::Man => commands::help::man(),
         Command::Skill { command } => match command {
-            SkillCommand::Hash { dir } => commands::skill::hash(dir),
+            SkillCommand::Hash { dir } => commands::skill::hash(s.format, dir),
             SkillCommand::Validate { dirs, strict } => commands::skill::validate(s, dirs, *strict),
             SkillCommand::Add {
                 repository,
@@ -300,13 +347,13 @@ mod tests {
             path: ".gitignore".into(),
             problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
         });
-        assert_eq!(side_of(&internal), asv_fs::Side::Internal);
+        assert_eq!(fault_of(&internal).0, asv_fs::Side::Internal);
         let input = anyhow::Error::from(asv_contracts::Error::NoSkillsDir);
-        assert_eq!(side_of(&input), asv_fs::Side::Input);
+        assert_eq!(fault_of(&input).0, asv_fs::Side::Input);
         let destination = anyhow::Error::from(asv_skills::Error::Occupied {
             path: "skills/a".into(),
         });
-        assert_eq!(side_of(&destination), asv_fs::Side::Destination);
+        assert_eq!(fault_of(&destination).0, asv_fs::Side::Destination);
         // A transport's refusal says its own side, through asv-fetch or directly.
         let ambiguous = || asv_remote::Error::Git {
             url: "https://git.example.com/c.git".into(),
@@ -317,11 +364,11 @@ mod tests {
             )),
         };
         assert_eq!(
-            side_of(&anyhow::Error::from(ambiguous())),
+            fault_of(&anyhow::Error::from(ambiguous())).0,
             asv_fs::Side::Input
         );
         let fetched = anyhow::Error::from(asv_fetch::Error::Transport(ambiguous()));
-        assert_eq!(side_of(&fetched), asv_fs::Side::Input);
+        assert_eq!(fault_of(&fetched).0, asv_fs::Side::Input);
         let limit = anyhow::Error::from(asv_remote::Error::GitHub {
             owner: "o".into(),
             repo: "r".into(),
@@ -329,10 +376,10 @@ mod tests {
                 request: asv_remote::error::Request::Repository,
             }),
         });
-        assert_eq!(side_of(&limit), asv_fs::Side::Environment);
+        assert_eq!(fault_of(&limit).0, asv_fs::Side::Environment);
         let fetch_input = anyhow::Error::from(asv_fetch::Error::NoSourceName);
-        assert_eq!(side_of(&fetch_input), asv_fs::Side::Input);
+        assert_eq!(fault_of(&fetch_input).0, asv_fs::Side::Input);
         let worded_here = anyhow::Error::from(crate::settings::Refusal("x".into()));
-        assert_eq!(side_of(&worded_here), asv_fs::Side::Input);
+        assert_eq!(fault_of(&worded_here).0, asv_fs::Side::Input);
     }
 }

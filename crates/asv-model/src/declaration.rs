@@ -148,6 +148,41 @@ pub fn declared_ids(path: &str, bytes: &[u8]) -> Result<Vec<ContractId>> {
         .unwrap_or_default())
 }
 
+/// The 1-based line of a SKILL.md on which `id` is declared: the first line of the
+/// frontmatter, from its `metadata:` key on, that holds `id` as a whole word (an id's
+/// characters are letters, digits, `.`, `_` and `-`), so a block list (`- id`), a flow list
+/// (`[a, id]`) and quoted ids are all found. `None` when the file is not UTF-8, has no
+/// frontmatter, or no such line: the caller then points at the file.
+///
+/// This looks at the text only, after [`read_frontmatter`] has accepted it; it is for saying
+/// where, never for deciding what is declared.
+///
+/// # Example
+/// ```
+/// let text = b"---\nname: a\nmetadata:\n  contracts:\n    - x\n    - style-guide\n---\n";
+/// let id = asv_model::id::ContractId::parse("style-guide")?;
+/// assert_eq!(asv_model::declaration::declaration_line(text, &id), Some(6));
+/// # Ok::<(), asv_model::id::IdProblem>(())
+/// ```
+pub fn declaration_line(bytes: &[u8], id: &ContractId) -> Option<usize> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.replace("\r\n", "\n");
+    let front = split_frontmatter("", &text).ok()??;
+    let is_id_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    front
+        .yaml
+        .split('\n')
+        .enumerate()
+        // Only top-level `metadata` (no indent), quoted or not, opens the search.
+        .skip_while(|(_, line)| !line.trim_start_matches(['"', '\'']).starts_with("metadata"))
+        .find(|(_, line)| {
+            line.split(|c| !is_id_char(c))
+                .any(|word| word == id.as_str())
+        })
+        .map(|(i, _)| front.first_line + i)
+}
+
 /// The ids under `metadata.contracts` of a frontmatter's YAML root.
 fn ids_of(path: &str, root: &Yaml) -> Result<Vec<ContractId>> {
     let metadata = match root {
@@ -244,6 +279,33 @@ mod tests {
     fn ids(text: &str) -> Result<Vec<String>> {
         declared_ids("skills/s/SKILL.md", text.as_bytes())
             .map(|v| v.into_iter().map(|i| i.to_string()).collect())
+    }
+
+    #[test]
+    fn the_line_declaring_an_id_is_found_in_every_spelling() {
+        let id = ContractId::parse("style").unwrap();
+        let rows: &[(&str, Option<usize>)] = &[
+            (
+                "---\nname: style\nmetadata:\n  contracts:\n    - style\n---\n",
+                Some(5),
+            ),
+            ("---\nmetadata:\n  contracts: [a, style]\n---\n", Some(3)),
+            (
+                "---\nmetadata:\n  contracts:\n    - \"style\"\n---\n",
+                Some(4),
+            ),
+            (
+                "\u{feff}---\r\nmetadata:\r\n  contracts: ['style']\r\n---\r\n",
+                Some(3),
+            ),
+            // A longer id holding this one is not it.
+            ("---\nmetadata:\n  contracts: [style-guide]\n---\n", None),
+            ("---\nname: a\n---\nstyle\n", None),
+            ("no frontmatter style\n", None),
+        ];
+        for (text, line) in rows {
+            assert_eq!(declaration_line(text.as_bytes(), &id), *line, "{text:?}");
+        }
     }
 
     #[test]

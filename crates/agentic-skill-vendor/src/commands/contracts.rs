@@ -18,6 +18,72 @@ fn violations(format: Format, violations: &[Violation]) -> Report {
     )
 }
 
+/// The violations of a contract command, with each `closure` annotated (in `--format github`)
+/// at the line of every SKILL.md that declares the missing contract.
+fn contract_violations(root: &asv_fs::Root, format: Format, found: &[Violation]) -> Report {
+    if format == Format::Text {
+        let mut report = violations(format, found);
+        report.notes = hints(found);
+        return report;
+    }
+    if format != Format::Github {
+        return violations(format, found);
+    }
+    let mut lines = Vec::with_capacity(found.len());
+    for v in found {
+        let Violation::Closure { id, skills, .. } = v else {
+            lines.push(render::violation(format, v));
+            continue;
+        };
+        for skill in skills {
+            let path = format!(
+                "{}/{}",
+                asv_fs::join(asv_model::layout::SKILLS_DIR, skill),
+                asv_model::layout::SKILL_MANIFEST
+            );
+            // Only for saying where: a SKILL.md that cannot be read here was read by the run.
+            let line = root
+                .read_file(&path)
+                .ok()
+                .flatten()
+                .and_then(|bytes| asv_model::declaration::declaration_line(&bytes, id));
+            lines.push(render::violation_at(format, v, &path, line));
+        }
+    }
+    Report::new(lines, !found.is_empty())
+}
+
+/// What to do about the violations found, once per kind, in the order the kinds first
+/// appear: the lines that do not already end in a next step of their own.
+fn hints(found: &[Violation]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    found
+        .iter()
+        .filter(|v| seen.insert(v.kind()))
+        .filter_map(|v| {
+            let hint = match v {
+                Violation::Closure { .. } => {
+                    "closure: write each missing canonical text at the path named, or take the id out of metadata.contracts in the SKILL.md files named; then run gen"
+                }
+                Violation::Drift { .. } => {
+                    "drift: a copy was edited or is out of date; run gen to write it again from its canonical text (edit the canonical text, never the copy)"
+                }
+                Violation::Extra { .. } => {
+                    "extra: delete each file named, or declare its contract under metadata.contracts in that skill's SKILL.md and run gen"
+                }
+                Violation::Lock { .. } => {
+                    "lock: run gen to write vendor-lock.json from the declarations and canonical texts, then commit it with them"
+                }
+                Violation::ConformanceMismatch { .. } => {
+                    "conformance-mismatch: the contract's conformance tests changed; run gen to record their digest"
+                }
+                _ => return None,
+            };
+            Some(format!("hint: {hint}"))
+        })
+        .collect()
+}
+
 fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
     Report::new(
         events.iter().map(|e| render::event(format, e)).collect(),
@@ -53,7 +119,15 @@ fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
 
 /// `self-test`.
 pub fn self_test(settings: &Settings) -> Report {
-    violations(settings.format, &asv_contracts::selftest::run())
+    let checked = asv_contracts::selftest::check();
+    let mut report = violations(settings.format, &checked.failed);
+    let summary = render::checked(settings.format, &checked.vectors, checked.failed.len());
+    match settings.format {
+        // Text stdout is the TypeScript tool's (nothing when every vector agrees).
+        Format::Text => report.notes.push(summary),
+        _ => report.lines.push(summary),
+    }
+    report
 }
 
 /// `verify`.
@@ -63,7 +137,7 @@ pub fn self_test(settings: &Settings) -> Report {
 pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let repo = Repository::load(&tree)?;
-    let mut report = violations(settings.format, &asv_contracts::verify(&repo)?);
+    let mut report = contract_violations(&tree, settings.format, &asv_contracts::verify(&repo)?);
     report.warnings = repository_warnings(&repo);
     Ok(report)
 }
@@ -78,7 +152,7 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::generate(&repo)? {
         GenOutcome::Closure(found) => {
-            let mut report = violations(settings.format, &found);
+            let mut report = contract_violations(&tree, settings.format, &found);
             report.status = crate::exit::ExitStatus::Violations;
             report
         }
@@ -114,7 +188,7 @@ pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::plan_generate(&repo)? {
         Err(found) => {
-            let mut report = violations(settings.format, &found);
+            let mut report = contract_violations(&tree, settings.format, &found);
             report.status = crate::exit::ExitStatus::Violations;
             report
         }
@@ -188,5 +262,10 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let made = asv_contracts::init::init(&tree)?;
-    Ok(Report::new(made.iter().map(|m| m.line()).collect(), false))
+    Ok(Report::new(
+        made.iter()
+            .map(|m| render::made(settings.format, m))
+            .collect(),
+        false,
+    ))
 }

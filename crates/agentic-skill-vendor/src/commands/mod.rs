@@ -16,6 +16,9 @@ pub struct Report {
     /// Warnings for stderr, each without its `warning: ` label: what is worth a look but
     /// changes nothing the command does.
     pub warnings: Vec<String>,
+    /// Lines for stderr that say what was done or what to do next, without a label: in text
+    /// mode only (stdout keeps the lines the TypeScript tool prints), never with `--quiet`.
+    pub notes: Vec<String>,
 }
 
 impl Report {
@@ -25,6 +28,7 @@ impl Report {
             lines,
             status: ExitStatus::failed_if(failed),
             warnings: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }

@@ -21,14 +21,27 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
     found.iter().map(|f| render::finding(format, f)).collect()
 }
 
+/// A version's name as typed (`base`, `local`, `upstream`).
+fn version_name(v: SkillVersion) -> &'static str {
+    match v {
+        SkillVersion::Base => "base",
+        SkillVersion::Local => "local",
+        SkillVersion::Upstream => "upstream",
+    }
+}
+
 /// `skill hash <dir>`.
 ///
 /// # Errors
 /// No such directory; a refusal of what it holds.
-pub fn hash(dir: &Path) -> anyhow::Result<Report> {
+pub fn hash(format: Format, dir: &Path) -> anyhow::Result<Report> {
     let tree = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
     let skill = asv_skilltree::SkillTree::read(&tree, "")?;
-    Ok(Report::new(vec![skill.hash()], false))
+    let shown = dir.to_string_lossy();
+    Ok(Report::new(
+        vec![render::hash(format, &shown, &skill.hash())],
+        false,
+    ))
 }
 
 /// `skill validate [<dir>…] [--strict]`.
@@ -208,10 +221,14 @@ pub fn diff(
     let tree = settings.open_tree()?;
     let options = settings.transport_options()?;
     let text = lifecycle::diff(&tree, name, version(from), version(to), &options)?;
-    let lines = match settings.format {
-        Format::Json => vec![serde_json::json!({ "name": name, "diff": text }).to_string()],
-        _ => text.lines().map(str::to_owned).collect(),
-    };
+
+    let lines = render::diff(
+        settings.format,
+        name,
+        version_name(from),
+        version_name(to),
+        &text,
+    );
     Ok(Report::new(lines, false))
 }
 

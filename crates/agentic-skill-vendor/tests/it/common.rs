@@ -310,6 +310,43 @@ fn render_keeps_what_insta_would_trim() {
     assert!(regex.ends_with(r"/\.tmp[0-9A-Za-z]+"), "{regex}");
 }
 
+/// The what-to-do lines a contract command prints on stderr (text mode) after violations of
+/// `kinds`, in that order: exactly what a user reads.
+pub fn hints(kinds: &[&str]) -> String {
+    kinds
+        .iter()
+        .map(|kind| {
+            let hint = match *kind {
+                "closure" => "write each missing canonical text at the path named, or take the id out of metadata.contracts in the SKILL.md files named; then run gen",
+                "drift" => "a copy was edited or is out of date; run gen to write it again from its canonical text (edit the canonical text, never the copy)",
+                "extra" => "delete each file named, or declare its contract under metadata.contracts in that skill's SKILL.md and run gen",
+                "lock" => "run gen to write vendor-lock.json from the declarations and canonical texts, then commit it with them",
+                "conformance-mismatch" => "the contract's conformance tests changed; run gen to record their digest",
+                other => panic!("no hint for {other}"),
+            };
+            format!("hint: {kind}: {hint}\n")
+        })
+        .collect()
+}
+
+/// A run of a contract command that exits 1 with the violation lines `stdout`, and on stderr
+/// the hint of each kind among them that has one, once, in the order the kinds first appear.
+pub fn violations(stdout: &str) -> Run {
+    const HINTED: [&str; 5] = ["closure", "drift", "extra", "lock", "conformance-mismatch"];
+    let mut kinds: Vec<&str> = Vec::new();
+    for line in stdout.lines() {
+        let kind = line.split(':').next().unwrap_or("");
+        if HINTED.contains(&kind) && !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Run {
+        code: 1,
+        stdout: stdout.to_owned(),
+        stderr: hints(&kinds),
+    }
+}
+
 /// A run that exits 0, prints `stdout` and nothing on stderr.
 pub fn ok(stdout: &str) -> Run {
     Run {

@@ -160,7 +160,7 @@ fn closure_stops_gen_before_anything_is_written() {
             stdout: "closure: absent is declared by new-skill, other but contracts/absent.md does not exist\n\
                      closure: nowhere is declared by new-skill but contracts/nowhere.md does not exist\n"
                 .to_owned(),
-            stderr: String::new(),
+            stderr: crate::common::hints(&["closure"]),
         }
     );
     assert_eq!(repo.snapshot(), before);

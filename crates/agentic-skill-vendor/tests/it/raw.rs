@@ -1,7 +1,7 @@
 //! Raw-byte contracts on the real binary: bytes, lock, ownership and verify lines.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::{Repo, Run, ok};
+use crate::common::{Repo, ok, violations};
 
 /// The lock the TypeScript tool writes for this fixture, byte for byte (its own fixture
 /// `contracts-raw/good`); every digest was also recomputed by hand from FORMATS.md's framing.
@@ -56,14 +56,6 @@ const TS_LOCK: &str = r#"{
 const RUNTIME: &str = "sha256:cf590e04742b1129c5379e10ed5368f2ed17e4ab0cddbbe0c3a6c1b88752b57e";
 const RUNTIME_PLACEMENT: &str =
     "sha256:899c91fa3f00cb34ec9f229132446eeb2cfa4f9496128a4e8de03e6c7ce72ed8";
-
-fn violations(stdout: &str) -> Run {
-    Run {
-        code: 1,
-        stdout: stdout.to_owned(),
-        stderr: String::new(),
-    }
-}
 
 fn generated() -> Repo {
     let repo = Repo::fixture("raw");

@@ -1,21 +1,13 @@
 //! `verify`: every violation kind for local document contracts, exact lines and order.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::{self, Repo, Run, assert_run_snapshot, skill_md};
+use crate::common::{self, Repo, Run, assert_run_snapshot, skill_md, violations};
 
 const VERDICT: &str = "sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51";
 const STYLE: &str = "sha256:cea8f25f4e97d627c55eec0cf20e165fc1758df301a78fff67458c1c27b74af1";
 const CHANGELOG: &str = "sha256:1275923cb5f22fc6d1f481bd673666102eee696719f9cbc333702327c907552a";
 const CHANGELOG_CONFORMANCE: &str =
     "sha256:103849c809f5b15cb017bdbe23cbe6b210a94002fa2d33cdd3be9dcec5e492cb";
-
-fn violations(stdout: &str) -> Run {
-    Run {
-        code: 1,
-        stdout: stdout.to_owned(),
-        stderr: String::new(),
-    }
-}
 
 #[test]
 fn the_demo_verifies_clean_and_quietly() {
@@ -256,4 +248,87 @@ fn tree_change_residue_is_not_a_skill() {
         "{generated:?}"
     );
     assert!(!repo.exists("skills/.release-notes.asv-staged-0123456789ab/references"));
+}
+
+/// Every hint after a violation names a step that works: each row breaks the demo one way,
+/// checks verify prints that kind's hint, takes the step the hint names and finds verify clean.
+#[test]
+fn every_hint_names_a_step_that_works() {
+    type Step = fn(&Repo);
+    let gen_: Step = |repo| assert_eq!(repo.run(&["gen"]).code, 0, "gen");
+    let rows: Vec<(&str, Step, Step)> = vec![
+        (
+            "drift",
+            |repo| {
+                let copy = "skills/style-editor/references/vendor/writing-style.md";
+                repo.write(copy, repo.read_string(copy).replace("Short", "Brief"));
+            },
+            gen_,
+        ),
+        (
+            "extra",
+            |repo| repo.write("skills/review-writer/references/vendor/notes.md", "x\n"),
+            |repo| repo.remove("skills/review-writer/references/vendor/notes.md"),
+        ),
+        ("lock", |repo| repo.remove("vendor-lock.json"), gen_),
+        (
+            "conformance-mismatch",
+            |repo| repo.write("contracts/changelog-entry/conformance/cases/new.md", "x\n"),
+            gen_,
+        ),
+        (
+            "closure",
+            |repo| {
+                repo.write("kept.md", repo.read("contracts/verdict-format.md"));
+                repo.remove("contracts/verdict-format.md");
+            },
+            |repo| {
+                // "write each missing canonical text at the path named … then run gen"
+                repo.write("contracts/verdict-format.md", repo.read("kept.md"));
+                repo.remove("kept.md");
+                assert_eq!(repo.run(&["gen"]).code, 0, "gen");
+            },
+        ),
+    ];
+    for (kind, break_it, fix) in rows {
+        let repo = Repo::demo();
+        break_it(&repo);
+        let run = repo.run(&["verify"]);
+        assert_eq!(run.code, 1, "{kind}: {run:?}");
+        let hint = common::hints(&[kind]);
+        assert!(run.stderr.contains(&hint), "{kind}: {run:?}");
+        // The hint is said once however many lines of its kind there are, and only in text.
+        assert_eq!(run.stderr.matches(&hint).count(), 1, "{kind}");
+        assert_eq!(
+            repo.run(&["verify", "--format", "json"]).stderr,
+            "",
+            "{kind}"
+        );
+        assert_eq!(repo.run(&["verify", "-q"]).stderr, "", "{kind}");
+        fix(&repo);
+        assert_eq!(
+            repo.run(&["verify"]),
+            common::ok(""),
+            "{kind} after the step"
+        );
+    }
+}
+
+/// `--format github` puts a `closure` at the line of each SKILL.md that declares the missing
+/// contract, where the fix is made.
+#[test]
+fn a_closure_annotation_points_at_each_declaring_line() {
+    let repo = Repo::demo();
+    repo.remove("contracts/changelog-entry.md");
+    let run = repo.run(&["verify", "--format", "github"]);
+    let message = "changelog-entry is declared by release-notes, review-writer but contracts/changelog-entry.md does not exist";
+    assert_eq!(
+        run.stdout,
+        format!(
+            "::error file=skills/release-notes/SKILL.md,line=6,title=closure::{message}\n\
+             ::error file=skills/review-writer/SKILL.md,line=5,title=closure::{message}\n\
+             ::error file=vendor-lock.json,title=lock::vendor-lock.json differs from what the declarations and the lock render to\n"
+        )
+    );
+    assert_eq!(run.code, 1);
 }

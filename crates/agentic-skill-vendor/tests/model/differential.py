@@ -1705,8 +1705,16 @@ def mismatch(exp, act, before, before_meta):
         why.append("first stderr line does not name the file")
     # README: a key of the table this tool does not read is a warning on stderr (the model's
     # tables carry `note:` keys); anything else on stderr of a run that did not refuse is not.
+    # README: after violations, one `hint: <kind>: …` line per kind reported that has a hint.
+    hinted = {"closure", "drift", "extra", "lock", "conformance-mismatch"}
+    kinds_out = [l.split(":")[0] for l in act.stdout.split("\n") if l]
+    hint_kinds = [k for i, k in enumerate(kinds_out) if k in hinted and k not in kinds_out[:i]]
+    hint_lines = [l for l in act.stderr.split("\n") if l.startswith("hint: ")]
+    if [l.split(":")[1].strip() for l in hint_lines] != hint_kinds:
+        why.append("hints on stderr do not match the kinds reported")
     if exp.code in (0, 1) and any(
-            not (line.startswith("warning: vendor-manifest.yaml:") and 'unknown key "note"' in line)
+            not line.startswith("hint: ")
+            and not (line.startswith("warning: vendor-manifest.yaml:") and 'unknown key "note"' in line)
             and not (line.startswith(("warning: skills/", 'warning: "skills/'))
                      and line.endswith(": put back — it was edited by hand; a copy is written from its canonical text, so edit that instead"))
             for line in act.stderr.split("\n") if line):

@@ -78,15 +78,39 @@ fn vectors() -> Vec<Vector> {
 /// assert!(asv_contracts::selftest::run().is_empty());
 /// ```
 pub fn run() -> Vec<Violation> {
-    vectors()
-        .into_iter()
-        .filter(|v| v.computed != v.expected)
-        .map(|v| Violation::SelfTest {
-            name: v.name.to_owned(),
-            computed: asv_fs::quote::json_string(&v.computed),
-            expected: asv_fs::quote::json_string(&v.expected),
-        })
-        .collect()
+    check().failed
+}
+
+/// What a self-test run checked and what it found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The name of every vector checked, in the order checked.
+    pub vectors: Vec<&'static str>,
+    /// One violation per vector the tool disagrees with.
+    pub failed: Vec<Violation>,
+}
+
+/// Runs the embedded vectors and says which were checked, besides what [`run`] says.
+///
+/// # Example
+/// ```
+/// let checked = asv_contracts::selftest::check();
+/// assert!(checked.vectors.contains(&"contract digest") && checked.failed.is_empty());
+/// ```
+pub fn check() -> Checked {
+    let all = vectors();
+    Checked {
+        vectors: all.iter().map(|v| v.name).collect(),
+        failed: all
+            .into_iter()
+            .filter(|v| v.computed != v.expected)
+            .map(|v| Violation::SelfTest {
+                name: v.name.to_owned(),
+                computed: asv_fs::quote::json_string(&v.computed),
+                expected: asv_fs::quote::json_string(&v.expected),
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]
