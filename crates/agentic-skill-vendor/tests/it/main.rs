@@ -7,6 +7,7 @@
 
 mod common;
 mod harness;
+mod json_schema;
 // The fake GitHub server and the TLS git server of asv-remote's own tests, shared rather than
 // copied.
 #[path = "../../../asv-remote/tests/it/support/mod.rs"]
