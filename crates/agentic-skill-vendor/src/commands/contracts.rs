@@ -92,7 +92,7 @@ fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
 }
 
 /// What the repository holds that is likely a mistake though it changes nothing: keys of the
-/// table this tool does not read (typos, mostly), and `contracts` written at the top level of a
+/// table and of the lock this tool does not read (typos, mostly), and `contracts` written at the top level of a
 /// SKILL.md's frontmatter instead of under `metadata`.
 fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
     let table = asv_model::layout::MANIFEST;
@@ -105,6 +105,16 @@ fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
             None => format!("{table}: {k}"),
         })
         .collect();
+    if let asv_contracts::repository::LockFile::Present { bytes, .. } = &repo.lock_file {
+        let lock = asv_model::layout::CONTRACT_LOCK;
+        let text = String::from_utf8_lossy(bytes);
+        warnings.extend(asv_contracts::typos::unknown_lock_keys(&text).iter().map(
+            |k| match k.line {
+                Some(line) => format!("{lock}:{line}: {k} (gen writes the lock without it)"),
+                None => format!("{lock}: {k} (gen writes the lock without it)"),
+            },
+        ));
+    }
     warnings.extend(repo.skills.iter().filter_map(|skill| {
         skill.misplaced_contracts.map(|line| {
             let path = format!("{}/{}", skill.dir(), asv_model::layout::SKILL_MANIFEST);

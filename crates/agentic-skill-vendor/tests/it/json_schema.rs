@@ -92,7 +92,10 @@ impl<'de> serde::Deserialize<'de> for Ordered {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
                 let mut fields = Vec::new();
                 while let Some(entry) = map.next_entry::<String, Value>()? {
                     fields.push(entry);
@@ -143,7 +146,10 @@ fn every_command_prints_what_docs_json_says() {
     let doc = documented();
     // The order of fields is read as printed, or the order check would test nothing.
     let Ordered(probe) = serde_json::from_str(r#"{"b":1,"a":2}"#).unwrap();
-    assert_eq!(probe.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+    assert_eq!(
+        probe.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        ["b", "a"]
+    );
 
     let mut lines = Vec::new();
     let repo = Repo::demo();
@@ -199,14 +205,22 @@ fn every_command_prints_what_docs_json_says() {
     json_lines(&me, &["skill", "validate"], &mut lines);
     json_lines(&me, &["skill", "hash", "skills/pdf"], &mut lines);
     let zip = me.join("pdf.zip").display().to_string();
-    json_lines(&me, &["skill", "pack", "skills/pdf", "-o", &zip], &mut lines);
+    json_lines(
+        &me,
+        &["skill", "pack", "skills/pdf", "-o", &zip],
+        &mut lines,
+    );
     let into = me.join("installed").display().to_string();
     json_lines(
         &me,
         &["skill", "install", &zip, "--into", &into, "--dry-run"],
         &mut lines,
     );
-    json_lines(&me, &["skill", "install", &zip, "--into", &into], &mut lines);
+    json_lines(
+        &me,
+        &["skill", "install", &zip, "--into", &into],
+        &mut lines,
+    );
     me.write("skills/extra/SKILL.md", skill_md("extra", &[]));
     // Refusals: of the tree, and of the command line.
     json_lines(&me, &["skill", "resolve", "nothing-here"], &mut lines);
@@ -215,7 +229,9 @@ fn every_command_prints_what_docs_json_says() {
 
     let failures: Vec<String> = lines
         .iter()
-        .filter_map(|(args, line)| mismatch(&doc, line).map(|why| format!("{args}: {why}\n  {line}")))
+        .filter_map(|(args, line)| {
+            mismatch(&doc, line).map(|why| format!("{args}: {why}\n  {line}"))
+        })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 
@@ -227,11 +243,33 @@ fn every_command_prints_what_docs_json_says() {
         .filter_map(|v| v["kind"].as_str().map(str::to_owned))
         .collect();
     for kind in [
-        "checked", "drift", "extra", "conformance-mismatch", "closure", "lock", "parent-escape",
-        "absolute-path", "plan", "adopted", "created", "added", "status", "up-to-date", "updated",
-        "conflicts", "resolved", "diff", "error", "hash", "packed", "installed",
+        "checked",
+        "drift",
+        "extra",
+        "conformance-mismatch",
+        "closure",
+        "lock",
+        "parent-escape",
+        "absolute-path",
+        "plan",
+        "adopted",
+        "created",
+        "added",
+        "status",
+        "up-to-date",
+        "updated",
+        "conflicts",
+        "resolved",
+        "diff",
+        "error",
+        "hash",
+        "packed",
+        "installed",
     ] {
-        assert!(seen.contains(kind), "no {kind} record was printed: {seen:?}");
+        assert!(
+            seen.contains(kind),
+            "no {kind} record was printed: {seen:?}"
+        );
     }
     // A refusal is a record with its side; the line-level ones name their file.
     let refusals: Vec<Value> = lines
@@ -240,7 +278,11 @@ fn every_command_prints_what_docs_json_says() {
         .filter(|v| v.get("side").is_some())
         .collect();
     assert_eq!(refusals.len(), 3, "{refusals:?}");
-    assert!(refusals.iter().all(|r| r["kind"] == "error" && r["side"] == "input"));
+    assert!(
+        refusals
+            .iter()
+            .all(|r| r["kind"] == "error" && r["side"] == "input")
+    );
 }
 
 /// A refusal in `--format json` is one record on stdout (the stream's last line), and in

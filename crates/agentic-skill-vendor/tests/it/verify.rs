@@ -332,3 +332,38 @@ fn a_closure_annotation_points_at_each_declaring_line() {
     );
     assert_eq!(run.code, 1);
 }
+
+/// A key of vendor-lock.json this tool does not read is dropped, as the TypeScript tool drops
+/// it; a warning names it with its line and the nearest known key, and gen writes the lock
+/// without it.
+#[test]
+fn an_unknown_lock_key_is_named_with_its_line() {
+    let repo = Repo::demo();
+    let lock = repo.read_string("vendor-lock.json");
+    let at = lock.find("\"resolutions\": {").unwrap();
+    let typo = format!(
+        "{}{}",
+        &lock[..at],
+        lock[at..].replacen("\"digest\":", "\"digets\": \"x\",\n      \"digest\":", 1)
+    );
+    assert_ne!(typo, lock);
+    repo.write("vendor-lock.json", &typo);
+    let line = typo.lines().position(|l| l.contains("digets")).unwrap() + 1;
+    // The first resolution of the demo's lock.
+    let id = "changelog-entry";
+    let run = repo.run(&["verify"]);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "warning: vendor-lock.json:{line}: unknown key \"digets\" in the resolution of \"{id}\"; did you mean \"digest\"? (gen writes the lock without it)\n{}",
+            common::hints(&["lock"])
+        )
+    );
+    assert_eq!(
+        run.stdout,
+        "lock: vendor-lock.json differs from what the declarations and the lock render to\n"
+    );
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert_eq!(repo.read_string("vendor-lock.json"), lock);
+    assert_eq!(repo.run(&["verify"]), common::ok(""));
+}

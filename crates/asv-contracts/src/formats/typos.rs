@@ -1,6 +1,7 @@
-//! Keys of `vendor-manifest.yaml` this tool does not know: most are typos (`pth` for `path`),
-//! which the table's reader leaves alone exactly as the TypeScript tool does, so a typo would
-//! otherwise pass silently. Each is reported with its line and the nearest known key.
+//! Keys of `vendor-manifest.yaml` and `vendor-lock.json` this tool does not know: most are
+//! typos (`pth` for `path`), which the readers leave alone exactly as the TypeScript tool's
+//! do (the table ignores them, the lock drops them), so a typo would otherwise pass silently.
+//! Each is reported with its line and the nearest known key.
 
 use std::fmt;
 
@@ -13,15 +14,28 @@ const ROW_KEYS: [&str; 4] = ["files", "ignore", "path", "source"];
 /// The keys of a `sources` entry.
 const SOURCE_KEYS: [&str; 2] = ["ref", "repository"];
 
+/// The keys the lock's top level may hold.
+const LOCK_KEYS: [&str; 4] = ["dependencies", "placements", "resolutions", "sources"];
+/// The keys of a resolution in the lock.
+const RESOLUTION_KEYS: [&str; 3] = ["conformance", "digest", "kind"];
+/// The keys of a source's pin in the lock.
+const PIN_KEYS: [&str; 3] = ["objectFormat", "repository", "revision"];
+/// The keys of a placement in the lock.
+const PLACEMENT_KEYS: [&str; 3] = ["contract", "digest", "src"];
+
 /// Where an unknown key stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KeyPlace {
-    /// At the top level of the table.
+    /// At the top level of the file.
     Top,
     /// In the row of this contract.
     Contract(String),
-    /// In the entry of this source.
+    /// In the entry of this source (the table's, or its pin in the lock).
     Source(String),
+    /// In the lock's resolution of this contract.
+    Resolution(String),
+    /// In the lock's placement at this skill and dest.
+    Placement(String, String),
 }
 
 /// One key the table holds and this tool does not read.
@@ -48,6 +62,19 @@ impl fmt::Display for UnknownKey {
             KeyPlace::Source(name) => {
                 write!(f, " in source {}", asv_fs::quote::json_string(name))?;
             }
+            KeyPlace::Resolution(id) => {
+                write!(
+                    f,
+                    " in the resolution of {}",
+                    asv_fs::quote::json_string(id)
+                )?;
+            }
+            KeyPlace::Placement(skill, dest) => write!(
+                f,
+                " in the placement of {} in skill {}",
+                asv_fs::quote::json_string(dest),
+                asv_fs::quote::json_string(skill)
+            )?,
         }
         match self.suggestion {
             Some(known) => write!(f, "; did you mean \"{known}\"?"),
@@ -182,9 +209,129 @@ pub fn unknown_keys(text: &str, root: &Yaml) -> Vec<UnknownKey> {
     found
 }
 
+/// The 1-based line of the key at `path` in a lock written as the tool writes it (two spaces
+/// an object level, one key a line); `None` when the text is laid out otherwise.
+fn lock_line(lines: &[&str], path: &[&str]) -> Option<usize> {
+    let mut at = 0;
+    for (depth, key) in path.iter().enumerate() {
+        let indent = " ".repeat(2 * (depth + 1));
+        let head = format!("{indent}{}:", asv_fs::quote::json_string(key));
+        let mut found = None;
+        // The search opens below the line that opened the object (the first line: `{`).
+        for (i, line) in lines.iter().enumerate().skip(at + 1) {
+            if line.starts_with(&head) {
+                found = Some(i);
+                break;
+            }
+            // A line indented less than this level's keys closes the enclosing object.
+            let own = line.len() - line.trim_start_matches(' ').len();
+            if !line.trim().is_empty() && own < indent.len() {
+                return None;
+            }
+        }
+        at = found?;
+    }
+    Some(at + 1)
+}
+
+/// Every key of the lock text `text` this tool does not read, in the order they stand: the
+/// top level, then each resolution, each source's pin and each placement. Nothing for a text
+/// that is not a JSON object (the lock's reader refuses that on its own).
+pub fn unknown_lock_keys(text: &str) -> Vec<UnknownKey> {
+    use serde_json::Value;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let unknown = |key: &str, path: &[&str], known: &[&'static str], place: KeyPlace| UnknownKey {
+        line: lock_line(&lines, path),
+        suggestion: nearest(key, known),
+        key: key.to_owned(),
+        place,
+    };
+    let mut found: Vec<UnknownKey> = top
+        .keys()
+        .filter(|k| !LOCK_KEYS.contains(&k.as_str()))
+        .map(|k| unknown(k, &[k], &LOCK_KEYS, KeyPlace::Top))
+        .collect();
+    for (block, known, place) in [
+        (
+            "resolutions",
+            &RESOLUTION_KEYS[..],
+            KeyPlace::Resolution as fn(String) -> KeyPlace,
+        ),
+        ("sources", &PIN_KEYS[..], KeyPlace::Source),
+    ] {
+        let Some(Value::Object(entries)) = top.get(block) else {
+            continue;
+        };
+        for (name, entry) in entries {
+            let Value::Object(fields) = entry else {
+                continue;
+            };
+            for key in fields.keys().filter(|k| !known.contains(&k.as_str())) {
+                found.push(unknown(
+                    key,
+                    &[block, name, key],
+                    known,
+                    place(name.clone()),
+                ));
+            }
+        }
+    }
+    if let Some(Value::Object(skills)) = top.get("placements") {
+        for (skill, dests) in skills {
+            let Value::Object(dests) = dests else {
+                continue;
+            };
+            for (dest, entry) in dests {
+                let Value::Object(fields) = entry else {
+                    continue;
+                };
+                for key in fields
+                    .keys()
+                    .filter(|k| !PLACEMENT_KEYS.contains(&k.as_str()))
+                {
+                    found.push(unknown(
+                        key,
+                        &["placements", skill, dest, key],
+                        &PLACEMENT_KEYS,
+                        KeyPlace::Placement(skill.clone(), dest.clone()),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_lock_keys_are_found_with_their_line_and_nearest_key() {
+        let text = "{\n  \"dependencies\": {},\n  \"resolutons\": {},\n  \"resolutions\": {\n    \"a\": {\n      \"digets\": \"x\",\n      \"digest\": \"y\"\n    }\n  },\n  \"sources\": {\n    \"s\": {\n      \"revison\": \"1\"\n    }\n  },\n  \"placements\": {\n    \"k\": {\n      \"d/\": {\n        \"note\": 1\n      }\n    }\n  }\n}\n";
+        let found: Vec<String> = unknown_lock_keys(text)
+            .iter()
+            .map(|k| format!("{:?}: {k}", k.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "Some(3): unknown key \"resolutons\"; did you mean \"resolutions\"?",
+                "Some(6): unknown key \"digets\" in the resolution of \"a\"; did you mean \"digest\"?",
+                "Some(12): unknown key \"revison\" in source \"s\"; did you mean \"revision\"?",
+                "Some(18): unknown key \"note\" in the placement of \"d/\" in skill \"k\"; this tool does not read it",
+            ]
+        );
+        // A lock the tool wrote has none; a text that is not an object is left to the reader.
+        assert!(
+            unknown_lock_keys("{\n  \"dependencies\": {},\n  \"resolutions\": {}\n}\n").is_empty()
+        );
+        assert!(unknown_lock_keys("[]").is_empty());
+    }
 
     fn keys(text: &str) -> Vec<String> {
         let root = asv_model::yaml::parse(text).unwrap();
