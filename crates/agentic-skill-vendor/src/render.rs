@@ -160,12 +160,18 @@ enum PulledRecord<'a> {
         #[serde(rename = "keptLocal")]
         kept_local: bool,
         kind: &'static str,
+        /// Where the lost base belonged, when the merge was made without one.
+        #[serde(rename = "lostBase", skip_serializing_if = "Option::is_none")]
+        lost_base: Option<&'a str>,
         name: &'a str,
         to: &'a str,
     },
     Conflicts {
         conflicts: Vec<ConflictRecord<'a>>,
         kind: &'static str,
+        /// Where the lost base belonged, when the merge was made without one.
+        #[serde(rename = "lostBase", skip_serializing_if = "Option::is_none")]
+        lost_base: Option<&'a str>,
         name: &'a str,
         revision: &'a str,
         written: bool,
@@ -389,10 +395,12 @@ fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
             from,
             to,
             kept_local,
+            lost_base,
         } => PulledRecord::Updated {
             from,
             kept_local: *kept_local,
             kind: "updated",
+            lost_base: lost_base.as_deref(),
             name,
             to,
         },
@@ -401,6 +409,7 @@ fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
             revision,
             conflicts,
             written,
+            lost_base,
         } => PulledRecord::Conflicts {
             conflicts: conflicts
                 .iter()
@@ -410,6 +419,7 @@ fn pulled_record(p: &Pulled) -> PulledRecord<'_> {
                 })
                 .collect(),
             kind: "conflicts",
+            lost_base: lost_base.as_deref(),
             name,
             revision,
             written: *written,
