@@ -74,7 +74,10 @@ fn a_pull_of_two_skills_writes_both_and_prints_both_lines() {
         up.read_string("skills/doc/SKILL.md")
     );
     let pdf = me.read_string("skills/pdf/SKILL.md");
-    assert!(pdf.contains("ONE (ours)") && pdf.contains("EIGHT (theirs)"), "{pdf}");
+    assert!(
+        pdf.contains("ONE (ours)") && pdf.contains("EIGHT (theirs)"),
+        "{pdf}"
+    );
     let status = me.run(&["skill", "status"]);
     assert_eq!(status.stdout, "doc: clean\npdf: modified\n");
 }
@@ -111,7 +114,10 @@ fn a_refused_skill_writes_nothing_of_the_others() {
         assert_eq!(me.snapshot(), before, "{args:?}");
     }
     // The step named takes doc again; then the pull of both goes through.
-    let again = me.run(&named_step(&me.run(&["skill", "pull"]).stderr, "take it again: "));
+    let again = me.run(&named_step(
+        &me.run(&["skill", "pull"]).stderr,
+        "take it again: ",
+    ));
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(
         me.read_string("skills/doc/SKILL.md"),
@@ -134,9 +140,15 @@ fn a_conflicted_skill_refuses_the_run_and_resolve_lets_it_go_on() {
     // Both in one run: pdf merges, doc's conflict is written with markers, one transaction.
     let out = me.run(&["skill", "pull", "--write-conflicts"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.starts_with("doc: 1 conflict with upstream "), "{out:?}");
+    assert!(
+        out.stdout.starts_with("doc: 1 conflict with upstream "),
+        "{out:?}"
+    );
     assert!(out.stdout.contains("\npdf: updated "), "{out:?}");
-    assert!(me.read_string("skills/doc/SKILL.md").contains("<<<<<<< local\n"));
+    assert!(
+        me.read_string("skills/doc/SKILL.md")
+            .contains("<<<<<<< local\n")
+    );
 
     edit(&up, "skills/pdf/SKILL.md", "five\n", "FIVE (theirs)\n");
     let before = me.snapshot();
@@ -150,7 +162,10 @@ fn a_conflicted_skill_refuses_the_run_and_resolve_lets_it_go_on() {
         "{out:?}"
     );
     assert_eq!(me.snapshot(), before);
-    me.write("skills/doc/SKILL.md", skill("doc").replace("two\n", "TWO (both)\n"));
+    me.write(
+        "skills/doc/SKILL.md",
+        skill("doc").replace("two\n", "TWO (both)\n"),
+    );
     let resolved = me.run(&named_step(&out.stderr, "then run "));
     assert_eq!(resolved.code, 0, "{resolved:?}");
     let out = me.run(&["skill", "pull", "pdf", "doc"]);
@@ -184,7 +199,10 @@ fn a_fresh_clone_with_local_edits_merges_without_a_base() {
     up.write("skills/pdf/references/new.md", "from upstream\n");
     let base = me.read_string("vendor-skills-lock.json");
     let base: serde_json::Value = serde_json::from_str(&base).unwrap();
-    let hash = base["skills"]["pdf"]["baseHash"].as_str().unwrap().to_owned();
+    let hash = base["skills"]["pdf"]["baseHash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let lost = format!(
         ".agentic-skill-vendor/skill-bases/{}",
         hash.trim_start_matches("sha256:")
@@ -195,9 +213,16 @@ fn a_fresh_clone_with_local_edits_merges_without_a_base() {
         "warning: pdf: the base is not in {lost} and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict\n"
     );
     let out = me.run(&["skill", "pull", "pdf"]);
-    assert_eq!((out.code, out.stderr.as_str()), (1, warning.as_str()), "{out:?}");
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, warning.as_str()),
+        "{out:?}"
+    );
     let lines: Vec<&str> = out.stdout.lines().collect();
-    assert!(lines[0].starts_with("pdf: 2 conflicts with upstream "), "{out:?}");
+    assert!(
+        lines[0].starts_with("pdf: 2 conflicts with upstream "),
+        "{out:?}"
+    );
     assert_eq!(
         &lines[1..],
         [
@@ -205,7 +230,11 @@ fn a_fresh_clone_with_local_edits_merges_without_a_base() {
             "skills/pdf/references/new.md (add/delete)"
         ]
     );
-    assert_eq!(me.snapshot(), before, "conflicts not written change nothing");
+    assert_eq!(
+        me.snapshot(),
+        before,
+        "conflicts not written change nothing"
+    );
     let json = me.run(&["--format", "json", "skill", "pull", "pdf"]);
     let value: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
     assert_eq!(value["lostBase"], lost.as_str());
@@ -213,7 +242,11 @@ fn a_fresh_clone_with_local_edits_merges_without_a_base() {
 
     // --write-conflicts writes them (markers with an empty base section), then resolve.
     let out = me.run(&["skill", "pull", "--write-conflicts", "pdf"]);
-    assert_eq!((out.code, out.stderr.as_str()), (1, warning.as_str()), "{out:?}");
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, warning.as_str()),
+        "{out:?}"
+    );
     let text = me.read_string("skills/pdf/SKILL.md");
     assert!(text.contains("<<<<<<< local\n"), "{text}");
     assert!(text.contains("||||||| base\n=======\n"), "{text}");
@@ -258,7 +291,12 @@ fn diff_of_a_lost_base_names_the_pull_that_records_a_new_one() {
     assert_eq!(step, ["skill", "pull", "doc"]);
     let pulled = me.run(&step);
     assert_eq!(pulled.code, 0, "{pulled:?}");
-    assert!(pulled.stderr.starts_with("warning: doc: the base is not in "), "{pulled:?}");
+    assert!(
+        pulled
+            .stderr
+            .starts_with("warning: doc: the base is not in "),
+        "{pulled:?}"
+    );
     let diff = me.run(&["skill", "diff", "doc"]);
     assert_eq!((diff.code, diff.stdout.as_str()), (0, ""), "{diff:?}");
 }

@@ -783,7 +783,8 @@ fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pul
 #[test]
 fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
     type Break = fn(&Dir, &Dir);
-    let rows: [(&str, Break, fn(&Error) -> bool); 4] = [
+    type Want = fn(&Error) -> bool;
+    let rows: [(&str, Break, Want); 4] = [
         (
             "missing",
             |_, me| me.fs.remove_all("skills/doc").unwrap(),
