@@ -173,12 +173,18 @@ enum PulledFields<'a> {
         to: &'a str,
         #[serde(rename = "keptLocal")]
         kept_local: bool,
+        /// Where the lost base belonged, when the merge was made without one.
+        #[serde(rename = "lostBase")]
+        lost_base: Option<&'a str>,
     },
     Conflicts {
         name: &'a str,
         revision: &'a str,
         written: bool,
         conflicts: Vec<ConflictRecord<'a>>,
+        /// Where the lost base belonged, when the merge was made without one.
+        #[serde(rename = "lostBase")]
+        lost_base: Option<&'a str>,
     },
     RemovedUpstream {
         name: &'a str,
@@ -456,17 +462,20 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             from,
             to,
             kept_local,
+            lost_base,
         } => PulledFields::Updated {
             name,
             from,
             to,
             kept_local: *kept_local,
+            lost_base: lost_base.as_deref(),
         },
         Pulled::Conflicts {
             name,
             revision,
             conflicts,
             written,
+            lost_base,
         } => PulledFields::Conflicts {
             name,
             revision,
@@ -478,6 +487,7 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
                     path: format!("{}/{}", skill_dir(name), c.path),
                 })
                 .collect(),
+            lost_base: lost_base.as_deref(),
         },
         Pulled::RemovedUpstream {
             name,

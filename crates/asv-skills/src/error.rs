@@ -329,6 +329,31 @@ pub enum Error {
         /// The directory.
         path: String,
     },
+    /// An imported skill's directory is gone (input side): `skill add` takes it again, since
+    /// an imported skill with no directory holds no local edits to keep.
+    #[error(
+        "{}: is missing; restore it from version control, or take it again: {again}",
+        DisplayPath(path)
+    )]
+    MissingImported {
+        /// The directory.
+        path: String,
+        /// The `skill add` that takes it again.
+        again: AddAgain,
+    },
+    /// A pull of several skills refused one of them, so it wrote nothing (the refusal's own
+    /// side).
+    #[error(
+        "the pull of {} was refused, so no skill was written",
+        json_string(name)
+    )]
+    PullRefused {
+        /// The skill refused.
+        name: String,
+        /// Why.
+        #[source]
+        source: Box<Error>,
+    },
     /// The base at the locked revision is not the base the lock recorded (input side).
     #[error(
         "the base of {} at {revision} hashes to {found}, not the {expected} the lock records; the upstream history changed — remove {name} from vendor-skills-lock.json and skills/{name}, then add it again",
@@ -344,9 +369,11 @@ pub enum Error {
         /// The hash read.
         found: String,
     },
-    /// The base of a local-directory source is not held any more (environment side).
+    /// The base of a local-directory source is not held any more and neither the local copy
+    /// nor upstream is it (environment side). A pull merges without it; only `skill diff`
+    /// refuses.
     #[error(
-        "the base of {} is not in {}; add the skill again to record a new base",
+        "the base of {} is not in {} and its local directory source cannot give it again; skill pull {name} merges without it and records a new base",
         json_string(name),
         DisplayPath(path)
     )]
@@ -390,6 +417,7 @@ impl Error {
     pub fn side(&self) -> asv_fs::Side {
         use asv_fs::Side;
         match self {
+            Error::PullRefused { source, .. } => source.side(),
             Error::Fs(e) => e.side(),
             Error::Tree(e) => e.side(),
             Error::Archive(e) => e.side(),
@@ -406,6 +434,7 @@ impl Error {
     pub fn location(&self) -> Option<asv_fs::Location> {
         use asv_fs::Location;
         match self {
+            Error::PullRefused { source, .. } => source.location(),
             Error::Fs(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
@@ -414,6 +443,7 @@ impl Error {
             | Error::Lock { path, .. }
             | Error::Occupied { path }
             | Error::Missing { path }
+            | Error::MissingImported { path, .. }
             | Error::BaseUnavailable { path, .. }
             | Error::MarkersRemain { path, .. } => Some(Location::file(path.clone())),
             Error::NoSkill { input }
@@ -424,6 +454,53 @@ impl Error {
             | Error::Unwritable { input, .. } => Some(Location::file(input.clone())),
             _ => None,
         }
+    }
+}
+
+/// The `skill add` that takes an imported skill again, as its lock entry records it: printed
+/// as a command to run from the repository root, each argument quoted for a POSIX shell when
+/// it needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddAgain {
+    /// The source as the lock keeps it.
+    pub source: String,
+    /// The skill's directory in the source.
+    pub path: String,
+    /// `--name`, when the local name is not the one `skill add` would choose.
+    pub name: Option<String>,
+    /// `--ref`, when the lock follows one.
+    pub reference: Option<String>,
+}
+
+impl fmt::Display for AddAgain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "skill add {} {}",
+            shell_word(&self.source),
+            shell_word(&self.path)
+        )?;
+        if let Some(name) = &self.name {
+            write!(f, " --name {}", shell_word(name))?;
+        }
+        if let Some(reference) = &self.reference {
+            write!(f, " --ref {}", shell_word(reference))?;
+        }
+        Ok(())
+    }
+}
+
+/// `word` as one POSIX shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes (a single quote inside written as `'\''`).
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./:@%+=,-".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -541,6 +618,33 @@ mod tests {
                 _ => None,
             };
             assert_eq!(error.location(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn add_again_is_a_command_a_shell_runs_as_written() {
+        let rows = [
+            (
+                AddAgain {
+                    source: "./up".to_owned(),
+                    path: "skills/pdf".to_owned(),
+                    name: None,
+                    reference: None,
+                },
+                "skill add ./up skills/pdf",
+            ),
+            (
+                AddAgain {
+                    source: "https://example.com/a b.git".to_owned(),
+                    path: ".".to_owned(),
+                    name: Some("pdf".to_owned()),
+                    reference: Some("it's".to_owned()),
+                },
+                "skill add 'https://example.com/a b.git' . --name pdf --ref 'it'\\''s'",
+            ),
+        ];
+        for (again, text) in rows {
+            assert_eq!(again.to_string(), text);
         }
     }
 

@@ -5,19 +5,27 @@
 //! by the lock as a commit and a tree hash), the local copy under `skills/<name>` that the
 //! team may edit, and the upstream version now. A pull merges base, local and upstream with
 //! [`asv_skilltree::merge::merge`], so local edits survive upstream updates; it writes nothing
-//! until the merge is clean and the result is a valid skill, then swaps the whole directory
-//! in one step through `asv-root`'s tree-change layer (staged, swapped, rolled back on failure). Every command acquires first and publishes last: the tree before the lock.
+//! until the merge is clean and the result is a valid skill. A pull of several skills judges
+//! every one of them first; then every skill directory, kept base and the lock change in one
+//! transaction of `asv-fs`'s tree-change layer (staged, swapped, rolled back on failure), so a
+//! refusal of any skill, or a failed write, leaves the tree as it was.
+//!
+//! When a base is lost for good (a local directory's kept base is gone, as on a fresh clone,
+//! where `.agentic-skill-vendor/` is not checked in), a pull merges without it:
+//! [`merge_without_base`] takes what both sides hold alike and makes every other difference
+//! a conflict, resolved as any other.
+
+use std::collections::BTreeMap;
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
 use asv_remote::Options;
-use asv_skilltree::merge::{Conflict, merge, merge_text};
+use asv_skilltree::merge::{Conflict, merge, merge_text, merge_without_base};
 use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
-use crate::error::Error;
-use crate::error::Remedy;
-use crate::lock::{Entry, Pending, SkillLock};
+use crate::error::{AddAgain, Error, Remedy};
+use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::placing::fill_of;
-use crate::upstream::{At, Source, Taken, check_source_path, keep_base, kept_base, take};
+use crate::upstream::{At, Source, Taken, base_dir, check_source_path, keep_base, kept_base, take};
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
 
@@ -139,6 +147,8 @@ pub enum Pulled {
         to: String,
         /// Whether local edits were kept in the merge.
         kept_local: bool,
+        /// Where the base belonged when it was lost and the merge was made without one.
+        lost_base: Option<String>,
     },
     /// The merge conflicts: nothing was placed (or, with `--write-conflicts`, the files with
     /// markers were placed and the skill waits for `skill resolve`).
@@ -151,6 +161,8 @@ pub enum Pulled {
         conflicts: Vec<Conflict>,
         /// Whether the conflict files were written.
         written: bool,
+        /// Where the base belonged when it was lost and the merge was made without one.
+        lost_base: Option<String>,
     },
     /// Upstream no longer holds the skill; the local copy is kept as it is.
     RemovedUpstream {
@@ -178,6 +190,36 @@ impl Pulled {
         matches!(self, Pulled::Conflicts { .. })
     }
 
+    /// The skill.
+    pub fn name(&self) -> &str {
+        match self {
+            Pulled::UpToDate { name, .. }
+            | Pulled::Updated { name, .. }
+            | Pulled::Conflicts { name, .. }
+            | Pulled::RemovedUpstream { name, .. } => name,
+        }
+    }
+
+    /// Where the base belonged, when it was lost and the merge was made without one.
+    pub fn lost_base(&self) -> Option<&str> {
+        match self {
+            Pulled::Updated { lost_base, .. } | Pulled::Conflicts { lost_base, .. } => {
+                lost_base.as_deref()
+            }
+            _ => None,
+        }
+    }
+
+    /// The warning this outcome carries: a merge made without its base.
+    pub fn warning(&self) -> Option<String> {
+        self.lost_base().map(|path| {
+            format!(
+                "{}: the base is not in {path} and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict",
+                self.name()
+            )
+        })
+    }
+
     /// The outcome as text lines.
     pub fn lines(&self) -> Vec<String> {
         match self {
@@ -189,6 +231,7 @@ impl Pulled {
                 from,
                 to,
                 kept_local,
+                ..
             } => vec![format!(
                 "{name}: updated {from} -> {to}{}",
                 if *kept_local {
@@ -202,6 +245,7 @@ impl Pulled {
                 revision,
                 conflicts,
                 written,
+                ..
             } => {
                 let mut lines = vec![if *written {
                     format!(
@@ -247,15 +291,6 @@ pub enum Version {
     Local,
     /// Upstream now (reaches the source).
     Upstream,
-}
-
-/// Writes `tree` as the whole of `dest` through the tree-change layer: staged beside `dest`,
-/// swapped in one step, rolled back to what stood there on any failure. `ownership` says what
-/// may stand there.
-fn place(root: &Root, tree: &SkillTree, dest: &str, ownership: Ownership) -> Result<(), Error> {
-    tree.check_paths()?;
-    Plan::new(root, vec![Change::replace(dest, fill_of(tree), ownership)])?.apply()?;
-    Ok(())
 }
 
 /// Ownership of an imported skill's directory during a pull: it must still hold exactly the
@@ -325,11 +360,14 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
     if let Some(problem) = name_problem(&name) {
         return Err(Error::BadName { name, problem });
     }
-    if lock.skills.contains_key(&name) {
+    let dir = skill_dir(&name);
+    let standing = root.kind(&dir)?;
+    // An imported skill whose directory is gone holds no local edits: it is taken again and
+    // its lock entry replaced (the step a pull of a missing skill names).
+    if lock.skills.contains_key(&name) && standing.is_some() {
         return Err(Error::AlreadyImported { name });
     }
-    let dir = skill_dir(&name);
-    if root.kind(&dir)?.is_some() {
+    if standing.is_some() {
         return Err(Error::Occupied { path: dir });
     }
     let at = match (&source, &request.reference) {
@@ -349,9 +387,9 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
     };
     let findings = refuse_errors(validate_tree(&placed, &dir), Remedy::FixUpstream)?;
     taken.tree.check_paths()?;
+    placed.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
-    keep_base(root, &taken.tree)?;
-    place(root, &placed, &dir, Ownership::MustBeFree)?;
+    let loaded = lock.clone();
     let hash = taken.tree.hash();
     lock.skills.insert(
         name.clone(),
@@ -364,7 +402,15 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
             pending: None,
         },
     );
-    lock.store(root)?;
+    // The skill, its base and the lock in one transaction: a failed write leaves none of them.
+    let mut changes = vec![Change::replace(
+        dir,
+        fill_of(&placed),
+        Ownership::MustBeFree,
+    )];
+    changes.extend(base_change(root, &taken.tree)?);
+    changes.push(lock_change(&loaded, &lock));
+    Plan::new(root, changes)?.apply()?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
         _ => Pin::Commit(taken.revision),
@@ -466,16 +512,21 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
 }
 
 /// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
-/// source read again at the locked revision and checked against that hash.
+/// source read again at the locked revision and checked against that hash. The flag says it
+/// was read again (and so is worth keeping).
+///
+/// # Errors
+/// [`Error::BaseUnavailable`] for a local directory taken as it stood whose kept base is
+/// gone; [`Error::BaseMismatch`] for a source whose revision no longer hashes as recorded;
+/// as [`take`].
 fn base_of(
     root: &Root,
     name: &str,
     entry: &Entry,
     options: &Options,
-    keep: bool,
-) -> Result<SkillTree, Error> {
+) -> Result<(SkillTree, bool), Error> {
     if let Some(tree) = kept_base(root, &entry.base_hash)? {
-        return Ok(tree);
+        return Ok((tree, false));
     }
     let source = Source::parse(&entry.source)?;
     // A local directory taken as it stood has no commit to read its base at again; one taken
@@ -483,7 +534,7 @@ fn base_of(
     if let (Source::Local(_), None) = (&source, &entry.reference) {
         return Err(Error::BaseUnavailable {
             name: name.to_owned(),
-            path: crate::upstream::base_dir(&entry.base_hash),
+            path: base_dir(&entry.base_hash),
         });
     }
     let taken = take(
@@ -502,10 +553,73 @@ fn base_of(
             found,
         });
     }
-    if keep {
-        keep_base(root, &taken.tree)?;
+    Ok((taken.tree, true))
+}
+
+/// The change that keeps `tree` as a base, unless it is kept already.
+///
+/// # Errors
+/// [`Error::Tree`] for a tree whose paths cannot be written; a guarded-read failure.
+fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
+    let hash = tree.hash();
+    if kept_base(root, &hash)?.is_some() {
+        return Ok(None);
     }
-    Ok(taken.tree)
+    tree.check_paths()?;
+    Ok(Some(Change::replace(
+        base_dir(&hash),
+        fill_of(tree),
+        Ownership::ToolState,
+    )))
+}
+
+/// The change that writes `lock` over the lock `loaded` was read from. The file must still
+/// read as `loaded` when the change is planned, so a lock another run wrote meanwhile is never
+/// overwritten.
+fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
+    let loaded = loaded.clone();
+    Change::replace_file(
+        SKILL_LOCK_FILE,
+        lock.render().into_bytes(),
+        Ownership::tool_made(move |root, dest, kind| {
+            if kind != EntryKind::File {
+                return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            }
+            let now = root.read_file(dest)?.unwrap_or_default();
+            Ok(match serde_json::from_slice::<SkillLock>(&now) {
+                Ok(now) if now == loaded => Verdict::Ours,
+                _ => Verdict::NotOurs("it changed while the command ran; run it again".to_owned()),
+            })
+        }),
+    )
+}
+
+/// The refusal of an imported skill whose directory is gone, naming the `skill add` that takes
+/// it again.
+fn missing(name: &str, entry: &Entry) -> Error {
+    let renamed = Source::parse(&entry.source)
+        .map(|source| default_name(&source, &entry.path) != name)
+        .unwrap_or(true);
+    Error::MissingImported {
+        path: skill_dir(name),
+        again: AddAgain {
+            source: entry.source.clone(),
+            path: entry.path.clone(),
+            name: renamed.then(|| name.to_owned()),
+            reference: entry.reference.clone(),
+        },
+    }
+}
+
+/// Requires the directory of imported skill `name`: absent is [`Error::MissingImported`], a
+/// link or another kind is refused by name.
+fn require_imported(root: &Root, name: &str, entry: &Entry) -> Result<String, Error> {
+    let dir = skill_dir(name);
+    match crate::paths::require_dir(root, &dir) {
+        Err(Error::Missing { .. }) => Err(missing(name, entry)),
+        Err(e) => Err(e),
+        Ok(()) => Ok(dir),
+    }
 }
 
 /// Upstream now, or — when the source no longer holds the skill — the revision read (empty
@@ -532,19 +646,28 @@ fn upstream_of(
 }
 
 /// `skill pull`: merges upstream into each named skill (every imported skill when `names` is
-/// empty). A clean merge that is a valid skill is placed in one swap and the pin moves; a
-/// conflicted one changes nothing unless `write_conflicts`, which places the files with
-/// markers and marks the skill conflicted until [`resolve`].
+/// empty; a name given twice counts once). A clean merge that is a valid skill is placed and
+/// the pin moves; a conflicted one changes nothing unless `write_conflicts`, which places the
+/// files with markers and marks the skill conflicted until [`resolve`].
+///
+/// Every skill is judged before anything is written; then every skill directory, every new
+/// kept base and the lock change in one transaction. A refusal of any skill writes nothing,
+/// and a failed write rolls every change back.
+///
+/// A base that cannot be had again (a local directory taken as it stood, whose kept base is
+/// gone) is not a refusal: when the local copy still hashes to the recorded base it is the
+/// base; otherwise the merge is made without one ([`merge_without_base`]) and the outcome
+/// says so ([`Pulled::warning`]).
 ///
 /// # Errors
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock
 /// does not hold; [`Error::Conflicted`] for a skill waiting for `skill resolve`;
-/// [`Error::Missing`] for a skill whose directory is gone; [`Error::Tree`] for a local copy
-/// holding a link or special file; as [`take`] for upstream; [`Error::BaseUnavailable`] or
-/// [`Error::BaseMismatch`] for a base that cannot be had as recorded; [`Error::Invalid`] for
-/// a merged result that breaks the rules; [`Error::Unwritable`] for a merged path some host
-/// cannot write; a guarded-write failure. A skill refused changes nothing; skills before it
-/// in the run keep their pulls.
+/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::Tree`] for a local
+/// copy holding a link or special file; as [`take`] for upstream; [`Error::BaseMismatch`] for
+/// a base that no longer hashes as recorded; [`Error::Invalid`] for a merged result that
+/// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
+/// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
+/// [`Error::PullRefused`] naming it.
 pub fn pull(
     root: &Root,
     names: &[String],
@@ -555,8 +678,8 @@ pub fn pull(
 }
 
 /// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
-/// merges made and validated), with nothing written: no skill, kept base or lock changes.
-/// The outcomes are reported as a pull would report them.
+/// merges made and validated, the transaction planned), with nothing written: no skill, kept
+/// base or lock changes. The outcomes are reported as a pull would report them.
 ///
 /// # Errors
 /// As [`pull`].
@@ -569,6 +692,15 @@ pub fn pull_dry_run(
     pull_as(root, names, write_conflicts, true, options)
 }
 
+/// What a pull of one skill writes, decided before anything is.
+#[derive(Default)]
+struct Writes {
+    /// The tree for `skills/<name>`, and the hash of the local copy it replaces.
+    place: Option<(SkillTree, String)>,
+    /// Trees to keep as bases.
+    bases: Vec<SkillTree>,
+}
+
 fn pull_as(
     root: &Root,
     names: &[String],
@@ -576,95 +708,166 @@ fn pull_as(
     dry_run: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    let write = !dry_run;
-    let mut lock = SkillLock::load(root)?;
-    let names: Vec<String> = if names.is_empty() {
+    let loaded = SkillLock::load(root)?;
+    let mut lock = loaded.clone();
+    let mut names: Vec<String> = if names.is_empty() {
         lock.skills.keys().cloned().collect()
     } else {
         names.to_vec()
     };
+    let mut seen = std::collections::BTreeSet::new();
+    names.retain(|name| seen.insert(name.clone()));
+    let several = names.len() > 1;
+
+    // Judge every skill first: a refusal here has written nothing.
     let mut out = Vec::with_capacity(names.len());
+    let mut places = Vec::new();
+    let mut bases: BTreeMap<String, SkillTree> = BTreeMap::new();
     for name in names {
-        let entry = lock.entry(&name)?.clone();
-        if entry.pending.is_some() {
-            return Err(Error::Conflicted { name });
-        }
-        let dir = skill_dir(&name);
-        if root.kind(&dir)? != Some(EntryKind::Directory) {
-            return Err(Error::Missing { path: dir });
-        }
-        let local = SkillTree::read(root, &dir)?;
-        let upstream = match upstream_of(root, &entry, options)? {
-            Ok(upstream) => upstream,
-            Err(revision) => {
-                out.push(Pulled::RemovedUpstream {
-                    modified: local.hash() != entry.base_hash,
-                    revision,
+        let (pulled, writes) = match pull_one(root, &name, &mut lock, write_conflicts, options) {
+            Ok(decided) => decided,
+            Err(e) if several => {
+                return Err(Error::PullRefused {
                     name,
+                    source: Box::new(e),
                 });
-                continue;
             }
+            Err(e) => return Err(e),
         };
-        let upstream_hash = upstream.tree.hash();
-        if upstream_hash == entry.base_hash {
-            if write
-                && upstream.revision != entry.revision
-                && let Some(e) = lock.skills.get_mut(&name)
-            {
-                e.revision = upstream.revision.clone();
-                lock.store(root)?;
-            }
-            out.push(Pulled::UpToDate {
-                name,
-                revision: upstream.revision,
-            });
-            continue;
+        if let Some((tree, expected)) = writes.place {
+            places.push((skill_dir(&name), tree, expected));
         }
-        let base = base_of(root, &name, &entry, options, write)?;
-        let merged = merge(&base, &local, &upstream.tree, &|b, l, r| {
-            merge_text(b, l, r, LABELS)
-        });
-        if !merged.is_clean() {
-            if write_conflicts && write {
-                keep_base(root, &upstream.tree)?;
-                place(root, &merged.tree, &dir, still_local(local.hash()))?;
-                if let Some(e) = lock.skills.get_mut(&name) {
-                    e.pending = Some(Pending {
-                        revision: upstream.revision.clone(),
-                        base_hash: upstream_hash,
-                    });
-                }
-                lock.store(root)?;
-            }
-            out.push(Pulled::Conflicts {
-                name,
-                revision: upstream.revision,
-                conflicts: merged.conflicts,
-                written: write_conflicts && write,
-            });
-            continue;
+        for tree in writes.bases {
+            bases.entry(tree.hash()).or_insert(tree);
         }
-        refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
-        portable_tree(&entry.source, &merged.tree)?;
-        if write {
-            keep_base(root, &upstream.tree)?;
-            if merged.tree != local {
-                place(root, &merged.tree, &dir, still_local(local.hash()))?;
-            }
-            if let Some(e) = lock.skills.get_mut(&name) {
-                e.revision = upstream.revision.clone();
-                e.base_hash = upstream_hash.clone();
-            }
-            lock.store(root)?;
+        out.push(pulled);
+    }
+
+    // Then write every change in one transaction (planned in a dry run too, so it refuses
+    // exactly what the real run would).
+    let mut changes = Vec::with_capacity(places.len() + bases.len() + 1);
+    for (dir, tree, expected) in places {
+        changes.push(Change::replace(dir, fill_of(&tree), still_local(expected)));
+    }
+    for tree in bases.values() {
+        changes.extend(base_change(root, tree)?);
+    }
+    if lock != loaded {
+        changes.push(lock_change(&loaded, &lock));
+    }
+    if !changes.is_empty() {
+        let plan = Plan::new(root, changes)?;
+        if !dry_run {
+            plan.apply()?;
         }
-        out.push(Pulled::Updated {
-            kept_local: merged.tree.hash() != upstream_hash,
-            name,
-            from: entry.revision,
-            to: upstream.revision,
-        });
     }
     Ok(out)
+}
+
+/// Judges the pull of one skill, writing nothing: its outcome, what it writes, and its lock
+/// entry changed in `lock`.
+fn pull_one(
+    root: &Root,
+    name: &str,
+    lock: &mut SkillLock,
+    write_conflicts: bool,
+    options: &Options,
+) -> Result<(Pulled, Writes), Error> {
+    let entry = lock.entry(name)?.clone();
+    if entry.pending.is_some() {
+        return Err(Error::Conflicted {
+            name: name.to_owned(),
+        });
+    }
+    let dir = require_imported(root, name, &entry)?;
+    let local = SkillTree::read(root, &dir)?;
+    let name = name.to_owned();
+    let mut writes = Writes::default();
+    let upstream = match upstream_of(root, &entry, options)? {
+        Ok(upstream) => upstream,
+        Err(revision) => {
+            let pulled = Pulled::RemovedUpstream {
+                modified: local.hash() != entry.base_hash,
+                revision,
+                name,
+            };
+            return Ok((pulled, writes));
+        }
+    };
+    let upstream_hash = upstream.tree.hash();
+    if upstream_hash == entry.base_hash {
+        if upstream.revision != entry.revision
+            && let Some(e) = lock.skills.get_mut(&name)
+        {
+            e.revision = upstream.revision.clone();
+        }
+        let pulled = Pulled::UpToDate {
+            name,
+            revision: upstream.revision,
+        };
+        return Ok((pulled, writes));
+    }
+    let (base, fetched, lost_base) = match base_of(root, &name, &entry, options) {
+        Ok((base, fetched)) => (Some(base), fetched, None),
+        // A local copy that still hashes to the lost base is that base.
+        Err(Error::BaseUnavailable { .. }) if local.hash() == entry.base_hash => {
+            (Some(local.clone()), false, None)
+        }
+        Err(Error::BaseUnavailable { path, .. }) => (None, false, Some(path)),
+        Err(e) => return Err(e),
+    };
+    let merged = match &base {
+        Some(base) => merge(base, &local, &upstream.tree, &|b, l, r| {
+            merge_text(b, l, r, LABELS)
+        }),
+        None => merge_without_base(&local, &upstream.tree, LABELS),
+    };
+    if !merged.is_clean() {
+        if write_conflicts {
+            merged.tree.check_paths()?;
+            portable_tree(&entry.source, &merged.tree)?;
+            upstream.tree.check_paths()?;
+            if let Some(e) = lock.skills.get_mut(&name) {
+                e.pending = Some(Pending {
+                    revision: upstream.revision.clone(),
+                    base_hash: upstream_hash,
+                });
+            }
+            writes.place = Some((merged.tree, local.hash()));
+            writes.bases.push(upstream.tree);
+            writes.bases.extend(base.filter(|_| fetched));
+        }
+        let pulled = Pulled::Conflicts {
+            name,
+            revision: upstream.revision,
+            conflicts: merged.conflicts,
+            written: write_conflicts,
+            lost_base,
+        };
+        return Ok((pulled, writes));
+    }
+    refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
+    portable_tree(&entry.source, &merged.tree)?;
+    merged.tree.check_paths()?;
+    upstream.tree.check_paths()?;
+    if let Some(e) = lock.skills.get_mut(&name) {
+        e.revision = upstream.revision.clone();
+        e.base_hash = upstream_hash.clone();
+    }
+    let kept_local = merged.tree.hash() != upstream_hash;
+    if merged.tree != local {
+        writes.place = Some((merged.tree, local.hash()));
+    }
+    writes.bases.push(upstream.tree);
+    writes.bases.extend(base.filter(|_| fetched));
+    let pulled = Pulled::Updated {
+        kept_local,
+        name,
+        from: entry.revision,
+        to: upstream.revision,
+        lost_base,
+    };
+    Ok((pulled, writes))
 }
 
 /// Whether `data` holds a conflict marker line (`<<<<<<<`, `|||||||` or `>>>>>>>` opening a
@@ -682,21 +885,18 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// once no file holds a conflict marker and the skill is valid.
 ///
 /// # Errors
-/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`]; [`Error::Missing`] for
-/// a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`];
+/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
 pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
-    let Some(pending) = entry.pending else {
+    let Some(pending) = entry.pending.clone() else {
         return Err(Error::NotConflicted {
             name: name.to_owned(),
         });
     };
-    let dir = skill_dir(name);
-    if root.kind(&dir)? != Some(EntryKind::Directory) {
-        return Err(Error::Missing { path: dir });
-    }
+    let dir = require_imported(root, name, &entry)?;
     let local = SkillTree::read(root, &dir)?;
     if let Some(f) = local.files().iter().find(|f| has_conflict_markers(&f.data)) {
         return Err(Error::MarkersRemain {
@@ -704,12 +904,13 @@ pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
         });
     }
     refuse_errors(validate_tree(&local, &dir), Remedy::FixLocal)?;
+    let loaded = lock.clone();
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
         e.base_hash = pending.base_hash;
         e.pending = None;
     }
-    lock.store(root)?;
+    Plan::new(root, vec![lock_change(&loaded, &lock)])?.apply()?;
     Ok(pending.revision)
 }
 
@@ -717,8 +918,9 @@ pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
 ///
 /// # Errors
 /// [`Error::Lock`]; [`Error::NotImported`]; a base that cannot be had as recorded
-/// ([`Error::BaseUnavailable`], [`Error::BaseMismatch`]); a guarded-read refusal of the local
-/// copy; as [`take`] for [`Version::Upstream`] (or for a base not kept here).
+/// ([`Error::BaseUnavailable`] when neither the local copy nor upstream is the lost base,
+/// [`Error::BaseMismatch`]); a guarded-read refusal of the local copy; as [`take`] for
+/// [`Version::Upstream`] (or for a base not kept here).
 pub fn diff(
     root: &Root,
     name: &str,
@@ -731,7 +933,7 @@ pub fn diff(
     let dir = skill_dir(name);
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
-            Version::Base => base_of(root, name, &entry, options, true),
+            Version::Base => base_for_diff(root, name, &entry, options),
             Version::Local => Ok(SkillTree::read(root, &dir)?),
             Version::Upstream => Ok(upstream_of(root, &entry, options)?
                 .map(|t| t.tree)
@@ -741,4 +943,36 @@ pub fn diff(
     let a = version(from)?;
     let b = version(to)?;
     Ok(crate::diff::unified(&a, &b, &dir))
+}
+
+/// The base `skill diff` shows: as [`base_of`], kept when read again; a lost base is found
+/// again when the local copy or upstream now still hashes to it.
+fn base_for_diff(
+    root: &Root,
+    name: &str,
+    entry: &Entry,
+    options: &Options,
+) -> Result<SkillTree, Error> {
+    match base_of(root, name, entry, options) {
+        Ok((tree, fetched)) => {
+            if fetched {
+                keep_base(root, &tree)?;
+            }
+            Ok(tree)
+        }
+        Err(lost @ Error::BaseUnavailable { .. }) => {
+            let dir = skill_dir(name);
+            if root.kind(&dir)? == Some(EntryKind::Directory) {
+                let local = SkillTree::read(root, &dir)?;
+                if local.hash() == entry.base_hash {
+                    return Ok(local);
+                }
+            }
+            match upstream_of(root, entry, options)? {
+                Ok(upstream) if upstream.tree.hash() == entry.base_hash => Ok(upstream.tree),
+                _ => Err(lost),
+            }
+        }
+        Err(e) => Err(e),
+    }
 }

@@ -78,10 +78,14 @@ pub enum ConflictKind {
     Mode,
     /// One side has a file where the other has files beneath a directory of that name.
     FileDirectory,
+    /// A merge without a base ([`merge_without_base`]) found a path on one side only: an add
+    /// on that side cannot be told from a delete on the other, so neither is chosen.
+    AddDelete,
 }
 
 impl ConflictKind {
-    /// The kind as printed: `content`, `delete/modify`, `binary`, `mode`, `file/directory`.
+    /// The kind as printed: `content`, `delete/modify`, `binary`, `mode`, `file/directory`,
+    /// `add/delete`.
     pub fn as_str(self) -> &'static str {
         match self {
             ConflictKind::Content => "content",
@@ -89,6 +93,7 @@ impl ConflictKind {
             ConflictKind::Binary => "binary",
             ConflictKind::Mode => "mode",
             ConflictKind::FileDirectory => "file/directory",
+            ConflictKind::AddDelete => "add/delete",
         }
     }
 }
@@ -215,7 +220,110 @@ pub fn merge(
         };
         out.extend(taken);
     }
-    let clashes = file_directory_clashes(&out, &l);
+    finish(out, conflicts, &l)
+}
+
+/// Merges `local` and `remote` when their common ancestor is lost: a two-way merge that
+/// decides only what needs no base and leaves every other path to the user.
+///
+/// - A path both sides hold with the same bytes and the same executable bit is taken.
+/// - A path both sides hold differently is a conflict: two text files go through
+///   [`merge_text`] with an empty base and `labels`, so the conflicted file holds markers
+///   with an empty base section ([`ConflictKind::Content`]; a file that is not text
+///   is [`ConflictKind::Binary`]); the same bytes with different bits is
+///   [`ConflictKind::Mode`]. The text merger is trusted only for its markers: two texts that
+///   differ are never merged silently, even where it would call them clean.
+/// - A path only one side holds is [`ConflictKind::AddDelete`]: without a base, an add on
+///   one side looks exactly like a delete on the other, and taking either could undo the
+///   other side's work. The side that holds it keeps it in the conflict view, so nothing is
+///   lost; the user deletes it if the delete was meant.
+///
+/// The conflict view is built as [`merge`] builds it (local's side of a file/directory
+/// clash, local's bit and bytes where they differ).
+///
+/// # Example
+/// ```
+/// use asv_skilltree::{FileNode, SkillTree};
+/// use asv_skilltree::merge::{ConflictKind, merge_without_base};
+/// let tree = |files: &[(&str, &str)]| {
+///     SkillTree::from_files(files.iter().map(|(p, d)| FileNode {
+///         path: (*p).into(), data: (*d).into(), executable: false,
+///     }).collect())
+/// };
+/// let local = tree(&[("SKILL.md", "same\n"), ("mine.md", "mine\n")]);
+/// let remote = tree(&[("SKILL.md", "same\n")]);
+/// let merged = merge_without_base(&local, &remote, ["local", "base", "upstream"]);
+/// assert_eq!(merged.conflicts.len(), 1);
+/// assert_eq!(merged.conflicts[0].kind, ConflictKind::AddDelete);
+/// assert_eq!(merged.tree, local);
+/// ```
+pub fn merge_without_base(local: &SkillTree, remote: &SkillTree, labels: [&str; 3]) -> TreeMerge {
+    let merger = |b: &[u8], l: &[u8], r: &[u8]| merge_text(b, l, r, labels);
+    let (l, r) = (index(local), index(remote));
+    let paths: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
+    let mut out = Vec::with_capacity(paths.len());
+    let mut conflicts = Vec::new();
+    for path in paths {
+        let (ls, rs) = (l.get(path).copied(), r.get(path).copied());
+        let (node, kind) = match (ls, rs) {
+            (Some(lf), Some(_)) if same(ls, rs) => (lf.clone(), None),
+            (Some(lf), Some(rf)) => {
+                let (mut node, kind) = merge_file(path, None, lf, rf, &merger);
+                // Both sides hold the file and it differs: whatever the text merger made of
+                // it, that is a conflict without a base to say which side changed it.
+                let kind = match kind {
+                    Some(kind) => Some(kind),
+                    None if lf.data != rf.data => {
+                        node.data = whole_file_markers(&lf.data, &rf.data, labels);
+                        Some(ConflictKind::Content)
+                    }
+                    None => None,
+                };
+                (node, kind)
+            }
+            (Some(only), None) | (None, Some(only)) => {
+                (only.clone(), Some(ConflictKind::AddDelete))
+            }
+            (None, None) => continue,
+        };
+        if let Some(kind) = kind {
+            conflicts.push(Conflict {
+                path: path.to_owned(),
+                kind,
+            });
+        }
+        out.push(node);
+    }
+    finish(out, conflicts, &l)
+}
+
+/// A conflicted file holding the whole of both sides, with an empty base section (for the
+/// texts the diff3 driver calls clean against an empty base: one side empty).
+fn whole_file_markers(local: &[u8], remote: &[u8], labels: [&str; 3]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(local.len() + remote.len() + 64);
+    let section = |out: &mut Vec<u8>, data: &[u8]| {
+        out.extend_from_slice(data);
+        if !data.is_empty() && !data.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    };
+    let [ours, base, theirs] = labels;
+    out.extend_from_slice(format!("<<<<<<< {ours}\n").as_bytes());
+    section(&mut out, local);
+    out.extend_from_slice(format!("||||||| {base}\n=======\n").as_bytes());
+    section(&mut out, remote);
+    out.extend_from_slice(format!(">>>>>>> {theirs}\n").as_bytes());
+    out
+}
+
+/// Drops the non-local side of each file/directory clash from the merged files and sorts the
+/// conflicts: the end every tree merge shares.
+fn finish(
+    mut out: Vec<FileNode>,
+    mut conflicts: Vec<Conflict>,
+    l: &BTreeMap<&str, &FileNode>,
+) -> TreeMerge {
+    let clashes = file_directory_clashes(&out, l);
     if !clashes.is_empty() {
         out.retain(|f| !clashes.dropped.contains(f.path.as_str()));
         conflicts.extend(clashes.files.into_iter().map(|path| Conflict {
@@ -603,6 +711,117 @@ mod tests {
         got.tree.check_paths().unwrap();
         let got = run(&[], &[("x/y", TEXT, false)], &[("x", TEXT, false)]);
         assert_eq!(got.tree, tree(&[("x/y", TEXT, false)]));
+    }
+
+    fn run_without_base(local: Files<'_>, remote: Files<'_>) -> TreeMerge {
+        merge_without_base(&tree(local), &tree(remote), ["local", "base", "upstream"])
+    }
+
+    /// The rule of a merge without a base, one row per case: what it takes, what it leaves to
+    /// the user, and the view a user resolves.
+    #[test]
+    #[allow(clippy::type_complexity)]
+    fn a_merge_without_a_base_takes_only_what_both_sides_agree_on() {
+        let rows: &[(
+            &str,
+            Files<'_>,
+            Files<'_>,
+            &[(&str, ConflictKind)],
+            Files<'_>,
+        )] = &[
+            ("nothing at all", &[], &[], &[], &[]),
+            (
+                "the same on both sides",
+                &[("a.md", TEXT, false), ("run.sh", TEXT, true)],
+                &[("a.md", TEXT, false), ("run.sh", TEXT, true)],
+                &[],
+                &[("a.md", TEXT, false), ("run.sh", TEXT, true)],
+            ),
+            (
+                "local only: an add here or a delete there",
+                &[("a.md", TEXT, false)],
+                &[],
+                &[("a.md", ConflictKind::AddDelete)],
+                &[("a.md", TEXT, false)],
+            ),
+            (
+                "upstream only: an add there or a delete here",
+                &[],
+                &[("a.md", TEXT, false)],
+                &[("a.md", ConflictKind::AddDelete)],
+                &[("a.md", TEXT, false)],
+            ),
+            (
+                "same bytes, other bit",
+                &[("run.sh", TEXT, true)],
+                &[("run.sh", TEXT, false)],
+                &[("run.sh", ConflictKind::Mode)],
+                &[("run.sh", TEXT, true)],
+            ),
+            (
+                "binary differs",
+                &[("b", BIN_L, false)],
+                &[("b", BIN_R, false)],
+                &[("b", ConflictKind::Binary)],
+                &[("b", BIN_L, false)],
+            ),
+            (
+                "a text edit on one side is a conflict: no base says which side edited",
+                &[("f.md", LOCAL_EDIT, false)],
+                &[("f.md", TEXT, false)],
+                &[("f.md", ConflictKind::Content)],
+                &[],
+            ),
+            (
+                "one text the start of the other",
+                &[("f.md", "a\nb\n", false)],
+                &[("f.md", "a\n", false)],
+                &[("f.md", ConflictKind::Content)],
+                &[],
+            ),
+            (
+                "file/directory keeps the local side",
+                &[("x", TEXT, false)],
+                &[("x/y", TEXT, false)],
+                &[
+                    ("x", ConflictKind::FileDirectory),
+                    ("x/y", ConflictKind::AddDelete),
+                ],
+                &[("x", TEXT, false)],
+            ),
+        ];
+        for (name, local, remote, want, view) in rows {
+            let got = run_without_base(local, remote);
+            let kinds: Vec<(&str, ConflictKind)> = got
+                .conflicts
+                .iter()
+                .map(|c| (c.path.as_str(), c.kind))
+                .collect();
+            assert_eq!(kinds, *want, "{name}");
+            // A text conflict's view holds markers, checked below; the others are listed.
+            if !view.is_empty() || want.is_empty() {
+                assert_eq!(got.tree, tree(view), "{name}");
+            }
+            got.tree.check_paths().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_text_conflict_without_a_base_has_an_empty_base_section() {
+        // The last two the diff3 driver alone would call clean: one side is empty.
+        for (local, remote) in [
+            (LOCAL_EDIT, TEXT),
+            ("a\nb\n", "a\n"),
+            ("x", "y\n"),
+            ("", "a\n"),
+            ("a\n", ""),
+        ] {
+            let got = run_without_base(&[("f.md", local, false)], &[("f.md", remote, false)]);
+            let text = String::from_utf8(got.tree.files()[0].data.clone()).unwrap();
+            assert!(text.contains("<<<<<<< local\n"), "{text}");
+            assert!(text.contains("||||||| base\n=======\n"), "{text}");
+            assert!(text.contains(">>>>>>> upstream\n"), "{text}");
+        }
     }
 
     #[test]

@@ -187,6 +187,9 @@ pub fn pull(
             .collect(),
         conflicts,
     );
+    report
+        .warnings
+        .extend(pulled.iter().filter_map(lifecycle::Pulled::warning));
     if dry_run {
         report
             .warnings

@@ -31,5 +31,6 @@ mod skill_lifecycle;
 mod skill_lifecycle_git;
 mod skill_lifecycle_github;
 mod skill_package;
+mod skill_pull;
 mod typed_paths;
 mod verify;

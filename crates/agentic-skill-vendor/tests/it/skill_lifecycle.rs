@@ -281,19 +281,6 @@ fn status_reports_missing_and_invalid() {
     );
 }
 
-#[test]
-fn a_lost_base_of_a_local_source_is_refused_with_what_to_do() {
-    let (up, me) = imported();
-    edit(&up, "skills/pdf/SKILL.md", "one\n", "uno\n");
-    edit(&me, "skills/pdf/SKILL.md", "two\n", "dos\n");
-    me.remove(".agentic-skill-vendor/skill-bases");
-    let before = user_files(&me);
-    let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("add the skill again"), "{}", out.stderr);
-    assert_eq!(user_files(&me), before);
-}
-
 /// Each refused add leaves the repository as it was.
 #[test]
 fn bad_input_is_refused_and_nothing_is_written() {

@@ -296,6 +296,7 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
             from: added.hash.clone(),
             to: upstream.hash(),
             kept_local: true,
+            lost_base: None,
         }]
     );
     assert_eq!(
@@ -497,7 +498,7 @@ fn a_merge_that_breaks_the_rules_is_refused_and_changes_nothing() {
 
 #[test]
 fn pull_refuses_a_missing_copy_and_an_unknown_name() {
-    let (_up, me, _) = imported();
+    let (up, me, _) = imported();
     let e = lifecycle::pull(&me.fs, &["nope".to_owned()], false, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::NotImported { name } if name == "nope"),
@@ -505,33 +506,409 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
     );
     me.fs.remove_all("skills/pdf").unwrap();
     let e = pull(&me, false).unwrap_err();
-    assert!(
-        matches!(&e, Error::Missing { path } if path == "skills/pdf"),
-        "{e:?}"
+    let Error::MissingImported { path, again } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(path, "skills/pdf");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "skills/pdf: is missing; restore it from version control, or take it again: skill add {} skills/pdf",
+            up.source()
+        )
     );
+    // The step it names works: the skill is taken again and pulls as before.
+    up.edit(MD, "eight", "EIGHT");
+    let again = AddRequest {
+        repository: again.source.clone(),
+        path: again.path.clone(),
+        name: again.name.clone(),
+        reference: again.reference.clone(),
+    };
+    let added = lifecycle::add(&me.fs, &again, &Options::default()).unwrap();
+    assert_eq!(me.read(MD), up.read(MD));
+    assert_eq!(lock(&me).entry("pdf").unwrap().base_hash, added.hash);
+    assert_eq!(state(&me), State::Clean);
+    assert!(matches!(
+        &pull(&me, false).unwrap()[..],
+        [Pulled::UpToDate { .. }]
+    ));
+    // With the directory there, a second add is still refused.
+    let e = lifecycle::add(&me.fs, &again, &Options::default()).unwrap_err();
+    assert!(matches!(e, Error::AlreadyImported { .. }), "{e:?}");
 }
 
 #[test]
-fn a_lost_base_of_a_local_directory_cannot_be_read_again() {
+fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
+    let up = Dir::new();
+    up.write(MD, &skill_md("pdf"));
+    let me = Dir::new();
+    let req = AddRequest {
+        name: Some("reader".to_owned()),
+        ..request(&up, "skills/pdf")
+    };
+    lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    me.fs.remove_all("skills/reader").unwrap();
+    let e = lifecycle::resolve(&me.fs, "reader").unwrap_err();
+    assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
+    let e = pull(&me, false).unwrap_err();
+    assert!(
+        e.to_string().ends_with(&format!(
+            "skill add {} skills/pdf --name reader",
+            up.source()
+        )),
+        "{e}"
+    );
+    let Error::MissingImported { again, .. } = e else {
+        panic!("{e:?}")
+    };
+    let req = AddRequest {
+        repository: again.source,
+        path: again.path,
+        name: again.name,
+        reference: again.reference,
+    };
+    lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    assert!(me.read("skills/reader/SKILL.md").contains("name: reader\n"));
+}
+
+/// A kept base lost (as on a fresh clone, where `.agentic-skill-vendor/` is not checked in)
+/// while the local copy is unedited: the copy is the base, and the pull is exact.
+#[test]
+fn a_lost_base_of_an_unedited_copy_is_the_copy() {
+    let (up, me, added) = imported();
+    up.edit(MD, "eight", "EIGHT");
+    me.fs.remove_all(&base_dir(&added.hash)).unwrap();
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: false,
+                lost_base: None,
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    assert_eq!(pulled[0].warning(), None);
+    assert_eq!(
+        SkillTree::read(&me.fs, "skills/pdf").unwrap(),
+        SkillTree::read(&up.fs, "skills/pdf").unwrap()
+    );
+    assert_eq!(state(&me), State::Clean);
+}
+
+/// A kept base lost while both sides changed: the pull merges without a base, says so, and
+/// leaves every difference to the user; written conflicts resolve as any other, and the base
+/// is then upstream's, kept again.
+#[test]
+fn a_lost_base_of_an_edited_copy_is_merged_without_one() {
     let (up, me, added) = imported();
     me.edit(MD, "one", "ONE");
     up.edit(MD, "eight", "EIGHT");
+    up.write("skills/pdf/references/new.md", "new\n");
     me.fs.remove_all(&base_dir(&added.hash)).unwrap();
     let before = me.snapshot();
-    let e = pull(&me, false).unwrap_err();
-    assert!(
-        matches!(&e, Error::BaseUnavailable { name, path }
-            if name == "pdf" && *path == base_dir(&added.hash)),
-        "{e:?}"
+    let pulled = pull(&me, false).unwrap();
+    let [
+        Pulled::Conflicts {
+            conflicts,
+            written: false,
+            lost_base: Some(path),
+            ..
+        },
+    ] = &pulled[..]
+    else {
+        panic!("{pulled:?}")
+    };
+    assert_eq!(*path, base_dir(&added.hash));
+    let kinds: Vec<(&str, &str)> = conflicts
+        .iter()
+        .map(|c| (c.path.as_str(), c.kind.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("SKILL.md", "content"), ("references/new.md", "add/delete")]
     );
-    assert_eq!(me.snapshot(), before);
-    // A kept base edited in place no longer hashes as recorded: it counts as lost.
+    let warning = pulled[0].warning().unwrap();
+    assert!(
+        warning.starts_with(&format!("pdf: the base is not in {path} ")),
+        "{warning}"
+    );
+    assert_eq!(
+        me.snapshot(),
+        before,
+        "conflicts not written change nothing"
+    );
+
+    let pulled = pull(&me, true).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Conflicts {
+                written: true,
+                lost_base: Some(_),
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    let text = me.read(MD);
+    assert!(text.contains("<<<<<<< local\n"), "{text}");
+    assert!(text.contains("||||||| base\n=======\n"), "{text}");
+    assert_eq!(me.read("skills/pdf/references/new.md"), "new\n");
+    assert_eq!(state(&me), State::Conflicted);
+    me.write(
+        MD,
+        &skill_md("pdf")
+            .replace("one", "ONE")
+            .replace("eight", "EIGHT"),
+    );
+    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    assert_eq!(lifecycle::resolve(&me.fs, "pdf").unwrap(), upstream.hash());
+    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    // From here on the pull has its base again: a further upstream edit merges cleanly.
+    up.edit(MD, "four", "FOUR");
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: true,
+                lost_base: None,
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    assert_eq!(
+        me.read(MD),
+        skill_md("pdf")
+            .replace("one", "ONE")
+            .replace("four", "FOUR")
+            .replace("eight", "EIGHT")
+    );
+}
+
+/// A kept base edited in place no longer hashes as recorded: it counts as lost.
+#[test]
+fn an_edited_kept_base_counts_as_lost() {
     let (up, me, added) = imported();
     me.edit(MD, "one", "ONE");
     up.edit(MD, "eight", "EIGHT");
     me.edit(&format!("{}/SKILL.md", base_dir(&added.hash)), "two", "TWO");
-    let e = pull(&me, false).unwrap_err();
-    assert!(matches!(e, Error::BaseUnavailable { .. }), "{e:?}");
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Conflicts {
+                lost_base: Some(_),
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+}
+
+/// `skill diff` cannot show a lost base unless the local copy or upstream still is it; its
+/// refusal names `skill pull`, which records a new base.
+#[test]
+fn diff_of_a_lost_base_names_a_pull_and_the_pull_gives_it_a_base() {
+    let (up, me, added) = imported();
+    let lost = base_dir(&added.hash);
+    let diff = |me: &Dir| {
+        lifecycle::diff(
+            &me.fs,
+            "pdf",
+            Version::Base,
+            Version::Local,
+            &Options::default(),
+        )
+    };
+    // The unedited copy is the base.
+    me.fs.remove_all(&lost).unwrap();
+    assert_eq!(diff(&me).unwrap(), "");
+    // Upstream unchanged is the base.
+    me.edit(MD, "one", "ONE");
+    assert!(diff(&me).unwrap().contains("+ONE"));
+    // Neither: refused, naming the pull.
+    up.edit(MD, "one", "ONE");
+    let e = diff(&me).unwrap_err();
+    assert!(
+        matches!(&e, Error::BaseUnavailable { name, path } if name == "pdf" && *path == lost),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with("skill pull pdf merges without it and records a new base"),
+        "{e}"
+    );
+    // The step named works: both sides made the same edit, so the merge without a base is
+    // clean and records upstream as the base.
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: false,
+                lost_base: Some(_),
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    assert_eq!(diff(&me).unwrap(), "");
+}
+
+/// An upstream holding `skills/pdf` and `skills/doc`, and a repository that took both.
+fn imported_two() -> (Dir, Dir) {
+    let up = Dir::new();
+    up.write(MD, &skill_md("pdf"));
+    up.write("skills/doc/SKILL.md", &skill_md("doc"));
+    let me = Dir::new();
+    for path in ["skills/pdf", "skills/doc"] {
+        lifecycle::add(&me.fs, &request(&up, path), &Options::default()).unwrap();
+    }
+    (up, me)
+}
+
+fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
+    let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+    lifecycle::pull(&me.fs, &names, write_conflicts, &Options::default())
+}
+
+/// A run of several skills judges every one first: one refused writes nothing of the others,
+/// and the refusal names it.
+#[test]
+fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
+    type Break = fn(&Dir, &Dir);
+    type Want = fn(&Error) -> bool;
+    let rows: [(&str, Break, Want); 4] = [
+        (
+            "missing",
+            |_, me| me.fs.remove_all("skills/doc").unwrap(),
+            |e| matches!(e, Error::MissingImported { .. }),
+        ),
+        (
+            "conflicted",
+            |up, me| {
+                me.edit("skills/doc/SKILL.md", "four", "FOUR (ours)");
+                up.edit("skills/doc/SKILL.md", "four", "FOUR (theirs)");
+                lifecycle::pull(&me.fs, &["doc".to_owned()], true, &Options::default()).unwrap();
+            },
+            |e| matches!(e, Error::Conflicted { .. }),
+        ),
+        (
+            "merged result invalid",
+            |up, me| {
+                me.edit("skills/doc/SKILL.md", "one", "ONE");
+                up.edit("skills/doc/SKILL.md", "description: Reads doc files.\n", "");
+            },
+            |e| matches!(e, Error::Invalid { .. }),
+        ),
+        (
+            "upstream unreadable",
+            |up, me| {
+                let _ = me;
+                up.fs.remove_all("skills/doc").unwrap();
+                up.write(
+                    "skills/doc/SKILL.md",
+                    &skill_md("doc").replace("one", "uno"),
+                );
+                std::os::unix::fs::symlink("SKILL.md", up.path().join("skills/doc/link.md"))
+                    .unwrap();
+            },
+            |e| {
+                matches!(
+                    e,
+                    Error::UnsupportedEntry { .. } | Error::Tree(_) | Error::Fs(_)
+                )
+            },
+        ),
+    ];
+    for (case, break_it, want) in rows {
+        let (up, me) = imported_two();
+        me.edit(MD, "one", "ONE");
+        up.edit(MD, "eight", "EIGHT");
+        break_it(&up, &me);
+        let before = me.snapshot();
+        for names in [&["pdf", "doc"][..], &[]] {
+            let e = pull_names(&me, names, false).unwrap_err();
+            let Error::PullRefused { name, source } = &e else {
+                panic!("{case}: {e:?}")
+            };
+            assert_eq!(name, "doc", "{case}");
+            assert!(want(source), "{case}: {source:?}");
+            assert!(
+                e.to_string()
+                    .starts_with("the pull of \"doc\" was refused, so no skill was written"),
+                "{case}: {e}"
+            );
+            assert_eq!(me.snapshot(), before, "{case}: {names:?}");
+        }
+        // Alone, the good skill pulls.
+        assert!(matches!(
+            &pull_names(&me, &["pdf"], false).unwrap()[..],
+            [Pulled::Updated { .. }]
+        ));
+    }
+}
+
+/// Two skills pulled in one run: both outcomes, both written, their bases kept, and the lock
+/// written once with both.
+#[test]
+fn a_pull_of_several_skills_writes_them_all() {
+    let (up, me) = imported_two();
+    me.edit(MD, "one", "ONE");
+    up.edit(MD, "eight", "EIGHT");
+    up.edit("skills/doc/SKILL.md", "two", "TWO");
+    let pulled = pull_names(&me, &["pdf", "doc", "pdf"], false).unwrap();
+    let names: Vec<&str> = pulled.iter().map(Pulled::name).collect();
+    assert_eq!(names, ["pdf", "doc"]);
+    assert!(pulled.iter().all(|p| matches!(p, Pulled::Updated { .. })));
+    for dir in ["skills/pdf", "skills/doc"] {
+        let upstream = SkillTree::read(&up.fs, dir).unwrap();
+        assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    }
+    assert_eq!(
+        me.read("skills/doc/SKILL.md"),
+        up.read("skills/doc/SKILL.md")
+    );
+    assert!(me.read(MD).contains("ONE") && me.read(MD).contains("EIGHT"));
+}
+
+/// A run that fails at any write (of a skill, a kept base or the lock) leaves the tree exactly
+/// as it was; given enough writes it completes.
+#[test]
+fn a_pull_failing_at_any_write_leaves_the_tree_as_it_was() {
+    let mut failed = 0;
+    for n in 0..32 {
+        let (up, me) = imported_two();
+        me.edit(MD, "one", "ONE");
+        up.edit(MD, "eight", "EIGHT");
+        up.edit("skills/doc/SKILL.md", "two", "TWO");
+        let before = me.snapshot();
+        let faulty = asv_fs::Root::open(me.path()).unwrap().fail_writes_after(n);
+        match lifecycle::pull(&faulty, &[], false, &Options::default()) {
+            Err(e) => {
+                failed += 1;
+                assert!(
+                    matches!(&e, Error::Fs(asv_fs::Error::InjectedFault { .. })),
+                    "{n}: {e:?}"
+                );
+                assert_eq!(me.snapshot(), before, "after {n} writes");
+            }
+            Ok(pulled) => {
+                assert_eq!(pulled.len(), 2);
+                assert_ne!(me.snapshot(), before);
+                // Two skills, two bases and the lock: every one of them was a failure point.
+                assert!(failed >= 5, "completed after {failed} failures");
+                return;
+            }
+        }
+    }
+    panic!("the pull never completed");
 }
 
 /// A local git repository holding `skills/pdf` at a first commit, and a repository that
@@ -585,6 +962,7 @@ fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
             from: second,
             to: third.clone(),
             kept_local: true,
+            lost_base: None,
         }]
     );
     let text = me.read(MD);
@@ -719,6 +1097,7 @@ fn pulled_lines_say_what_happened() {
                 from: "r1".to_owned(),
                 to: "r2".to_owned(),
                 kept_local: true,
+                lost_base: None,
             },
             vec!["pdf: updated r1 -> r2 (local edits kept)"],
         ),

@@ -1,0 +1,302 @@
+//! `skill pull` of several skills as one transaction, and the steps its refusals and warnings
+//! name, run on the real binary with a local directory as the upstream repository
+//! (issue 13, "Every message, every mistake").
+#![allow(clippy::disallowed_methods)]
+
+use crate::common::Repo;
+
+fn skill(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: Reads {name} files.\n---\n# {name}\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"
+    )
+}
+
+/// An upstream holding `skills/pdf` and `skills/doc`, and a repository that took both.
+fn imported_two() -> (Repo, Repo) {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", skill("pdf"));
+    up.write("skills/doc/SKILL.md", skill("doc"));
+    let me = Repo::empty();
+    for path in ["skills/pdf", "skills/doc"] {
+        let out = me.run(&["skill", "add", &source(&up), path]);
+        assert_eq!(out.code, 0, "{out:?}");
+    }
+    (up, me)
+}
+
+fn source(up: &Repo) -> String {
+    up.path().display().to_string()
+}
+
+fn edit(repo: &Repo, rel: &str, from: &str, to: &str) {
+    let text = repo.read_string(rel);
+    assert!(text.contains(from), "{rel} lacks {from:?}");
+    repo.write(rel, text.replacen(from, to, 1));
+}
+
+/// The words after `marker` in `text`'s first line holding it: the command a message names.
+fn named_step<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
+    let line = text
+        .lines()
+        .find(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no {marker:?} in {text}"));
+    let at = line.find(marker).map(|i| i + marker.len()).unwrap_or(0);
+    line[at..].split_whitespace().collect()
+}
+
+/// Upstream moved both skills; pdf also has a local edit.
+fn both_moved(up: &Repo, me: &Repo) {
+    edit(me, "skills/pdf/SKILL.md", "one\n", "ONE (ours)\n");
+    edit(up, "skills/pdf/SKILL.md", "eight\n", "EIGHT (theirs)\n");
+    edit(up, "skills/doc/SKILL.md", "two\n", "TWO (theirs)\n");
+}
+
+#[test]
+fn a_pull_of_two_skills_writes_both_and_prints_both_lines() {
+    let (up, me) = imported_two();
+    both_moved(&up, &me);
+    let planned = me.run(&["skill", "pull", "--dry-run", "pdf", "doc"]);
+    let out = me.run(&["skill", "pull", "pdf", "doc"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    assert!(
+        lines[0].starts_with("pdf: updated ") && lines[0].ends_with(" (local edits kept)"),
+        "{out:?}"
+    );
+    assert!(
+        lines[1].starts_with("doc: updated ") && !lines[1].ends_with(")"),
+        "{out:?}"
+    );
+    assert_eq!(planned.stdout, out.stdout, "the dry run decides as the run");
+    assert_eq!(
+        me.read_string("skills/doc/SKILL.md"),
+        up.read_string("skills/doc/SKILL.md")
+    );
+    let pdf = me.read_string("skills/pdf/SKILL.md");
+    assert!(
+        pdf.contains("ONE (ours)") && pdf.contains("EIGHT (theirs)"),
+        "{pdf}"
+    );
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.stdout, "doc: clean\npdf: modified\n");
+}
+
+/// One skill of the run refused: nothing of the others is written (every byte of the tree,
+/// the tool's own state included, is as it was), the refusal names the skill and its step,
+/// and the step works.
+#[test]
+fn a_refused_skill_writes_nothing_of_the_others() {
+    let (up, me) = imported_two();
+    both_moved(&up, &me);
+    me.remove("skills/doc");
+    let before = me.snapshot();
+    for args in [
+        &["skill", "pull", "pdf", "doc"][..],
+        &["skill", "pull"],
+        &["skill", "pull", "--dry-run", "pdf", "doc"],
+        &["skill", "pull", "--write-conflicts", "pdf", "doc"],
+    ] {
+        let out = me.run(args);
+        assert_eq!(
+            (out.code, out.stdout.as_str(), out.stderr.as_str()),
+            (
+                2,
+                "",
+                format!(
+                    "error: the pull of \"doc\" was refused, so no skill was written: skills/doc: is missing; restore it from version control, or take it again: skill add {} skills/doc\n",
+                    source(&up)
+                )
+                .as_str()
+            ),
+            "{args:?}"
+        );
+        assert_eq!(me.snapshot(), before, "{args:?}");
+    }
+    // The step named takes doc again; then the pull of both goes through.
+    let again = me.run(&named_step(
+        &me.run(&["skill", "pull"]).stderr,
+        "take it again: ",
+    ));
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(
+        me.read_string("skills/doc/SKILL.md"),
+        up.read_string("skills/doc/SKILL.md")
+    );
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(lines[0].starts_with("doc: up to date at "), "{out:?}");
+    assert!(lines[1].starts_with("pdf: updated "), "{out:?}");
+}
+
+/// A skill waiting for `skill resolve` refuses the run; the conflicts a run writes are part
+/// of its transaction too.
+#[test]
+fn a_conflicted_skill_refuses_the_run_and_resolve_lets_it_go_on() {
+    let (up, me) = imported_two();
+    both_moved(&up, &me);
+    edit(&me, "skills/doc/SKILL.md", "two\n", "TWO (ours)\n");
+    // Both in one run: pdf merges, doc's conflict is written with markers, one transaction.
+    let out = me.run(&["skill", "pull", "--write-conflicts"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.starts_with("doc: 1 conflict with upstream "),
+        "{out:?}"
+    );
+    assert!(out.stdout.contains("\npdf: updated "), "{out:?}");
+    assert!(
+        me.read_string("skills/doc/SKILL.md")
+            .contains("<<<<<<< local\n")
+    );
+
+    edit(&up, "skills/pdf/SKILL.md", "five\n", "FIVE (theirs)\n");
+    let before = me.snapshot();
+    let out = me.run(&["skill", "pull", "pdf", "doc"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            2,
+            "error: the pull of \"doc\" was refused, so no skill was written: the skill \"doc\" has unresolved conflicts from its last pull; edit the files, then run skill resolve doc\n"
+        ),
+        "{out:?}"
+    );
+    assert_eq!(me.snapshot(), before);
+    me.write(
+        "skills/doc/SKILL.md",
+        skill("doc").replace("two\n", "TWO (both)\n"),
+    );
+    let resolved = me.run(&named_step(&out.stderr, "then run "));
+    assert_eq!(resolved.code, 0, "{resolved:?}");
+    let out = me.run(&["skill", "pull", "pdf", "doc"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("pdf: updated "), "{out:?}");
+    assert!(out.stdout.contains("\ndoc: up to date at "), "{out:?}");
+}
+
+/// A fresh clone: the kept bases under `.agentic-skill-vendor/` are not checked in. An
+/// unedited skill pulls as before, with no word about it.
+#[test]
+fn a_fresh_clone_pulls_an_unedited_skill_exactly() {
+    let (up, me) = imported_two();
+    edit(&up, "skills/pdf/SKILL.md", "eight\n", "EIGHT (theirs)\n");
+    me.remove(".agentic-skill-vendor");
+    let out = me.run(&["skill", "pull", "pdf"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
+    assert!(out.stdout.starts_with("pdf: updated "), "{out:?}");
+    assert_eq!(
+        me.read_string("skills/pdf/SKILL.md"),
+        up.read_string("skills/pdf/SKILL.md")
+    );
+}
+
+/// A fresh clone with local edits: the pull merges without a base, says so on stderr, and
+/// every difference is a conflict written and resolved the usual way — no dead end.
+#[test]
+fn a_fresh_clone_with_local_edits_merges_without_a_base() {
+    let (up, me) = imported_two();
+    both_moved(&up, &me);
+    up.write("skills/pdf/references/new.md", "from upstream\n");
+    let base = me.read_string("vendor-skills-lock.json");
+    let base: serde_json::Value = serde_json::from_str(&base).unwrap();
+    let hash = base["skills"]["pdf"]["baseHash"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let lost = format!(
+        ".agentic-skill-vendor/skill-bases/{}",
+        hash.trim_start_matches("sha256:")
+    );
+    me.remove(".agentic-skill-vendor");
+    let before = me.snapshot();
+    let warning = format!(
+        "warning: pdf: the base is not in {lost} and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict\n"
+    );
+    let out = me.run(&["skill", "pull", "pdf"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, warning.as_str()),
+        "{out:?}"
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("pdf: 2 conflicts with upstream "),
+        "{out:?}"
+    );
+    assert_eq!(
+        &lines[1..],
+        [
+            "skills/pdf/SKILL.md (content)",
+            "skills/pdf/references/new.md (add/delete)"
+        ]
+    );
+    assert_eq!(
+        me.snapshot(),
+        before,
+        "conflicts not written change nothing"
+    );
+    let json = me.run(&["--format", "json", "skill", "pull", "pdf"]);
+    let value: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    assert_eq!(value["lostBase"], lost.as_str());
+    assert_eq!(value["conflicts"][1]["kind"], "add/delete");
+
+    // --write-conflicts writes them (markers with an empty base section), then resolve.
+    let out = me.run(&["skill", "pull", "--write-conflicts", "pdf"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (1, warning.as_str()),
+        "{out:?}"
+    );
+    let text = me.read_string("skills/pdf/SKILL.md");
+    assert!(text.contains("<<<<<<< local\n"), "{text}");
+    assert!(text.contains("||||||| base\n=======\n"), "{text}");
+    assert_eq!(
+        me.read_string("skills/pdf/references/new.md"),
+        "from upstream\n"
+    );
+    me.write(
+        "skills/pdf/SKILL.md",
+        skill("pdf")
+            .replace("one\n", "ONE (ours)\n")
+            .replace("eight\n", "EIGHT (theirs)\n"),
+    );
+    let resolved = me.run(&named_step(&out.stdout, "then run "));
+    assert_eq!(resolved.code, 0, "{resolved:?}");
+    // Upstream is the base now, kept again: the next pull merges three ways, with no warning.
+    edit(&up, "skills/pdf/SKILL.md", "four\n", "FOUR (theirs)\n");
+    let out = me.run(&["skill", "pull", "pdf"]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
+    assert!(out.stdout.ends_with(" (local edits kept)\n"), "{out:?}");
+}
+
+/// `skill diff` cannot show a lost base both sides moved from; its refusal names the pull,
+/// and after the pull (here clean: both sides made the same edit) the diff works.
+#[test]
+fn diff_of_a_lost_base_names_the_pull_that_records_a_new_one() {
+    let (up, me) = imported_two();
+    edit(&me, "skills/doc/SKILL.md", "two\n", "TWO\n");
+    edit(&up, "skills/doc/SKILL.md", "two\n", "TWO\n");
+    me.remove(".agentic-skill-vendor");
+    let out = me.run(&["skill", "diff", "doc"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .ends_with("and its local directory source cannot give it again; skill pull doc merges without it and records a new base\n"),
+        "{out:?}"
+    );
+    let step: Vec<&str> = named_step(&out.stderr, "again; ")
+        .into_iter()
+        .take(3)
+        .collect();
+    assert_eq!(step, ["skill", "pull", "doc"]);
+    let pulled = me.run(&step);
+    assert_eq!(pulled.code, 0, "{pulled:?}");
+    assert!(
+        pulled
+            .stderr
+            .starts_with("warning: doc: the base is not in "),
+        "{pulled:?}"
+    );
+    let diff = me.run(&["skill", "diff", "doc"]);
+    assert_eq!((diff.code, diff.stdout.as_str()), (0, ""), "{diff:?}");
+}
