@@ -72,6 +72,13 @@ fn color_always_paints_and_the_plain_bytes_stay_underneath() {
         "{diff:?}"
     );
     assert!(diff.stdout.contains(&format!("{ESC}36m@@ ")), "{diff:?}");
+    // clap's own help follows --color too.
+    let help = team(&repo, &["--color", "always", "gen", "-h"], &[]);
+    assert!(help.stdout.contains(ESC), "{help:?}");
+    assert_eq!(
+        strip_colour(&help.stdout),
+        team(&repo, &["gen", "-h"], &[]).stdout
+    );
     // Other formats are for machines and are never painted.
     let json = team(
         &repo,
@@ -142,6 +149,8 @@ fn auto_paints_a_terminal_unless_no_color_says_not_to() {
     assert_eq!(shown, "summarize: modified\n");
     let (_, shown) = run_in_terminal(&status, "", &[("TERM", "dumb")]).unwrap();
     assert_eq!(shown, "summarize: modified\n");
+    let (_, shown) = run_in_terminal(&["gen", "-h", "--color", "never"], "", &[]).unwrap();
+    assert!(shown.contains("Usage: ") && !shown.contains(ESC), "{shown}");
     // stdout sent to a file while stderr stays on the terminal: the file gets no escapes.
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("stdout.txt");
