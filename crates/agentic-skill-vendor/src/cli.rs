@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Keeps shared documents byte-identical across the Agent Skills of a repository.
 ///
@@ -16,7 +16,8 @@ use clap::{Parser, Subcommand, ValueEnum};
     after_help = "Exit codes: 0 nothing to report, 1 violations (one per line on stdout), \
                   2 a refusal or an internal error (on stderr).\n\
                   gen, verify, lint-selfcontain and self-test read and write the tree and \
-                  nothing else: no network, no subprocess, no environment."
+                  nothing else: no network, no subprocess, no environment (but NO_COLOR and \
+                  TERM, for colour on a terminal)."
 )]
 pub struct Cli {
     /// The repository to work on [default: the one around the current directory]
@@ -29,16 +30,20 @@ pub struct Cli {
 
     /// How to print the report: plain lines, one JSON object per line, or GitHub Actions
     /// annotations
-    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    #[arg(long, global = true, value_enum, value_name = "format", default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Print no warnings or progress on stderr (refusals still are)
+    /// Print no warnings, progress or summary on stderr (refusals still are)
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
     /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull and diff)
     #[arg(long, global = true)]
     pub token_stdin: bool,
+
+    /// When to colour the output: auto colours a terminal, unless NO_COLOR is set
+    #[arg(long, global = true, value_enum, value_name = "when", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 
     /// What to do.
     #[command(subcommand)]
@@ -232,10 +237,102 @@ impl Command {
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// The compatibility lines, one per finding.
+    /// Plain lines, one per finding.
     Text,
     /// One JSON object per finding: kind, path, id, line, message.
     Json,
-    /// GitHub Actions workflow commands (::error file=…::).
+    /// GitHub Actions annotations (::error file=…::), shown on the pull request.
     Github,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour what goes to a terminal, unless NO_COLOR is set (and not empty) or TERM is dumb.
+    Auto,
+    /// Colour even into a pipe or a file.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The options a user may give before or after any command (`--root X verify` as well as
+/// `verify --root X`), by the names clap knows them by.
+const SHARED_OPTIONS: [&str; 5] = ["root", "format", "quiet", "token_stdin", "color"];
+
+/// Whether the command at `path` (`["skill", "add"]`) makes use of the shared option `id`.
+/// `skill` itself shows every option one of its commands uses.
+fn uses(path: &[&str], id: &str) -> bool {
+    match id {
+        // These work on the current directory or on the paths they are given alone.
+        "root" => !matches!(
+            path,
+            ["self-test" | "completions" | "man"] | ["skill", "hash"]
+        ),
+        // These print a fixed text.
+        "format" => !matches!(path, ["completions" | "man"]),
+        // The commands that print warnings, progress or a summary on stderr.
+        "quiet" => matches!(
+            path,
+            ["gen" | "verify" | "add" | "update" | "fetch" | "skill"]
+                | ["skill", "validate" | "add" | "pull" | "diff"]
+        ),
+        // The commands that reach a network.
+        "token_stdin" => matches!(
+            path,
+            ["add" | "update" | "fetch" | "skill"] | ["skill", "add" | "pull" | "diff"]
+        ),
+        // Every command may refuse, and a refusal's label is coloured.
+        _ => true,
+    }
+}
+
+/// The command line as clap parses it: [`Cli`], with each command's help listing only the
+/// shared options that command uses.
+///
+/// Every command still accepts every shared option, anywhere on the line, so a command line
+/// that worked keeps working and `gen --token-stdin` still meets its own refusal (the
+/// TypeScript tool refuses it the same way). clap copies a global option into each command
+/// only where the command has no option of that name, so each command gets its own copy
+/// here, hidden where the command has no use for it; the value still reaches [`Cli`].
+pub fn command() -> clap::Command {
+    let mut top = Cli::command();
+    let shared: Vec<clap::Arg> = SHARED_OPTIONS
+        .iter()
+        .filter_map(|id| top.get_arguments().find(|a| a.get_id() == *id).cloned())
+        .collect();
+    for sub in top.get_subcommands_mut() {
+        limit_shared_options(sub, &[], &shared);
+    }
+    top
+}
+
+fn limit_shared_options(command: &mut clap::Command, parent: &[&str], shared: &[clap::Arg]) {
+    let name = command.get_name().to_owned();
+    let mut path = parent.to_vec();
+    path.push(name.as_str());
+    let mut own = std::mem::take(command);
+    for arg in shared {
+        let hide = !uses(&path, arg.get_id().as_str());
+        own = own.arg(arg.clone().hide(hide));
+    }
+    for sub in own.get_subcommands_mut() {
+        limit_shared_options(sub, &path, shared);
+    }
+    *command = own;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_shared_option_is_given_to_every_command() {
+        let command = super::command();
+        command.clone().debug_assert();
+        for id in super::SHARED_OPTIONS {
+            assert!(command.get_arguments().any(|a| a.get_id() == id), "{id}");
+            for sub in command.get_subcommands() {
+                assert!(sub.get_arguments().any(|a| a.get_id() == id), "{id}");
+            }
+        }
+    }
 }

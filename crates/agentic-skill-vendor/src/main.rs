@@ -7,6 +7,8 @@ mod paths;
 mod render;
 mod run;
 mod settings;
+mod style;
+mod summary;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -19,7 +21,9 @@ fn main() -> ExitCode {
             .map(|s| (*s).to_owned())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unexpected failure".to_owned());
-        let _ = writeln!(std::io::stderr(), "internal error: {message}");
+        let paint = style::Paint::stderr(style::choice_in_args(std::env::args_os()));
+        let label = paint.label(style::Label::Internal);
+        let _ = writeln!(std::io::stderr(), "{label} {message}");
     }));
     match std::panic::catch_unwind(run::main) {
         Ok(code) => code,

@@ -510,7 +510,7 @@ pub fn resolved(format: Format, name: &str, revision: &str) -> String {
 }
 
 /// `1,234,567`.
-fn grouped(n: usize) -> String {
+pub fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

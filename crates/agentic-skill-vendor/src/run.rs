@@ -3,13 +3,14 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::cli::{Cli, Command, Format, SkillCommand};
 use crate::commands::{self, Report};
 use crate::exit::ExitStatus;
 use crate::settings::{Settings, USAGE_HINT};
+use crate::style::{self, Label, Paint};
 
 /// Words a clap parse failure the way the compatibility contract spells it.
 fn usage_refusal(err: &clap::Error) -> String {
@@ -93,11 +94,10 @@ fn usage_details(err: &clap::Error) -> Vec<String> {
 /// parsed, when clap's own measure found none: transposed and dropped letters are the usual
 /// slips, and clap's similarity misses some of them.
 fn nearest_command(err: &clap::Error) -> Option<String> {
-    use clap::CommandFactory;
     let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
         return None;
     };
-    let mut command = crate::cli::Cli::command();
+    let mut command = crate::cli::command();
     for name in command_path(&err.to_string()) {
         command = command.find_subcommand(name)?.clone();
     }
@@ -173,10 +173,11 @@ fn emit(lines: &[String]) -> io::Result<()> {
 }
 
 /// Writes warnings to stderr, each labelled; a stderr that cannot be written loses only them.
-fn warn(warnings: &[String]) {
+fn warn(warnings: &[String], paint: Paint) {
     let mut err = io::stderr().lock();
+    let label = paint.label(Label::Warning);
     for warning in warnings {
-        let _ = writeln!(err, "warning: {warning}");
+        let _ = writeln!(err, "{label} {warning}");
     }
 }
 
@@ -188,6 +189,15 @@ fn note(notes: &[String]) {
     }
 }
 
+/// Parses the command line. clap's own texts (help, usage) are coloured as `--color` asks,
+/// read from the raw arguments since they are shown before any parse succeeds.
+fn parse() -> Result<Cli, clap::Error> {
+    let choice = style::choice_in_args(std::env::args_os());
+    let mut command = crate::cli::command().color(choice.into());
+    let matches = command.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.downcast_ref::<io::Error>()
         .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
@@ -195,7 +205,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// Runs the binary and returns its exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(err) => {
             return match err.kind() {
@@ -204,23 +214,29 @@ pub fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 _ => {
+                    let paint = Paint::stderr(style::choice_in_args(std::env::args_os()));
                     refuse(
                         requested_format(),
                         asv_fs::Side::Input,
                         None,
                         &usage_refusal(&err),
+                        paint,
                     );
                     ExitStatus::Refused.into()
                 }
             };
         }
     };
+    let stderr_paint = Paint::stderr(cli.color);
     match run(&cli).and_then(|report| {
         if !cli.quiet {
-            warn(&report.warnings);
+            warn(&report.warnings, stderr_paint);
             note(&report.notes);
         }
         emit(&report.lines)?;
+        if let Some(summary) = &report.summary {
+            let _ = writeln!(io::stderr(), "{summary}");
+        }
         Ok(report.status)
     }) {
         Ok(status) => status.into(),
@@ -236,7 +252,7 @@ pub fn main() -> ExitCode {
                 }
             }
             let (side, location) = fault_of(&err);
-            refuse(cli.format, side, location.as_ref(), &message);
+            refuse(cli.format, side, location.as_ref(), &message, stderr_paint);
             ExitStatus::Refused.into()
         }
     }
@@ -246,12 +262,18 @@ pub fn main() -> ExitCode {
 /// should never reach, since a refusal is the user's to fix and that is ours), and in
 /// `--format json` or `github` also as the stream's last line on stdout, so a job that parses
 /// the report parses a failure too.
-fn refuse(format: Format, side: asv_fs::Side, location: Option<&asv_fs::Location>, message: &str) {
+fn refuse(
+    format: Format,
+    side: asv_fs::Side,
+    location: Option<&asv_fs::Location>,
+    message: &str,
+    paint: Paint,
+) {
     let label = match side {
-        asv_fs::Side::Internal => "internal error",
-        _ => "error",
+        asv_fs::Side::Internal => Label::Internal,
+        _ => Label::Error,
     };
-    let _ = writeln!(io::stderr(), "{label}: {message}");
+    let _ = writeln!(io::stderr(), "{} {message}", paint.label(label));
     if format != Format::Text {
         let _ = emit(&[crate::render::refusal(format, side, location, message)]);
     }

@@ -1,7 +1,8 @@
 //! Settings resolved once from the arguments and the environment: the repository, the output
-//! format, the transport options of the commands that reach a network, where an install lands.
+//! format, colour and what goes to a terminal, the transport options of the commands that reach
+//! a network, where an install lands.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use crate::cli::{Cli, Command, Format, InstallScope, SkillCommand};
@@ -78,6 +79,11 @@ pub struct Settings {
     pub quiet: bool,
     /// `--token-stdin`, already judged to be an option of this command.
     pub token_stdin: bool,
+    /// Whether stdout is coloured (`--color`, `NO_COLOR`, a terminal).
+    pub stdout_color: crate::style::Paint,
+    /// Whether a clean run ends with a one-line summary on stderr: only for a person watching
+    /// (stderr a terminal) who did not ask for quiet, never into a pipe or a log.
+    pub summary: bool,
 }
 
 impl Settings {
@@ -143,6 +149,8 @@ impl Settings {
             format: cli.format,
             token_stdin: cli.token_stdin,
             quiet: cli.quiet,
+            stdout_color: crate::style::Paint::stdout(cli.color),
+            summary: !cli.quiet && io::stderr().is_terminal(),
         })
     }
 
@@ -162,7 +170,7 @@ impl Settings {
     /// # Errors
     /// A token that cannot be read or is not usable.
     pub fn transport_options(&self) -> anyhow::Result<asv_remote::Options> {
-        use std::io::{IsTerminal, Read};
+        use std::io::Read;
         let mut options = asv_remote::Options::default();
         // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
         if !self.quiet && io::stderr().is_terminal() {

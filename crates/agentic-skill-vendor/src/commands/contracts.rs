@@ -5,8 +5,10 @@ use asv_contracts::{GenOutcome, Repository, Violation};
 
 use super::Report;
 use crate::cli::Format;
+use crate::exit::ExitStatus;
 use crate::render;
 use crate::settings::Settings;
+use crate::summary::{self, Tally};
 
 fn violations(format: Format, violations: &[Violation]) -> Report {
     Report::new(
@@ -149,6 +151,9 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     let repo = Repository::load(&tree)?;
     let mut report = contract_violations(&tree, settings.format, &asv_contracts::verify(&repo)?);
     report.warnings = repository_warnings(&repo);
+    if settings.summary && report.status == ExitStatus::Clean {
+        report.summary = Some(summary::verify(Tally::of(&repo)));
+    }
     Ok(report)
 }
 
@@ -163,15 +168,18 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let mut report = match asv_contracts::generate(&repo)? {
         GenOutcome::Closure(found) => {
             let mut report = contract_violations(&tree, settings.format, &found);
-            report.status = crate::exit::ExitStatus::Violations;
+            report.status = ExitStatus::Violations;
             report
         }
         GenOutcome::Done {
             events: done,
             restored,
-            ..
+            writes,
         } => {
             let mut report = events(settings.format, &done);
+            if settings.summary {
+                report.summary = Some(summary::gen_(Tally::of(&repo), writes));
+            }
             report.warnings = restored
                 .iter()
                 .map(|path| {
@@ -199,7 +207,7 @@ pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
     let mut report = match asv_contracts::plan_generate(&repo)? {
         Err(found) => {
             let mut report = contract_violations(&tree, settings.format, &found);
-            report.status = crate::exit::ExitStatus::Violations;
+            report.status = ExitStatus::Violations;
             report
         }
         Ok(planned) => Report::new(

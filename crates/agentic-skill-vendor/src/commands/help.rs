@@ -1,14 +1,12 @@
 //! What the binary says about itself: shell completions and the manual page, both generated
 //! from the one clap definition so they never drift from `--help`.
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
+use crate::cli;
 use crate::commands::Report;
 
 /// `completions <shell>`: the script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Report {
-    let mut command = Cli::command();
+    let mut command = cli::command();
     let name = command.get_name().to_owned();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, name.clone(), &mut script);
@@ -39,7 +37,7 @@ fn bash_state_names_fixed(script: &str, bin_name: &str) -> String {
 /// Writing into memory cannot fail; the error is clap_mangen's own signature.
 pub fn man() -> anyhow::Result<Report> {
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(cli::command()).render(&mut page)?;
     Ok(Report::new(vec![text_without_last_newline(page)], false))
 }
 

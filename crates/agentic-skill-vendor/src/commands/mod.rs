@@ -19,6 +19,9 @@ pub struct Report {
     /// Lines for stderr that say what was done or what to do next, without a label: in text
     /// mode only (stdout keeps the lines the TypeScript tool prints), never with `--quiet`.
     pub notes: Vec<String>,
+    /// A line for stderr after the report, for a person at a terminal (see
+    /// [`crate::summary`]); `None` unless the settings asked for it.
+    pub summary: Option<String>,
 }
 
 impl Report {
@@ -29,6 +32,7 @@ impl Report {
             status: ExitStatus::failed_if(failed),
             warnings: Vec::new(),
             notes: Vec::new(),
+            summary: None,
         }
     }
 }

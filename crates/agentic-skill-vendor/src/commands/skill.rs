@@ -50,6 +50,7 @@ pub fn hash(format: Format, dir: &Path) -> anyhow::Result<Report> {
 /// A refusal of the tree or of a directory named.
 pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::Result<Report> {
     let mut found = Vec::new();
+    let mut checked = dirs.len();
     if dirs.is_empty() {
         let tree = settings.open_tree()?;
         let every = tree
@@ -60,6 +61,7 @@ pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::
                 e.kind == asv_fs::EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name)
             });
         for e in every {
+            checked += 1;
             found.extend(asv_skills::validate_skill(
                 &tree,
                 &asv_fs::join(asv_model::layout::SKILLS_DIR, &e.name),
@@ -72,7 +74,11 @@ pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::
     let failed = found
         .iter()
         .any(|f| f.severity == asv_skills::Severity::Error || strict);
-    Ok(Report::new(findings(settings.format, &found), failed))
+    let mut report = Report::new(findings(settings.format, &found), failed);
+    if settings.summary && !failed {
+        report.summary = Some(crate::summary::validate(checked, found.len()));
+    }
+    Ok(report)
 }
 
 /// `skill validate <dir>` for one directory as typed: a skill inside the repository is judged
@@ -156,7 +162,13 @@ pub fn status(settings: &Settings) -> anyhow::Result<Report> {
     Ok(Report::new(
         states
             .iter()
-            .map(|s| render::status(settings.format, s))
+            .map(|s| {
+                let line = render::status(settings.format, s);
+                match settings.format {
+                    Format::Text => settings.stdout_color.status_line(line, &s.name, &s.state),
+                    _ => line,
+                }
+            })
             .collect(),
         false,
     ))
@@ -232,6 +244,10 @@ pub fn diff(
         version_name(to),
         &text,
     );
+    let lines = match settings.format {
+        Format::Text => settings.stdout_color.diff_lines(lines),
+        _ => lines,
+    };
     Ok(Report::new(lines, false))
 }
 

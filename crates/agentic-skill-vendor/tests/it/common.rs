@@ -178,6 +178,16 @@ pub fn run_bin(args: &[String], stdin: Option<&str>) -> Run {
 
 /// [`run_bin`] from the directory `cwd` (the test's own when `None`).
 pub fn run_bin_in(args: &[String], stdin: Option<&str>, cwd: Option<&Path>) -> Run {
+    run_bin_env(args, stdin, cwd, &[])
+}
+
+/// [`run_bin_in`] with the variables `env` set in the cleared environment.
+pub fn run_bin_env(
+    args: &[String],
+    stdin: Option<&str>,
+    cwd: Option<&Path>,
+    env: &[(&str, &str)],
+) -> Run {
     let bin = env!("CARGO_BIN_EXE_agentic-skill-vendor");
     let mut cmd = Command::new(bin);
     cmd.args(args).env_clear();
@@ -187,6 +197,7 @@ pub fn run_bin_in(args: &[String], stdin: Option<&str>, cwd: Option<&Path>) -> R
     if let Ok(path) = std::env::var("PATH") {
         cmd.env("PATH", path);
     }
+    cmd.envs(env.iter().copied());
     let output = match stdin {
         None => cmd
             .stdin(std::process::Stdio::null())
@@ -354,4 +365,61 @@ pub fn ok(stdout: &str) -> Run {
         stdout: stdout.to_owned(),
         stderr: String::new(),
     }
+}
+
+/// `text` quoted for `/bin/sh`.
+pub fn sh_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// What a terminal showed while the binary ran with `args` under a pseudo-terminal (util-linux
+/// `script`), through `/bin/sh` so that `redirect` (`> out.txt`, `2> err.txt`, or `""`) can send
+/// a stream elsewhere: the exit code and the text, its CRLF line ends turned back into LF. The
+/// environment is cleared but for PATH and `env`. `None` when `script` is not installed.
+pub fn run_in_terminal(
+    args: &[&str],
+    redirect: &str,
+    env: &[(&str, &str)],
+) -> Option<(i32, String)> {
+    let script = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .map(|dir| Path::new(dir).join("script"))
+        .find(|p| p.is_file())?;
+    let mut line = sh_quote(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+    for arg in args {
+        line.push(' ');
+        line.push_str(&sh_quote(arg));
+    }
+    line.push(' ');
+    line.push_str(redirect);
+    let mut cmd = Command::new(script);
+    cmd.args(["-qec", &line, "/dev/null"])
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null());
+    if let Ok(path) = std::env::var("PATH") {
+        cmd.env("PATH", path);
+    }
+    let out = cmd.output().expect("script runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    Some((out.status.code().unwrap_or(-1), text))
+}
+
+/// `text` without its ANSI colour sequences (`ESC [ … m`).
+pub fn strip_colour(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        match after.find('m') {
+            Some(end) => rest = &after[end + 1..],
+            None => {
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

@@ -32,5 +32,6 @@ mod skill_lifecycle_git;
 mod skill_lifecycle_github;
 mod skill_package;
 mod skill_pull;
+mod terminal;
 mod typed_paths;
 mod verify;

@@ -1,0 +1,312 @@
+//! Colour on a terminal: when a stream gets it (`--color`, `NO_COLOR`, whether it is a
+//! terminal), and the few things coloured — the `error:` and `warning:` labels on stderr, the
+//! state words of `skill status` and the lines of `skill diff`.
+//!
+//! Colour only ever wraps text in escape sequences: with colour off every line is byte for byte
+//! what it is without this module, so a pipe, a file or a CI log reads exactly as before.
+
+use std::ffi::OsStr;
+use std::io::IsTerminal;
+
+use anstyle::{AnsiColor, Style};
+use asv_skills::lifecycle::State;
+
+use crate::cli::ColorChoice;
+
+const RED: Style = AnsiColor::Red.on_default();
+const GREEN: Style = AnsiColor::Green.on_default();
+const YELLOW: Style = AnsiColor::Yellow.on_default();
+const CYAN: Style = AnsiColor::Cyan.on_default();
+const BOLD: Style = Style::new().bold();
+
+/// Whether one output stream is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paint {
+    on: bool,
+}
+
+/// The labels the binary puts before a message on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// `warning`: worth a look, changes nothing.
+    Warning,
+    /// `error`: a refusal, the user's to fix.
+    Error,
+    /// `internal error`: a state this tool should never reach.
+    Internal,
+}
+
+impl Label {
+    fn text(self) -> &'static str {
+        match self {
+            Label::Warning => "warning",
+            Label::Error => "error",
+            Label::Internal => "internal error",
+        }
+    }
+
+    fn style(self) -> Style {
+        match self {
+            Label::Warning => YELLOW.bold(),
+            Label::Error | Label::Internal => RED.bold(),
+        }
+    }
+}
+
+impl Paint {
+    /// Decides for one stream: `never` and `always` say it; `auto` colours a terminal unless
+    /// `NO_COLOR` is set to something (<https://no-color.org>) or `TERM` is `dumb`.
+    pub fn decide(
+        choice: ColorChoice,
+        no_color: Option<&OsStr>,
+        term: Option<&OsStr>,
+        is_terminal: bool,
+    ) -> Paint {
+        let on = match choice {
+            ColorChoice::Never => false,
+            ColorChoice::Always => true,
+            ColorChoice::Auto => {
+                is_terminal
+                    && no_color.is_none_or(OsStr::is_empty)
+                    && term.is_none_or(|t| t != "dumb")
+            }
+        };
+        Paint { on }
+    }
+
+    /// [`Paint::decide`] for standard output, from the environment.
+    pub fn stdout(choice: ColorChoice) -> Paint {
+        Self::from_environment(choice, std::io::stdout().is_terminal())
+    }
+
+    /// [`Paint::decide`] for standard error, from the environment.
+    pub fn stderr(choice: ColorChoice) -> Paint {
+        Self::from_environment(choice, std::io::stderr().is_terminal())
+    }
+
+    fn from_environment(choice: ColorChoice, is_terminal: bool) -> Paint {
+        // The environment is read only where it can change the answer: for a terminal, under
+        // `auto`. What goes into a pipe or a file never depends on it.
+        if choice != ColorChoice::Auto || !is_terminal {
+            return Self::decide(choice, None, None, is_terminal);
+        }
+        let no_color = std::env::var_os("NO_COLOR");
+        let term = std::env::var_os("TERM");
+        Self::decide(choice, no_color.as_deref(), term.as_deref(), is_terminal)
+    }
+
+    /// `text` in `style`, or as it is with colour off.
+    fn paint(self, style: Style, text: &str) -> String {
+        if self.on && !text.is_empty() {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// `error:`, `warning:` or `internal error:`, the word coloured.
+    pub fn label(self, label: Label) -> String {
+        format!("{}:", self.paint(label.style(), label.text()))
+    }
+
+    /// A `skill status` line (`<name>: <state>…`) with its state word coloured: green for
+    /// clean, yellow for modified, red for what needs a hand.
+    pub fn status_line(self, line: String, name: &str, state: &State) -> String {
+        let word = state.as_str();
+        let at = name.len() + 2;
+        if !self.on || !line.starts_with(name) || line.get(name.len()..at) != Some(": ") {
+            return line;
+        }
+        let Some(rest) = line[at..].strip_prefix(word) else {
+            return line;
+        };
+        let style = match state {
+            State::Clean => GREEN,
+            State::Modified => YELLOW,
+            State::Missing | State::Invalid(_) | State::Conflicted => RED,
+        };
+        format!("{}{}{rest}", &line[..at], self.paint(style, word))
+    }
+
+    /// The lines of a unified diff coloured as git colours them: file headers bold, the
+    /// `@@ … @@` of a hunk cyan, removed lines red, added lines green.
+    ///
+    /// A line is read by where it stands, not by its first characters alone: within a hunk a
+    /// removed line `-- x` shows as `--- x` and is still a removed line.
+    pub fn diff_lines(self, lines: Vec<String>) -> Vec<String> {
+        if !self.on {
+            return lines;
+        }
+        let mut in_header = false;
+        lines
+            .into_iter()
+            .map(|line| {
+                if line.starts_with("diff --git ") {
+                    in_header = true;
+                }
+                if let Some(ranges) = line.strip_prefix("@@ ") {
+                    in_header = false;
+                    // The hunk's ranges are coloured; the heading after them is context.
+                    let end = ranges.find(" @@").map_or(line.len(), |i| i + 6);
+                    let (ranges, heading) = line.split_at(end);
+                    return format!("{}{heading}", self.paint(CYAN, ranges));
+                }
+                let style = if in_header {
+                    BOLD
+                } else {
+                    match line.as_bytes().first() {
+                        Some(b'+') => GREEN,
+                        Some(b'-') => RED,
+                        _ => return line,
+                    }
+                };
+                self.paint(style, &line)
+            })
+            .collect()
+    }
+}
+
+/// The `--color` of a command line clap could not parse, so that its refusal (and clap's own
+/// help) is coloured as asked: the last `--color <when>` or `--color=<when>`, `auto` when
+/// none can be read.
+pub fn choice_in_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> ColorChoice {
+    let mut choice = ColorChoice::Auto;
+    let mut args = args.into_iter().skip(1);
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" {
+            break;
+        }
+        let value = match arg.strip_prefix("--color") {
+            Some("") => args.next().and_then(|v| v.into_string().ok()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_owned),
+            None => None,
+        };
+        choice = match value.as_deref() {
+            Some("always") => ColorChoice::Always,
+            Some("never") => ColorChoice::Never,
+            Some("auto") => ColorChoice::Auto,
+            _ => choice,
+        };
+    }
+    choice
+}
+
+impl From<ColorChoice> for clap::ColorChoice {
+    fn from(choice: ColorChoice) -> clap::ColorChoice {
+        match choice {
+            ColorChoice::Auto => clap::ColorChoice::Auto,
+            ColorChoice::Always => clap::ColorChoice::Always,
+            ColorChoice::Never => clap::ColorChoice::Never,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_a_stream_is_coloured() {
+        let set = Some(OsStr::new("1"));
+        let empty = Some(OsStr::new(""));
+        let dumb = Some(OsStr::new("dumb"));
+        let xterm = Some(OsStr::new("xterm-256color"));
+        // (choice, NO_COLOR, TERM, terminal, coloured)
+        let rows = [
+            (ColorChoice::Auto, None, xterm, true, true),
+            (ColorChoice::Auto, None, None, true, true),
+            (ColorChoice::Auto, None, xterm, false, false),
+            (ColorChoice::Auto, set, xterm, true, false),
+            (ColorChoice::Auto, empty, xterm, true, true),
+            (ColorChoice::Auto, None, dumb, true, false),
+            (ColorChoice::Always, set, dumb, false, true),
+            (ColorChoice::Never, None, xterm, true, false),
+        ];
+        for (choice, no_color, term, terminal, want) in rows {
+            assert_eq!(
+                Paint::decide(choice, no_color, term, terminal).on,
+                want,
+                "{choice:?} NO_COLOR={no_color:?} TERM={term:?} terminal={terminal}"
+            );
+        }
+    }
+
+    #[test]
+    fn colour_off_leaves_every_byte() {
+        const OFF: Paint = Paint { on: false };
+        let lines: Vec<String> = [
+            "diff --git a/x b/x",
+            "--- a/x",
+            "+++ b/x",
+            "@@ -1 +1 @@",
+            "-a",
+            "+b",
+        ]
+        .map(str::to_owned)
+        .into();
+        assert_eq!(OFF.diff_lines(lines.clone()), lines);
+        assert_eq!(OFF.label(Label::Internal), "internal error:");
+        assert_eq!(
+            OFF.status_line("a: clean".into(), "a", &State::Clean),
+            "a: clean"
+        );
+    }
+
+    #[test]
+    fn diff_lines_are_coloured_by_where_they_stand() {
+        let on = Paint { on: true };
+        let lines: Vec<String> = [
+            "diff --git a/x b/x",
+            "--- a/x",
+            "+++ b/x",
+            "@@ -1,2 +1,2 @@ heading",
+            "--- removed, though it reads as a header",
+            "+added",
+            " context",
+        ]
+        .map(str::to_owned)
+        .into();
+        let out = on.diff_lines(lines);
+        assert_eq!(out[1], format!("{BOLD}--- a/x{BOLD:#}"));
+        assert_eq!(out[3], format!("{CYAN}@@ -1,2 +1,2 @@{CYAN:#} heading"));
+        assert_eq!(
+            out[4],
+            format!("{RED}--- removed, though it reads as a header{RED:#}")
+        );
+        assert_eq!(out[5], format!("{GREEN}+added{GREEN:#}"));
+        assert_eq!(out[6], " context");
+        let status = on.status_line(
+            "pdf: invalid (no SKILL.md)".into(),
+            "pdf",
+            &State::Invalid("x".into()),
+        );
+        assert_eq!(status, format!("pdf: {RED}invalid{RED:#} (no SKILL.md)"));
+    }
+
+    #[test]
+    fn the_color_of_an_unparsed_line_is_found() {
+        let args = |a: &[&str]| -> Vec<std::ffi::OsString> {
+            std::iter::once("asv")
+                .chain(a.iter().copied())
+                .map(Into::into)
+                .collect()
+        };
+        assert_eq!(
+            choice_in_args(args(&["gne", "--color", "never"])),
+            ColorChoice::Never
+        );
+        assert_eq!(
+            choice_in_args(args(&["--color=always", "x"])),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            choice_in_args(args(&["--color", "blue"])),
+            ColorChoice::Auto
+        );
+        assert_eq!(
+            choice_in_args(args(&["--", "--color=never"])),
+            ColorChoice::Auto
+        );
+    }
+}
