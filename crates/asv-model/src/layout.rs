@@ -24,3 +24,7 @@ pub const MANIFEST: &str = "vendor-manifest.yaml";
 
 /// The lock of imported skills, at the root.
 pub const SKILL_LOCK: &str = "vendor-skills-lock.json";
+
+/// The intent of the skill side: which skills to take from where and which agents mirror
+/// `skills/`, at the root. Hand-edited; the tool edits it line by line.
+pub const SKILL_INTENT: &str = "vendor-skills.yaml";

@@ -101,6 +101,14 @@ pub enum Error {
     /// An archive refused or failed (its own side).
     #[error(transparent)]
     Archive(#[from] asv_archive::Error),
+    /// `vendor-skills.yaml` cannot be used (input side).
+    #[error("{}{}: {problem}", crate::intent::INTENT_FILE, line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Intent {
+        /// The 1-based line at fault, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        problem: crate::intent::IntentProblem,
+    },
     /// A skill over the most the Skills API takes (input side).
     #[error(
         "{}: packs to {size} bytes, over the {limit} bytes the Skills API accepts; move large files out of the skill",
@@ -438,6 +446,7 @@ impl Error {
             Error::Fs(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
+            Error::Intent { line, .. } => Some(Location::at(crate::intent::INTENT_FILE, *line)),
             Error::TooLarge { path, .. }
             | Error::AlreadyInstalled { path }
             | Error::Lock { path, .. }

@@ -26,6 +26,7 @@
 pub mod diff;
 pub mod error;
 pub mod install;
+pub mod intent;
 pub mod lifecycle;
 pub mod lock;
 pub mod package;

@@ -1,0 +1,555 @@
+//! `vendor-skills.yaml`: the skills a repository wants from elsewhere and the agents whose
+//! project directories mirror `skills/` — what the user asks for, apart from the lock, which
+//! records what was resolved.
+//!
+//! The file is the user's: the tool reads it with the YAML reader the manifest uses and edits
+//! it line by line (a row added at the end of `skills:`, a row's lines taken out), so comments,
+//! order and line endings stay as written. A repository without it has the lock's entries as
+//! its intent and no targets.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use asv_fs::Root;
+use asv_model::yaml::{self, Yaml};
+
+use crate::error::Error;
+use crate::lock::SkillLock;
+
+/// The intent file's path, relative to the repository root.
+pub const INTENT_FILE: &str = asv_model::layout::SKILL_INTENT;
+
+/// The keys of the file's top level.
+const TOP_KEYS: [&str; 2] = ["skills", "targets"];
+/// The keys of a skill's row.
+const ROW_KEYS: [&str; 3] = ["path", "ref", "source"];
+
+/// One skill the repository wants from elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    /// `owner/repo`, a git URL, or a local directory (from the root).
+    pub source: String,
+    /// The skill's directory in the source (`.` for its root).
+    pub path: String,
+    /// The branch, tag or commit to follow, when one is named.
+    pub reference: Option<String>,
+}
+
+/// What the repository asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Intent {
+    /// Agent names whose project directories mirror `skills/`, as written.
+    pub targets: Vec<String>,
+    /// Skills by local name.
+    pub skills: BTreeMap<String, Wanted>,
+    /// Keys this tool does not read, each a warning (`<line>: unknown key …`).
+    pub unknown_keys: Vec<String>,
+    /// Whether the file exists (else this is the lock's entries, with no targets).
+    pub written: bool,
+}
+
+/// What is wrong with `vendor-skills.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntentProblem {
+    /// Not UTF-8.
+    NotUtf8,
+    /// Not YAML; the parser's words.
+    NotYaml(String),
+    /// The top level, `skills` or a row is not a mapping, or `targets` not a list.
+    Shape(&'static str),
+    /// A row lacks `source` or `path`, or one of its values is not a string.
+    Field {
+        /// The skill.
+        name: String,
+        /// The field.
+        field: &'static str,
+    },
+    /// A skill name that is not one.
+    BadName {
+        /// The name as written.
+        name: String,
+        /// Why not.
+        problem: &'static str,
+    },
+    /// A target that names no agent.
+    UnknownTarget {
+        /// As written.
+        name: String,
+        /// The nearest agent names.
+        nearest: Vec<&'static str>,
+    },
+    /// `skills:` written in flow style (`{…}`), which a line edit cannot extend.
+    FlowSkills,
+}
+
+impl fmt::Display for IntentProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntentProblem::NotUtf8 => f.write_str("is not valid UTF-8; save it as UTF-8"),
+            IntentProblem::NotYaml(message) => write!(f, "is not YAML: {message}"),
+            IntentProblem::Shape(what) => f.write_str(what),
+            IntentProblem::Field { name, field } => write!(
+                f,
+                "the skill {} needs {field}: as a string (source: owner/repo, a git URL or a local directory; path: the skill's directory in it)",
+                asv_fs::quote::json_string(name)
+            ),
+            IntentProblem::BadName { name, problem } => write!(
+                f,
+                "the skill name {} {problem}",
+                asv_fs::quote::json_string(name)
+            ),
+            IntentProblem::UnknownTarget { name, nearest } => {
+                write!(f, "the target {} names no agent", asv_fs::quote::json_string(name))?;
+                if !nearest.is_empty() {
+                    write!(f, "; did you mean {}?", nearest.join(" or "))?;
+                }
+                write!(f, " (the agents: {})", crate::install::Target::ALL.map(|t| t.name()).join(", "))
+            }
+            IntentProblem::FlowSkills => f.write_str(
+                "skills: is written on one line ({…}); write it as a block, one skill a key, so the tool can add and remove rows",
+            ),
+        }
+    }
+}
+
+fn refuse(line: Option<usize>, problem: IntentProblem) -> Error {
+    Error::Intent { line, problem }
+}
+
+/// The 1-based line of the first line of `text` that opens with `head` at indentation
+/// `indent` (plain or quoted key), at or after line index `from`.
+fn key_line(text: &str, indent: usize, key: &str, from: usize) -> Option<usize> {
+    let pad = " ".repeat(indent);
+    text.lines()
+        .enumerate()
+        .skip(from)
+        .find(|(_, line)| {
+            line.strip_prefix(&pad).is_some_and(|rest| {
+                !rest.starts_with(' ')
+                    && [
+                        format!("{key}:"),
+                        format!("\"{key}\":"),
+                        format!("'{key}':"),
+                    ]
+                    .iter()
+                    .any(|h| rest.starts_with(h.as_str()))
+            })
+        })
+        .map(|(i, _)| i + 1)
+}
+
+/// The known key nearest to `key`, within two edits.
+fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(key, k), *k))
+        .filter(|(d, _)| *d <= 2 && *d < key.chars().count())
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn unknown(key: &str, place: &str, line: Option<usize>, known: &[&'static str]) -> String {
+    let at = line.map(|l| format!(":{l}")).unwrap_or_default();
+    let hint = match nearest(key, known) {
+        Some(k) => format!("did you mean \"{k}\"?"),
+        None => "this tool does not read it".to_owned(),
+    };
+    format!(
+        "{INTENT_FILE}{at}: unknown key {}{place}; {hint}",
+        asv_fs::quote::json_string(key)
+    )
+}
+
+impl Intent {
+    /// The intent of the repository at `root`: `vendor-skills.yaml` when it exists, else the
+    /// skill lock's entries with no targets.
+    ///
+    /// # Errors
+    /// [`Error::Intent`] for a file that is not UTF-8 YAML of the intent's shape, names a
+    /// target no agent answers to or a skill name that is not one; [`Error::Lock`] as
+    /// [`SkillLock::load`]; a guarded-read refusal.
+    pub fn load(root: &Root) -> Result<Intent, Error> {
+        match root.read_file(INTENT_FILE)? {
+            Some(bytes) => Intent::parse(&bytes),
+            None => Ok(Intent::of_lock(&SkillLock::load(root)?)),
+        }
+    }
+
+    /// The lock's entries as an intent: what a repository without the file asks for.
+    pub fn of_lock(lock: &SkillLock) -> Intent {
+        Intent {
+            targets: Vec::new(),
+            skills: lock
+                .skills
+                .iter()
+                .map(|(name, e)| {
+                    (
+                        name.clone(),
+                        Wanted {
+                            source: e.source.clone(),
+                            path: e.path.clone(),
+                            reference: e.reference.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            unknown_keys: Vec::new(),
+            written: false,
+        }
+    }
+
+    /// Reads the file's bytes.
+    ///
+    /// # Errors
+    /// As [`Intent::load`].
+    pub fn parse(bytes: &[u8]) -> Result<Intent, Error> {
+        let text = std::str::from_utf8(bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let root =
+            yaml::parse(text).map_err(|e| refuse(e.line, IntentProblem::NotYaml(e.message)))?;
+        let mut intent = Intent {
+            written: true,
+            ..Intent::default()
+        };
+        let top = match &root {
+            Yaml::Null => return Ok(intent),
+            Yaml::Map(entries) => entries,
+            _ => {
+                return Err(refuse(
+                    None,
+                    IntentProblem::Shape("the top level is not a mapping of targets: and skills:"),
+                ));
+            }
+        };
+        for (key, _) in top {
+            if let Yaml::String(key) = key
+                && !TOP_KEYS.contains(&key.as_str())
+            {
+                intent
+                    .unknown_keys
+                    .push(unknown(key, "", key_line(text, 0, key, 0), &TOP_KEYS));
+            }
+        }
+        match root.get("targets") {
+            None | Some(Yaml::Null) => {}
+            Some(Yaml::Seq(items)) => {
+                let line = key_line(text, 0, "targets", 0);
+                for item in items {
+                    let Yaml::String(name) = item else {
+                        return Err(refuse(
+                            line,
+                            IntentProblem::Shape("targets: is not a list of agent names"),
+                        ));
+                    };
+                    if crate::install::Target::from_name(name).is_none() {
+                        let names = crate::install::Target::ALL.map(|t| t.name());
+                        let mut near: Vec<(usize, &'static str)> = names
+                            .iter()
+                            .map(|n| (strsim::damerau_levenshtein(name, n), *n))
+                            .filter(|(d, _)| *d <= 2)
+                            .collect();
+                        near.sort();
+                        return Err(refuse(
+                            line,
+                            IntentProblem::UnknownTarget {
+                                name: name.clone(),
+                                nearest: near.into_iter().map(|(_, n)| n).take(3).collect(),
+                            },
+                        ));
+                    }
+                    if !intent.targets.contains(name) {
+                        intent.targets.push(name.clone());
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(refuse(
+                    key_line(text, 0, "targets", 0),
+                    IntentProblem::Shape("targets: is not a list of agent names"),
+                ));
+            }
+        }
+        let skills_line = key_line(text, 0, "skills", 0);
+        let rows = match root.get("skills") {
+            None | Some(Yaml::Null) => return Ok(intent),
+            Some(Yaml::Map(rows)) => rows,
+            Some(_) => {
+                return Err(refuse(
+                    skills_line,
+                    IntentProblem::Shape("skills: is not a mapping of skill names to rows"),
+                ));
+            }
+        };
+        for (name, row) in rows {
+            let Yaml::String(name) = name else {
+                return Err(refuse(
+                    skills_line,
+                    IntentProblem::Shape("skills: holds a key that is not a skill name"),
+                ));
+            };
+            let line = key_line(text, 2, name, skills_line.unwrap_or(0));
+            if let Some(problem) = crate::name_problem(name) {
+                return Err(refuse(
+                    line,
+                    IntentProblem::BadName {
+                        name: name.clone(),
+                        problem,
+                    },
+                ));
+            }
+            let Yaml::Map(fields) = row else {
+                return Err(refuse(
+                    line,
+                    IntentProblem::Field {
+                        name: name.clone(),
+                        field: "source",
+                    },
+                ));
+            };
+            for (key, _) in fields {
+                if let Yaml::String(key) = key
+                    && !ROW_KEYS.contains(&key.as_str())
+                {
+                    let at = key_line(text, 4, key, line.unwrap_or(0));
+                    let place = format!(" in skill {}", asv_fs::quote::json_string(name));
+                    intent
+                        .unknown_keys
+                        .push(unknown(key, &place, at, &ROW_KEYS));
+                }
+            }
+            let field = |field: &'static str, required: bool| match row.get(field) {
+                Some(Yaml::String(s)) => Ok(Some(s.clone())),
+                None | Some(Yaml::Null) if !required => Ok(None),
+                _ => Err(refuse(
+                    line,
+                    IntentProblem::Field {
+                        name: name.clone(),
+                        field,
+                    },
+                )),
+            };
+            let source = field("source", true)?.unwrap_or_default();
+            let path = field("path", true)?.unwrap_or_default();
+            let reference = field("ref", false)?;
+            intent.skills.insert(
+                name.clone(),
+                Wanted {
+                    source,
+                    path,
+                    reference,
+                },
+            );
+        }
+        Ok(intent)
+    }
+}
+
+/// `s` as a YAML scalar: plain when it reads back as the same string, else double-quoted
+/// (JSON's quoting, which YAML reads).
+fn scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-@+~".contains(c))
+        && !s.starts_with(['-', '~', '@'])
+        && matches!(yaml::parse(&format!("k: {s}\n")).ok().as_ref().and_then(|y| y.get("k")), Some(Yaml::String(v)) if v == s);
+    if plain {
+        s.to_owned()
+    } else {
+        asv_fs::quote::json_string(s)
+    }
+}
+
+/// The lines of one skill's row, each ending in `eol`.
+fn row_lines(name: &str, wanted: &Wanted, eol: &str) -> String {
+    let mut out = format!("  {}:{eol}", scalar(name));
+    out.push_str(&format!("    source: {}{eol}", scalar(&wanted.source)));
+    out.push_str(&format!("    path: {}{eol}", scalar(&wanted.path)));
+    if let Some(r) = &wanted.reference {
+        out.push_str(&format!("    ref: {}{eol}", scalar(r)));
+    }
+    out
+}
+
+/// The file's text with `name`'s row set to `wanted`: an existing row taken out first, the new
+/// one added at the end of the `skills:` block (made when missing). `text` is `None` for a file
+/// not there yet. Everything else stays byte for byte.
+///
+/// # Errors
+/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line.
+pub fn with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<String, Error> {
+    let Some(text) = text else {
+        return Ok(format!("skills:\n{}", row_lines(name, wanted, "\n")));
+    };
+    let text = without_row(text, name)?;
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Some(start) = key_line(&text, 0, "skills", 0) else {
+        let mut out = text.clone();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(eol);
+        }
+        out.push_str(&format!("skills:{eol}{}", row_lines(name, wanted, eol)));
+        return Ok(out);
+    };
+    check_block(lines[start - 1], start)?;
+    // The block ends before the next line at indentation 0 (a key, or a comment, which
+    // belongs with what follows it).
+    let end = (start..lines.len())
+        .find(|&i| {
+            let l = lines[i].trim_end_matches(['\r', '\n']);
+            !l.is_empty() && !l.starts_with(' ')
+        })
+        .unwrap_or(lines.len());
+    // New rows go after the block's last content line, before trailing blank lines.
+    let mut at = end;
+    while at > start && lines[at - 1].trim().is_empty() {
+        at -= 1;
+    }
+    let mut out: String = lines[..at].concat();
+    if !out.ends_with('\n') {
+        out.push_str(eol);
+    }
+    out.push_str(&row_lines(name, wanted, eol));
+    out.push_str(&lines[at..].concat());
+    Ok(out)
+}
+
+fn check_block(line: &str, number: usize) -> Result<(), Error> {
+    let after = line.trim_end_matches(['\r', '\n']);
+    let value = after.split_once(':').map(|(_, v)| v.trim()).unwrap_or("");
+    if value.is_empty() || value.starts_with('#') {
+        Ok(())
+    } else {
+        Err(refuse(Some(number), IntentProblem::FlowSkills))
+    }
+}
+
+/// The file's text without `name`'s row (its key line and every deeper line after it); the
+/// text as it is when there is no such row.
+///
+/// # Errors
+/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line.
+pub fn without_row(text: &str, name: &str) -> Result<String, Error> {
+    let Some(start) = key_line(text, 0, "skills", 0) else {
+        return Ok(text.to_owned());
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    check_block(lines[start - 1], start)?;
+    let quoted = asv_fs::quote::json_string(name);
+    let Some(row) = key_line(text, 2, name, start)
+        .or_else(|| key_line(text, 2, &quoted[1..quoted.len() - 1], start))
+    else {
+        return Ok(text.to_owned());
+    };
+    let first = row - 1;
+    let mut last = row;
+    while last < lines.len() {
+        let l = lines[last].trim_end_matches(['\r', '\n']);
+        if l.trim().is_empty()
+            || l.starts_with("    ")
+            || l.trim_start().starts_with('#') && l.starts_with("   ")
+        {
+            last += 1;
+        } else {
+            break;
+        }
+    }
+    // Trailing blank lines of the row stay with what follows.
+    while last > row && lines[last - 1].trim().is_empty() {
+        last -= 1;
+    }
+    Ok([&lines[..first], &lines[last..]].concat().concat())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wanted(source: &str, path: &str, reference: Option<&str>) -> Wanted {
+        Wanted {
+            source: source.to_owned(),
+            path: path.to_owned(),
+            reference: reference.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_file_is_read_with_targets_rows_and_unknown_keys() {
+        let text = "# ours\ntargets: [claude, codex]\nskills:\n  pdf:\n    source: anthropics/skills\n    path: skills/pdf\n    ref: main\n    pth: x\n  doc:\n    source: ./up\n    path: .\ntarget: []\n";
+        let intent = Intent::parse(text.as_bytes()).unwrap();
+        assert_eq!(intent.targets, ["claude", "codex"]);
+        assert_eq!(
+            intent.skills["pdf"],
+            wanted("anthropics/skills", "skills/pdf", Some("main"))
+        );
+        assert_eq!(intent.skills["doc"], wanted("./up", ".", None));
+        assert_eq!(
+            intent.unknown_keys,
+            [
+                "vendor-skills.yaml:12: unknown key \"target\"; did you mean \"targets\"?",
+                "vendor-skills.yaml:8: unknown key \"pth\" in skill \"pdf\"; did you mean \"path\"?",
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_their_line() {
+        let cases: &[(&str, Option<usize>, &str)] = &[
+            ("skills:\n  pdf: [\n", None, "is not YAML"),
+            ("targets: [claud]\n", Some(1), "did you mean claude?"),
+            ("skills:\n  pdf:\n    path: x\n", Some(2), "needs source:"),
+            (
+                "skills:\n  Bad Name:\n    source: a/b\n    path: x\n",
+                Some(2),
+                "the skill name",
+            ),
+            ("skills: [a]\n", Some(1), "skills: is not a mapping"),
+        ];
+        for (text, line, says) in cases {
+            match Intent::parse(text.as_bytes()) {
+                Err(Error::Intent { line: l, problem }) => {
+                    assert!(problem.to_string().contains(says), "{text:?}: {problem}");
+                    if line.is_some() {
+                        assert_eq!(l, *line, "{text:?}");
+                    }
+                }
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn rows_are_added_and_taken_out_keeping_every_other_byte() {
+        let pdf = wanted("anthropics/skills", "skills/pdf", Some("main"));
+        let made = with_row(None, "pdf", &pdf).unwrap();
+        assert_eq!(
+            made,
+            "skills:\n  pdf:\n    source: anthropics/skills\n    path: skills/pdf\n    ref: main\n"
+        );
+        assert_eq!(Intent::parse(made.as_bytes()).unwrap().skills["pdf"], pdf);
+
+        let text = "# mine\r\ntargets: [claude]\r\nskills:\r\n  # first\r\n  doc:\r\n    source: ./up # here\r\n    path: .\r\n\r\n# end\r\n";
+        let added = with_row(Some(text), "pdf", &pdf).unwrap();
+        assert_eq!(
+            added,
+            "# mine\r\ntargets: [claude]\r\nskills:\r\n  # first\r\n  doc:\r\n    source: ./up # here\r\n    path: .\r\n  pdf:\r\n    source: anthropics/skills\r\n    path: skills/pdf\r\n    ref: main\r\n\r\n# end\r\n"
+        );
+        assert_eq!(without_row(&added, "pdf").unwrap(), text);
+        let no_doc = without_row(text, "doc").unwrap();
+        assert_eq!(
+            no_doc,
+            "# mine\r\ntargets: [claude]\r\nskills:\r\n  # first\r\n\r\n# end\r\n"
+        );
+        // A source that is not plain YAML is quoted, and reads back the same.
+        let odd = wanted("./a dir: x", "#p", None);
+        let t = with_row(None, "x", &odd).unwrap();
+        assert_eq!(Intent::parse(t.as_bytes()).unwrap().skills["x"], odd);
+        assert!(matches!(
+            with_row(Some("skills: {}\n"), "x", &odd),
+            Err(Error::Intent {
+                problem: IntentProblem::FlowSkills,
+                ..
+            })
+        ));
+    }
+}
