@@ -23,7 +23,7 @@ pub struct Cli {
     /// The repository to work on [default: the one around the current directory]
     ///
     /// Without --root: the current directory or the nearest one above it that holds
-    /// vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json or skills/, never above
+    /// vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json, vendor-skills.yaml or skills/, never above
     /// the top of its git work tree.
     #[arg(long, global = true, value_name = "path")]
     pub root: Option<PathBuf>,
@@ -136,6 +136,17 @@ pub enum SkillCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Make the tree what vendor-skills.yaml and the lock say, and mirror skills/ into each target agent's directory (never moves a pin)
+    Sync {
+        /// Replace or remove what stands in the way (an edited mirrored copy, a dropped skill's local edits)
+        #[arg(long)]
+        force: bool,
+        /// Say what sync would do and write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check (for CI) that the tree is what vendor-skills.yaml and the lock say; exit 1 on any problem
+    Verify,
     /// Record a conflicted skill as resolved once its markers are gone
     Resolve {
         /// The skill
@@ -275,12 +286,15 @@ fn uses(path: &[&str], id: &str) -> bool {
         "quiet" => matches!(
             path,
             ["gen" | "verify" | "add" | "update" | "fetch" | "skill"]
-                | ["skill", "validate" | "add" | "pull" | "diff"]
+                | [
+                    "skill",
+                    "validate" | "add" | "pull" | "diff" | "sync" | "verify"
+                ]
         ),
         // The commands that reach a network.
         "token_stdin" => matches!(
             path,
-            ["add" | "update" | "fetch" | "skill"] | ["skill", "add" | "pull" | "diff"]
+            ["add" | "update" | "fetch" | "skill"] | ["skill", "add" | "pull" | "diff" | "sync"]
         ),
         // Every command may refuse, and a refusal's label is coloured.
         _ => true,

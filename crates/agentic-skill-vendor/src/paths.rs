@@ -27,10 +27,11 @@ pub fn open_dir(dir: &Path, hint: &str) -> Result<Root, String> {
 }
 
 /// The entries that mark a directory as a repository this tool works on.
-const REPOSITORY_MARKERS: [&str; 4] = [
+const REPOSITORY_MARKERS: [&str; 5] = [
     asv_model::layout::CONTRACT_LOCK,
     asv_model::layout::MANIFEST,
     asv_model::layout::SKILL_LOCK,
+    asv_model::layout::SKILL_INTENT,
     asv_model::layout::SKILLS_DIR,
 ];
 

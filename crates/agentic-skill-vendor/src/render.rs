@@ -627,6 +627,21 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
         .collect()
 }
 
+/// Renders one thing `skill sync` did (or would do).
+pub fn synced(format: Format, s: &asv_skills::sync::Synced) -> String {
+    let path = s.path();
+    Line::new(Level::Notice, s.kind(), s.message())
+        .at(&path)
+        .render_finding(format)
+}
+
+/// Renders one problem `skill verify` found.
+pub fn skill_problem(format: Format, p: &asv_skills::sync::Problem) -> String {
+    Line::new(Level::Error, p.kind, p.message.clone())
+        .at(&p.path)
+        .render_finding(format)
+}
+
 /// Renders a skill's tree hash (`skill hash`): the bare hash as text, so a script can take it
 /// as it is.
 pub fn hash(format: Format, dir: &str, hash: &str) -> String {

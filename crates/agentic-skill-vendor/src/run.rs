@@ -335,6 +335,8 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 dry_run,
             } => commands::skill::pull(s, names, *write_conflicts, *dry_run),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
+            SkillCommand::Sync { force, dry_run } => commands::skill::sync(s, *force, *dry_run),
+            SkillCommand::Verify => commands::skill::verify(s),
             SkillCommand::Diff { name, from, to } => commands::skill::diff(s, name, *from, *to),
             SkillCommand::Pack { dir, output } => commands::skill::pack(s, dir, output.as_deref()),
             SkillCommand::Install {

@@ -99,6 +99,7 @@ impl Settings {
                 command: SkillCommand::Add { .. }
                     | SkillCommand::Pull { .. }
                     | SkillCommand::Diff { .. }
+                    | SkillCommand::Sync { .. }
             }
         );
         if cli.token_stdin

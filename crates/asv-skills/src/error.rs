@@ -8,6 +8,76 @@ use std::fmt;
 
 use asv_fs::quote::{DisplayPath, json_string};
 
+/// What is wrong with `vendor-skills.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntentProblem {
+    /// Not UTF-8.
+    NotUtf8,
+    /// Not YAML; the parser's words.
+    NotYaml(String),
+    /// The top level, `skills` or a row is not a mapping, or `targets` not a list.
+    Shape(&'static str),
+    /// A row lacks `source` or `path`, or one of its values is not a string.
+    Field {
+        /// The skill.
+        name: String,
+        /// The field.
+        field: &'static str,
+    },
+    /// A skill name that is not one.
+    BadName {
+        /// The name as written.
+        name: String,
+        /// Why not.
+        problem: &'static str,
+    },
+    /// A target that names no agent.
+    UnknownTarget {
+        /// As written.
+        name: String,
+        /// The nearest agent names.
+        nearest: Vec<&'static str>,
+        /// Every agent name.
+        known: Vec<&'static str>,
+    },
+    /// `skills:` written in flow style (`{…}`), which a line edit cannot extend.
+    FlowSkills,
+}
+
+impl fmt::Display for IntentProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntentProblem::NotUtf8 => f.write_str("is not valid UTF-8; save it as UTF-8"),
+            IntentProblem::NotYaml(message) => write!(f, "is not YAML: {message}"),
+            IntentProblem::Shape(what) => f.write_str(what),
+            IntentProblem::Field { name, field } => write!(
+                f,
+                "the skill {} needs {field}: as a string (source: owner/repo, a git URL or a local directory; path: the skill's directory in it)",
+                asv_fs::quote::json_string(name)
+            ),
+            IntentProblem::BadName { name, problem } => write!(
+                f,
+                "the skill name {} {problem}",
+                asv_fs::quote::json_string(name)
+            ),
+            IntentProblem::UnknownTarget {
+                name,
+                nearest,
+                known,
+            } => {
+                write!(f, "the target {} names no agent", asv_fs::quote::json_string(name))?;
+                if !nearest.is_empty() {
+                    write!(f, "; did you mean {}?", nearest.join(" or "))?;
+                }
+                write!(f, " (the agents: {})", known.join(", "))
+            }
+            IntentProblem::FlowSkills => f.write_str(
+                "skills: is written on one line ({…}); write it as a block, one skill a key, so the tool can add and remove rows",
+            ),
+        }
+    }
+}
+
 /// What is wrong with `vendor-skills-lock.json`.
 #[derive(Debug)]
 pub enum LockProblem {
@@ -27,6 +97,13 @@ pub enum LockProblem {
         name: String,
         /// Why it is not a skill name ([`crate::name_problem`]).
         problem: &'static str,
+    },
+    /// A projection whose directory, skill name or hash is not one.
+    BadProjection {
+        /// The directory as written.
+        dir: String,
+        /// The skill name as written.
+        name: String,
     },
     /// A `baseHash` (of the entry or of its pending pull) is not a tree hash.
     BadHash {
@@ -49,6 +126,10 @@ impl fmt::Display for LockProblem {
                     "version {found} is not the version {read} this build reads"
                 )
             }
+            LockProblem::BadProjection { dir, name } => write!(
+                f,
+                "the projection of {name:?} in {dir:?} is not a skill name and tree hash under a relative directory"
+            ),
             LockProblem::BadName { name, problem } => {
                 write!(f, "the skill name {name:?} {problem}")
             }
@@ -102,12 +183,75 @@ pub enum Error {
     #[error(transparent)]
     Archive(#[from] asv_archive::Error),
     /// `vendor-skills.yaml` cannot be used (input side).
-    #[error("{}{}: {problem}", crate::intent::INTENT_FILE, line.map(|l| format!(":{l}")).unwrap_or_default())]
+    #[error("{}{}: {problem}", asv_model::layout::SKILL_INTENT, line.map(|l| format!(":{l}")).unwrap_or_default())]
     Intent {
         /// The 1-based line at fault, when known.
         line: Option<usize>,
         /// What is wrong.
-        problem: crate::intent::IntentProblem,
+        problem: IntentProblem,
+    },
+    /// The intent asks for a skill from another source, path or ref than the lock pins (input
+    /// side): sync never moves a pin.
+    #[error(
+        "vendor-skills.yaml asks for {name} with {field} {}, the lock pins {}; to take it from there, run skill remove {name} and then skill sync (or put the row back as it was)",
+        intent.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned()),
+        lock.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned())
+    )]
+    IntentDiffers {
+        /// The skill.
+        name: String,
+        /// `source`, `path` or `ref`.
+        field: &'static str,
+        /// The intent's value.
+        intent: Option<String>,
+        /// The lock's value.
+        lock: Option<String>,
+    },
+    /// The intent names a skill under a name its SKILL.md does not give (input side).
+    #[error(
+        "vendor-skills.yaml wants {name}, but that skill's SKILL.md is named {}; name the row as the skill is named, or take it under another name with skill add --name",
+        found.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "nothing".to_owned())
+    )]
+    IntentName {
+        /// The row's name.
+        name: String,
+        /// The `name:` of the skill's SKILL.md.
+        found: Option<String>,
+    },
+    /// A skill the intent no longer names holds local edits (input side).
+    #[error(
+        "{} is no longer in vendor-skills.yaml but holds local edits{}; put its row back, or run skill sync --force to drop it with them",
+        DisplayPath(&asv_fs::join(asv_model::layout::SKILLS_DIR, name)),
+        file.as_deref().map(|f| format!(" ({f} differs from its base)")).unwrap_or_default()
+    )]
+    DropEdited {
+        /// The skill.
+        name: String,
+        /// A file that differs from its base, when the base is kept.
+        file: Option<String>,
+    },
+    /// A mirrored copy in an agent's directory that is not what sync placed (destination
+    /// side).
+    #[error(
+        "{}: {what}; make the change in skills/ instead, or run skill sync --force to replace it",
+        DisplayPath(path)
+    )]
+    ProjectionEdited {
+        /// The copy.
+        path: String,
+        /// What stands there.
+        what: String,
+    },
+    /// An agent's skills directory that is not a directory (destination side).
+    #[error(
+        "{}: is {kind}, not a directory; move it away so skill sync can mirror skills/ there",
+        DisplayPath(path)
+    )]
+    ProjectionDir {
+        /// The directory.
+        path: String,
+        /// What stands there.
+        kind: asv_fs::EntryKind,
     },
     /// A skill over the most the Skills API takes (input side).
     #[error(
@@ -433,7 +577,10 @@ impl Error {
             // server's answer or a limit the environment's.
             Error::Remote(e) => e.side(),
             Error::NotACommit { .. } | Error::BaseMismatch { .. } => Side::Environment,
-            Error::AlreadyInstalled { .. } | Error::Occupied { .. } => Side::Destination,
+            Error::AlreadyInstalled { .. }
+            | Error::Occupied { .. }
+            | Error::ProjectionEdited { .. }
+            | Error::ProjectionDir { .. } => Side::Destination,
             _ => Side::Input,
         }
     }
@@ -446,7 +593,19 @@ impl Error {
             Error::Fs(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
-            Error::Intent { line, .. } => Some(Location::at(crate::intent::INTENT_FILE, *line)),
+            Error::Intent { line, .. } => {
+                Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
+            }
+            Error::IntentDiffers { .. } | Error::IntentName { .. } => {
+                Some(Location::file(asv_model::layout::SKILL_INTENT))
+            }
+            Error::DropEdited { name, .. } => Some(Location::file(asv_fs::join(
+                asv_model::layout::SKILLS_DIR,
+                name,
+            ))),
+            Error::ProjectionEdited { path, .. } | Error::ProjectionDir { path, .. } => {
+                Some(Location::file(path.clone()))
+            }
             Error::TooLarge { path, .. }
             | Error::AlreadyInstalled { path }
             | Error::Lock { path, .. }

@@ -8,12 +8,11 @@
 //! its intent and no targets.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use asv_fs::Root;
 use asv_model::yaml::{self, Yaml};
 
-use crate::error::Error;
+use crate::error::{Error, IntentProblem};
 use crate::lock::SkillLock;
 
 /// The intent file's path, relative to the repository root.
@@ -46,70 +45,6 @@ pub struct Intent {
     pub unknown_keys: Vec<String>,
     /// Whether the file exists (else this is the lock's entries, with no targets).
     pub written: bool,
-}
-
-/// What is wrong with `vendor-skills.yaml`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IntentProblem {
-    /// Not UTF-8.
-    NotUtf8,
-    /// Not YAML; the parser's words.
-    NotYaml(String),
-    /// The top level, `skills` or a row is not a mapping, or `targets` not a list.
-    Shape(&'static str),
-    /// A row lacks `source` or `path`, or one of its values is not a string.
-    Field {
-        /// The skill.
-        name: String,
-        /// The field.
-        field: &'static str,
-    },
-    /// A skill name that is not one.
-    BadName {
-        /// The name as written.
-        name: String,
-        /// Why not.
-        problem: &'static str,
-    },
-    /// A target that names no agent.
-    UnknownTarget {
-        /// As written.
-        name: String,
-        /// The nearest agent names.
-        nearest: Vec<&'static str>,
-    },
-    /// `skills:` written in flow style (`{…}`), which a line edit cannot extend.
-    FlowSkills,
-}
-
-impl fmt::Display for IntentProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IntentProblem::NotUtf8 => f.write_str("is not valid UTF-8; save it as UTF-8"),
-            IntentProblem::NotYaml(message) => write!(f, "is not YAML: {message}"),
-            IntentProblem::Shape(what) => f.write_str(what),
-            IntentProblem::Field { name, field } => write!(
-                f,
-                "the skill {} needs {field}: as a string (source: owner/repo, a git URL or a local directory; path: the skill's directory in it)",
-                asv_fs::quote::json_string(name)
-            ),
-            IntentProblem::BadName { name, problem } => write!(
-                f,
-                "the skill name {} {problem}",
-                asv_fs::quote::json_string(name)
-            ),
-            IntentProblem::UnknownTarget { name, nearest } => {
-                write!(f, "the target {} names no agent", asv_fs::quote::json_string(name))?;
-                if !nearest.is_empty() {
-                    write!(f, "; did you mean {}?", nearest.join(" or "))?;
-                }
-                write!(f, " (the agents: {})", crate::install::Target::ALL.map(|t| t.name()).join(", "))
-            }
-            IntentProblem::FlowSkills => f.write_str(
-                "skills: is written on one line ({…}); write it as a block, one skill a key, so the tool can add and remove rows",
-            ),
-        }
-    }
 }
 
 fn refuse(line: Option<usize>, problem: IntentProblem) -> Error {
@@ -254,6 +189,7 @@ impl Intent {
                             IntentProblem::UnknownTarget {
                                 name: name.clone(),
                                 nearest: near.into_iter().map(|(_, n)| n).take(3).collect(),
+                                known: names.to_vec(),
                             },
                         ));
                     }
@@ -342,6 +278,54 @@ impl Intent {
         }
         Ok(intent)
     }
+}
+
+/// The change that records `name` → `wanted` in the intent file, in the same transaction as
+/// the import it goes with: the row added to the file (or replacing the row of that name),
+/// or, when there is no file yet, a file made with a row for every skill of `lock` and this
+/// one. The file must still read as it did when this was decided.
+///
+/// # Errors
+/// As [`with_row`]; a guarded-read refusal; a file that is not UTF-8.
+pub fn row_change(
+    root: &Root,
+    lock: &SkillLock,
+    name: &str,
+    wanted: &Wanted,
+) -> Result<asv_fs::Change, Error> {
+    let before = root.read_file(INTENT_FILE)?;
+    let text = match &before {
+        Some(bytes) => with_row(
+            Some(std::str::from_utf8(bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?),
+            name,
+            wanted,
+        )?,
+        None => {
+            let mut text: Option<String> = None;
+            for (other, row) in Intent::of_lock(lock).skills {
+                if other != name {
+                    text = Some(with_row(text.as_deref(), &other, &row)?);
+                }
+            }
+            with_row(text.as_deref(), name, wanted)?
+        }
+    };
+    Ok(asv_fs::Change::replace_file(
+        INTENT_FILE,
+        text.into_bytes(),
+        asv_fs::Ownership::tool_made(move |root, dest, kind| {
+            if kind != asv_fs::EntryKind::File {
+                return Ok(asv_fs::Verdict::NotOurs(format!("it is {kind} now")));
+            }
+            Ok(if root.read_file(dest)? == before {
+                asv_fs::Verdict::Ours
+            } else {
+                asv_fs::Verdict::NotOurs(
+                    "it changed while the command ran; run it again".to_owned(),
+                )
+            })
+        }),
+    ))
 }
 
 /// `s` as a YAML scalar: plain when it reads back as the same string, else double-quoted

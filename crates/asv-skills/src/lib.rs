@@ -32,6 +32,7 @@ pub mod lock;
 pub mod package;
 mod paths;
 mod placing;
+pub mod sync;
 pub mod upstream;
 mod validate;
 

@@ -296,7 +296,7 @@ pub enum Version {
 /// Ownership of an imported skill's directory during a pull: it must still hold exactly the
 /// local version the merge read (hash `expected`), so an edit made while the pull ran is never
 /// overwritten.
-fn still_local(expected: String) -> Ownership {
+pub(crate) fn still_local(expected: String) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(format!("it is {kind} now")));
@@ -311,12 +311,12 @@ fn still_local(expected: String) -> Ownership {
 
 /// The skill's paths answer to the archive entry policy, so what lands in the repository
 /// can be checked out on every host.
-fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> {
+pub(crate) fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> {
     let paths: Vec<String> = tree.files().iter().map(|f| f.path.clone()).collect();
     crate::paths::portable(label, &paths)
 }
 
-fn default_name(source: &Source, path: &str) -> String {
+pub(crate) fn default_name(source: &Source, path: &str) -> String {
     if path != "." {
         return path.rsplit('/').next().unwrap_or(path).to_owned();
     }
@@ -410,6 +410,13 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
     )];
     changes.extend(base_change(root, &taken.tree)?);
     changes.push(lock_change(&loaded, &lock));
+    // The intent records what was asked for, beside the lock's record of what was resolved.
+    let wanted = crate::intent::Wanted {
+        source: source.as_str().to_owned(),
+        path: lock.skills[&name].path.clone(),
+        reference: request.reference.clone(),
+    };
+    changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
     Plan::new(root, changes)?.apply()?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
@@ -519,7 +526,7 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
 /// [`Error::BaseUnavailable`] for a local directory taken as it stood whose kept base is
 /// gone; [`Error::BaseMismatch`] for a source whose revision no longer hashes as recorded;
 /// as [`take`].
-fn base_of(
+pub(crate) fn base_of(
     root: &Root,
     name: &str,
     entry: &Entry,
@@ -560,7 +567,7 @@ fn base_of(
 ///
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written; a guarded-read failure.
-fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
+pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
     let hash = tree.hash();
     if kept_base(root, &hash)?.is_some() {
         return Ok(None);
@@ -576,7 +583,7 @@ fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
 /// The change that writes `lock` over the lock `loaded` was read from. The file must still
 /// read as `loaded` when the change is planned, so a lock another run wrote meanwhile is never
 /// overwritten.
-fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
+pub(crate) fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
     let loaded = loaded.clone();
     Change::replace_file(
         SKILL_LOCK_FILE,

@@ -25,6 +25,11 @@ pub struct SkillLock {
     pub version: u32,
     /// Imported skills by local name (the directory under `skills/`).
     pub skills: BTreeMap<String, Entry>,
+    /// What `skill sync` placed in the agents' project directories: per directory (from the
+    /// root, e.g. `.claude/skills`), per skill, the tree hash of the copy placed. Targets that
+    /// share a directory share its entry. Absent from the file while empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub projections: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// One imported skill.
@@ -67,7 +72,7 @@ impl SkillLock {
         let Some(bytes) = root.read_file(SKILL_LOCK_FILE)? else {
             return Ok(SkillLock {
                 version: VERSION,
-                skills: BTreeMap::new(),
+                ..SkillLock::default()
             });
         };
         let problem = |problem: LockProblem| Error::Lock {
@@ -96,6 +101,17 @@ impl SkillLock {
                     return Err(problem(LockProblem::BadHash {
                         name: name.clone(),
                         hash: hash.clone(),
+                    }));
+                }
+            }
+        }
+        for (dir, skills) in &lock.projections {
+            for (name, hash) in skills {
+                if crate::name_problem(name).is_some() || !is_tree_hash(hash) || !is_plain_dir(dir)
+                {
+                    return Err(problem(LockProblem::BadProjection {
+                        dir: dir.clone(),
+                        name: name.clone(),
                     }));
                 }
             }
@@ -134,6 +150,15 @@ impl SkillLock {
             name: name.to_owned(),
         })
     }
+}
+
+/// Whether `dir` is a plain relative path (no empty, `.` or `..` segment, no backslash).
+fn is_plain_dir(dir: &str) -> bool {
+    !dir.is_empty()
+        && !dir.contains('\\')
+        && dir
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
 /// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.

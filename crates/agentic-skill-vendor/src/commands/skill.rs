@@ -21,6 +21,44 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
     found.iter().map(|f| render::finding(format, f)).collect()
 }
 
+/// `skill sync [--force] [--dry-run]`.
+///
+/// # Errors
+/// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
+pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let intent = asv_skills::intent::Intent::load(&tree)?;
+    let options = settings.transport_options()?;
+    let done = asv_skills::sync::sync(&tree, force, dry_run, &options)?;
+    let mut report = Report::new(
+        done.iter()
+            .map(|d| render::synced(settings.format, d))
+            .collect(),
+        false,
+    );
+    report.warnings = intent.unknown_keys;
+    Ok(report)
+}
+
+/// `skill verify`.
+///
+/// # Errors
+/// A refusal of the tree, the intent or the lock.
+pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let intent = asv_skills::intent::Intent::load(&tree)?;
+    let problems = asv_skills::sync::verify(&tree)?;
+    let mut report = Report::new(
+        problems
+            .iter()
+            .map(|p| render::skill_problem(settings.format, p))
+            .collect(),
+        !problems.is_empty(),
+    );
+    report.warnings = intent.unknown_keys;
+    Ok(report)
+}
+
 /// A version's name as typed (`base`, `local`, `upstream`).
 fn version_name(v: SkillVersion) -> &'static str {
     match v {

@@ -257,7 +257,7 @@ fn without_root_and_without_a_repository_the_run_is_refused_naming_where_it_look
         assert_eq!(
             run.stderr,
             format!(
-                "error: no repository found: looked in {}/notes and each directory above it up to {} for vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json or skills/; run agentic-skill-vendor init to start one here, or pass --root <path>\n",
+                "error: no repository found: looked in {}/notes and each directory above it up to {} for vendor-lock.json, vendor-manifest.yaml, vendor-skills-lock.json, vendor-skills.yaml or skills/; run agentic-skill-vendor init to start one here, or pass --root <path>\n",
                 top.display(),
                 top.display()
             ),

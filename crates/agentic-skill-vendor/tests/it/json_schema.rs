@@ -222,6 +222,10 @@ fn every_command_prints_what_docs_json_says() {
         &mut lines,
     );
     me.write("skills/extra/SKILL.md", skill_md("extra", &[]));
+    let intent = me.read_string("vendor-skills.yaml");
+    me.write("vendor-skills.yaml", format!("targets: [claude]\n{intent}"));
+    json_lines(&me, &["skill", "verify"], &mut lines);
+    json_lines(&me, &["skill", "sync"], &mut lines);
     // Refusals: of the tree, and of the command line.
     json_lines(&me, &["skill", "resolve", "nothing-here"], &mut lines);
     json_lines(&me, &["skill", "hash", "/nonexistent"], &mut lines);

@@ -1,0 +1,645 @@
+//! `skill sync` and `skill verify`: the tree made, and checked to be, what the intent
+//! (`vendor-skills.yaml`) and the skill lock say — skills taken up, restored or dropped, and
+//! every skill of `skills/` mirrored into each target agent's project directory.
+//!
+//! Sync never moves a pin (that is `skill pull`). A mirrored copy (a projection) is owned as a
+//! raw dest of the contract side is: the lock records the tree hash placed, and only an entry
+//! that still holds it is replaced or removed; an identical unrecorded copy is claimed;
+//! anything else is refused, naming what differs, unless forced. Every change of one run is
+//! one transaction.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
+use asv_remote::Options;
+use asv_skilltree::SkillTree;
+
+use crate::error::{Error, Remedy};
+use crate::install::{Scope, Target};
+use crate::intent::{INTENT_FILE, Intent};
+use crate::lifecycle::{base_change, base_of, default_name, lock_change, portable_tree, skill_dir};
+use crate::lock::{Entry, SkillLock};
+use crate::placing::fill_of;
+use crate::upstream::{At, Source, check_source_path, take};
+use crate::validate::{Severity, refuse_errors, validate_tree};
+
+/// What one sync did, or would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Synced {
+    /// A skill the intent names and the lock did not was taken up.
+    Taken {
+        /// The skill.
+        name: String,
+        /// Its source.
+        source: String,
+        /// The revision taken.
+        revision: String,
+    },
+    /// An imported skill whose directory was missing was put back at its locked revision.
+    Restored {
+        /// The skill.
+        name: String,
+        /// The locked revision.
+        revision: String,
+    },
+    /// An imported skill the intent no longer names was dropped.
+    Dropped {
+        /// The skill.
+        name: String,
+    },
+    /// A skill was mirrored into an agent's directory (placed, replaced or claimed).
+    Projected {
+        /// The copy, from the root (`.claude/skills/pdf`).
+        path: String,
+        /// The tree hash it holds.
+        hash: String,
+        /// How: `placed`, `replaced` or `claimed`.
+        how: &'static str,
+    },
+    /// A mirrored copy of a skill no longer under `skills/` was removed.
+    Unprojected {
+        /// The copy, from the root.
+        path: String,
+    },
+}
+
+impl Synced {
+    /// The line as printed: `<kind>: <message>`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Synced::Taken { .. } => "taken",
+            Synced::Restored { .. } => "restored",
+            Synced::Dropped { .. } => "dropped",
+            Synced::Projected { .. } => "projected",
+            Synced::Unprojected { .. } => "unprojected",
+        }
+    }
+
+    /// The path the line is about.
+    pub fn path(&self) -> String {
+        match self {
+            Synced::Taken { name, .. }
+            | Synced::Restored { name, .. }
+            | Synced::Dropped { name } => skill_dir(name),
+            Synced::Projected { path, .. } | Synced::Unprojected { path } => path.clone(),
+        }
+    }
+
+    /// The text after `<kind>: `.
+    pub fn message(&self) -> String {
+        match self {
+            Synced::Taken {
+                name,
+                source,
+                revision,
+            } => format!("{name} <- {source} at {revision}"),
+            Synced::Restored { name, revision } => {
+                format!("{} at {revision}", skill_dir(name))
+            }
+            Synced::Dropped { name } => skill_dir(name),
+            Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
+            Synced::Unprojected { path } => path.clone(),
+        }
+    }
+}
+
+/// The distinct project directories of `targets`, in the order first named.
+fn target_dirs(targets: &[String]) -> Vec<&'static str> {
+    let mut dirs: Vec<&'static str> = Vec::new();
+    for name in targets {
+        if let Some(t) = Target::from_name(name) {
+            let dir = t.dir(Scope::Project);
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+    }
+    dirs
+}
+
+/// The skill directories under `skills/`, by name.
+fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
+    Ok(root
+        .read_dir(asv_model::layout::SKILLS_DIR)?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name))
+        .map(|e| e.name)
+        .collect())
+}
+
+/// The first file in which `a` and `b` differ (in path order), for saying what was edited.
+fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
+    let left: BTreeMap<&str, (&[u8], bool)> = a
+        .files()
+        .iter()
+        .map(|f| (f.path.as_str(), (f.data.as_slice(), f.executable)))
+        .collect();
+    let right: BTreeMap<&str, (&[u8], bool)> = b
+        .files()
+        .iter()
+        .map(|f| (f.path.as_str(), (f.data.as_slice(), f.executable)))
+        .collect();
+    let paths: BTreeSet<&str> = left.keys().chain(right.keys()).copied().collect();
+    paths
+        .into_iter()
+        .find(|p| left.get(p) != right.get(p))
+        .map(str::to_owned)
+}
+
+/// Ownership of a recorded projection: it must still hold the hash recorded.
+fn still_projected(recorded: String) -> Ownership {
+    Ownership::tool_made(move |root, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match SkillTree::read(root, dest) {
+            Ok(tree) if tree.hash() == recorded => Verdict::Ours,
+            Ok(_) => Verdict::NotOurs("it changed while sync ran; run it again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
+}
+
+/// Makes the tree what the intent and the lock say: takes up skills the intent names that the
+/// lock does not, restores imported skills whose directory is missing at their locked
+/// revision, drops skills the intent no longer names (refused while they hold local edits,
+/// unless `force`), then mirrors every skill of `skills/` into each target's project directory
+/// and removes mirrored copies of skills no longer there. With `dry_run`, decides all of it
+/// and writes nothing. Nothing to do writes nothing, the lock included.
+///
+/// # Errors
+/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read;
+/// [`Error::IntentDiffers`] for a skill the intent asks from another source, path or ref
+/// than the lock pins; as `skill add` for a skill taken up; [`Error::BaseMismatch`] or
+/// [`Error::BaseUnavailable`] for a missing skill that cannot be had again as locked;
+/// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
+/// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
+/// or failure. Every refusal comes before anything is written.
+pub fn sync(
+    root: &Root,
+    force: bool,
+    dry_run: bool,
+    options: &Options,
+) -> Result<Vec<Synced>, Error> {
+    let loaded = SkillLock::load(root)?;
+    let intent = Intent::load(root)?;
+    let mut lock = loaded.clone();
+    let mut out = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
+    // The tree each skill directory will hold once the plan is applied (None: gone).
+    let mut after: BTreeMap<String, Option<SkillTree>> = BTreeMap::new();
+
+    for (name, wanted) in &intent.skills {
+        let dir = skill_dir(name);
+        match loaded.skills.get(name) {
+            Some(entry) => {
+                for (field, asked, pinned) in [
+                    ("source", Some(&wanted.source), Some(&entry.source)),
+                    ("path", Some(&wanted.path), Some(&entry.path)),
+                    ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
+                ] {
+                    // A row without `ref` follows the default branch, which the lock names.
+                    if asked != pinned && !(field == "ref" && asked.is_none()) {
+                        return Err(Error::IntentDiffers {
+                            name: name.clone(),
+                            field,
+                            intent: asked.cloned(),
+                            lock: pinned.cloned(),
+                        });
+                    }
+                }
+                if root.kind(&dir)?.is_none() {
+                    let (tree, _) = base_of(root, name, entry, options)?;
+                    tree.check_paths()?;
+                    changes.push(Change::replace(
+                        dir.clone(),
+                        fill_of(&tree),
+                        Ownership::MustBeFree,
+                    ));
+                    changes.extend(base_change(root, &tree)?);
+                    if let Some(e) = lock.skills.get_mut(name) {
+                        e.pending = None;
+                    }
+                    out.push(Synced::Restored {
+                        name: name.clone(),
+                        revision: entry.revision.clone(),
+                    });
+                    after.insert(name.clone(), Some(tree));
+                }
+            }
+            None => {
+                if root.kind(&dir)?.is_some() {
+                    return Err(Error::Occupied { path: dir });
+                }
+                let source = Source::parse(&wanted.source)?;
+                let path = check_source_path(&wanted.path)?.to_owned();
+                let at = match (&source, &wanted.reference) {
+                    (_, Some(r)) => At::Ref(r),
+                    (Source::Local(_), None) => At::Now,
+                    (_, None) => At::DefaultBranch,
+                };
+                let taken = take(root, &source, &path, at, options)?;
+                if default_name(&source, &path) != *name {
+                    // A row under another name than the skill's own would need the rename
+                    // `skill add --name` makes; sync takes skills as they are named.
+                    let own = crate::validate::manifest_name(&taken.tree);
+                    if own.as_deref() != Some(name.as_str()) {
+                        return Err(Error::IntentName {
+                            name: name.clone(),
+                            found: own,
+                        });
+                    }
+                }
+                refuse_errors(validate_tree(&taken.tree, &dir), Remedy::FixUpstream)?;
+                taken.tree.check_paths()?;
+                portable_tree(source.as_str(), &taken.tree)?;
+                changes.push(Change::replace(
+                    dir.clone(),
+                    fill_of(&taken.tree),
+                    Ownership::MustBeFree,
+                ));
+                changes.extend(base_change(root, &taken.tree)?);
+                lock.skills.insert(
+                    name.clone(),
+                    Entry {
+                        source: source.as_str().to_owned(),
+                        path,
+                        reference: taken.reference.clone(),
+                        revision: taken.revision.clone(),
+                        base_hash: taken.tree.hash(),
+                        pending: None,
+                    },
+                );
+                out.push(Synced::Taken {
+                    name: name.clone(),
+                    source: source.as_str().to_owned(),
+                    revision: taken.revision.clone(),
+                });
+                after.insert(name.clone(), Some(taken.tree));
+            }
+        }
+    }
+    if intent.written {
+        for (name, entry) in &loaded.skills {
+            if intent.skills.contains_key(name) {
+                continue;
+            }
+            let dir = skill_dir(name);
+            if root.kind(&dir)?.is_some() {
+                let tree = SkillTree::read(root, &dir)?;
+                if !force && (tree.hash() != entry.base_hash || entry.pending.is_some()) {
+                    return Err(Error::DropEdited {
+                        name: name.clone(),
+                        file: match crate::upstream::kept_base(root, &entry.base_hash)? {
+                            Some(base) => first_difference(&base, &tree),
+                            None => None,
+                        },
+                    });
+                }
+                changes.push(Change::remove(
+                    dir,
+                    if force {
+                        Ownership::Force
+                    } else {
+                        crate::lifecycle::still_local(entry.base_hash.clone())
+                    },
+                ));
+            }
+            lock.skills.remove(name);
+            out.push(Synced::Dropped { name: name.clone() });
+            after.insert(name.clone(), None);
+        }
+    }
+
+    // The skills as they will stand: every directory now, with what the steps above change.
+    let mut skills: BTreeMap<String, SkillTree> = BTreeMap::new();
+    for name in skill_names(root)? {
+        if !after.contains_key(&name) {
+            skills.insert(name.clone(), SkillTree::read(root, &skill_dir(&name))?);
+        }
+    }
+    for (name, tree) in after {
+        if let Some(tree) = tree {
+            skills.insert(name, tree);
+        }
+    }
+
+    let dirs = target_dirs(&intent.targets);
+    let mut projections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for dir in &dirs {
+        if let Some(kind) = root.kind(dir)?
+            && kind != EntryKind::Directory
+        {
+            return Err(Error::ProjectionDir {
+                path: (*dir).to_owned(),
+                kind,
+            });
+        }
+        let recorded = loaded.projections.get(*dir).cloned().unwrap_or_default();
+        let mut placed = BTreeMap::new();
+        for (name, tree) in &skills {
+            let dest = format!("{dir}/{name}");
+            let hash = tree.hash();
+            let was = recorded.get(name);
+            let standing: Option<Result<SkillTree, Error>> = match root.kind(&dest)? {
+                None => None,
+                Some(EntryKind::Directory) => {
+                    Some(SkillTree::read(root, &dest).map_err(Error::from))
+                }
+                Some(kind) => Some(Err(Error::ProjectionEdited {
+                    path: dest.clone(),
+                    what: format!("it is {kind}"),
+                })),
+            };
+            match standing {
+                None => {
+                    changes.push(Change::replace(
+                        dest.clone(),
+                        fill_of(tree),
+                        Ownership::MustBeFree,
+                    ));
+                    out.push(Synced::Projected {
+                        path: dest,
+                        hash: hash.clone(),
+                        how: "placed",
+                    });
+                }
+                Some(Ok(now)) if now.hash() == hash => {
+                    if was != Some(&hash) {
+                        out.push(Synced::Projected {
+                            path: dest,
+                            hash: hash.clone(),
+                            how: "claimed",
+                        });
+                    }
+                }
+                Some(Ok(now)) if was == Some(&now.hash()) => {
+                    changes.push(Change::replace(
+                        dest.clone(),
+                        fill_of(tree),
+                        still_projected(now.hash()),
+                    ));
+                    out.push(Synced::Projected {
+                        path: dest,
+                        hash: hash.clone(),
+                        how: "replaced",
+                    });
+                }
+                _ if force => {
+                    changes.push(Change::replace(
+                        dest.clone(),
+                        fill_of(tree),
+                        Ownership::Force,
+                    ));
+                    out.push(Synced::Projected {
+                        path: dest,
+                        hash: hash.clone(),
+                        how: "replaced",
+                    });
+                }
+                Some(Ok(now)) => {
+                    let what = match first_difference(&now, tree) {
+                        Some(file) if was.is_some() => format!(
+                            "{} differs from what skill sync placed there",
+                            asv_fs::quote::DisplayPath(&format!("{dest}/{file}"))
+                        ),
+                        Some(file) => format!(
+                            "it is not this tool's: {} differs from skills/{name}",
+                            asv_fs::quote::DisplayPath(&format!("{dest}/{file}"))
+                        ),
+                        None => "it differs".to_owned(),
+                    };
+                    return Err(Error::ProjectionEdited { path: dest, what });
+                }
+                Some(Err(e)) => return Err(e),
+            }
+            placed.insert(name.clone(), hash);
+        }
+        // Copies this tool placed of skills no longer under skills/.
+        for (name, hash) in &recorded {
+            if skills.contains_key(name) {
+                continue;
+            }
+            let dest = format!("{dir}/{name}");
+            match root.kind(&dest)? {
+                None => {}
+                Some(EntryKind::Directory) => {
+                    let now = SkillTree::read(root, &dest)?;
+                    if now.hash() != *hash && !force {
+                        return Err(Error::ProjectionEdited {
+                            path: dest,
+                            what: "it changed since skill sync placed it, and its skill is gone from skills/".to_owned(),
+                        });
+                    }
+                    changes.push(Change::remove(
+                        dest.clone(),
+                        if force {
+                            Ownership::Force
+                        } else {
+                            still_projected(hash.clone())
+                        },
+                    ));
+                }
+                Some(kind) if force => {
+                    let _ = kind;
+                    changes.push(Change::remove(dest.clone(), Ownership::Force));
+                }
+                Some(kind) => {
+                    return Err(Error::ProjectionEdited {
+                        path: dest,
+                        what: format!("it is {kind}"),
+                    });
+                }
+            }
+            out.push(Synced::Unprojected { path: dest });
+        }
+        if !placed.is_empty() {
+            projections.insert((*dir).to_owned(), placed);
+        }
+    }
+    // Directories no longer targeted: their recorded copies go as well.
+    for (dir, recorded) in &loaded.projections {
+        if dirs.contains(&dir.as_str()) {
+            continue;
+        }
+        for (name, hash) in recorded {
+            let dest = format!("{dir}/{name}");
+            if root.kind(&dest)?.is_some() {
+                changes.push(Change::remove(
+                    dest.clone(),
+                    if force {
+                        Ownership::Force
+                    } else {
+                        still_projected(hash.clone())
+                    },
+                ));
+            }
+            out.push(Synced::Unprojected { path: dest });
+        }
+    }
+    lock.projections = projections;
+
+    if lock != loaded {
+        changes.push(lock_change(&loaded, &lock));
+    }
+    if changes.is_empty() {
+        return Ok(out);
+    }
+    let plan = Plan::new(root, changes)?;
+    if !dry_run {
+        plan.apply()?;
+    }
+    Ok(out)
+}
+
+/// One problem `skill verify` reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `missing`, `invalid`, `conflicted`, `intent` or `projection`.
+    pub kind: &'static str,
+    /// The path it is about.
+    pub path: String,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+/// `skill verify`: every way the tree is not what the intent and the lock say, offline. An
+/// imported skill missing, invalid or conflicted; the intent and the lock disagreeing; a
+/// projection missing, edited or stale; a skill under `skills/` that breaks the Agent Skills
+/// rules. Local edits to an imported skill are not a problem.
+///
+/// # Errors
+/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; a guarded-read failure.
+pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
+    let lock = SkillLock::load(root)?;
+    let intent = Intent::load(root)?;
+    let mut out = Vec::new();
+    for (name, wanted) in &intent.skills {
+        match lock.skills.get(name) {
+            None => out.push(Problem {
+                kind: "intent",
+                path: INTENT_FILE.to_owned(),
+                message: format!(
+                    "{name} is wanted but the lock does not hold it; run skill sync to take it up"
+                ),
+            }),
+            Some(entry) => {
+                for (field, asked, pinned) in [
+                    ("source", Some(&wanted.source), Some(&entry.source)),
+                    ("path", Some(&wanted.path), Some(&entry.path)),
+                    ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
+                ] {
+                    // A row without `ref` follows the default branch, which the lock names.
+                    if asked != pinned && !(field == "ref" && asked.is_none()) {
+                        out.push(Problem {
+                            kind: "intent",
+                            path: INTENT_FILE.to_owned(),
+                            message: Error::IntentDiffers {
+                                name: name.clone(),
+                                field,
+                                intent: asked.cloned(),
+                                lock: pinned.cloned(),
+                            }
+                            .to_string(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if intent.written {
+        for name in lock
+            .skills
+            .keys()
+            .filter(|n| !intent.skills.contains_key(*n))
+        {
+            out.push(Problem {
+                kind: "intent",
+                path: INTENT_FILE.to_owned(),
+                message: format!("{name} is in the lock but not wanted; run skill sync to drop it, or add its row back"),
+            });
+        }
+    }
+    for (name, entry) in &lock.skills {
+        let dir = skill_dir(name);
+        if root.kind(&dir)?.is_none() {
+            out.push(Problem {
+                kind: "missing",
+                path: dir,
+                message: format!(
+                    "{name} is imported but its directory is gone; run skill sync to restore it"
+                ),
+            });
+        } else if entry.pending.is_some() {
+            out.push(Problem {
+                kind: "conflicted",
+                path: dir,
+                message: format!("{name} has a pull waiting; resolve its conflicts, then run skill resolve {name}"),
+            });
+        }
+    }
+    let mut skills: BTreeMap<String, Option<SkillTree>> = BTreeMap::new();
+    for name in skill_names(root)? {
+        let dir = skill_dir(&name);
+        match SkillTree::read(root, &dir) {
+            Ok(tree) => {
+                if let Some(f) = validate_tree(&tree, &dir)
+                    .into_iter()
+                    .find(|f| f.severity == Severity::Error)
+                {
+                    out.push(Problem {
+                        kind: "invalid",
+                        path: dir.clone(),
+                        message: format!("{}: {}", f.location(), f.message),
+                    });
+                }
+                skills.insert(name, Some(tree));
+            }
+            Err(e) => {
+                out.push(Problem {
+                    kind: "invalid",
+                    path: dir,
+                    message: e.to_string(),
+                });
+                skills.insert(name, None);
+            }
+        }
+    }
+    for dir in target_dirs(&intent.targets) {
+        let recorded = lock.projections.get(dir).cloned().unwrap_or_default();
+        for (name, tree) in &skills {
+            let Some(tree) = tree else { continue };
+            let dest = format!("{dir}/{name}");
+            let problem = match root.kind(&dest)? {
+                None => Some(format!("{dest} is missing; run skill sync")),
+                Some(EntryKind::Directory) => match SkillTree::read(root, &dest) {
+                    Ok(now) if now.hash() == tree.hash() => (recorded.get(name)
+                        != Some(&now.hash()))
+                    .then(|| {
+                        format!("{dest} is not recorded in the lock; run skill sync to claim it")
+                    }),
+                    Ok(now) if recorded.get(name) == Some(&now.hash()) => Some(format!(
+                        "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
+                    )),
+                    Ok(now) => Some(format!(
+                        "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
+                        first_difference(&now, tree)
+                            .map(|f| format!(" ({f} differs)"))
+                            .unwrap_or_default()
+                    )),
+                    Err(e) => Some(e.to_string()),
+                },
+                Some(kind) => Some(format!("{dest} is {kind}, not a copy of skills/{name}")),
+            };
+            if let Some(message) = problem {
+                out.push(Problem {
+                    kind: "projection",
+                    path: dest,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
