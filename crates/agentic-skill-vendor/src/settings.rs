@@ -99,6 +99,7 @@ impl Settings {
                 command: SkillCommand::Add { .. }
                     | SkillCommand::Pull { .. }
                     | SkillCommand::Diff { .. }
+                    | SkillCommand::Outdated { .. }
             }
         );
         if cli.token_stdin
@@ -109,7 +110,7 @@ impl Settings {
             )
         {
             return Err(Refusal(format!(
-                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull and diff do\n{USAGE_HINT}",
+                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}",
                 cli.command.name()
             ))
             .into());

@@ -576,7 +576,7 @@ fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
 /// The change that writes `lock` over the lock `loaded` was read from. The file must still
 /// read as `loaded` when the change is planned, so a lock another run wrote meanwhile is never
 /// overwritten.
-fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
+pub(crate) fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
     let loaded = loaded.clone();
     Change::replace_file(
         SKILL_LOCK_FILE,
