@@ -799,18 +799,16 @@ pub fn listed(format: Format, s: &asv_skills::manage::Skill) -> String {
     let dir = skill_dir(&s.name);
     match format {
         Format::Text => format!("{}: {message}", s.name),
-        _ => Line::new(Level::Notice, "skill", message)
-            .at(&dir)
-            .render(
-                format,
-                ListedFields {
-                    name: &s.name,
-                    origin: &origin,
-                    source,
-                    revision,
-                    state,
-                },
-            ),
+        _ => Line::new(Level::Notice, "skill", message).at(&dir).render(
+            format,
+            ListedFields {
+                name: &s.name,
+                origin: &origin,
+                source,
+                revision,
+                state,
+            },
+        ),
     }
 }
 

@@ -170,10 +170,12 @@ pub fn removal_changes(
         .skills
         .values()
         .flat_map(|e| {
-            std::iter::once(e.base_hash.as_str()).chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
+            std::iter::once(e.base_hash.as_str())
+                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
         })
         .collect();
-    let hashes = std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
+    let hashes =
+        std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
     for hash in hashes {
         let kept = base_dir(hash);
         if !in_use.contains(hash.as_str()) && root.kind(&kept)?.is_some() {

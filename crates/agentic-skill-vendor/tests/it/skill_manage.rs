@@ -44,10 +44,7 @@ fn imported() -> (Repo, Repo) {
 #[test]
 fn remove_refusals_leave_the_tree_byte_identical() {
     let (_up, me) = imported();
-    me.write(
-        "skills/pdf/SKILL.md",
-        PDF.replace("one\n", "one (ours)\n"),
-    );
+    me.write("skills/pdf/SKILL.md", PDF.replace("one\n", "one (ours)\n"));
     me.write("skills/pdf/notes.md", "mine\n");
     let before = me.snapshot();
     let edited = me.run(&["skill", "remove", "doc", "pdf"]);
@@ -109,7 +106,10 @@ fn outdated_says_which_refs_moved_and_exits_1() {
     let before = me.snapshot();
 
     let none = me.run(&["skill", "outdated"]);
-    assert_eq!((none.code, none.stdout.as_str(), none.stderr.as_str()), (0, "", ""));
+    assert_eq!(
+        (none.code, none.stdout.as_str(), none.stderr.as_str()),
+        (0, "", "")
+    );
 
     // an edit not committed is not what main names
     git_up.write("skills/pdf/SKILL.md", PDF.replace("two", "TWO"));
@@ -145,7 +145,10 @@ fn outdated_says_which_refs_moved_and_exits_1() {
     assert_eq!(only.stdout.lines().count(), 1, "{only:?}");
     let mine = me.run(&["skill", "outdated", "nope"]);
     assert_eq!(mine.code, 2, "{mine:?}");
-    assert!(mine.stderr.contains("the imported skills are doc, pdf"), "{mine:?}");
+    assert!(
+        mine.stderr.contains("the imported skills are doc, pdf"),
+        "{mine:?}"
+    );
 
     // outdated writes nothing, whatever it finds
     assert_eq!(me.snapshot(), before);
@@ -157,10 +160,7 @@ fn outdated_says_which_refs_moved_and_exits_1() {
 #[test]
 fn list_shows_every_skill_own_and_imported() {
     let (_up, me) = imported();
-    me.write(
-        "skills/pdf/SKILL.md",
-        PDF.replace("one\n", "one (ours)\n"),
-    );
+    me.write("skills/pdf/SKILL.md", PDF.replace("one\n", "one (ours)\n"));
     me.write("skills/broken/SKILL.md", "---\nname: other\n---\n");
     me.remove("skills/doc");
     let before = me.snapshot();

@@ -140,7 +140,13 @@ fn a_skill_waiting_for_resolve_is_refused_unless_forced() {
     let before = me.snapshot();
     let refused = manage::remove(&me.fs, &names(&["pdf"]), false).unwrap_err();
     assert!(
-        matches!(&refused, Error::WouldLose { conflicted: true, .. }),
+        matches!(
+            &refused,
+            Error::WouldLose {
+                conflicted: true,
+                ..
+            }
+        ),
         "{refused:?}"
     );
     assert!(
