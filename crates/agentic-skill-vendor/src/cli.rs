@@ -37,7 +37,7 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull and diff)
+    /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull, diff and outdated)
     #[arg(long, global = true)]
     pub token_stdin: bool,
 
@@ -191,6 +191,22 @@ pub enum SkillCommand {
         #[arg(long, value_enum, default_value_t = SkillVersion::Local)]
         to: SkillVersion,
     },
+    /// Remove imported skills: each one's directory, lock entry and kept base, all or nothing
+    Remove {
+        /// The imported skills to remove
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Remove a skill even when its local edits or unresolved conflicts would be lost
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the imported skills whose upstream ref has moved since the lock; exit 1 when any has
+    Outdated {
+        /// Skills to check (default: every imported skill)
+        names: Vec<String>,
+    },
+    /// List every skill under skills/, own or imported, with its origin and state (offline)
+    List,
 }
 
 /// The `--target` values, each with the directory it installs into, from the one list the
@@ -288,13 +304,14 @@ fn uses(path: &[&str], id: &str) -> bool {
             ["gen" | "verify" | "add" | "update" | "fetch" | "skill"]
                 | [
                     "skill",
-                    "validate" | "add" | "pull" | "diff" | "sync" | "verify"
+                    "validate" | "add" | "pull" | "diff" | "sync" | "verify" | "outdated"
                 ]
         ),
         // The commands that reach a network.
         "token_stdin" => matches!(
             path,
-            ["add" | "update" | "fetch" | "skill"] | ["skill", "add" | "pull" | "diff" | "sync"]
+            ["add" | "update" | "fetch" | "skill"]
+                | ["skill", "add" | "pull" | "diff" | "sync" | "outdated"]
         ),
         // Every command may refuse, and a refusal's label is coloured.
         _ => true,

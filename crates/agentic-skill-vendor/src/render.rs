@@ -252,6 +252,34 @@ struct DiffFields<'a> {
     diff: &'a str,
 }
 
+/// `skill remove`: one skill removed.
+#[derive(Serialize)]
+struct RemovedFields<'a> {
+    name: &'a str,
+    /// Whether `--force` discarded local edits or conflicts.
+    discarded: bool,
+}
+
+/// `skill outdated`: one skill whose ref moved.
+#[derive(Serialize)]
+struct OutdatedFields<'a> {
+    name: &'a str,
+    locked: &'a str,
+    now: &'a str,
+    #[serde(rename = "ref")]
+    reference: Option<&'a str>,
+}
+
+/// `skill list`: one skill.
+#[derive(Serialize)]
+struct ListedFields<'a> {
+    name: &'a str,
+    origin: &'a str,
+    source: Option<&'a str>,
+    revision: Option<&'a str>,
+    state: &'a str,
+}
+
 /// A refusal: which side it lies with.
 #[derive(Serialize)]
 struct RefusalFields {
@@ -711,6 +739,92 @@ pub fn checked(format: Format, vectors: &[&str], failed: usize) -> String {
         vectors.join(", ")
     );
     Line::new(Level::Notice, "checked", message).render(format, CheckedFields { vectors, failed })
+}
+
+/// Renders what `skill remove` removed: `removed: <name> (skills/<name>)`, saying when the
+/// directory was already gone or local edits were discarded.
+pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
+    let mut notes = Vec::new();
+    if !r.present {
+        notes.push("already absent");
+    }
+    if r.discarded {
+        notes.push("local edits discarded");
+    }
+    let mut message = format!("{} ({}", r.name, r.path);
+    for note in notes {
+        message.push_str("; ");
+        message.push_str(note);
+    }
+    message.push(')');
+    Line::new(Level::Notice, "removed", message)
+        .at(&r.path)
+        .render(
+            format,
+            RemovedFields {
+                name: &r.name,
+                discarded: r.discarded,
+            },
+        )
+}
+
+/// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`.
+pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
+    let message = format!(
+        "{} -> {} ({})",
+        o.locked,
+        o.now,
+        o.reference
+            .as_deref()
+            .unwrap_or("the directory as it stands")
+    );
+    let dir = skill_dir(&o.name);
+    match format {
+        Format::Text => format!("{}: {message}", o.name),
+        _ => Line::new(Level::Notice, "outdated", message)
+            .at(&dir)
+            .render(
+                format,
+                OutdatedFields {
+                    name: &o.name,
+                    locked: &o.locked,
+                    now: &o.now,
+                    reference: o.reference.as_deref(),
+                },
+            ),
+    }
+}
+
+/// Renders one skill of `skill list`: `<name>: <origin>, <state>` (an invalid one with why).
+pub fn listed(format: Format, s: &asv_skills::manage::Skill) -> String {
+    use asv_skills::manage::Origin;
+    let (origin, source, revision) = match &s.origin {
+        Origin::Own => ("own".to_owned(), None, None),
+        Origin::Imported { source, revision } => (
+            format!("{source} @ {revision}"),
+            Some(source.as_str()),
+            Some(revision.as_str()),
+        ),
+    };
+    let state = s.state.as_str();
+    let message = match s.state.reason() {
+        Some(why) => format!("{origin}, {state} ({why})"),
+        None => format!("{origin}, {state}"),
+    };
+    let dir = skill_dir(&s.name);
+    match format {
+        Format::Text => format!("{}: {message}", s.name),
+        _ => Line::new(Level::Notice, "skill", message).at(&dir).render(
+            format,
+            ListedFields {
+                name: &s.name,
+                origin: &origin,
+                source,
+                revision,
+                state,
+            },
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -357,6 +357,9 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                     dry_run: *dry_run,
                 },
             ),
+            SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),
+            SkillCommand::Outdated { names } => commands::skill::outdated(s, names),
+            SkillCommand::List => commands::skill::list(s),
         },
     }
 }

@@ -100,6 +100,7 @@ impl Settings {
                     | SkillCommand::Pull { .. }
                     | SkillCommand::Diff { .. }
                     | SkillCommand::Sync { .. }
+                    | SkillCommand::Outdated { .. }
             }
         );
         if cli.token_stdin
@@ -110,7 +111,7 @@ impl Settings {
             )
         {
             return Err(Refusal(format!(
-                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull and diff do\n{USAGE_HINT}",
+                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}",
                 cli.command.name()
             ))
             .into());

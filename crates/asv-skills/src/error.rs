@@ -193,7 +193,7 @@ pub enum Error {
     /// The intent asks for a skill from another source, path or ref than the lock pins (input
     /// side): sync never moves a pin.
     #[error(
-        "vendor-skills.yaml asks for {name} with {field} {}, the lock pins {}; to take it from there, run skill remove {name} and then skill sync (or put the row back as it was)",
+        "vendor-skills.yaml asks for {name} with {field} {}, the lock pins {}; to take it from there, run skill remove {name} and then {again} (or put the row back as it was)",
         intent.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned()),
         lock.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned())
     )]
@@ -206,6 +206,8 @@ pub enum Error {
         intent: Option<String>,
         /// The lock's value.
         lock: Option<String>,
+        /// The `skill add` that takes the skill as the intent asks.
+        again: AddAgain,
     },
     /// The intent names a skill under a name its SKILL.md does not give (input side).
     #[error(
@@ -559,6 +561,39 @@ pub enum Error {
         /// The first file with markers.
         path: String,
     },
+    /// `skill remove` of an imported skill whose local copy holds what removing it would
+    /// lose: local edits, or conflicts waiting for `skill resolve` (input side).
+    #[error("{}", would_lose(path, name, edits.as_deref(), *conflicted))]
+    WouldLose {
+        /// The skill.
+        name: String,
+        /// Its directory.
+        path: String,
+        /// The files that differ from the base; `None` when the base is not kept, so they
+        /// cannot be told.
+        edits: Option<Vec<crate::edits::Edit>>,
+        /// Whether the skill waits for `skill resolve`.
+        conflicted: bool,
+    },
+    /// A skill command that works on imported skills given a skill of the repository's own
+    /// (input side).
+    #[error(
+        "{}: is not an imported skill ({} does not list it) but one of this repository's own; to remove it, delete the directory",
+        DisplayPath(path),
+        asv_model::layout::SKILL_LOCK
+    )]
+    OwnSkill {
+        /// The skill's directory.
+        path: String,
+    },
+    /// A name that is neither imported nor a skill of the repository (input side).
+    #[error("{}", not_among(name, imported))]
+    NotImportedAmong {
+        /// The name given.
+        name: String,
+        /// The imported skills, by name.
+        imported: Vec<String>,
+    },
 }
 
 impl Error {
@@ -613,7 +648,9 @@ impl Error {
             | Error::Missing { path }
             | Error::MissingImported { path, .. }
             | Error::BaseUnavailable { path, .. }
-            | Error::MarkersRemain { path, .. } => Some(Location::file(path.clone())),
+            | Error::MarkersRemain { path, .. }
+            | Error::WouldLose { path, .. }
+            | Error::OwnSkill { path } => Some(Location::file(path.clone())),
             Error::NoSkill { input }
             | Error::NoInput { input }
             | Error::UnknownInput { input }
@@ -670,6 +707,61 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
+}
+
+/// The refusal of a `skill remove` that would lose local edits or conflicts.
+fn would_lose(
+    path: &str,
+    name: &str,
+    edits: Option<&[crate::edits::Edit]>,
+    conflicted: bool,
+) -> String {
+    let state = if conflicted {
+        "waits for skill resolve (a pull wrote its conflicts here)"
+    } else {
+        "has local edits"
+    };
+    let lost = match edits {
+        Some([]) | None if conflicted => String::new(),
+        Some(edits) => format!(
+            ", and removing it would lose {}",
+            crate::edits::EditList(edits)
+        ),
+        None => format!(
+            " (it no longer hashes to the base the lock records, and that base is not kept in {}, so the files cannot be named)",
+            asv_model::layout::SKILL_BASES_DIR
+        ),
+    };
+    format!(
+        "{}: {state}{lost}; see them with skill diff {name}, or pass --force to remove it anyway",
+        DisplayPath(path)
+    )
+}
+
+/// How many imported skills a refusal names before it counts the rest.
+const NAMES_SHOWN: usize = 8;
+
+/// The refusal of a name that is not imported, naming the imported skills.
+fn not_among(name: &str, imported: &[String]) -> String {
+    if imported.is_empty() {
+        return format!(
+            "the skill {} is not imported, and no skill is; skill add imports one",
+            json_string(name)
+        );
+    }
+    let mut shown = imported
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if imported.len() > NAMES_SHOWN {
+        shown.push_str(&format!(" and {} more", imported.len() - NAMES_SHOWN));
+    }
+    format!(
+        "the skill {} is not imported; the imported skills are {shown} (skill status shows each one's state)",
+        json_string(name)
+    )
 }
 
 /// What to do about a skill that breaks the rules, by where it came from.

@@ -328,6 +328,44 @@ pub fn row_change(
     ))
 }
 
+/// The change that takes the rows of `names` out of the intent file, or `None` when there is
+/// no file or it holds none of them. The file must still read as it did when this was decided.
+///
+/// # Errors
+/// As [`without_row`]; a guarded-read refusal; a file that is not UTF-8.
+pub fn rows_removed(root: &Root, names: &[String]) -> Result<Option<asv_fs::Change>, Error> {
+    let Some(bytes) = root.read_file(INTENT_FILE)? else {
+        return Ok(None);
+    };
+    let before = std::str::from_utf8(&bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?;
+    let mut text = before.to_owned();
+    for name in names {
+        text = without_row(&text, name)?;
+    }
+    if text == before {
+        return Ok(None);
+    }
+    Ok(Some(asv_fs::Change::replace_file(
+        INTENT_FILE,
+        text.into_bytes(),
+        unchanged_since(Some(bytes)),
+    )))
+}
+
+/// Ownership of the intent file: ours to rewrite only while it still holds `before`.
+fn unchanged_since(before: Option<Vec<u8>>) -> asv_fs::Ownership {
+    asv_fs::Ownership::tool_made(move |root, dest, kind| {
+        if kind != asv_fs::EntryKind::File {
+            return Ok(asv_fs::Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(if root.read_file(dest)? == before {
+            asv_fs::Verdict::Ours
+        } else {
+            asv_fs::Verdict::NotOurs("it changed while the command ran; run it again".to_owned())
+        })
+    })
+}
+
 /// `s` as a YAML scalar: plain when it reads back as the same string, else double-quoted
 /// (JSON's quoting, which YAML reads).
 fn scalar(s: &str) -> String {

@@ -9,6 +9,9 @@
 //! - [`lifecycle`]: `skill add`, `status`, `pull` (a three-way merge that keeps local edits),
 //!   `resolve` and `diff`, with their lock ([`lock`], `vendor-skills-lock.json`) and sources
 //!   ([`upstream`]).
+//! - [`manage`]: `skill remove` (an imported skill, its lock entry and kept base, all or
+//!   nothing), `skill outdated` (which imports' refs moved) and `skill list` (every skill, own
+//!   and imported).
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
 //!   directory, a ZIP or a tarball, all skills in one transaction.
 //!
@@ -24,11 +27,13 @@
 #![deny(missing_docs)]
 
 pub mod diff;
+pub mod edits;
 pub mod error;
 pub mod install;
 pub mod intent;
 pub mod lifecycle;
 pub mod lock;
+pub mod manage;
 pub mod package;
 mod paths;
 mod placing;

@@ -103,6 +103,19 @@ impl Synced {
     }
 }
 
+/// The `skill add` that takes `name` as `wanted` says.
+fn add_again(name: &str, wanted: &crate::intent::Wanted) -> crate::error::AddAgain {
+    let renamed = Source::parse(&wanted.source)
+        .map(|source| default_name(&source, &wanted.path) != name)
+        .unwrap_or(true);
+    crate::error::AddAgain {
+        source: wanted.source.clone(),
+        path: wanted.path.clone(),
+        name: renamed.then(|| name.to_owned()),
+        reference: wanted.reference.clone(),
+    }
+}
+
 /// The distinct project directories of `targets`, in the order first named.
 fn target_dirs(targets: &[String]) -> Vec<&'static str> {
     let mut dirs: Vec<&'static str> = Vec::new();
@@ -129,7 +142,7 @@ fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
 }
 
 /// The first file in which `a` and `b` differ (in path order), for saying what was edited.
-fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
+pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
     let left: BTreeMap<&str, (&[u8], bool)> = a
         .files()
         .iter()
@@ -148,7 +161,7 @@ fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
 }
 
 /// Ownership of a recorded projection: it must still hold the hash recorded.
-fn still_projected(recorded: String) -> Ownership {
+pub(crate) fn still_projected(recorded: String) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(format!("it is {kind} now")));
@@ -159,6 +172,53 @@ fn still_projected(recorded: String) -> Ownership {
             Err(e) => Verdict::NotOurs(e.to_string()),
         })
     })
+}
+
+/// The changes that remove the copies of `name` recorded in `lock`'s projections, taking them
+/// out of `after`'s: a copy that still holds its recorded hash goes, one already gone is only
+/// forgotten, and any other is refused unless `force`.
+///
+/// # Errors
+/// [`Error::ProjectionEdited`] for a copy that changed since it was placed; a guarded-read
+/// refusal.
+pub(crate) fn projections_removed(
+    root: &Root,
+    name: &str,
+    lock: &SkillLock,
+    after: &mut SkillLock,
+    force: bool,
+) -> Result<Vec<Change>, Error> {
+    let mut changes = Vec::new();
+    for (dir, recorded) in &lock.projections {
+        let Some(hash) = recorded.get(name) else {
+            continue;
+        };
+        let dest = format!("{dir}/{name}");
+        if root.kind(&dest)?.is_some() {
+            let holds = matches!(SkillTree::read(root, &dest), Ok(t) if t.hash() == *hash);
+            if !holds && !force {
+                return Err(Error::ProjectionEdited {
+                    path: dest,
+                    what: "it changed since skill sync placed it".to_owned(),
+                });
+            }
+            changes.push(Change::remove(
+                dest,
+                if force {
+                    Ownership::Force
+                } else {
+                    still_projected(hash.clone())
+                },
+            ));
+        }
+        if let Some(placed) = after.projections.get_mut(dir) {
+            placed.remove(name);
+            if placed.is_empty() {
+                after.projections.remove(dir);
+            }
+        }
+    }
+    Ok(changes)
 }
 
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
@@ -206,6 +266,7 @@ pub fn sync(
                             field,
                             intent: asked.cloned(),
                             lock: pinned.cloned(),
+                            again: add_again(name, wanted),
                         });
                     }
                 }
@@ -540,6 +601,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                                 field,
                                 intent: asked.cloned(),
                                 lock: pinned.cloned(),
+                                again: add_again(name, wanted),
                             }
                             .to_string(),
                         });

@@ -144,6 +144,13 @@ fn take_local_commit(
     at: At<'_>,
     options: &Options,
 ) -> Result<Taken, Error> {
+    let mut transport = local_git(root, dir)?;
+    take_remote(&mut transport, dir, path, at, options)
+}
+
+/// The git transport over the local git repository `dir` (from the root of `root`, or
+/// absolute).
+fn local_git(root: &Root, dir: &str) -> Result<asv_remote::git::Git, Error> {
     let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
@@ -174,8 +181,47 @@ fn take_local_commit(
         given: dir.to_owned(),
         problem: RepositoryProblem::NotUtf8,
     })?;
-    let mut transport = asv_remote::git::Git::local(url)?;
-    take_remote(&mut transport, dir, path, at, options)
+    Ok(asv_remote::git::Git::local(url)?)
+}
+
+/// What `at` names in `source` now, without reading the skill's files where the transport
+/// allows: the commit a ref (or the default branch) names, through the transport's ref
+/// resolution; for a local directory read as it stands ([`At::Now`]), the tree hash of the
+/// skill at `path` (which has to be read). Also the ref followed (the branch found for
+/// [`At::DefaultBranch`], the ref given for [`At::Ref`]).
+///
+/// # Errors
+/// As [`take`].
+pub fn resolve(
+    root: &Root,
+    source: &Source,
+    path: &str,
+    at: At<'_>,
+    options: &Options,
+) -> Result<(String, Option<String>), Error> {
+    let mut transport: Box<dyn asv_remote::Transport> = match (source, at) {
+        (Source::Local(dir), At::Now) => {
+            let taken = take_local(root, dir, check_source_path(path)?)?;
+            return Ok((taken.revision, None));
+        }
+        (_, At::Revision(revision)) => return Ok((revision.to_owned(), None)),
+        (Source::Local(dir), _) => Box::new(local_git(root, dir)?),
+        (Source::Remote(spec), _) => asv_remote::transport(spec, options)?,
+    };
+    let (commit, reference) = match at {
+        At::Ref(reference) => (transport.resolve(reference)?, reference.to_owned()),
+        _ => {
+            let branch = transport.default_branch()?;
+            (transport.resolve(&branch)?, branch)
+        }
+    };
+    if Revision::parse(&commit.revision, commit.format).is_none() {
+        return Err(Error::NotACommit {
+            repository: source.as_str().to_owned(),
+            answered: commit.revision,
+        });
+    }
+    Ok((commit.revision, Some(reference)))
 }
 
 fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {

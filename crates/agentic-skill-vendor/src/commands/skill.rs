@@ -1,4 +1,5 @@
-//! The `skill` commands: validate, hash, add, status, pull, resolve, diff, pack, install.
+//! The `skill` commands: validate, hash, add, status, pull, resolve, diff, pack, install,
+//! remove, outdated, list.
 
 use std::path::{Path, PathBuf};
 
@@ -364,4 +365,53 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     })?;
     dir.write_file(name, bytes)?;
     Ok(())
+}
+
+/// `skill remove <name>… [--force]`.
+///
+/// # Errors
+/// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
+pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let removed = asv_skills::manage::remove(&tree, names, force)?;
+    Ok(Report::new(
+        removed
+            .iter()
+            .map(|r| render::removed(settings.format, r))
+            .collect(),
+        false,
+    ))
+}
+
+/// `skill outdated [<name>…]`: exit 1 when any imported skill's ref has moved.
+///
+/// # Errors
+/// A refusal of the tree, a name or a source.
+pub fn outdated(settings: &Settings, names: &[String]) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let moved = asv_skills::manage::outdated(&tree, names, &options)?;
+    Ok(Report::new(
+        moved
+            .iter()
+            .map(|o| render::outdated(settings.format, o))
+            .collect(),
+        !moved.is_empty(),
+    ))
+}
+
+/// `skill list`.
+///
+/// # Errors
+/// A refusal of the tree or the skill lock.
+pub fn list(settings: &Settings) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let skills = asv_skills::manage::list(&tree)?;
+    Ok(Report::new(
+        skills
+            .iter()
+            .map(|s| render::listed(settings.format, s))
+            .collect(),
+        false,
+    ))
 }

@@ -184,6 +184,7 @@ fn every_command_prints_what_docs_json_says() {
         "skills/pdf/SKILL.md",
         "---\nname: pdf\ndescription: Reads PDF files.\n---\none\ntwo\nTHREE\n",
     );
+    json_lines(&me, &["skill", "outdated"], &mut lines);
     json_lines(&me, &["skill", "pull"], &mut lines);
     up.write(
         "skills/pdf/SKILL.md",
@@ -226,6 +227,8 @@ fn every_command_prints_what_docs_json_says() {
     me.write("vendor-skills.yaml", format!("targets: [claude]\n{intent}"));
     json_lines(&me, &["skill", "verify"], &mut lines);
     json_lines(&me, &["skill", "sync"], &mut lines);
+    json_lines(&me, &["skill", "list"], &mut lines);
+    json_lines(&me, &["skill", "remove", "pdf", "--force"], &mut lines);
     // Refusals: of the tree, and of the command line.
     json_lines(&me, &["skill", "resolve", "nothing-here"], &mut lines);
     json_lines(&me, &["skill", "hash", "/nonexistent"], &mut lines);
@@ -269,6 +272,9 @@ fn every_command_prints_what_docs_json_says() {
         "hash",
         "packed",
         "installed",
+        "outdated",
+        "skill",
+        "removed",
     ] {
         assert!(
             seen.contains(kind),

@@ -30,6 +30,7 @@ mod skill;
 mod skill_lifecycle;
 mod skill_lifecycle_git;
 mod skill_lifecycle_github;
+mod skill_manage;
 mod skill_package;
 mod skill_pull;
 mod skill_sync;

@@ -1165,7 +1165,7 @@ fn command_line_refusals() {
     let token = |cmd: &str| {
         usage(&format!(
             "--token-stdin is not an option {cmd} takes: it reaches no network; only add, update, \
-             fetch and skill add, pull and diff do"
+             fetch and skill add, pull, diff and outdated do"
         ))
     };
     let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();

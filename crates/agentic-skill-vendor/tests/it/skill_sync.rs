@@ -289,7 +289,7 @@ fn a_bad_intent_is_refused_or_warned_with_its_line() {
 
 #[test]
 fn verify_names_intent_and_lock_disagreeing() {
-    let (_up, me) = synced_repo();
+    let (up, me) = synced_repo();
     let intent = me.read_string("vendor-skills.yaml");
     me.write(
         "vendor-skills.yaml",
@@ -303,13 +303,38 @@ fn verify_names_intent_and_lock_disagreeing() {
         ),
         "{verify:?}"
     );
-    // sync never moves a pin: it refuses, naming the way.
+    // sync never moves a pin: it refuses, naming the way, which works.
     let refused = me.run(&["skill", "sync"]);
     assert_eq!(refused.code, 2);
+    let source = up.path().display().to_string();
     assert!(
-        refused
-            .stderr
-            .contains("run skill remove pdf and then skill sync"),
+        refused.stderr.contains(&format!(
+            "run skill remove pdf and then skill add {source} skills/pdf2 --name pdf (or"
+        )),
         "{refused:?}"
     );
+    up.write("skills/pdf2/SKILL.md", PDF);
+    assert_eq!(me.run(&["skill", "remove", "pdf"]).code, 0);
+    let added = me.run(&["skill", "add", &source, "skills/pdf2", "--name", "pdf"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    assert_eq!(me.run(&["skill", "verify"]), ok(""));
+}
+
+#[test]
+fn remove_takes_the_row_and_the_copies_too() {
+    let (_up, me) = synced_repo();
+    want_targets(&me, "claude, copilot");
+    assert_eq!(me.run(&["skill", "sync"]).code, 0);
+    let removed = me.run(&["skill", "remove", "pdf"]);
+    assert_eq!(removed.code, 0, "{removed:?}");
+    assert!(!me.exists("skills/pdf"));
+    assert!(!me.read_string("vendor-skills.yaml").contains("pdf"));
+    let lock = me.read_string("vendor-skills-lock.json");
+    assert!(!lock.contains("\"pdf\""), "{lock}");
+    for dir in [".claude/skills", ".github/skills"] {
+        assert!(!me.exists(&format!("{dir}/pdf")), "{dir}");
+        assert!(me.exists(&format!("{dir}/own")), "{dir}");
+    }
+    assert_eq!(me.run(&["skill", "verify"]), ok(""));
+    assert_eq!(me.run(&["skill", "sync"]), ok(""));
 }

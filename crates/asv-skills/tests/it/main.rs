@@ -7,5 +7,6 @@
 
 mod install;
 mod lifecycle;
+mod manage;
 mod support;
 mod upstream;

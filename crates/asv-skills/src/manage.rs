@@ -1,0 +1,391 @@
+//! Keeping the set of skills in order: `skill remove` (an imported skill, its lock entry and
+//! its kept base, all or nothing), `skill outdated` (which imports' refs have moved, read
+//! only) and `skill list` (every skill under `skills/`, own and imported, offline).
+//!
+//! `skill remove` changes the tree through one plan of `asv-fs`'s tree-change layer, as a pull
+//! does: every named skill is judged first (a refusal of any writes nothing), then the
+//! directories, the kept bases and the lock change in one transaction that a failed write
+//! rolls back whole. [`removal_changes`] builds the changes of one skill, so whatever else a
+//! skill comes to own in the tree joins the same transaction.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
+use asv_remote::Options;
+use asv_skilltree::SkillTree;
+
+use crate::error::Error;
+use crate::lifecycle::{SKILLS_DIR, State, lock_change, skill_dir, status};
+use crate::lock::{Entry, SkillLock};
+use crate::upstream::{At, Source, base_dir, kept_base, resolve};
+use crate::{Severity, validate_tree};
+
+/// A skill `skill remove` removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// The skill.
+    pub name: String,
+    /// Its directory, from the root.
+    pub path: String,
+    /// Whether the directory was there (an imported skill whose directory is gone loses only
+    /// its lock entry and kept base).
+    pub present: bool,
+    /// Whether local edits or conflicts were discarded (`--force`).
+    pub discarded: bool,
+}
+
+/// `skill remove`: removes each named imported skill — its directory under `skills/`, its
+/// lock entry and its kept bases (those no remaining entry uses) — in one transaction. A name
+/// given twice counts once.
+///
+/// Without `force`, a skill whose local copy differs from its base, or that waits for
+/// `skill resolve`, is refused, naming what would be lost.
+///
+/// # Errors
+/// [`Error::Lock`] for a lock that cannot be read; [`Error::OwnSkill`] for a skill of the
+/// repository's own; [`Error::NotImportedAmong`] for a name that is no skill;
+/// [`Error::WouldLose`] for local edits or pending conflicts without `force`; a refusal of
+/// what stands at the skill's directory (a link, a file) or of its content (without `force`);
+/// a tree-change refusal or failure. Every refusal comes before anything is written.
+pub fn remove(root: &Root, names: &[String], force: bool) -> Result<Vec<Removed>, Error> {
+    let loaded = SkillLock::load(root)?;
+    let names = imported_names(root, &loaded, names)?;
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut after = loaded.clone();
+    for name in &names {
+        after.skills.remove(name);
+    }
+    let mut changes = Vec::new();
+    let mut out = Vec::with_capacity(names.len());
+    let mut bases = BTreeSet::new();
+    for name in names {
+        let entry = loaded.entry(&name)?;
+        let (removed, skill_changes) = removal_changes(root, &name, entry, &after, force)?;
+        for change in skill_changes {
+            // Two skills taken from one upstream version share a kept base: removed once.
+            if change.dest().starts_with(crate::upstream::BASES_DIR)
+                && !bases.insert(change.dest().to_owned())
+            {
+                continue;
+            }
+            changes.push(change);
+        }
+        changes.extend(crate::sync::projections_removed(
+            root, &name, &loaded, &mut after, force,
+        )?);
+        out.push(removed);
+    }
+    // The intent loses the rows too, or the next sync would take the skills up again.
+    changes.extend(crate::intent::rows_removed(
+        root,
+        &out.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
+    )?);
+    changes.push(lock_change(&loaded, &after));
+    Plan::new(root, changes)?.apply()?;
+    Ok(out)
+}
+
+/// The names of `names` (each once, in the order given) after checking each is imported: a
+/// skill of the repository's own is [`Error::OwnSkill`], anything else not in the lock
+/// [`Error::NotImportedAmong`].
+fn imported_names(root: &Root, lock: &SkillLock, names: &[String]) -> Result<Vec<String>, Error> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        if !seen.insert(name.as_str()) {
+            continue;
+        }
+        if !lock.skills.contains_key(name) {
+            // Only a plain skill name can be a directory under skills/.
+            if crate::name_problem(name).is_none() {
+                let dir = skill_dir(name);
+                if root.kind(&dir)? == Some(EntryKind::Directory) {
+                    return Err(Error::OwnSkill { path: dir });
+                }
+            }
+            return Err(Error::NotImportedAmong {
+                name: name.clone(),
+                imported: lock.skills.keys().cloned().collect(),
+            });
+        }
+        out.push(name.clone());
+    }
+    Ok(out)
+}
+
+/// Judges the removal of the imported skill `name` (lock entry `entry`) and builds its
+/// changes, writing nothing: the skill's directory, and each kept base of the entry (its base
+/// and a pending pull's upstream version) that no entry of `after` — the lock once the removal
+/// is made — still uses. The lock itself is left to the caller, which writes it once for every
+/// skill of the run.
+///
+/// Without `force`, a local copy that differs from its base, or a skill waiting for
+/// `skill resolve`, is [`Error::WouldLose`], naming the files that differ. The directory's
+/// change requires it to still hold what was judged when the plan is made (with `force`,
+/// whatever stands there goes).
+///
+/// # Errors
+/// [`Error::WouldLose`]; a link or another kind where the directory belongs; without `force`,
+/// a local copy that cannot be read as a skill tree (a link or special file inside); a
+/// guarded-read failure.
+pub fn removal_changes(
+    root: &Root,
+    name: &str,
+    entry: &Entry,
+    after: &SkillLock,
+    force: bool,
+) -> Result<(Removed, Vec<Change>), Error> {
+    let dir = skill_dir(name);
+    let mut changes = Vec::new();
+    let present = match crate::paths::require_dir(root, &dir) {
+        Ok(()) => true,
+        Err(Error::Missing { .. }) => false,
+        Err(e) => return Err(e),
+    };
+    let mut discarded = false;
+    if present {
+        let local = if force {
+            SkillTree::read(root, &dir).ok()
+        } else {
+            Some(SkillTree::read(root, &dir)?)
+        };
+        let modified = local
+            .as_ref()
+            .is_none_or(|local| local.hash() != entry.base_hash);
+        let conflicted = entry.pending.is_some();
+        if (modified || conflicted) && !force {
+            let edits = match (&local, kept_base(root, &entry.base_hash)?) {
+                (Some(local), Some(base)) => Some(crate::edits::edits(&base, local)),
+                _ => None,
+            };
+            return Err(Error::WouldLose {
+                name: name.to_owned(),
+                path: dir,
+                edits,
+                conflicted,
+            });
+        }
+        discarded = modified || conflicted;
+        let ownership = match local {
+            Some(local) if !force => still_holds(local.hash()),
+            _ => Ownership::Force,
+        };
+        changes.push(Change::remove(dir.clone(), ownership));
+    }
+    let in_use: BTreeSet<&str> = after
+        .skills
+        .values()
+        .flat_map(|e| {
+            std::iter::once(e.base_hash.as_str())
+                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
+        })
+        .collect();
+    let hashes =
+        std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
+    for hash in hashes {
+        let kept = base_dir(hash);
+        if !in_use.contains(hash.as_str()) && root.kind(&kept)?.is_some() {
+            changes.push(Change::remove(kept, Ownership::ToolState));
+        }
+    }
+    let removed = Removed {
+        name: name.to_owned(),
+        path: dir,
+        present,
+        discarded,
+    };
+    Ok((removed, changes))
+}
+
+/// Ownership of a skill directory being removed: it must still hash to `expected`, what was
+/// judged, so an edit made while the command ran is never lost.
+fn still_holds(expected: String) -> Ownership {
+    Ownership::tool_made(move |root, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match SkillTree::read(root, dest) {
+            Ok(tree) if tree.hash() == expected => Verdict::Ours,
+            Ok(_) => Verdict::NotOurs("it changed while the command ran; run it again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
+}
+
+/// An imported skill whose ref names another commit now than the lock records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outdated {
+    /// The skill.
+    pub name: String,
+    /// The revision the lock records (a commit, or for a local directory read as it stands,
+    /// the tree hash).
+    pub locked: String,
+    /// What the ref names now (the same kind of value).
+    pub now: String,
+    /// The ref followed; `None` for a local directory read as it stands.
+    pub reference: Option<String>,
+}
+
+/// `skill outdated`: each named imported skill (every one when `names` is empty; a name given
+/// twice counts once) whose source has moved since the lock was written, in name order. Writes
+/// nothing.
+///
+/// A repository or local git repository is asked only which commit its ref names (the
+/// transport's ref resolution: no file of the skill is read); a local directory read as it
+/// stands has no ref, so its skill is read and hashed. A commit elsewhere in the source
+/// counts as moved too (`skill pull` then only moves the pin).
+///
+/// # Errors
+/// [`Error::Lock`]; [`Error::OwnSkill`] or [`Error::NotImportedAmong`] for a name given that
+/// is not imported; a source that cannot be read (as [`crate::upstream::take`]), including a
+/// local directory that no longer holds the skill.
+pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<Outdated>, Error> {
+    let lock = SkillLock::load(root)?;
+    let mut names = if names.is_empty() {
+        lock.skills.keys().cloned().collect()
+    } else {
+        imported_names(root, &lock, names)?
+    };
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let entry = lock.entry(&name)?;
+        let source = Source::parse(&entry.source)?;
+        let at = match (&source, &entry.reference) {
+            (_, Some(r)) => At::Ref(r),
+            (Source::Local(_), None) => At::Now,
+            (_, None) => At::DefaultBranch,
+        };
+        let (now, reference) = resolve(root, &source, &entry.path, at, options)?;
+        if now != entry.revision {
+            out.push(Outdated {
+                name,
+                locked: entry.revision.clone(),
+                now,
+                reference,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Where a skill under `skills/` came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The repository's own: the skill lock does not list it.
+    Own,
+    /// Imported: the source and revision the lock records.
+    Imported {
+        /// The source as recorded.
+        source: String,
+        /// The locked revision.
+        revision: String,
+    },
+}
+
+/// The state of a skill of the repository's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnState {
+    /// It follows the Agent Skills rules (warnings aside).
+    Valid,
+    /// It cannot be read as a skill or breaks the rules: why.
+    Invalid(String),
+}
+
+/// The state `skill list` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listed {
+    /// A skill of the repository's own.
+    Own(OwnState),
+    /// An imported skill, as `skill status` judges it.
+    Imported(State),
+}
+
+impl Listed {
+    /// The state's word: `valid`, `invalid`, or an imported state (`clean`, `modified`, …).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Listed::Own(OwnState::Valid) => "valid",
+            Listed::Own(OwnState::Invalid(_)) => "invalid",
+            Listed::Imported(state) => state.as_str(),
+        }
+    }
+
+    /// Why the skill is invalid, when it is.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Listed::Own(OwnState::Invalid(why)) | Listed::Imported(State::Invalid(why)) => {
+                Some(why)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// One skill of `skill list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    /// The skill's name (its directory under `skills/`).
+    pub name: String,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Its state.
+    pub state: Listed,
+}
+
+/// `skill list`: every directory under `skills/` and every imported skill (one whose directory
+/// is gone is listed as missing), by name, offline.
+///
+/// # Errors
+/// [`Error::Lock`]; a guarded-read failure of `skills/` (a link there, say) other than a
+/// refusal of a skill's own content (which is its state).
+pub fn list(root: &Root) -> Result<Vec<Skill>, Error> {
+    let lock = SkillLock::load(root)?;
+    let mut skills: BTreeMap<String, Skill> = BTreeMap::new();
+    for s in status(root)? {
+        skills.insert(
+            s.name.clone(),
+            Skill {
+                name: s.name,
+                origin: Origin::Imported {
+                    source: s.source,
+                    revision: s.revision,
+                },
+                state: Listed::Imported(s.state),
+            },
+        );
+    }
+    let own = root
+        .read_dir(SKILLS_DIR)?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            e.kind == EntryKind::Directory
+                && !asv_fs::is_tree_change_residue(&e.name)
+                && !lock.skills.contains_key(&e.name)
+        });
+    for e in own {
+        let dir = skill_dir(&e.name);
+        let state = match SkillTree::read(root, &dir) {
+            Err(err) => OwnState::Invalid(err.to_string()),
+            Ok(tree) => match validate_tree(&tree, &dir)
+                .into_iter()
+                .find(|f| f.severity == Severity::Error)
+            {
+                Some(f) => OwnState::Invalid(format!("{}: {}", f.path, f.message)),
+                None => OwnState::Valid,
+            },
+        };
+        skills.insert(
+            e.name.clone(),
+            Skill {
+                name: e.name,
+                origin: Origin::Own,
+                state: Listed::Own(state),
+            },
+        );
+    }
+    Ok(skills.into_values().collect())
+}
