@@ -349,7 +349,7 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 &commands::skill::InstallArgs {
                     input,
                     into: into.as_deref(),
-                    target: target.as_deref(),
+                    targets: target,
                     scope: *scope,
                     force: *force,
                     dry_run: *dry_run,

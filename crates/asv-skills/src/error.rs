@@ -141,6 +141,9 @@ pub enum Error {
         /// The input as given.
         input: String,
     },
+    /// An install given no directory to install into (input side).
+    #[error("no directory to install into; give --into or at least one --target")]
+    NoTarget,
     /// A skill of an install is already there (destination side).
     #[error(
         "{}: already exists; nothing was installed — pass --force to replace it",

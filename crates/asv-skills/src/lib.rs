@@ -10,7 +10,8 @@
 //!   `resolve` and `diff`, with their lock ([`lock`], `vendor-skills-lock.json`) and sources
 //!   ([`upstream`]).
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
-//!   directory, a ZIP or a tarball, all skills in one transaction.
+//!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
+//!   the agents [`targets`] knows.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -31,6 +32,7 @@ pub mod lock;
 pub mod package;
 mod paths;
 mod placing;
+pub mod targets;
 pub mod upstream;
 mod validate;
 
