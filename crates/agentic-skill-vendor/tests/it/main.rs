@@ -32,6 +32,7 @@ mod skill_lifecycle_git;
 mod skill_lifecycle_github;
 mod skill_package;
 mod skill_pull;
+mod skill_targets;
 mod terminal;
 mod typed_paths;
 mod verify;
