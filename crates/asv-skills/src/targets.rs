@@ -422,6 +422,9 @@ mod tests {
         assert_eq!(Target::from_name(""), None);
     }
 
+    /// A stand-in for the environment: a variable's value, if set.
+    type Lookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+
     #[test]
     fn user_dir_honours_a_set_non_empty_variable() {
         let home = Path::new("/home/ann");
@@ -430,7 +433,7 @@ mod tests {
         let empty = |_: &str| Some(OsString::new());
         let set = |v: &str| (v == "CLAUDE_CONFIG_DIR").then(|| OsString::from("/c"));
         let other = |v: &str| (v == "CODEX_HOME").then(|| OsString::from("/x"));
-        let cases: [(&dyn Fn(&str) -> Option<OsString>, &str); 4] = [
+        let cases: [(Lookup<'_>, &str); 4] = [
             (&none, "/home/ann/.claude/skills"),
             (&empty, "/home/ann/.claude/skills"),
             (&set, "/c/skills"),
