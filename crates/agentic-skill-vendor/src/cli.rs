@@ -167,9 +167,9 @@ pub enum SkillCommand {
         /// The directory to install into, from the current directory or absolute (default: skills/ of the root)
         #[arg(long, conflicts_with = "target")]
         into: Option<std::path::PathBuf>,
-        /// Install where this agent reads skills
-        #[arg(long, value_parser = install_targets())]
-        target: Option<String>,
+        /// Install where these agents read skills (comma-separated, or --target again; a directory two agents share is written once)
+        #[arg(long, value_parser = install_targets(), value_delimiter = ',', action = clap::ArgAction::Append)]
+        target: Vec<String>,
         /// With --target: the project (under the root) or the user's home directory
         #[arg(long, value_enum, requires = "target", default_value_t = InstallScope::Project)]
         scope: InstallScope,
@@ -209,15 +209,19 @@ pub enum SkillCommand {
     List,
 }
 
-/// The `--target` values, each with the directory it installs into, from the one list the
-/// installer knows.
+/// The `--target` values, each with the directories it installs into, from the one table
+/// the installer knows (`asv_skills::targets`).
 fn install_targets() -> clap::builder::PossibleValuesParser {
-    use asv_skills::install::{Scope, Target};
-    clap::builder::PossibleValuesParser::new(Target::ALL.map(|t| {
+    use asv_skills::targets::Target;
+    clap::builder::PossibleValuesParser::new(Target::all().map(|t| {
+        let user = match t.user_env() {
+            Some(env) => format!("~/{} or ${}/{}", t.user_dir_in_home(), env.var, env.under),
+            None => format!("~/{}", t.user_dir_in_home()),
+        };
         clap::builder::PossibleValue::new(t.name()).help(format!(
-            "{} (user: ~/{})",
-            t.dir(Scope::Project),
-            t.dir(Scope::User)
+            "{}: {} (user: {user})",
+            t.display_name(),
+            t.project_dir()
         ))
     }))
 }

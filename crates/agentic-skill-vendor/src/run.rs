@@ -87,7 +87,30 @@ fn usage_details(err: &clap::Error) -> Vec<String> {
     {
         details.insert(0, format!("  tip: a similar command exists: '{near}'"));
     }
+    if err.kind() == ErrorKind::InvalidValue
+        && !details.iter().any(|l| l.trim_start().starts_with("tip:"))
+        && let Some(near) = nearest_value(err)
+    {
+        details.push(format!("  tip: a similar value exists: '{near}'"));
+    }
     details
+}
+
+/// The accepted value nearest to a refused one (`ocdex` → `codex` for `--target`), when
+/// clap's own measure found none: the same slips as for commands.
+fn nearest_value(err: &clap::Error) -> Option<String> {
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidValue) else {
+        return None;
+    };
+    let Some(ContextValue::Strings(valid)) = err.get(ContextKind::ValidValue) else {
+        return None;
+    };
+    valid
+        .iter()
+        .map(|name| (strsim::damerau_levenshtein(typed, name), name))
+        .filter(|(distance, _)| *distance <= 2 && *distance < typed.chars().count())
+        .min()
+        .map(|(_, name)| name.clone())
 }
 
 /// The command nearest to an unknown one (`gne` → `gen`), among those of the command being
@@ -351,7 +374,7 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 &commands::skill::InstallArgs {
                     input,
                     into: into.as_deref(),
-                    target: target.as_deref(),
+                    targets: target,
                     scope: *scope,
                     force: *force,
                     dry_run: *dry_run,

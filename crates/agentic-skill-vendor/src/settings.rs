@@ -59,7 +59,7 @@ fn repository_need(command: &Command) -> RepositoryNeed {
                     scope,
                     ..
                 },
-        } if into.is_some() || (target.is_some() && *scope == InstallScope::User) => {
+        } if into.is_some() || (!target.is_empty() && *scope == InstallScope::User) => {
             RepositoryNeed::IfFound
         }
         _ => RepositoryNeed::Always,
@@ -203,62 +203,160 @@ impl Settings {
         Ok(options)
     }
 
-    /// Where `skill install` lands: `(a tree other than the repository's, the directory in
+    /// Where `skill install` lands: `(a tree other than the repository's, the directories in
     /// it, how its destinations are shown)`. No tree means the repository's own; the
     /// destinations are then shown from its root.
     ///
     /// # Errors
-    /// An unknown target; `--scope user` without a home directory; an `--into` that cannot be
-    /// placed.
+    /// An unknown target; `--scope user` without a home directory (for an agent whose
+    /// variable is unset) or with an agent directory that cannot be opened; an `--into` that
+    /// cannot be placed.
     pub fn install_destination(
         &self,
         into: Option<&std::path::Path>,
-        target: Option<&str>,
+        targets: &[String],
         scope: InstallScope,
-    ) -> anyhow::Result<(Option<asv_fs::Root>, String, String)> {
-        use asv_skills::install::{Scope, Target};
-        Ok(match (target, into) {
-            (None, None) => (None, "skills".to_owned(), String::new()),
-            (None, Some(into)) => {
-                let located = crate::paths::locate(&self.root_abs, into, true).map_err(Refusal)?;
-                if located.in_repository {
-                    (None, located.rel, String::new())
-                } else {
-                    let shown = format!("{}/", located.tree.root().display());
-                    (Some(located.tree), located.rel, shown)
-                }
-            }
-            (Some(t), _) => {
-                // clap admits only the names `Target::ALL` gives.
-                let t = Target::from_name(t)
-                    .ok_or_else(|| Refusal(format!("unknown target: {t}\n{USAGE_HINT}")))?;
-                match scope {
-                    InstallScope::Project => {
-                        (None, t.dir(Scope::Project).to_owned(), String::new())
-                    }
-                    InstallScope::User => {
-                        let home = std::env::var_os("HOME")
-                            .filter(|h| !h.is_empty())
-                            .ok_or_else(|| {
-                                Refusal(
-                                    "--scope user needs HOME set to your home directory".to_owned(),
-                                )
-                            })?;
-                        let home = PathBuf::from(&home);
-                        let home = match asv_fs::Root::open(&home) {
-                            Err(asv_fs::Error::RootMissing { .. }) => {
-                                return Err(Refusal(format!(
-                                    "{}: the home directory does not exist; set HOME",
-                                    home.display()
-                                ))
-                                .into());
-                            }
-                            _ => crate::paths::open_dir(&home, "; set HOME").map_err(Refusal)?,
-                        };
-                        (Some(home), t.dir(Scope::User).to_owned(), "~/".to_owned())
+    ) -> anyhow::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
+        use asv_skills::targets::Target;
+        if targets.is_empty() {
+            return Ok(match into {
+                None => (None, vec!["skills".to_owned()], String::new()),
+                Some(into) => {
+                    let located =
+                        crate::paths::locate(&self.root_abs, into, true).map_err(Refusal)?;
+                    if located.in_repository {
+                        (None, vec![located.rel], String::new())
+                    } else {
+                        let shown = format!("{}/", located.tree.root().display());
+                        (Some(located.tree), vec![located.rel], shown)
                     }
                 }
+            });
+        }
+        let mut chosen = Vec::with_capacity(targets.len());
+        for name in targets {
+            // clap admits only the table's names; this is for a caller that skipped it.
+            chosen.push(Target::from_name(name).ok_or_else(|| unknown_target(name))?);
+        }
+        Ok(match scope {
+            InstallScope::Project => {
+                let dirs = asv_skills::targets::distinct_project_dirs(&chosen)
+                    .into_iter()
+                    .map(|(dir, _)| dir.to_owned())
+                    .collect();
+                (None, dirs, String::new())
             }
+            InstallScope::User => user_destination(&chosen)?,
         })
     }
+}
+
+/// The refusal of a `--target` name the table does not hold: the nearest names, then all.
+fn unknown_target(name: &str) -> Refusal {
+    use asv_skills::targets::Target;
+    let near = Target::nearest(name, 2, strsim::damerau_levenshtein);
+    let all: Vec<&str> = Target::all().map(Target::name).collect();
+    let tip = if near.is_empty() {
+        String::new()
+    } else {
+        format!("did you mean {}? ", near.join(" or "))
+    };
+    Refusal(format!(
+        "unknown target: {name}; {tip}give one of {}",
+        all.join(", ")
+    ))
+}
+
+/// Where `--scope user` installs `targets`: each agent's user directory (its variable's
+/// value when set and non-empty, else under `HOME`), all under the nearest directory they
+/// share, so one transaction covers them. Shown from `~/` when that directory is `HOME`.
+fn user_destination(
+    targets: &[asv_skills::targets::Target],
+) -> anyhow::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let mut places: Vec<(PathBuf, &'static str)> = Vec::with_capacity(targets.len());
+    for &t in targets {
+        let moved = t.user_env().and_then(|env| {
+            std::env::var_os(env.var)
+                .filter(|v| !v.is_empty())
+                .map(|v| (PathBuf::from(v), env.under))
+        });
+        let place = match (moved, &home) {
+            (Some(place), _) => place,
+            (None, Some(home)) => (home.clone(), t.user_dir_in_home()),
+            (None, None) => {
+                return Err(Refusal(
+                    "--scope user needs HOME set to your home directory".to_owned(),
+                )
+                .into());
+            }
+        };
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    let base = common_ancestor(places.iter().map(|(b, _)| b.as_path())).ok_or_else(|| {
+        Refusal(
+            "the agents' user directories share no parent directory (one is relative); \
+             set their variables to absolute paths"
+                .to_owned(),
+        )
+    })?;
+    let mut dirs = Vec::with_capacity(places.len());
+    for (b, under) in &places {
+        let rel = b.strip_prefix(&base).unwrap_or(b);
+        let rel = rel.join(under);
+        let rel = rel.to_str().ok_or_else(|| {
+            Refusal(format!(
+                "{}: not UTF-8; give the agent's directory a UTF-8 path",
+                b.display()
+            ))
+        })?;
+        if !dirs.iter().any(|d: &String| d == rel) {
+            dirs.push(rel.to_owned());
+        }
+    }
+    let is_home = home.as_deref() == Some(base.as_path());
+    let root = match asv_fs::Root::open(&base) {
+        Err(asv_fs::Error::RootMissing { .. }) if is_home => {
+            return Err(Refusal(format!(
+                "{}: the home directory does not exist; set HOME",
+                base.display()
+            ))
+            .into());
+        }
+        _ if is_home => crate::paths::open_dir(&base, "; set HOME").map_err(Refusal)?,
+        _ => crate::paths::open_dir(
+            &base,
+            "; create it or unset the agent's variable that points there",
+        )
+        .map_err(Refusal)?,
+    };
+    let shown = if is_home {
+        "~/".to_owned()
+    } else {
+        format!("{}/", base.display())
+    };
+    Ok((Some(root), dirs, shown))
+}
+
+/// The deepest directory every one of `paths` lies in (a path lies in itself); none when
+/// they share no first component (a relative path beside an absolute one).
+fn common_ancestor<'p>(mut paths: impl Iterator<Item = &'p std::path::Path>) -> Option<PathBuf> {
+    let first = paths.next()?;
+    let mut common: Vec<std::path::Component<'p>> = first.components().collect();
+    for p in paths {
+        let shared = common
+            .iter()
+            .zip(p.components())
+            .take_while(|(a, b)| *a == b)
+            .count();
+        common.truncate(shared);
+    }
+    if common.is_empty() {
+        return None;
+    }
+    Some(common.iter().collect())
 }

@@ -207,7 +207,7 @@ pub enum Error {
         /// The lock's value.
         lock: Option<String>,
         /// The `skill add` that takes the skill as the intent asks.
-        again: AddAgain,
+        again: Box<AddAgain>,
     },
     /// The intent names a skill under a name its SKILL.md does not give (input side).
     #[error(
@@ -295,6 +295,9 @@ pub enum Error {
         /// The input as given.
         input: String,
     },
+    /// An install given no directory to install into (input side).
+    #[error("no directory to install into; give --into or at least one --target")]
+    NoTarget,
     /// A skill of an install is already there (destination side).
     #[error(
         "{}: already exists; nothing was installed — pass --force to replace it",

@@ -20,80 +20,7 @@ use crate::placing::fill_of;
 use crate::validate::refuse_errors;
 use crate::{Finding, manifest_name, validate_tree};
 
-/// An agent whose skills directory `skill install --target` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    /// Claude Code.
-    Claude,
-    /// OpenAI Codex (which reads the shared `.agents` directories).
-    Codex,
-    /// GitHub Copilot.
-    Copilot,
-    /// Gemini CLI.
-    Gemini,
-    /// Cursor.
-    Cursor,
-    /// Windsurf.
-    Windsurf,
-    /// The shared `.agents/skills` convention.
-    Agents,
-}
-
-/// Where a target's skills live: in the project, or in the user's home directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// Relative to the repository root.
-    Project,
-    /// Relative to the home directory.
-    User,
-}
-
-impl Target {
-    /// Every target, in the order help lists them.
-    pub const ALL: [Target; 7] = [
-        Target::Claude,
-        Target::Codex,
-        Target::Copilot,
-        Target::Gemini,
-        Target::Cursor,
-        Target::Windsurf,
-        Target::Agents,
-    ];
-
-    /// The target as typed after `--target`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::Claude => "claude",
-            Target::Codex => "codex",
-            Target::Copilot => "copilot",
-            Target::Gemini => "gemini",
-            Target::Cursor => "cursor",
-            Target::Windsurf => "windsurf",
-            Target::Agents => "agents",
-        }
-    }
-
-    /// The target named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The directory of `scope` the target reads skills from (relative to the repository root
-    /// for [`Scope::Project`], to the home directory for [`Scope::User`]).
-    pub fn dir(self, scope: Scope) -> &'static str {
-        match (self, scope) {
-            (Target::Claude, Scope::Project) => ".claude/skills",
-            (Target::Claude, Scope::User) => ".claude/skills",
-            (Target::Codex | Target::Agents, _) => ".agents/skills",
-            (Target::Copilot, Scope::Project) => ".github/skills",
-            (Target::Copilot, Scope::User) => ".copilot/skills",
-            (Target::Gemini, _) => ".gemini/skills",
-            (Target::Cursor, _) => ".cursor/skills",
-            (Target::Windsurf, Scope::Project) => ".windsurf/skills",
-            (Target::Windsurf, Scope::User) => ".codeium/windsurf/skills",
-        }
-    }
-}
+pub use crate::targets::{Scope, Target};
 
 /// One skill found in an install input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,6 +205,34 @@ pub fn install(
     force: bool,
     dry_run: bool,
 ) -> Result<Installed, Error> {
+    install_into(dest, &[into], input, label, force, dry_run)
+}
+
+/// Installs every skill of `input` under each directory of `intos` (all of `dest`) in one
+/// transaction: one plan, so either every skill lands in every directory or none does. A
+/// directory named twice is written once. The skills are reported directory by directory,
+/// in the order given, by name within each.
+///
+/// # Errors
+/// As [`install`]; [`Error::NoTarget`] for no directory at all.
+pub fn install_into(
+    dest: &Root,
+    intos: &[&str],
+    input: &Path,
+    label: &str,
+    force: bool,
+    dry_run: bool,
+) -> Result<Installed, Error> {
+    let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
+    for into in intos {
+        let into = into.trim_end_matches('/');
+        if !dirs.contains(&into) {
+            dirs.push(into);
+        }
+    }
+    if dirs.is_empty() {
+        return Err(Error::NoTarget);
+    }
     let mut found = find(input, label)?;
     found.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = found.windows(2).find(|w| w[0].name == w[1].name) {
@@ -299,12 +254,17 @@ pub fn install(
         })
         .collect();
     portable(label, &paths)?;
-    let into = into.trim_end_matches('/');
     let mut warnings = Vec::new();
-    let mut changes = Vec::with_capacity(found.len());
-    let mut skills = Vec::with_capacity(found.len());
+    let mut changes = Vec::with_capacity(found.len() * dirs.len());
+    let mut skills = Vec::with_capacity(found.len() * dirs.len());
+    let ownership = if force {
+        Ownership::Force
+    } else {
+        Ownership::MustBeFree
+    };
+    // Each skill is judged once, where it lands first; the other directories get the same
+    // bytes.
     for skill in &found {
-        let dir = join(into, &skill.name);
         if let Some(problem) = crate::name_problem(&skill.name) {
             return Err(Error::BadName {
                 name: skill.name.clone(),
@@ -312,21 +272,21 @@ pub fn install(
             });
         }
         warnings.extend(refuse_errors(
-            validate_tree(&skill.tree, &dir),
+            validate_tree(&skill.tree, &join(dirs[0], &skill.name)),
             crate::error::Remedy::FixInput,
         )?);
         skill.tree.check_paths()?;
-        let ownership = if force {
-            Ownership::Force
-        } else {
-            Ownership::MustBeFree
-        };
-        changes.push(Change::replace(
-            dir.clone(),
-            fill_of(&skill.tree),
-            ownership,
-        ));
-        skills.push((skill.name.clone(), dir, skill.tree.hash()));
+    }
+    for into in &dirs {
+        for skill in &found {
+            let dir = join(into, &skill.name);
+            changes.push(Change::replace(
+                dir.clone(),
+                fill_of(&skill.tree),
+                ownership.clone(),
+            ));
+            skills.push((skill.name.clone(), dir, skill.tree.hash()));
+        }
     }
     let plan = Plan::new(dest, changes).map_err(|e| match e {
         asv_fs::Error::DestOccupied { dest, .. } => Error::AlreadyInstalled { path: dest },

@@ -177,7 +177,8 @@ impl Intent {
                         ));
                     };
                     if crate::install::Target::from_name(name).is_none() {
-                        let names = crate::install::Target::ALL.map(|t| t.name());
+                        let names: Vec<&'static str> =
+                            crate::install::Target::all().map(|t| t.name()).collect();
                         let mut near: Vec<(usize, &'static str)> = names
                             .iter()
                             .map(|n| (strsim::damerau_levenshtein(name, n), *n))
@@ -189,7 +190,7 @@ impl Intent {
                             IntentProblem::UnknownTarget {
                                 name: name.clone(),
                                 nearest: near.into_iter().map(|(_, n)| n).take(3).collect(),
-                                known: names.to_vec(),
+                                known: names,
                             },
                         ));
                     }

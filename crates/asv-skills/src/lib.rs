@@ -13,7 +13,8 @@
 //!   nothing), `skill outdated` (which imports' refs moved) and `skill list` (every skill, own
 //!   and imported).
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
-//!   directory, a ZIP or a tarball, all skills in one transaction.
+//!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
+//!   the agents [`targets`] knows.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -38,6 +39,7 @@ pub mod package;
 mod paths;
 mod placing;
 pub mod sync;
+pub mod targets;
 pub mod upstream;
 mod validate;
 

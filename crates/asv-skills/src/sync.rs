@@ -266,7 +266,7 @@ pub fn sync(
                             field,
                             intent: asked.cloned(),
                             lock: pinned.cloned(),
-                            again: add_again(name, wanted),
+                            again: Box::new(add_again(name, wanted)),
                         });
                     }
                 }
@@ -601,7 +601,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                                 field,
                                 intent: asked.cloned(),
                                 lock: pinned.cloned(),
-                                again: add_again(name, wanted),
+                                again: Box::new(add_again(name, wanted)),
                             }
                             .to_string(),
                         });

@@ -318,8 +318,8 @@ pub struct InstallArgs<'a> {
     pub input: &'a Path,
     /// `--into`.
     pub into: Option<&'a Path>,
-    /// `--target`.
-    pub target: Option<&'a str>,
+    /// `--target`, every name given (in order).
+    pub targets: &'a [String],
     /// `--scope`.
     pub scope: InstallScope,
     /// `--force`.
@@ -334,12 +334,19 @@ pub struct InstallArgs<'a> {
 /// A refusal of the destination, the input or a skill; a failed write (rolled back).
 pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let (dest, dir, shown_root) =
-        settings.install_destination(args.into, args.target, args.scope)?;
+    let (dest, dirs, shown_root) =
+        settings.install_destination(args.into, args.targets, args.scope)?;
     let dest = dest.as_ref().unwrap_or(&tree);
     let label = args.input.display().to_string();
-    let installed =
-        asv_skills::install::install(dest, &dir, args.input, &label, args.force, args.dry_run)?;
+    let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+    let installed = asv_skills::install::install_into(
+        dest,
+        &dirs,
+        args.input,
+        &label,
+        args.force,
+        args.dry_run,
+    )?;
     let mut lines = findings(settings.format, &installed.warnings);
     lines.extend(render::installed(settings.format, &installed, &shown_root));
     Ok(Report::new(lines, false))

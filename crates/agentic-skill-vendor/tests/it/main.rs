@@ -34,6 +34,7 @@ mod skill_manage;
 mod skill_package;
 mod skill_pull;
 mod skill_sync;
+mod skill_targets;
 mod terminal;
 mod typed_paths;
 mod verify;

@@ -47,15 +47,21 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
 
 #[test]
 fn a_target_names_its_directory_per_scope() {
-    for target in Target::ALL {
+    for target in Target::all() {
         assert_eq!(Target::from_name(target.name()), Some(target));
         for scope in [Scope::Project, Scope::User] {
             assert!(target.dir(scope).ends_with("/skills"), "{target:?}");
         }
     }
     assert_eq!(Target::from_name("vim"), None);
-    assert_eq!(Target::Copilot.dir(Scope::Project), ".github/skills");
-    assert_eq!(Target::Copilot.dir(Scope::User), ".copilot/skills");
+    assert_eq!(
+        Target::from_name("copilot").unwrap().dir(Scope::Project),
+        ".github/skills"
+    );
+    assert_eq!(
+        Target::from_name("copilot").unwrap().dir(Scope::User),
+        ".copilot/skills"
+    );
 }
 
 #[test]
