@@ -205,8 +205,15 @@ pub enum SkillCommand {
         /// Skills to check (default: every imported skill)
         names: Vec<String>,
     },
-    /// List every skill under skills/, own or imported, with its origin and state (offline)
-    List,
+    /// List every skill under skills/, own or imported, with its origin and state (offline); with --target, the skills in that agent's directory and whether skill sync placed them
+    List {
+        /// List this agent's skills directory instead
+        #[arg(long, value_parser = install_targets())]
+        target: Option<String>,
+        /// With --target: the project's directory of the agent, or the user's
+        #[arg(long, value_enum, requires = "target", default_value_t = InstallScope::Project)]
+        scope: InstallScope,
+    },
 }
 
 /// The `--target` values, each with the directories it installs into, from the one table

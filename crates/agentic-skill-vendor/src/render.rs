@@ -278,6 +278,8 @@ struct ListedFields<'a> {
     source: Option<&'a str>,
     revision: Option<&'a str>,
     state: &'a str,
+    /// The agents' directories `skill sync` mirrored it into.
+    mirrored: &'a [&'a str],
 }
 
 /// A refusal: which side it lies with.
@@ -796,7 +798,7 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
 }
 
 /// Renders one skill of `skill list`: `<name>: <origin>, <state>` (an invalid one with why).
-pub fn listed(format: Format, s: &asv_skills::manage::Skill) -> String {
+pub fn listed(format: Format, s: &asv_skills::manage::Skill, mirrored: &[&str]) -> String {
     use asv_skills::manage::Origin;
     let (origin, source, revision) = match &s.origin {
         Origin::Own => ("own".to_owned(), None, None),
@@ -807,10 +809,13 @@ pub fn listed(format: Format, s: &asv_skills::manage::Skill) -> String {
         ),
     };
     let state = s.state.as_str();
-    let message = match s.state.reason() {
+    let mut message = match s.state.reason() {
         Some(why) => format!("{origin}, {state} ({why})"),
         None => format!("{origin}, {state}"),
     };
+    if !mirrored.is_empty() {
+        message.push_str(&format!("; mirrored in {}", mirrored.join(", ")));
+    }
     let dir = skill_dir(&s.name);
     match format {
         Format::Text => format!("{}: {message}", s.name),
@@ -822,8 +827,40 @@ pub fn listed(format: Format, s: &asv_skills::manage::Skill) -> String {
                 source,
                 revision,
                 state,
+                mirrored,
             },
         ),
+    }
+}
+
+/// `skill list --target`: one skill in an agent's directory.
+#[derive(Serialize)]
+struct AgentSkillFields<'a> {
+    name: &'a str,
+    hash: Option<&'a str>,
+    placed: &'static str,
+}
+
+/// Renders one skill found in an agent's directory (`dir`, as shown).
+pub fn agent_skill(format: Format, dir: &str, s: &asv_skills::sync::AgentSkill) -> String {
+    let placed = s.placed.as_str();
+    let path = format!("{dir}/{}", s.name);
+    match format {
+        Format::Text => format!("{}: {placed}", s.name),
+        _ => Line::new(Level::Notice, "agent-skill", placed.to_owned())
+            .at(&path)
+            .render(
+                format,
+                AgentSkillFields {
+                    name: &s.name,
+                    hash: s.hash.as_deref(),
+                    placed: match s.placed {
+                        asv_skills::sync::Placed::BySync => "sync",
+                        asv_skills::sync::Placed::EditedSinceSync => "sync-edited",
+                        asv_skills::sync::Placed::NotRecorded => "unrecorded",
+                    },
+                },
+            ),
     }
 }
 

@@ -382,7 +382,10 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
             ),
             SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),
             SkillCommand::Outdated { names } => commands::skill::outdated(s, names),
-            SkillCommand::List => commands::skill::list(s),
+            SkillCommand::List { target, scope } => match target {
+                None => commands::skill::list(s),
+                Some(target) => commands::skill::list_agent(s, target, *scope),
+            },
         },
     }
 }

@@ -62,6 +62,13 @@ fn repository_need(command: &Command) -> RepositoryNeed {
         } if into.is_some() || (!target.is_empty() && *scope == InstallScope::User) => {
             RepositoryNeed::IfFound
         }
+        Command::Skill {
+            command:
+                SkillCommand::List {
+                    target: Some(_),
+                    scope: InstallScope::User,
+                },
+        } => RepositoryNeed::IfFound,
         _ => RepositoryNeed::Always,
     }
 }

@@ -554,6 +554,74 @@ pub fn sync(
     Ok(out)
 }
 
+/// Who placed a skill found in an agent's directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placed {
+    /// `skill sync`, and it still holds what was placed.
+    BySync,
+    /// `skill sync`, but it changed since.
+    EditedSinceSync,
+    /// Not this tool (or not recorded: `skill install` keeps no record).
+    NotRecorded,
+}
+
+impl Placed {
+    /// As printed: `placed by skill sync`, `edited since skill sync placed it`, `not placed
+    /// by skill sync`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placed::BySync => "placed by skill sync",
+            Placed::EditedSinceSync => "edited since skill sync placed it",
+            Placed::NotRecorded => "not placed by skill sync",
+        }
+    }
+}
+
+/// One skill in an agent's directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSkill {
+    /// The directory's name.
+    pub name: String,
+    /// Its tree hash; `None` when it cannot be read as a skill tree (a link in it, say).
+    pub hash: Option<String>,
+    /// Who placed it.
+    pub placed: Placed,
+}
+
+/// `skill list --target`: the skill directories in the agent directory `dir` of `root`, by
+/// name, each with who placed it, judged against `recorded` (the lock's projections of that
+/// directory; `None` where the lock records nothing, as for a user directory).
+///
+/// # Errors
+/// A guarded-read refusal of `dir` itself (a link, a file).
+pub fn list_agent(
+    root: &Root,
+    dir: &str,
+    recorded: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<AgentSkill>, Error> {
+    let mut out = Vec::new();
+    for entry in root.read_dir(dir)?.unwrap_or_default() {
+        if entry.kind != EntryKind::Directory || asv_fs::is_tree_change_residue(&entry.name) {
+            continue;
+        }
+        let hash = SkillTree::read(root, &format!("{dir}/{}", entry.name))
+            .ok()
+            .map(|t| t.hash());
+        let placed = match recorded.and_then(|r| r.get(&entry.name)) {
+            Some(h) if Some(h) == hash.as_ref() => Placed::BySync,
+            Some(_) => Placed::EditedSinceSync,
+            None => Placed::NotRecorded,
+        };
+        out.push(AgentSkill {
+            name: entry.name,
+            hash,
+            placed,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
 /// One problem `skill verify` reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {

@@ -411,13 +411,65 @@ pub fn outdated(settings: &Settings, names: &[String]) -> anyhow::Result<Report>
 ///
 /// # Errors
 /// A refusal of the tree or the skill lock.
+pub fn list_agent(
+    settings: &Settings,
+    target: &str,
+    scope: crate::cli::InstallScope,
+) -> anyhow::Result<Report> {
+    let (elsewhere, dirs, shown) =
+        settings.install_destination(None, &[target.to_owned()], scope)?;
+    let Some(dir) = dirs.first() else {
+        return Ok(Report::new(Vec::new(), false));
+    };
+    let (root, recorded) = match &elsewhere {
+        Some(root) => (root, None),
+        None => {
+            let tree = settings.open_tree()?;
+            let lock = asv_skills::lock::SkillLock::load(&tree)?;
+            let skills = asv_skills::sync::list_agent(&tree, dir, lock.projections.get(dir))?;
+            return Ok(agent_report(settings, &shown, dir, &skills));
+        }
+    };
+    let skills = asv_skills::sync::list_agent(root, dir, recorded)?;
+    Ok(agent_report(settings, &shown, dir, &skills))
+}
+
+fn agent_report(
+    settings: &Settings,
+    shown: &str,
+    dir: &str,
+    skills: &[asv_skills::sync::AgentSkill],
+) -> Report {
+    Report::new(
+        skills
+            .iter()
+            .map(|s| render::agent_skill(settings.format, &format!("{shown}{dir}"), s))
+            .collect(),
+        false,
+    )
+}
+
+/// `skill list`.
+///
+/// # Errors
+/// A refusal of the tree or the lock.
 pub fn list(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let skills = asv_skills::manage::list(&tree)?;
+    let lock = asv_skills::lock::SkillLock::load(&tree)?;
     Ok(Report::new(
         skills
             .iter()
-            .map(|s| render::listed(settings.format, s))
+            .map(|s| {
+                // Where skill sync mirrored it (per the lock).
+                let mirrored: Vec<&str> = lock
+                    .projections
+                    .iter()
+                    .filter(|(_, placed)| placed.contains_key(&s.name))
+                    .map(|(dir, _)| dir.as_str())
+                    .collect();
+                render::listed(settings.format, s, &mirrored)
+            })
             .collect(),
         false,
     ))

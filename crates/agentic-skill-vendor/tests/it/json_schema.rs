@@ -227,6 +227,7 @@ fn every_command_prints_what_docs_json_says() {
     me.write("vendor-skills.yaml", format!("targets: [claude]\n{intent}"));
     json_lines(&me, &["skill", "verify"], &mut lines);
     json_lines(&me, &["skill", "sync"], &mut lines);
+    json_lines(&me, &["skill", "list", "--target", "claude"], &mut lines);
     json_lines(&me, &["skill", "list"], &mut lines);
     json_lines(&me, &["skill", "remove", "pdf", "--force"], &mut lines);
     // Refusals: of the tree, and of the command line.

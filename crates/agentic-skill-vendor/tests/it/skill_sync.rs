@@ -338,3 +338,66 @@ fn remove_takes_the_row_and_the_copies_too() {
     assert_eq!(me.run(&["skill", "verify"]), ok(""));
     assert_eq!(me.run(&["skill", "sync"]), ok(""));
 }
+
+#[test]
+fn list_shows_where_skills_are_mirrored_and_what_an_agent_directory_holds() {
+    let (_up, me) = synced_repo();
+    want_targets(&me, "claude, codex");
+    assert_eq!(me.run(&["skill", "sync"]).code, 0);
+    let list = me.run(&["skill", "list"]);
+    assert_eq!(list.code, 0);
+    assert!(
+        list.stdout
+            .contains("own: own, valid; mirrored in .agents/skills, .claude/skills\n"),
+        "{list:?}"
+    );
+    me.write(".claude/skills/theirs/SKILL.md", "---\nname: theirs\n---\n");
+    me.write(".claude/skills/pdf/extra.md", "by hand\n");
+    let agent = me.run(&["skill", "list", "--target", "claude"]);
+    assert_eq!(
+        agent.stdout,
+        "own: placed by skill sync\npdf: edited since skill sync placed it\ntheirs: not placed by skill sync\n"
+    );
+    let json = me.run(&["skill", "list", "--target", "claude", "--format", "json"]);
+    let first: serde_json::Value =
+        serde_json::from_str(json.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["kind"], "agent-skill");
+    assert_eq!(first["path"], ".claude/skills/own");
+    assert_eq!(first["placed"], "sync");
+}
+
+#[test]
+fn what_stands_in_the_way_of_a_target_is_refused_before_anything_is_written() {
+    // An agent directory that is a file.
+    let (_up, me) = synced_repo();
+    want_targets(&me, "claude");
+    me.write(".claude/skills", "not a directory\n");
+    let before = me.snapshot();
+    let refused = me.run(&["skill", "sync"]);
+    assert_eq!(refused.code, 2);
+    assert_eq!(
+        refused.stderr,
+        "error: .claude/skills: is a regular file, not a directory; move it away so skill sync can mirror skills/ there\n"
+    );
+    assert_eq!(me.snapshot(), before);
+    // One that is a link.
+    me.remove(".claude/skills");
+    me.symlink("/tmp", ".claude/skills");
+    let refused = me.run(&["skill", "sync"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains(".claude/skills"), "{refused:?}");
+    // A wanted skill whose source cannot be reached: named, nothing written.
+    let (_up2, other) = synced_repo();
+    let intent = other.read_string("vendor-skills.yaml");
+    other.write(
+        "vendor-skills.yaml",
+        format!(
+            "targets: [claude]\n{intent}  gone:\n    source: ./nowhere\n    path: skills/gone\n"
+        ),
+    );
+    let before = other.snapshot();
+    let refused = other.run(&["skill", "sync"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("nowhere"), "{refused:?}");
+    assert_eq!(other.snapshot(), before);
+}
