@@ -191,3 +191,60 @@ fn links_and_escaping_paths_in_the_source_are_refused() {
         assert!(!me.exists("vendor-skills-lock.json"), "{path}");
     }
 }
+
+/// The agents walk against a real git server: add, sync into two agents, a fresh clone (no
+/// skill directory, no kept base) restored at the locked commit over the network, outdated
+/// after an upstream commit, pull, sync, remove.
+#[test]
+fn sync_restores_from_the_server_and_outdated_pull_remove_follow_it() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    let first = up.commit("first");
+    let me = Repo::empty();
+    let added = up.run(&me, &["skill", "add", &up.url(), "skills/pdf"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    let intent = me.read_string("vendor-skills.yaml");
+    me.write(
+        "vendor-skills.yaml",
+        format!("targets: [claude, gemini]\n{intent}"),
+    );
+    let synced = up.run(&me, &["skill", "sync"]);
+    assert_eq!(synced.code, 0, "{synced:?}");
+    assert_eq!(me.read_string(".gemini/skills/pdf/SKILL.md"), SKILL);
+    let settled = me.snapshot();
+
+    // A clone that keeps neither the skill directory nor the tool's state.
+    me.remove("skills/pdf");
+    me.remove(".agentic-skill-vendor");
+    assert_eq!(up.run(&me, &["skill", "verify"]).code, 1);
+    let restored = up.run(&me, &["skill", "sync"]);
+    assert_eq!(restored.code, 0, "{restored:?}");
+    assert_eq!(
+        restored.stdout,
+        format!("restored: skills/pdf at {first}\n")
+    );
+    assert_eq!(me.snapshot(), settled);
+
+    // Upstream moves: outdated says so and writes nothing; pull and sync carry it over.
+    up.write("skills/pdf/SKILL.md", &format!("{SKILL}seven\n"));
+    let second = up.commit("second");
+    let outdated = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(outdated.code, 1, "{outdated:?}");
+    assert_eq!(
+        outdated.stdout,
+        format!("pdf: {first} -> {second} (main)\n")
+    );
+    assert_eq!(me.snapshot(), settled);
+    assert_eq!(up.run(&me, &["skill", "pull"]).code, 0);
+    assert_eq!(up.run(&me, &["skill", "sync"]).code, 0);
+    assert_eq!(
+        me.read_string(".claude/skills/pdf/SKILL.md"),
+        format!("{SKILL}seven\n")
+    );
+    assert_eq!(up.run(&me, &["skill", "verify"]).stdout, "");
+
+    let removed = up.run(&me, &["skill", "remove", "pdf"]);
+    assert_eq!(removed.code, 0, "{removed:?}");
+    assert!(!me.exists(".claude/skills/pdf") && !me.exists(".gemini/skills/pdf"));
+    assert_eq!(up.run(&me, &["skill", "verify"]), crate::common::ok(""));
+}
