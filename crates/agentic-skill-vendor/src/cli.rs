@@ -37,7 +37,7 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull, diff and outdated)
+    /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull, diff, outdated and sync)
     #[arg(long, global = true)]
     pub token_stdin: bool,
 
