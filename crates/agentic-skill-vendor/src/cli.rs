@@ -114,7 +114,7 @@ pub enum SkillCommand {
     Add {
         /// owner/repo, a git URL, or a local directory starting with ./, ../ or / (from the current directory)
         repository: String,
-        /// The skill's directory in that repository (. for its root)
+        /// The skill's directory in that repository (. for its root); with --all, the directory whose subdirectories are the skills
         path: String,
         /// The local name (default: the last segment of the path)
         #[arg(long)]
@@ -122,6 +122,9 @@ pub enum SkillCommand {
         /// The branch, tag or commit to follow (default: the repository's default branch; for a local git repository, its working tree as it stands)
         #[arg(long = "ref")]
         reference: Option<String>,
+        /// Take every skill under the path (each directory directly under it holding a SKILL.md), all or none
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
     Status,

@@ -350,7 +350,15 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 path,
                 name,
                 reference,
+                all: false,
             } => commands::skill::add(s, repository, path, name.as_deref(), reference.as_deref()),
+            SkillCommand::Add {
+                repository,
+                path,
+                reference,
+                all: true,
+                ..
+            } => commands::skill::add_all(s, repository, path, reference.as_deref()),
             SkillCommand::Status => commands::skill::status(s),
             SkillCommand::Pull {
                 names,

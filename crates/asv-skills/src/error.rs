@@ -416,6 +416,17 @@ pub enum Error {
         /// The commit (or tree hash) read.
         revision: String,
     },
+    /// `skill add --all` found no skill under the directory (input side).
+    #[error(
+        "{repository} holds no skill under {}: no directory directly under it holds a SKILL.md; check the path, or drop --all to take it as one skill",
+        json_string(path)
+    )]
+    NoSkillsUnder {
+        /// The source.
+        repository: String,
+        /// The directory asked for.
+        path: String,
+    },
     /// The source holds something a skill cannot hold (input side).
     #[error(
         "{repository} holds {} as {what}; a skill holds only regular files, so nothing was taken",
@@ -456,6 +467,15 @@ pub enum Error {
         DisplayPath(path)
     )]
     Occupied {
+        /// The directory.
+        path: String,
+    },
+    /// A skill `skill add --all` would place has its directory taken (destination side).
+    #[error(
+        "{}: already exists, so no skill was taken; remove it, or take the other skills one by one with skill add",
+        DisplayPath(path)
+    )]
+    OccupiedForAll {
         /// The directory.
         path: String,
     },
@@ -617,6 +637,7 @@ impl Error {
             Error::NotACommit { .. } | Error::BaseMismatch { .. } => Side::Environment,
             Error::AlreadyInstalled { .. }
             | Error::Occupied { .. }
+            | Error::OccupiedForAll { .. }
             | Error::ProjectionEdited { .. }
             | Error::ProjectionDir { .. } => Side::Destination,
             _ => Side::Input,
@@ -648,6 +669,7 @@ impl Error {
             | Error::AlreadyInstalled { path }
             | Error::Lock { path, .. }
             | Error::Occupied { path }
+            | Error::OccupiedForAll { path }
             | Error::Missing { path }
             | Error::MissingImported { path, .. }
             | Error::BaseUnavailable { path, .. }

@@ -431,6 +431,211 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
     })
 }
 
+/// What `skill add --all` is asked to take.
+#[derive(Debug, Clone, Default)]
+pub struct AddAllRequest {
+    /// `owner/repo`, a git URL, or a local directory (`./…`, `../…`, `/…`).
+    pub repository: String,
+    /// The directory in the source whose subdirectories are the skills (`.` for its root).
+    pub dir: String,
+    /// The branch, tag or commit to follow; by default the source's default branch.
+    pub reference: Option<String>,
+}
+
+/// The skills of `tree` (a directory of a source): each directory directly under it that holds
+/// a `SKILL.md`, by name, with its files relative to it. Files at the top of `tree`, and
+/// directories without a `SKILL.md`, are not skills and are left out.
+fn skills_under(tree: &SkillTree) -> BTreeMap<String, SkillTree> {
+    let mut groups: BTreeMap<String, Vec<asv_skilltree::FileNode>> = BTreeMap::new();
+    for file in tree.files() {
+        if let Some((top, rel)) = file.path.split_once('/') {
+            groups
+                .entry(top.to_owned())
+                .or_default()
+                .push(asv_skilltree::FileNode {
+                    path: rel.to_owned(),
+                    data: file.data.clone(),
+                    executable: file.executable,
+                });
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, files)| files.iter().any(|f| f.path == SKILL_MANIFEST))
+        .map(|(name, files)| (name, SkillTree::from_files(files)))
+        .collect()
+}
+
+/// `skill add --all`: takes every skill under a directory of a source (each directory directly
+/// under it that holds a `SKILL.md`) as [`add`] takes one, reading the source once. Every skill
+/// is judged first; then every skill directory, kept base, the lock and the intent rows are
+/// written in one transaction, so one refusal leaves the tree as it was. The result is sorted
+/// by name.
+///
+/// # Errors
+/// As [`add`] (with [`Error::OccupiedForAll`] for a skill's directory taken);
+/// [`Error::NoSkillsUnder`] when no directory under `dir` holds a `SKILL.md`.
+pub fn add_all(
+    root: &Root,
+    request: &AddAllRequest,
+    options: &Options,
+) -> Result<Vec<Added>, Error> {
+    let mut lock = SkillLock::load(root)?;
+    let loaded = lock.clone();
+    let source = Source::parse(&request.repository)?;
+    let dir = check_source_path(&request.dir)?.to_owned();
+    let at = match (&source, &request.reference) {
+        (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
+        (_, None) => At::DefaultBranch,
+    };
+    let taken = take(root, &source, &dir, at, options)?;
+    let skills = skills_under(&taken.tree);
+    if skills.is_empty() {
+        return Err(Error::NoSkillsUnder {
+            repository: source.as_str().to_owned(),
+            path: dir,
+        });
+    }
+    // Every name, then every skill, is judged before anything is written.
+    for name in skills.keys() {
+        if let Some(problem) = name_problem(name) {
+            return Err(Error::BadName {
+                name: name.clone(),
+                problem,
+            });
+        }
+        let standing = root.kind(&skill_dir(name))?;
+        if lock.skills.contains_key(name) && standing.is_some() {
+            return Err(Error::AlreadyImported { name: name.clone() });
+        }
+        if standing.is_some() {
+            return Err(Error::OccupiedForAll {
+                path: skill_dir(name),
+            });
+        }
+    }
+    let mut judged = Vec::with_capacity(skills.len());
+    for (name, tree) in &skills {
+        let findings = refuse_errors(validate_tree(tree, &skill_dir(name)), Remedy::FixUpstream)?;
+        tree.check_paths()?;
+        portable_tree(source.as_str(), tree)?;
+        judged.push(findings);
+    }
+    let mut changes = Vec::with_capacity(skills.len() * 2 + 2);
+    let mut bases = std::collections::BTreeSet::new();
+    let mut rows = Vec::with_capacity(skills.len());
+    let mut added = Vec::with_capacity(skills.len());
+    for ((name, tree), warnings) in skills.iter().zip(judged) {
+        let path = if dir == "." {
+            name.clone()
+        } else {
+            format!("{dir}/{name}")
+        };
+        let hash = tree.hash();
+        // A directory read as it stands is pinned to each skill's own tree, as a single add of
+        // it would be; a commit pins every skill alike.
+        let revision = match at {
+            At::Now => hash.clone(),
+            _ => taken.revision.clone(),
+        };
+        lock.skills.insert(
+            name.clone(),
+            Entry {
+                source: source.as_str().to_owned(),
+                path: path.clone(),
+                reference: taken.reference.clone(),
+                revision: revision.clone(),
+                base_hash: hash.clone(),
+                pending: None,
+            },
+        );
+        changes.push(Change::replace(
+            skill_dir(name),
+            fill_of(tree),
+            Ownership::MustBeFree,
+        ));
+        // Two skills alike share one kept base.
+        if bases.insert(hash.clone()) {
+            changes.extend(base_change(root, tree)?);
+        }
+        rows.push((
+            name.clone(),
+            crate::intent::Wanted {
+                source: source.as_str().to_owned(),
+                path,
+                reference: request.reference.clone(),
+            },
+        ));
+        added.push(Added {
+            name: name.clone(),
+            source: source.as_str().to_owned(),
+            pin: match at {
+                At::Now => Pin::Tree(revision),
+                _ => Pin::Commit(revision),
+            },
+            hash,
+            warnings,
+        });
+    }
+    changes.push(lock_change(&loaded, &lock));
+    changes.push(rows_change(root, &loaded, &rows)?);
+    Plan::new(root, changes)?.apply()?;
+    Ok(added)
+}
+
+/// The change that sets the intent file's rows of `rows` (each as [`crate::intent::with_row`]
+/// sets one) in one write; a file not there yet is made with the rows of `loaded`'s other
+/// skills first, as a single add makes it. The file must still read as it did when this was
+/// decided.
+///
+/// # Errors
+/// As [`crate::intent::with_row`]; a guarded-read refusal; a file that is not UTF-8.
+fn rows_change(
+    root: &Root,
+    loaded: &SkillLock,
+    rows: &[(String, crate::intent::Wanted)],
+) -> Result<Change, Error> {
+    use crate::intent::{INTENT_FILE, Intent, with_row};
+    let before = root.read_file(INTENT_FILE)?;
+    let mut text: Option<String> = match &before {
+        Some(bytes) => Some(
+            std::str::from_utf8(bytes)
+                .map_err(|_| Error::Intent {
+                    line: None,
+                    problem: crate::error::IntentProblem::NotUtf8,
+                })?
+                .to_owned(),
+        ),
+        None => {
+            let mut text: Option<String> = None;
+            for (other, row) in Intent::of_lock(loaded).skills {
+                if !rows.iter().any(|(name, _)| *name == other) {
+                    text = Some(with_row(text.as_deref(), &other, &row)?);
+                }
+            }
+            text
+        }
+    };
+    for (name, wanted) in rows {
+        text = Some(with_row(text.as_deref(), name, wanted)?);
+    }
+    Ok(Change::replace_file(
+        INTENT_FILE,
+        text.unwrap_or_default().into_bytes(),
+        Ownership::tool_made(move |root, dest, kind| {
+            if kind != EntryKind::File {
+                return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            }
+            Ok(if root.read_file(dest)? == before {
+                Verdict::Ours
+            } else {
+                Verdict::NotOurs("it changed while the command ran; run it again".to_owned())
+            })
+        }),
+    ))
+}
+
 /// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
 /// file byte for byte as it was (its line ending kept).
 ///

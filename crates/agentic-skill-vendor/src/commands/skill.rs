@@ -138,7 +138,7 @@ fn validate_typed(settings: &Settings, typed: &Path) -> anyhow::Result<Vec<asv_s
     Ok(found)
 }
 
-/// `skill add <repository> <path> [--name N] [--ref R]`.
+/// `skill add <repository> <path> [--name N] [--ref R]` (without `--all`).
 ///
 /// # Errors
 /// A refusal of the tree, the source or the skill.
@@ -160,6 +160,31 @@ pub fn add(
     let added = lifecycle::add(&tree, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
+    Ok(Report::new(lines, false))
+}
+
+/// `skill add --all`: one `added:` line per skill, by name, after the warnings of each.
+///
+/// # Errors
+/// A refusal of the tree, the source, or any skill under `dir` (then nothing is written).
+pub fn add_all(
+    settings: &Settings,
+    repository: &str,
+    dir: &str,
+    reference: Option<&str>,
+) -> anyhow::Result<Report> {
+    let tree = settings.open_tree()?;
+    let options = settings.transport_options()?;
+    let request = lifecycle::AddAllRequest {
+        repository: local_source_from_root(settings, repository)?,
+        dir: dir.to_owned(),
+        reference: reference.map(str::to_owned),
+    };
+    let mut lines = Vec::new();
+    for added in lifecycle::add_all(&tree, &request, &options)? {
+        lines.extend(findings(settings.format, &added.warnings));
+        lines.push(render::added(settings.format, &added));
+    }
     Ok(Report::new(lines, false))
 }
 
