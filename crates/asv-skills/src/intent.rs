@@ -282,50 +282,55 @@ impl Intent {
 }
 
 /// The change that records `name` → `wanted` in the intent file, in the same transaction as
-/// the import it goes with: the row added to the file (or replacing the row of that name),
-/// or, when there is no file yet, a file made with a row for every skill of `lock` and this
-/// one. The file must still read as it did when this was decided.
+/// the import it goes with: as [`rows_change`] for one row.
 ///
 /// # Errors
-/// As [`with_row`]; a guarded-read refusal; a file that is not UTF-8.
+/// As [`rows_change`].
 pub fn row_change(
     root: &Root,
     lock: &SkillLock,
     name: &str,
     wanted: &Wanted,
 ) -> Result<asv_fs::Change, Error> {
+    rows_change(root, lock, &[(name.to_owned(), wanted.clone())])
+}
+
+/// The change that records each of `rows` (name → what is wanted) in the intent file: each
+/// row added to the file (or replacing the row of that name), or, when there is no file yet,
+/// a file made with a row for every other skill of `lock` and then these. The file must still
+/// read as it did when this was decided.
+///
+/// # Errors
+/// As [`with_row`]; a guarded-read refusal; a file that is not UTF-8.
+pub fn rows_change(
+    root: &Root,
+    lock: &SkillLock,
+    rows: &[(String, Wanted)],
+) -> Result<asv_fs::Change, Error> {
     let before = root.read_file(INTENT_FILE)?;
-    let text = match &before {
-        Some(bytes) => with_row(
-            Some(std::str::from_utf8(bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?),
-            name,
-            wanted,
-        )?,
+    let mut text: Option<String> = match &before {
+        Some(bytes) => Some(
+            std::str::from_utf8(bytes)
+                .map_err(|_| refuse(None, IntentProblem::NotUtf8))?
+                .to_owned(),
+        ),
         None => {
             let mut text: Option<String> = None;
             for (other, row) in Intent::of_lock(lock).skills {
-                if other != name {
+                if !rows.iter().any(|(name, _)| *name == other) {
                     text = Some(with_row(text.as_deref(), &other, &row)?);
                 }
             }
-            with_row(text.as_deref(), name, wanted)?
+            text
         }
     };
+    for (name, wanted) in rows {
+        text = Some(with_row(text.as_deref(), name, wanted)?);
+    }
     Ok(asv_fs::Change::replace_file(
         INTENT_FILE,
-        text.into_bytes(),
-        asv_fs::Ownership::tool_made(move |root, dest, kind| {
-            if kind != asv_fs::EntryKind::File {
-                return Ok(asv_fs::Verdict::NotOurs(format!("it is {kind} now")));
-            }
-            Ok(if root.read_file(dest)? == before {
-                asv_fs::Verdict::Ours
-            } else {
-                asv_fs::Verdict::NotOurs(
-                    "it changed while the command ran; run it again".to_owned(),
-                )
-            })
-        }),
+        text.unwrap_or_default().into_bytes(),
+        unchanged_since(before),
     ))
 }
 

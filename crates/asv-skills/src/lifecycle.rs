@@ -579,61 +579,9 @@ pub fn add_all(
         });
     }
     changes.push(lock_change(&loaded, &lock));
-    changes.push(rows_change(root, &loaded, &rows)?);
+    changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
     Plan::new(root, changes)?.apply()?;
     Ok(added)
-}
-
-/// The change that sets the intent file's rows of `rows` (each as [`crate::intent::with_row`]
-/// sets one) in one write; a file not there yet is made with the rows of `loaded`'s other
-/// skills first, as a single add makes it. The file must still read as it did when this was
-/// decided.
-///
-/// # Errors
-/// As [`crate::intent::with_row`]; a guarded-read refusal; a file that is not UTF-8.
-fn rows_change(
-    root: &Root,
-    loaded: &SkillLock,
-    rows: &[(String, crate::intent::Wanted)],
-) -> Result<Change, Error> {
-    use crate::intent::{INTENT_FILE, Intent, with_row};
-    let before = root.read_file(INTENT_FILE)?;
-    let mut text: Option<String> = match &before {
-        Some(bytes) => Some(
-            std::str::from_utf8(bytes)
-                .map_err(|_| Error::Intent {
-                    line: None,
-                    problem: crate::error::IntentProblem::NotUtf8,
-                })?
-                .to_owned(),
-        ),
-        None => {
-            let mut text: Option<String> = None;
-            for (other, row) in Intent::of_lock(loaded).skills {
-                if !rows.iter().any(|(name, _)| *name == other) {
-                    text = Some(with_row(text.as_deref(), &other, &row)?);
-                }
-            }
-            text
-        }
-    };
-    for (name, wanted) in rows {
-        text = Some(with_row(text.as_deref(), name, wanted)?);
-    }
-    Ok(Change::replace_file(
-        INTENT_FILE,
-        text.unwrap_or_default().into_bytes(),
-        Ownership::tool_made(move |root, dest, kind| {
-            if kind != EntryKind::File {
-                return Ok(Verdict::NotOurs(format!("it is {kind} now")));
-            }
-            Ok(if root.read_file(dest)? == before {
-                Verdict::Ours
-            } else {
-                Verdict::NotOurs("it changed while the command ran; run it again".to_owned())
-            })
-        }),
-    ))
 }
 
 /// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
