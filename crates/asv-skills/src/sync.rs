@@ -116,6 +116,27 @@ fn add_again(name: &str, wanted: &crate::intent::Wanted) -> crate::error::AddAga
     }
 }
 
+/// Where the intent's row for `name` asks for something else than the lock pins: one
+/// [`Error::IntentDiffers`] per field (`source`, `path`, `ref`). A row without `ref` follows
+/// the default branch, which the lock names: no difference.
+fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Error> {
+    [
+        ("source", Some(&wanted.source), Some(&entry.source)),
+        ("path", Some(&wanted.path), Some(&entry.path)),
+        ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
+    ]
+    .into_iter()
+    .filter(|(field, asked, pinned)| asked != pinned && !(*field == "ref" && asked.is_none()))
+    .map(|(field, asked, pinned)| Error::IntentDiffers {
+        name: name.to_owned(),
+        field,
+        intent: asked.cloned(),
+        lock: pinned.cloned(),
+        again: Box::new(add_again(name, wanted)),
+    })
+    .collect()
+}
+
 /// The distinct project directories of `targets`, in the order first named.
 fn target_dirs(targets: &[String]) -> Vec<&'static str> {
     let mut dirs: Vec<&'static str> = Vec::new();
@@ -254,21 +275,8 @@ pub fn sync(
         let dir = skill_dir(name);
         match loaded.skills.get(name) {
             Some(entry) => {
-                for (field, asked, pinned) in [
-                    ("source", Some(&wanted.source), Some(&entry.source)),
-                    ("path", Some(&wanted.path), Some(&entry.path)),
-                    ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
-                ] {
-                    // A row without `ref` follows the default branch, which the lock names.
-                    if asked != pinned && !(field == "ref" && asked.is_none()) {
-                        return Err(Error::IntentDiffers {
-                            name: name.clone(),
-                            field,
-                            intent: asked.cloned(),
-                            lock: pinned.cloned(),
-                            again: Box::new(add_again(name, wanted)),
-                        });
-                    }
+                if let Some(differs) = differs(name, wanted, entry).into_iter().next() {
+                    return Err(differs);
                 }
                 if root.kind(&dir)?.is_none() {
                     let (tree, _) = base_of(root, name, entry, options)?;
@@ -653,29 +661,11 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                     "{name} is wanted but the lock does not hold it; run skill sync to take it up"
                 ),
             }),
-            Some(entry) => {
-                for (field, asked, pinned) in [
-                    ("source", Some(&wanted.source), Some(&entry.source)),
-                    ("path", Some(&wanted.path), Some(&entry.path)),
-                    ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
-                ] {
-                    // A row without `ref` follows the default branch, which the lock names.
-                    if asked != pinned && !(field == "ref" && asked.is_none()) {
-                        out.push(Problem {
-                            kind: "intent",
-                            path: INTENT_FILE.to_owned(),
-                            message: Error::IntentDiffers {
-                                name: name.clone(),
-                                field,
-                                intent: asked.cloned(),
-                                lock: pinned.cloned(),
-                                again: Box::new(add_again(name, wanted)),
-                            }
-                            .to_string(),
-                        });
-                    }
-                }
-            }
+            Some(entry) => out.extend(differs(name, wanted, entry).into_iter().map(|e| Problem {
+                kind: "intent",
+                path: INTENT_FILE.to_owned(),
+                message: e.to_string(),
+            })),
         }
     }
     if intent.written {
