@@ -175,7 +175,26 @@ fn gen_removes_what_answers_to_no_declaration() {
     );
     repo.write("skills/style-editor/references/vendor/sub/deep.txt", "x\n");
     repo.write("skills/no-skill-md/references/vendor/x.md", "x\n");
-    assert_eq!(repo.run(&["gen"]), ok(""));
+    // None of them was written by this tool, so each removal is named on stderr (issue 15).
+    let removed = |path: &str| {
+        format!(
+            "warning: {path}: removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill\n"
+        )
+    };
+    assert_eq!(
+        repo.run(&["gen"]),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: [
+                "skills/no-skill-md/references/vendor/x.md",
+                "skills/style-editor/references/vendor/old.md",
+                "skills/style-editor/references/vendor/sub/",
+            ]
+            .map(removed)
+            .concat(),
+        }
+    );
     assert!(!repo.exists("skills/style-editor/references/vendor/old.md"));
     assert!(!repo.exists("skills/style-editor/references/vendor/sub"));
     assert!(!repo.exists("skills/no-skill-md/references/vendor/x.md"));
