@@ -104,7 +104,10 @@ pub fn read_frontmatter(path: &str, bytes: &[u8]) -> Result<Option<SkillFrontmat
         refuse(
             path,
             e.line.map(|l| l + front.first_line - 1),
-            P::NotYaml { message: e.message },
+            match e.limit {
+                Some(limit) => P::TooLarge { limit },
+                None => P::NotYaml { message: e.message },
+            },
         )
     })?;
     let declared = ids_of(path, &root)?;

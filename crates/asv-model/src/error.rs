@@ -36,6 +36,12 @@ pub enum DeclarationProblem {
         /// What the parser said, on one line.
         message: String,
     },
+    /// The frontmatter may be valid YAML but goes over a reading limit (too deep or too
+    /// large).
+    TooLarge {
+        /// The limit, with its value.
+        limit: crate::yaml::YamlLimit,
+    },
     /// The frontmatter is a YAML node other than a mapping.
     NotMapping {
         /// The kind of node found.
@@ -112,6 +118,9 @@ impl fmt::Display for DeclarationProblem {
                     f,
                     "frontmatter is not valid YAML ({message}); fix the syntax"
                 )
+            }
+            DeclarationProblem::TooLarge { limit } => {
+                write!(f, "frontmatter is {limit}; {}", limit.advice())
             }
             DeclarationProblem::NotMapping { found } => {
                 write!(f, "frontmatter is {found}, expected a mapping")

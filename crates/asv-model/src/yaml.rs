@@ -118,6 +118,60 @@ impl<'de> Deserialize<'de> for Yaml {
     }
 }
 
+/// The most levels lists and mappings may nest in one document; deeper text is refused so a
+/// hostile file cannot exhaust the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// The most nodes (scalars, lists and mappings) one document may hold; more is refused so a
+/// hostile file cannot exhaust memory.
+pub const MAX_NODES: usize = 250_000;
+
+/// A reading limit a document went over: the text may well be valid YAML, but it is too deep
+/// or too large for this tool to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamlLimit {
+    /// Lists and mappings nest more than this many levels ([`MAX_DEPTH`]).
+    Depth(usize),
+    /// More than this many nodes ([`MAX_NODES`]).
+    Nodes(usize),
+    /// Another of the reader's limits: more than `limit` of `what` (`aliases`, `anchors`,
+    /// `merge keys`, ...).
+    Other {
+        /// What is counted, plural.
+        what: &'static str,
+        /// The most allowed.
+        limit: usize,
+    },
+}
+
+impl YamlLimit {
+    /// What to do about it, for the end of a refusal.
+    pub fn advice(&self) -> &'static str {
+        match self {
+            YamlLimit::Depth(_) => "nest it less deeply",
+            YamlLimit::Nodes(_) | YamlLimit::Other { .. } => "make it smaller",
+        }
+    }
+}
+
+impl fmt::Display for YamlLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            YamlLimit::Depth(limit) => write!(
+                f,
+                "too deep to read: lists and mappings nest more than {limit} levels, the limit"
+            ),
+            YamlLimit::Nodes(limit) => write!(
+                f,
+                "too large to read: more than {limit} YAML nodes (scalars, lists and mappings), the limit"
+            ),
+            YamlLimit::Other { what, limit } => {
+                write!(f, "too large to read: more than {limit} {what}, the limit")
+            }
+        }
+    }
+}
+
 /// A YAML parse failure: a one-line description and, where known, the 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlError {
@@ -125,6 +179,9 @@ pub struct YamlError {
     pub line: Option<usize>,
     /// What the parser said, on one line.
     pub message: String,
+    /// The reading limit the document went over, when that is what stopped it rather than
+    /// its syntax; `message` then words the limit too.
+    pub limit: Option<YamlLimit>,
 }
 
 /// Parses one YAML document. Several documents, duplicate keys and syntax errors are errors.
@@ -133,25 +190,70 @@ pub struct YamlError {
 /// A [`YamlError`] describing the first problem.
 pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     // YAML 1.2 core schema, as the TypeScript tool reads it: `yes`/`on` stay strings.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_DEPTH;
+    budget.max_nodes = MAX_NODES;
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
-    let docs: Vec<Yaml> =
-        serde_saphyr::from_multiple_with_options(text, options).map_err(to_yaml_error)?;
+    options.budget = Some(budget.clone());
+    let docs: Vec<Yaml> = serde_saphyr::from_multiple_with_options(text, options)
+        .map_err(|e| to_yaml_error(&e, &budget))?;
     match docs.len() {
         0 => Ok(Yaml::Null),
         1 => Ok(docs.into_iter().next().unwrap_or(Yaml::Null)),
         n => Err(YamlError {
             line: None,
             message: format!("holds {n} YAML documents, expected one"),
+            limit: None,
         }),
     }
 }
 
-fn to_yaml_error(e: serde_saphyr::Error) -> YamlError {
+fn to_yaml_error(e: &serde_saphyr::Error, budget: &serde_saphyr::Budget) -> YamlError {
     let line = e.location().map(|l| l.line() as usize);
-    YamlError {
-        line,
-        message: clean_message(&e.to_string()),
+    match limit_of(e, budget) {
+        Some(limit) => YamlError {
+            line,
+            message: limit.to_string(),
+            limit: Some(limit),
+        },
+        None => YamlError {
+            line,
+            message: clean_message(&e.to_string()),
+            limit: None,
+        },
+    }
+}
+
+/// The limit a budget breach went over, with the value it was set to (issue 15: the parser's
+/// own text is a debug dump such as `Nodes { nodes: 250001 }`).
+fn limit_of(e: &serde_saphyr::Error, budget: &serde_saphyr::Budget) -> Option<YamlLimit> {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let serde_saphyr::Error::Budget { breach, .. } = e.without_snippet() else {
+        return None;
+    };
+    let other = |what, limit| Some(YamlLimit::Other { what, limit });
+    match breach {
+        B::Depth { .. } => Some(YamlLimit::Depth(budget.max_depth)),
+        B::Nodes { .. } => Some(YamlLimit::Nodes(budget.max_nodes)),
+        B::Events { .. } => other("parser events", budget.max_events),
+        B::Aliases { .. } => other("aliases", budget.max_aliases),
+        B::Anchors { .. } => other("anchors", budget.max_anchors),
+        B::Documents { .. } => other("documents", budget.max_documents),
+        B::ScalarBytes { .. } => other("bytes of scalar text", budget.max_total_scalar_bytes),
+        B::MergeKeys { .. } => other("merge keys", budget.max_merge_keys),
+        B::AliasAnchorRatio { .. } => {
+            other("aliases per anchor", budget.alias_anchor_ratio_multiplier)
+        }
+        B::RecordedAnchorEvents { .. } => {
+            other("events kept for anchors", budget.max_recorded_anchor_events)
+        }
+        B::RecordedAnchorBytes { .. } => {
+            other("bytes kept for anchors", budget.max_recorded_anchor_bytes)
+        }
+        // The rest are not limits a string input can reach in this reader (includes,
+        // properties, reader input), or a malformed structure: the parser's words serve.
+        _ => None,
     }
 }
 
@@ -200,6 +302,26 @@ mod tests {
         let e = parse("a: 1\na: 2\n").unwrap_err();
         assert_eq!(e.message, "duplicate mapping key: a");
         assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn limits_name_themselves() {
+        let deep = format!("{}{}\n", "[".repeat(100), "]".repeat(100));
+        let e = parse(&deep).unwrap_err();
+        assert_eq!(e.limit, Some(YamlLimit::Depth(MAX_DEPTH)), "{e:?}");
+        assert_eq!(
+            e.message,
+            "too deep to read: lists and mappings nest more than 64 levels, the limit"
+        );
+        let large = format!("[{}]\n", vec!["a"; MAX_NODES].join(","));
+        let e = parse(&large).unwrap_err();
+        assert_eq!(e.limit, Some(YamlLimit::Nodes(MAX_NODES)), "{e:?}");
+        assert!(!e.message.contains('{'), "{e:?}");
+        // Right at the limits, the text reads.
+        let at = format!("{}{}\n", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&at).is_ok());
+        let at = format!("[{}]\n", vec!["a"; MAX_NODES - 1].join(","));
+        assert!(parse(&at).is_ok());
     }
 
     #[test]

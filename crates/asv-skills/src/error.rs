@@ -15,6 +15,8 @@ pub enum IntentProblem {
     NotUtf8,
     /// Not YAML; the parser's words.
     NotYaml(String),
+    /// May be valid YAML but goes over a reading limit (too deep or too large).
+    TooLarge(asv_model::yaml::YamlLimit),
     /// The top level, `skills` or a row is not a mapping, or `targets` not a list.
     Shape(&'static str),
     /// A row lacks `source` or `path`, or one of its values is not a string.
@@ -49,6 +51,7 @@ impl fmt::Display for IntentProblem {
         match self {
             IntentProblem::NotUtf8 => f.write_str("is not valid UTF-8; save it as UTF-8"),
             IntentProblem::NotYaml(message) => write!(f, "is not YAML: {message}"),
+            IntentProblem::TooLarge(limit) => write!(f, "is {limit}; {}", limit.advice()),
             IntentProblem::Shape(what) => f.write_str(what),
             IntentProblem::Field { name, field } => write!(
                 f,

@@ -140,8 +140,15 @@ impl Intent {
     pub fn parse(bytes: &[u8]) -> Result<Intent, Error> {
         let text = std::str::from_utf8(bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let root =
-            yaml::parse(text).map_err(|e| refuse(e.line, IntentProblem::NotYaml(e.message)))?;
+        let root = yaml::parse(text).map_err(|e| {
+            refuse(
+                e.line,
+                match e.limit {
+                    Some(limit) => IntentProblem::TooLarge(limit),
+                    None => IntentProblem::NotYaml(e.message),
+                },
+            )
+        })?;
         let mut intent = Intent {
             written: true,
             ..Intent::default()

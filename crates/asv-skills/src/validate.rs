@@ -551,7 +551,8 @@ fn declaration_rule(problem: &asv_model::error::DeclarationProblem) -> Rule {
         | P::ClosingLookalike { .. }
         | P::Unclosed
         | P::TabIndent
-        | P::NotYaml { .. } => Rule::FrontmatterSyntax,
+        | P::NotYaml { .. }
+        | P::TooLarge { .. } => Rule::FrontmatterSyntax,
         P::NotMapping { .. } => Rule::FrontmatterNotMapping,
         P::MetadataNotMapping { .. } => Rule::MetadataType,
         P::ContractsNull

@@ -174,6 +174,8 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
         GenOutcome::Done {
             events: done,
             restored,
+            foreign_removed,
+            foreign_replaced,
             writes,
         } => {
             let mut report = events(settings.format, &done);
@@ -189,6 +191,20 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
                     )
                 })
                 .collect();
+            // The vendor directory is the tool's, as in the TypeScript tool, so stdout stays as
+            // it is; the user still hears what of theirs went (issue 15).
+            report.warnings.extend(foreign_replaced.iter().map(|path| {
+                format!(
+                    "{}: replaced — it was not written by this tool, and references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
+                    asv_fs::quote::DisplayPath(path)
+                )
+            }));
+            report.warnings.extend(foreign_removed.iter().map(|path| {
+                format!(
+                    "{}: removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
+                    asv_fs::quote::DisplayPath(path)
+                )
+            }));
             report
         }
     };

@@ -175,7 +175,26 @@ fn gen_removes_what_answers_to_no_declaration() {
     );
     repo.write("skills/style-editor/references/vendor/sub/deep.txt", "x\n");
     repo.write("skills/no-skill-md/references/vendor/x.md", "x\n");
-    assert_eq!(repo.run(&["gen"]), ok(""));
+    // None of them was written by this tool, so each removal is named on stderr (issue 15).
+    let removed = |path: &str| {
+        format!(
+            "warning: {path}: removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill\n"
+        )
+    };
+    assert_eq!(
+        repo.run(&["gen"]),
+        Run {
+            code: 0,
+            stdout: String::new(),
+            stderr: [
+                "skills/no-skill-md/references/vendor/x.md",
+                "skills/style-editor/references/vendor/old.md",
+                "skills/style-editor/references/vendor/sub/",
+            ]
+            .map(removed)
+            .concat(),
+        }
+    );
     assert!(!repo.exists("skills/style-editor/references/vendor/old.md"));
     assert!(!repo.exists("skills/style-editor/references/vendor/sub"));
     assert!(!repo.exists("skills/no-skill-md/references/vendor/x.md"));
@@ -311,4 +330,111 @@ fn table_rows_for_ids_yaml_reads_as_non_strings_are_quoted() {
     assert!(!table.contains("\"9\""), "{table}");
     assert!(!table.contains("\"null\""), "{table}");
     assert_eq!(repo.run(&["verify"]), ok(""));
+}
+
+/// Issue 15: `references/vendor/` is the tool's, so gen removes what a user put there and puts
+/// a copy over a hand-written file at a copy's path, as the TypeScript tool does (stdout is
+/// the same as without them), but it says so on stderr, path by path. A copy of a withdrawn
+/// contract goes without a word, as before.
+#[test]
+fn gen_warns_of_what_it_removes_or_replaces_in_a_vendor_directory() {
+    let setup = |repo: &Repo| {
+        repo.write("contracts/doc.md", "Doc\n");
+        repo.write("contracts/old.md", "Old\n");
+        repo.write("skills/a/SKILL.md", skill_md("a", &["doc", "old"]));
+        assert_eq!(repo.run(&["gen"]).code, 0);
+        repo.write("skills/a/SKILL.md", skill_md("a", &["doc"]));
+        repo.write("contracts/doc.md", "Doc, edited\n");
+    };
+    let plain = Repo::empty();
+    setup(&plain);
+    let repo = Repo::empty();
+    setup(&repo);
+    repo.write("skills/a/references/vendor/my-notes.md", "Mine\n");
+    repo.write("skills/a/references/vendor/images/x.png", "PNG");
+    repo.write("skills/a/references/vendor/doc.md", "My own doc\n");
+    let run = repo.run(&["gen"]);
+    assert_run_snapshot!("gen_warns_of_hand_placed_vendor_entries", run);
+    let quiet = plain.run(&["gen"]);
+    assert_eq!(
+        run.stdout, quiet.stdout,
+        "stdout stays as the TypeScript tool's"
+    );
+    assert_eq!(quiet.stderr, "", "{quiet:?}");
+    assert_eq!(
+        repo.snapshot(),
+        plain.snapshot(),
+        "the same tree either way"
+    );
+}
+
+/// Makes a directory refuse new entries for as long as it lives: read-only by its mode, and
+/// where that does not hold (root) immutable by `chattr +i`, undone on drop so the temporary
+/// tree can be removed.
+struct Unwritable(std::path::PathBuf);
+
+impl Unwritable {
+    /// `None` when this machine lets the directory be written whatever is done.
+    fn make(dir: std::path::PathBuf) -> Option<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        let guard = Unwritable(dir);
+        if guard.refuses() {
+            return Some(guard);
+        }
+        let _ = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(&guard.0)
+            .status();
+        guard.refuses().then_some(guard)
+    }
+
+    fn refuses(&self) -> bool {
+        let probe = self.0.join("probe");
+        let refused = std::fs::write(&probe, "").is_err();
+        let _ = std::fs::remove_file(probe);
+        refused
+    }
+}
+
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+        let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+/// Issue 15: a write that fails mid-run is rolled back, and the refusal says nothing changed
+/// (and why) rather than that gen stopped part-way.
+#[test]
+fn gen_whose_write_fails_says_it_changed_nothing() {
+    let repo = Repo::empty();
+    repo.write("contracts/doc.md", "Doc\n");
+    repo.write("contracts/new.md", "New\n");
+    repo.write("skills/a/SKILL.md", skill_md("a", &["doc"]));
+    repo.write("skills/b/SKILL.md", skill_md("b", &["doc"]));
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    // b's copy and the lock can be written; a's vendor directory cannot.
+    repo.write("contracts/doc.md", "Doc, edited\n");
+    repo.write("skills/b/SKILL.md", skill_md("b", &["doc", "new"]));
+    let before = repo.snapshot();
+    let Some(_guard) = Unwritable::make(repo.join("skills/a/references/vendor")) else {
+        eprintln!("skipped: this machine lets every directory be written");
+        return;
+    };
+    let run = repo.run(&["gen"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with(
+            "error: gen changed nothing: a write failed and every change was undone; fix the cause and run gen again: skills/a/references/vendor/"
+        ) && !run.stderr.contains("part-way"),
+        "{run:?}"
+    );
+    drop(_guard);
+    assert_eq!(repo.snapshot(), before, "every change was undone");
 }

@@ -469,6 +469,9 @@ fn closing(line_no: usize, line: &str) -> Says {
     )
 }
 
+const TOO_DEEP: &str = "frontmatter is too deep to read: lists and mappings nest more than 64 levels, the limit; nest it less deeply";
+const TOO_LARGE: &str = "frontmatter is too large to read: more than 250000 YAML nodes (scalars, lists and mappings), the limit; make it smaller";
+
 /// A frontmatter YAML failure: the parser's words in the middle.
 fn not_yaml(line: Option<usize>, fragment: &'static str) -> Says {
     let at = line.map(|l| format!(":{l}")).unwrap_or_default();
@@ -578,6 +581,18 @@ fn declaration_rows() -> Vec<(&'static str, String, Says)> {
             decl(
                 "frontmatter is not valid YAML (holds 2 YAML documents, expected one); fix the syntax",
             ),
+        ),
+        // Issue 15: valid YAML over a reading limit names the limit, not a debug dump, and
+        // does not ask to fix a syntax that is right.
+        (
+            "frontmatter nested 100 lists deep",
+            with_yaml(&format!("x: {}{}\n", "[".repeat(100), "]".repeat(100))),
+            decl_at(4, TOO_DEEP),
+        ),
+        (
+            "frontmatter holding 250001 nodes",
+            with_yaml(&format!("x: [{}]\n", vec!["a"; 250_000].join(", "))),
+            decl_at(4, TOO_LARGE),
         ),
         (
             "root is a list",
@@ -974,6 +989,28 @@ fn lock_refusals() {
             edit("\"verdict-format\": {", "\"a\\nb\": {"),
             lock_says("resolutions has the key \"a\\nb\", which is not a contract id"),
         ),
+        // Issue 15: a dependencies key is a skill directory; one that leaves skills/ made verify
+        // look at a path outside the repository.
+        (
+            "dependencies key that leaves the repository",
+            edit(
+                "\"dependencies\": {",
+                "\"dependencies\": {\"../../../../etc/passwd\": [],",
+            ),
+            lock_says(
+                "dependencies has the key \"../../../../etc/passwd\", which does not name one skill directory",
+            ),
+        ),
+        (
+            "dependencies key ..",
+            edit("\"dependencies\": {", "\"dependencies\": {\"..\": [],"),
+            lock_says("dependencies has the key \"..\", which does not name one skill directory"),
+        ),
+        (
+            "empty dependencies key",
+            edit("\"dependencies\": {", "\"dependencies\": {\"\": [],"),
+            lock_says("dependencies has the key \"\", which does not name one skill directory"),
+        ),
         (
             "resolution is not an object",
             edit(
@@ -1054,6 +1091,21 @@ fn manifest_refusals() {
                 "duplicate mapping key",
                 "); fix the syntax",
             ),
+        ),
+        // Issue 15: valid YAML over a reading limit names the limit.
+        (
+            "nested 100 lists deep",
+            format!("contracts: {{}}\nx: {}{}\n", "[".repeat(100), "]".repeat(100)),
+            exactly(format!(
+                "{MANIFEST}:2: is too deep to read: lists and mappings nest more than 64 levels, the limit; nest it less deeply"
+            )),
+        ),
+        (
+            "holding 250001 nodes",
+            format!("contracts: {{}}\nx: [{}]\n", vec!["a"; 250_000].join(", ")),
+            exactly(format!(
+                "{MANIFEST}:2: is too large to read: more than 250000 YAML nodes (scalars, lists and mappings), the limit; make it smaller"
+            )),
         ),
         (
             "path with ..",

@@ -1720,7 +1720,12 @@ def mismatch(exp, act, before, before_meta):
             and not (line.startswith("warning: vendor-lock.json:") and "unknown key" in line
                      and line.endswith("(gen writes the lock without it)"))
             and not (line.startswith(("warning: skills/", 'warning: "skills/'))
-                     and line.endswith(": put back — it was edited by hand; a copy is written from its canonical text, so edit that instead"))
+                     and line.endswith((
+                         ": put back — it was edited by hand; a copy is written from its canonical text, so edit that instead",
+                         # what gen removes or replaces in a vendor directory that it did not write
+                         ": removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
+                         ": replaced — it was not written by this tool, and references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
+                     )))
             for line in act.stderr.split("\n") if line):
         why.append("unexpected stderr")
     diff = tree_diff(exp.tree, act.tree)

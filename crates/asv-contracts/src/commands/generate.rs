@@ -24,7 +24,22 @@ pub enum GenOutcome {
         writes: usize,
         /// Copies that were edited by hand and were put back from their canonical text.
         restored: Vec<String>,
+        /// Entries of vendor directories this tool did not write (a file without the generated
+        /// header, a directory) that the run removed; a directory ends in `/`.
+        foreign_removed: Vec<String>,
+        /// Files at a copy's path this tool did not write (no generated header) that the run
+        /// replaced with the copy.
+        foreign_replaced: Vec<String>,
     },
+}
+
+/// Whether the bytes begin as every file this tool generates does. A vendor directory is the
+/// tool's: what does not carry the header was put there by hand, and losing it deserves a word
+/// (issue 15).
+fn is_generated(bytes: &[u8]) -> bool {
+    bytes
+        .strip_prefix(crate::document::HEADER_FIRST_LINE.as_bytes())
+        .is_some_and(|rest| rest.starts_with(b"\n"))
 }
 
 /// The names under a skill's vendor directory that answer to no declaration, sorted in UTF-16
@@ -68,7 +83,8 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// writes nothing.
 ///
 /// # Errors
-/// A refusal while reading, or a failed write (the tree is then left as described above).
+/// A refusal while reading; a failed write: [`crate::Error::RolledBack`] once every change was
+/// undone, [`crate::Error::Interrupted`] when undoing them failed too.
 ///
 /// # Example
 /// ```
@@ -196,7 +212,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
     }
     report.extend(raw.events.iter().cloned());
     report.extend(events);
-    let (writes, planned, restored) = write_tree(
+    let (writes, planned, found) = write_tree(
         repo,
         &snap,
         derived,
@@ -208,7 +224,9 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
         GenOutcome::Done {
             events: report,
             writes,
-            restored,
+            restored: found.restored,
+            foreign_removed: found.foreign_removed,
+            foreign_replaced: found.foreign_replaced,
         },
         planned,
     ))
@@ -270,8 +288,19 @@ struct Plan<'s> {
     lock: Option<String>,
     /// Entries of vendor directories that answer to no declaration.
     removals: Vec<String>,
+    /// What the user loses to the run, for the warnings.
+    found: HandWritten,
+}
+
+/// What a `gen` run puts over or removes that was not this tool's to begin with.
+#[derive(Debug, Default)]
+struct HandWritten {
     /// Copies among `copies` whose header is right but whose body was edited by hand.
     restored: Vec<String>,
+    /// Removals of entries this tool did not write (a directory ends in `/`).
+    foreign_removed: Vec<String>,
+    /// Copies among `copies` replacing a file this tool did not write.
+    foreign_replaced: Vec<String>,
 }
 
 fn plan<'s>(
@@ -282,13 +311,13 @@ fn plan<'s>(
 ) -> Result<Plan<'s>> {
     use rayon::prelude::*;
 
-    type SkillPlan<'s> = (Vec<CopyWrite<'s>>, Vec<String>, Vec<String>);
+    type SkillPlan<'s> = (Vec<CopyWrite<'s>>, Vec<String>, HandWritten);
     let per_skill: Vec<Result<SkillPlan<'s>>> = repo
         .skills
         .par_iter()
         .map(|skill| {
             let mut copies = Vec::new();
-            let mut restored = Vec::new();
+            let mut found = HandWritten::default();
             for id in &skill.declared {
                 let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
                     continue;
@@ -305,27 +334,47 @@ fn plan<'s>(
                     Some(crate::document::CopyState::Intact) => {}
                     // The header names the current text, so only a hand edit changed the rest.
                     Some(crate::document::CopyState::Body(_)) => {
-                        restored.push(path.clone());
+                        found.restored.push(path.clone());
                         copies.push((path, id, body));
                     }
-                    _ => copies.push((path, id, body)),
+                    _ => {
+                        if current.as_deref().is_some_and(|b| !is_generated(b)) {
+                            found.foreign_replaced.push(path.clone());
+                        }
+                        copies.push((path, id, body));
+                    }
                 }
             }
-            let removals = extra_entries(repo, skill)?
-                .into_iter()
-                .map(|name| format!("{}/{name}", skill.vendor_dir()))
-                .collect();
-            Ok((copies, removals, restored))
+            let mut removals = Vec::new();
+            for name in extra_entries(repo, skill)? {
+                let path = format!("{}/{name}", skill.vendor_dir());
+                // A file is read only to tell a copy of a withdrawn contract (removed without a
+                // word, as it always was) from a file put there by hand.
+                match repo.root.kind(&path)? {
+                    Some(EntryKind::File) => {
+                        let bytes = repo.root.read_file(&path)?.unwrap_or_default();
+                        if !is_generated(&bytes) {
+                            found.foreign_removed.push(path.clone());
+                        }
+                    }
+                    Some(EntryKind::Directory) => found.foreign_removed.push(format!("{path}/")),
+                    _ => found.foreign_removed.push(path.clone()),
+                }
+                removals.push(path);
+            }
+            Ok((copies, removals, found))
         })
         .collect();
     let mut copies = Vec::new();
     let mut removals = Vec::new();
-    let mut restored = Vec::new();
-    for found in per_skill {
-        let (c, r, e) = found?;
+    let mut found = HandWritten::default();
+    for skill in per_skill {
+        let (c, r, f) = skill?;
         copies.extend(c);
         removals.extend(r);
-        restored.extend(e);
+        found.restored.extend(f.restored);
+        found.foreign_removed.extend(f.foreign_removed);
+        found.foreign_replaced.extend(f.foreign_replaced);
     }
     let rendered = Lock {
         dependencies: Snapshot::dependencies(repo),
@@ -340,7 +389,7 @@ fn plan<'s>(
         copies,
         lock: (!unchanged).then_some(rendered),
         removals,
-        restored,
+        found,
     })
 }
 
@@ -357,20 +406,17 @@ fn write_tree(
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
     mode: Mode,
-) -> Result<(usize, Vec<asv_fs::PlannedChange>, Vec<String>)> {
+) -> Result<(usize, Vec<asv_fs::PlannedChange>, HandWritten)> {
     use asv_fs::{Change, Ownership};
     use std::sync::Arc;
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
-    let interrupted = |e: asv_fs::Error| crate::error::Error::Interrupted {
-        source: Box::new(e.into()),
-    };
     // One copy's bytes serve every skill that declares the contract: the header names only
     // the id and the digest.
     let mut texts: std::collections::HashMap<&crate::id::ContractId, Arc<[u8]>> =
         std::collections::HashMap::new();
     let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
     let removals = plan.removals;
-    let restored = plan.restored;
+    let found = plan.found;
     // Ownership was judged while planning (a copy is the tool's by its path and header, an
     // extra entry of a vendor directory answers to no declaration), so the changes are forced.
     for (path, id, body) in plan.copies {
@@ -400,14 +446,16 @@ fn write_tree(
     }
     let writes = changes.len();
     if writes == 0 {
-        return Ok((0, Vec::new(), restored));
+        return Ok((0, Vec::new(), found));
     }
     if mode == Mode::Plan {
         let plan = asv_fs::Plan::new(repo.root, changes)?;
-        return Ok((writes, plan.changes().cloned().collect(), restored));
+        return Ok((writes, plan.changes().cloned().collect(), found));
     }
-    asv_fs::Plan::new(repo.root, changes)
-        .and_then(asv_fs::Plan::apply)
-        .map_err(interrupted)?;
-    Ok((writes, Vec::new(), restored))
+    // Planning writes nothing, so its refusal is the tree's, as it is; only a failure of the
+    // apply says how far the tree change got.
+    asv_fs::Plan::new(repo.root, changes)?
+        .apply()
+        .map_err(crate::error::Error::from_gen_apply)?;
+    Ok((writes, Vec::new(), found))
 }

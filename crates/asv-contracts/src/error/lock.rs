@@ -22,6 +22,8 @@ pub enum LockProblem {
     NotAnObject(&'static str),
     /// A `resolutions` key is not an id.
     BadResolutionId(String),
+    /// A `dependencies` key that does not name one skill directory (`..`, a path, empty).
+    BadDependency(String),
     /// A resolution is not an object.
     ResolutionNotObject(String),
     /// A digest field is missing or not `sha256:<64 lowercase hex>`.
@@ -66,6 +68,11 @@ impl std::fmt::Display for LockProblem {
                 f,
                 "resolutions has the key {}, which is not a contract id",
                 asv_fs::quote::json_string(id)
+            ),
+            LockProblem::BadDependency(skill) => write!(
+                f,
+                "dependencies has the key {}, which does not name one skill directory",
+                asv_fs::quote::json_string(skill)
             ),
             LockProblem::ResolutionNotObject(id) => write!(f, "resolutions.{id} is not an object"),
             LockProblem::BadDigest { id, field } => write!(

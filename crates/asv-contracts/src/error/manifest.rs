@@ -50,6 +50,11 @@ pub enum ManifestProblem {
         /// What the parser said, on one line.
         message: String,
     },
+    /// The text may be valid YAML but goes over a reading limit (too deep or too large).
+    TooLarge {
+        /// The limit, with its value.
+        limit: asv_model::yaml::YamlLimit,
+    },
     /// The top level is a YAML node other than a mapping.
     NotMapping {
         /// The kind of node found.
@@ -303,6 +308,7 @@ impl fmt::Display for ManifestProblem {
         use ManifestProblem as P;
         match self {
             P::NotYaml { message } => write!(f, "is not valid YAML ({message}); fix the syntax"),
+            P::TooLarge { limit } => write!(f, "is {limit}; {}", limit.advice()),
             P::NotMapping { found } => write!(f, "the top level is {found}, expected a mapping"),
             P::ContractsNotMapping { found } => {
                 write!(f, "contracts is {found}, expected a mapping of ids")

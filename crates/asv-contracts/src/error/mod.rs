@@ -61,7 +61,19 @@ pub enum Error {
         /// What is wrong.
         problem: LockProblem,
     },
-    /// A write failed after `gen` had begun changing the tree (destination side).
+    /// A write failed while `gen` was changing the tree and every change was undone, so the
+    /// tree is as it was before the run (destination side). The source says why.
+    #[error(
+        "gen changed nothing: a write failed and every change was undone; fix the cause and run gen again"
+    )]
+    RolledBack {
+        /// The failure that stopped it.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A write failed after `gen` had begun changing the tree and undoing the changes failed
+    /// too, so some destinations hold what the run left (destination side). The source, an
+    /// [`asv_fs::Error::RollbackIncomplete`], names them and the failure that started it.
     #[error("gen stopped part-way, leaving a tree verify reports; fix the cause and run gen again")]
     Interrupted {
         /// The failure that stopped it.
@@ -187,7 +199,7 @@ impl Error {
     pub fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),
-            Error::Interrupted { .. } => Side::Destination,
+            Error::Interrupted { .. } | Error::RolledBack { .. } => Side::Destination,
             Error::Placement { problem } => problem.side(),
             Error::Gitignore { .. } => Side::Internal,
             Error::Model(e) => e.side(),
@@ -213,7 +225,7 @@ impl Error {
     pub fn location(&self) -> Option<Location> {
         match self {
             Error::Fs(e) => e.location(),
-            Error::Interrupted { source } => source.location(),
+            Error::Interrupted { source } | Error::RolledBack { source } => source.location(),
             Error::Model(e) => e.location(),
             Error::SkillNotDirectory { path }
             | Error::RawSource { path, .. }
@@ -241,6 +253,21 @@ impl Error {
 }
 
 impl Error {
+    /// The failure of `gen`'s tree change, worded by how far it got: [`Error::Interrupted`]
+    /// when the rollback could not complete ([`asv_fs::Error::RollbackIncomplete`]),
+    /// [`Error::RolledBack`] for any other failure, which `asv-fs` returns only once every
+    /// destination holds again what it held.
+    pub fn from_gen_apply(e: asv_fs::Error) -> Self {
+        match e {
+            asv_fs::Error::RollbackIncomplete { .. } => Error::Interrupted {
+                source: Box::new(e.into()),
+            },
+            _ => Error::RolledBack {
+                source: Box::new(e.into()),
+            },
+        }
+    }
+
     /// The refusal of a text file (from the root) that is not UTF-8.
     pub fn not_utf8(path: impl Into<String>) -> Self {
         Error::Model(asv_model::Error::NotUtf8 { path: path.into() })

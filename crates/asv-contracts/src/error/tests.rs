@@ -517,3 +517,41 @@ fn sides_and_locations() {
         assert_eq!(error.location(), location, "{error:?}");
     }
 }
+
+/// Issue 15: a failure `asv-fs` rolled back completely says nothing changed; only a rollback
+/// that could not complete says the tree was left part-way.
+#[test]
+fn gen_apply_failures_are_worded_by_how_far_they_got() {
+    let io = || asv_fs::Error::Io {
+        path: "skills/a/references/vendor/x.md".into(),
+        op: "write",
+        source: std::io::Error::from_raw_os_error(28),
+    };
+    let rolled_back = Error::from_gen_apply(io());
+    assert!(matches!(rolled_back, Error::RolledBack { .. }));
+    assert_eq!(
+        rolled_back.to_string(),
+        "gen changed nothing: a write failed and every change was undone; fix the cause and run gen again"
+    );
+    assert_eq!(rolled_back.side(), Side::Destination);
+    assert_eq!(
+        rolled_back.location(),
+        Some(Location::file("skills/a/references/vendor/x.md"))
+    );
+    let stranded = Error::from_gen_apply(asv_fs::Error::RollbackIncomplete {
+        stranded: vec![asv_fs::StrandedEntry {
+            dest: "skills/a/references/vendor/x.md".into(),
+            parked: "skills/a/references/vendor/.x.md.asv-staged-1.previous".into(),
+        }],
+        leftovers: Vec::new(),
+        cause: Box::new(io()),
+    });
+    assert!(matches!(stranded, Error::Interrupted { .. }));
+    assert!(
+        stranded
+            .to_string()
+            .starts_with("gen stopped part-way, leaving a tree verify reports"),
+        "{stranded}"
+    );
+    assert_eq!(stranded.side(), Side::Destination);
+}

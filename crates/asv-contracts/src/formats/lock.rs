@@ -140,6 +140,11 @@ impl Lock {
         // Only the keys of `dependencies` matter when reading: the values are rendered from
         // the declarations, and a stale value shows up as a `lock` violation, not a refusal.
         for (skill, ids) in deps {
+            // The keys name skill directories that verify and gen look at, so one that is not
+            // a plain name (`../../etc`) is refused before any path is built from it.
+            if !is_skill_name(&skill) {
+                return Err(problem(LockProblem::BadDependency(skill)));
+            }
             let list = match ids {
                 Value::Array(items) => items
                     .iter()
@@ -389,10 +394,17 @@ fn parse_sources(map: Map<String, Value>) -> Result<SourcePins, Error> {
     Ok(out)
 }
 
+/// Whether a lock key names one directory directly under `skills/`: not empty, not `.` or
+/// `..`, no `/` and no NUL. Both `dependencies` and `placements` keys are judged by it before
+/// any path is built from them.
+fn is_skill_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+}
+
 fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
     let mut out = Placements::new();
     for (skill, dests) in map {
-        if skill.is_empty() || skill.contains('/') || skill == "." || skill == ".." {
+        if !is_skill_name(&skill) {
             return Err(problem(LockProblem::BadPlacement {
                 at: format!("placements.{}", asv_fs::quote::json_string(&skill)),
                 what: "does not name one skill directory",
@@ -600,6 +612,10 @@ mod tests {
             "{\"dependencies\": {}, \"resolutions\": {\"x\": {\"digest\": \"sha256:00\"}}}",
             "{\"dependencies\": {}, \"resolutions\": {\"x\": {}}}",
             "{\"dependencies\": {}, \"resolutions\": {\"X\": {\"digest\": \"sha256:00\"}}}",
+            "{\"dependencies\": {\"../../../../etc/passwd\": []}, \"resolutions\": {}}",
+            "{\"dependencies\": {\"..\": []}, \"resolutions\": {}}",
+            "{\"dependencies\": {\"\": []}, \"resolutions\": {}}",
+            "{\"dependencies\": {\"a\\u0000b\": []}, \"resolutions\": {}}",
         ];
         for row in rows {
             assert!(

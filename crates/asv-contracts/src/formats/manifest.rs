@@ -143,7 +143,10 @@ impl Manifest {
     pub fn parse(text: &str) -> Result<Self> {
         let root = yaml::parse(text).map_err(|e| Error::Manifest {
             line: e.line,
-            problem: P::NotYaml { message: e.message },
+            problem: match e.limit {
+                Some(limit) => P::TooLarge { limit },
+                None => P::NotYaml { message: e.message },
+            },
         })?;
         let mut manifest = Manifest::default();
         match &root {

@@ -2,7 +2,9 @@
 //!
 //! Every write goes through `asv_fs::Root`, whose fault injection fails the (N+1)th write or
 //! removal. For each N short of a complete run, the tree left behind must carry at least one
-//! violation; the complete run must verify clean.
+//! violation; the complete run must verify clean. The rollback itself is not failed here, so
+//! every stopped run must say it changed nothing ([`Error::RolledBack`]) and leave every file
+//! as it was (issue 15: it used to say it stopped part-way).
 
 use asv_contracts::{Error, GenOutcome, Repository, generate, verify};
 use asv_fs::Root;
@@ -15,15 +17,40 @@ fn skill(ids: &[&str]) -> String {
     format!("---\nmetadata:\n  contracts: [{}]\n---\n", ids.join(", "))
 }
 
-/// Builds the starting tree in `dir` by `setup`, then runs `gen` failing after `n` writes.
-/// Returns whether that run completed.
+/// Every file of the tree with its bytes.
+fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let root = Root::open(dir).expect("open");
+    root.walk_files("", &mut |_, _| false)
+        .expect("walk")
+        .unwrap_or_default()
+        .into_iter()
+        .map(|path| {
+            let bytes = root.read_file(&path).expect("read").expect("listed");
+            (path, bytes)
+        })
+        .collect()
+}
+
+/// Runs `gen` in `dir` failing after `n` writes. Returns whether that run completed; a run
+/// that stopped must have rolled back to the very files it started from.
 fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
+    let before = files(dir);
     let root = Root::open(dir).expect("open").fail_writes_after(n);
     let repo = Repository::load(&root).expect("load");
     match generate(&repo) {
         Ok(GenOutcome::Done { .. }) => true,
         Ok(GenOutcome::Closure(c)) => panic!("unexpected closure {c:?}"),
-        Err(Error::Interrupted { .. }) => false,
+        Err(e @ Error::RolledBack { .. }) => {
+            assert!(
+                e.to_string().starts_with("gen changed nothing: "),
+                "a complete rollback says so: {e}"
+            );
+            assert!(
+                files(dir) == before,
+                "gen stopped after {n} writes changed files"
+            );
+            false
+        }
         Err(other) => panic!("unexpected error {other}"),
     }
 }
