@@ -163,6 +163,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree; a failed write.
 pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let repo = Repository::load(&tree)?;
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::generate(&repo)? {
@@ -241,6 +242,7 @@ pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree, the repository or a transport.
 pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     let done = asv_fetch::commands::add(&tree, repository, name, &options)?;
     Ok(events(settings.format, &done))
@@ -252,6 +254,7 @@ pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow:
 /// A refusal of the tree or a transport.
 pub fn update(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -265,6 +268,7 @@ pub fn update(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree or a transport.
 pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -279,6 +283,7 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 /// `.gitignore` belongs (nothing is made then).
 pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let made = asv_contracts::init::init(&tree)?;
     Ok(Report::new(
         made.iter()
