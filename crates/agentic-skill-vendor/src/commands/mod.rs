@@ -26,7 +26,10 @@ fn lock_for_writing(tree: &asv_fs::Root) -> anyhow::Result<asv_fs::WriterLock> {
 ///
 /// # Errors
 /// As [`lock_for_writing`].
-fn lock_unless_dry(tree: &asv_fs::Root, dry_run: bool) -> anyhow::Result<Option<asv_fs::WriterLock>> {
+fn lock_unless_dry(
+    tree: &asv_fs::Root,
+    dry_run: bool,
+) -> anyhow::Result<Option<asv_fs::WriterLock>> {
     if dry_run {
         Ok(None)
     } else {
