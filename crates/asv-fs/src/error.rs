@@ -114,6 +114,16 @@ pub enum Error {
         /// The destination.
         dest: String,
     },
+    /// Another process holds the repository's writer lock and kept it for as long as this run
+    /// waited (environment side).
+    #[error(
+        "another run of agentic-skill-vendor{} is changing this repository; wait for it to finish, or stop it",
+        Holder(*holder)
+    )]
+    Busy {
+        /// The process holding the lock, when the system says.
+        holder: Option<u32>,
+    },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
     InjectedFault {
@@ -446,9 +456,10 @@ impl Error {
             | Error::NotOwned { .. }
             | Error::DestChanged { .. }
             | Error::RollbackIncomplete { .. } => Side::Destination,
-            Error::Io { .. } | Error::CrossDevice { .. } | Error::InjectedFault { .. } => {
-                Side::Environment
-            }
+            Error::Io { .. }
+            | Error::CrossDevice { .. }
+            | Error::InjectedFault { .. }
+            | Error::Busy { .. } => Side::Environment,
         }
     }
 
@@ -469,6 +480,18 @@ impl Error {
             path: path.to_owned(),
             op,
             source,
+        }
+    }
+}
+
+/// ` (process <pid>)` when the holder of a lock is known, nothing otherwise.
+struct Holder(Option<u32>);
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(pid) => write!(f, " (process {pid})"),
+            None => Ok(()),
         }
     }
 }

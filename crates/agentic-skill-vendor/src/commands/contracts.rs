@@ -163,6 +163,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree; a failed write.
 pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let repo = Repository::load(&tree)?;
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::generate(&repo)? {
@@ -257,6 +258,7 @@ pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree, the repository or a transport.
 pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     let done = asv_fetch::commands::add(&tree, repository, name, &options)?;
     Ok(events(settings.format, &done))
@@ -268,6 +270,7 @@ pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow:
 /// A refusal of the tree or a transport.
 pub fn update(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -281,6 +284,7 @@ pub fn update(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree or a transport.
 pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -295,6 +299,7 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 /// `.gitignore` belongs (nothing is made then).
 pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let made = asv_contracts::init::init(&tree)?;
     Ok(Report::new(
         made.iter()

@@ -4,7 +4,38 @@ pub mod contracts;
 pub mod help;
 pub mod skill;
 
+use std::time::Duration;
+
 use crate::exit::ExitStatus;
+
+/// How long a command that changes the repository waits for another run changing it to
+/// finish before refusing: long enough for a short `gen` to end, short enough that a person
+/// is told soon why nothing happens.
+const WRITER_WAIT: Duration = Duration::from_secs(2);
+
+/// Takes the repository's writer lock (issue 15 §2) for a command that changes the tree,
+/// before it reads anything; the guard is held until the command returns.
+///
+/// # Errors
+/// Another run still changes the repository after [`WRITER_WAIT`]; the root cannot be locked.
+fn lock_for_writing(tree: &asv_fs::Root) -> anyhow::Result<asv_fs::WriterLock> {
+    Ok(tree.lock_for_writing(WRITER_WAIT)?)
+}
+
+/// [`lock_for_writing`] unless the run is a dry run, which changes nothing.
+///
+/// # Errors
+/// As [`lock_for_writing`].
+fn lock_unless_dry(
+    tree: &asv_fs::Root,
+    dry_run: bool,
+) -> anyhow::Result<Option<asv_fs::WriterLock>> {
+    if dry_run {
+        Ok(None)
+    } else {
+        lock_for_writing(tree).map(Some)
+    }
+}
 
 /// What a command has to say: its lines for stdout, already in the chosen format, its
 /// warnings for stderr, and how the run ends.

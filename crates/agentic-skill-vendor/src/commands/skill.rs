@@ -28,6 +28,7 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 /// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
 pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_unless_dry(&tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
     let options = settings.transport_options()?;
     let done = asv_skills::sync::sync(&tree, force, dry_run, &options)?;
@@ -150,6 +151,7 @@ pub fn add(
     reference: Option<&str>,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let options = settings.transport_options()?;
     let request = lifecycle::AddRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -249,6 +251,7 @@ pub fn pull(
     dry_run: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_unless_dry(&tree, dry_run)?;
     let options = settings.transport_options()?;
     let pulled = if dry_run {
         lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?
@@ -280,6 +283,7 @@ pub fn pull(
 /// A refusal of the tree or the skill.
 pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let revision = lifecycle::resolve(&tree, name)?;
     Ok(Report::new(
         vec![render::resolved(settings.format, name, &revision)],
@@ -361,6 +365,8 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
     let tree = settings.open_tree()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
+    // Installing into the repository changes it; into an agent's directory elsewhere, not.
+    let _lock = super::lock_unless_dry(&tree, args.dry_run || dest.is_some())?;
     let dest = dest.as_ref().unwrap_or(&tree);
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
@@ -405,6 +411,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
 pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    let _lock = super::lock_for_writing(&tree)?;
     let removed = asv_skills::manage::remove(&tree, names, force)?;
     Ok(Report::new(
         removed

@@ -39,3 +39,4 @@ mod skill_targets;
 mod terminal;
 mod typed_paths;
 mod verify;
+mod writer_lock;

@@ -1,0 +1,119 @@
+//! One writer at a time (issue 15 §2): a command that changes the repository waits for another
+//! run changing it, then refuses naming that run's process; readers and dry runs are never held.
+//!
+//! The other run is played by util-linux `flock` holding the same lock the binary takes (an
+//! exclusive `flock` on the repository's root directory), so the test decides exactly when it
+//! is held and released.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{Repo, Run};
+
+/// Another process holding the repository's writer lock until dropped.
+struct Held {
+    child: Child,
+}
+
+impl Held {
+    /// Holds the lock on `repo`'s root; returns once it is held.
+    fn on(repo: &Repo) -> Self {
+        // `--close` keeps the lock in `flock` itself (not in `sh` and `cat`), so `cat` ending
+        // when its stdin closes ends `flock` and releases the lock.
+        let mut child = Command::new("flock")
+            .args(["--exclusive", "--close"])
+            .arg(repo.path())
+            .args(["sh", "-c", "echo held; exec cat"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("util-linux flock on PATH");
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read");
+        assert_eq!(line, "held\n");
+        Held { child }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// The refusal of a writer that found the lock held by `pid`.
+fn busy(pid: u32) -> Run {
+    Run {
+        code: 2,
+        stdout: String::new(),
+        stderr: format!(
+            "error: another run of agentic-skill-vendor (process {pid}) is changing this repository; wait for it to finish, or stop it\n"
+        ),
+    }
+}
+
+#[test]
+fn a_writer_waits_for_another_run_then_refuses_naming_it_and_changes_nothing() {
+    let repo = Repo::demo();
+    // Something for gen to write, so a gen that ran would show.
+    repo.write("contracts/verdict-format.md", "Changed text\n");
+    let before = repo.snapshot();
+    let held = Held::on(&repo);
+
+    let started = Instant::now();
+    assert_eq!(repo.run(&["gen"]), busy(held.pid()));
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "a writer waits a while before refusing"
+    );
+    assert_eq!(repo.run(&["skill", "pull"]), busy(held.pid()));
+    assert_eq!(repo.snapshot(), before, "a refused writer writes nothing");
+
+    // Readers and dry runs change nothing, so they go on at once.
+    let started = Instant::now();
+    assert_eq!(repo.run(&["verify"]).code, 1, "verify reports the drift");
+    assert_eq!(repo.run(&["gen", "--dry-run"]).code, 0);
+    assert_eq!(repo.run(&["lint-selfcontain"]).code, 0);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "readers never wait"
+    );
+
+    drop(held);
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn a_writer_takes_the_lock_released_while_it_waits() {
+    let repo = Repo::demo();
+    repo.write("contracts/verdict-format.md", "Changed text\n");
+    let held = Held::on(&repo);
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        drop(held);
+    });
+    let run = repo.run(&["gen"]);
+    release.join().expect("release");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn gen_leaves_no_lock_file_in_the_tree() {
+    // The contract commands leave exactly the files the TypeScript tool leaves: the lock is on
+    // the root directory, so no `.agentic-skill-vendor/` appears where gen made none before.
+    let repo = Repo::demo();
+    repo.write("contracts/verdict-format.md", "Changed text\n");
+    assert!(!repo.exists(".agentic-skill-vendor"));
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert!(!repo.exists(".agentic-skill-vendor"));
+}

@@ -1,0 +1,190 @@
+//! One writer at a time: an advisory lock on the repository, held by every command that
+//! changes it (issue 15 §2).
+//!
+//! Two runs that write the same tree at once (`gen` beside `skill pull`, two `gen`s) can each
+//! succeed and still leave a tree `verify` rejects, or fail with a message that blames the
+//! user. Each writer therefore takes an exclusive `flock` before it reads the tree; the kernel
+//! drops it when the process ends, however it ends, so a killed run never leaves a stale lock.
+//!
+//! What is locked is the root directory itself, not a lock file: a file (say
+//! `.agentic-skill-vendor/lock`) would appear in a tree where `gen` writes nothing else, and
+//! the contract commands must leave exactly the files the TypeScript tool leaves; a file in
+//! the temporary directory keyed by the root's path would be shared between users (who may not
+//! open each other's files) and would miss a repository reached by two paths. The directory's
+//! inode is one object whatever path reaches it, and locking it leaves no trace. The holder's
+//! process id, which the refusal names, is read from the kernel's table of locks
+//! (`/proc/locks`) where there is one.
+//!
+//! Readers (`verify`, `status`, dry runs) take no lock, so a check is never held up by a long
+//! fetch; one run beside a writer may report the tree as it stood part-way through the change.
+
+use std::fs::File;
+use std::os::unix::fs::MetadataExt;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::tree::Root;
+
+/// How often a waiting writer tries the lock again.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The lock on a repository held by the one run allowed to change it; dropping it (or the
+/// process ending) releases it.
+#[derive(Debug)]
+pub struct WriterLock {
+    /// The open root directory the lock is held on; `None` where the file system cannot lock.
+    _held: Option<File>,
+}
+
+impl Root {
+    /// Takes the repository's writer lock, waiting up to `wait` for another run to release it.
+    ///
+    /// On a file system that does not support locking (some network file systems), the run
+    /// goes on without a lock rather than refusing every write there.
+    ///
+    /// # Errors
+    /// [`Error::Busy`] when another process still holds the lock after `wait`;
+    /// [`Error::Io`] when the root cannot be opened or locked.
+    ///
+    /// # Example
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let tree = asv_fs::Root::open(dir.path())?;
+    /// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+    /// // While it is held, no other writer gets it.
+    /// let other = asv_fs::Root::open(dir.path())?;
+    /// assert!(other.lock_for_writing(std::time::Duration::ZERO).is_err());
+    /// drop(lock);
+    /// other.lock_for_writing(std::time::Duration::ZERO)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock> {
+        let dir = File::open(self.root()).map_err(|e| Error::io("", "open the directory", e))?;
+        let deadline = Instant::now() + wait;
+        loop {
+            match dir.try_lock() {
+                Ok(()) => return Ok(WriterLock { _held: Some(dir) }),
+                Err(std::fs::TryLockError::WouldBlock) => {}
+                Err(std::fs::TryLockError::Error(e)) if cannot_lock_here(&e) => {
+                    return Ok(WriterLock { _held: None });
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(Error::io("", "lock the directory", e));
+                }
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Busy {
+                    holder: holder_of(&dir),
+                });
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+/// Whether a lock failure says this file system has no locks (as opposed to a real failure).
+fn cannot_lock_here(e: &std::io::Error) -> bool {
+    use rustix::io::Errno;
+    e.kind() == std::io::ErrorKind::Unsupported
+        || e.raw_os_error().is_some_and(|code| {
+            let errno = Errno::from_raw_os_error(code);
+            // NFS emulates flock with POSIX locks, which refuse a directory opened for reading.
+            errno == Errno::NOLCK
+                || errno == Errno::OPNOTSUPP
+                || errno == Errno::NOTSUP
+                || errno == Errno::BADF
+                || errno == Errno::INVAL
+        })
+}
+
+/// The process holding the lock on `dir`, from `/proc/locks` (Linux); `None` where that table
+/// is missing, unreadable or names no process this one can see.
+fn holder_of(dir: &File) -> Option<u32> {
+    let meta = dir.metadata().ok()?;
+    let table = std::fs::read_to_string("/proc/locks").ok()?;
+    let dev = meta.dev();
+    let device = format!(
+        "{:02x}:{:02x}:{}",
+        rustix::fs::major(dev),
+        rustix::fs::minor(dev),
+        meta.ino()
+    );
+    holder_in(&table, &device, meta.ino())
+}
+
+/// The holder of the granted `FLOCK` on the inode `device` (`maj:min:ino`, as the kernel
+/// prints it) in a `/proc/locks` table. Some file systems (btrfs subvolumes, overlays) report
+/// another device to `stat` than to the table, so an inode number held once is taken too.
+fn holder_in(table: &str, device: &str, ino: u64) -> Option<u32> {
+    // A granted lock: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; a waiter has `->`
+    // after the number, and pid 0 is a holder in a namespace this process cannot see.
+    let granted: Vec<(u32, &str)> = table
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields.as_slice() {
+                [_, "FLOCK", _, _, pid, inode, ..] => Some((pid.parse().ok()?, *inode)),
+                _ => None,
+            }
+        })
+        .filter(|(pid, _)| *pid != 0)
+        .collect();
+    if let Some((pid, _)) = granted.iter().find(|(_, inode)| *inode == device) {
+        return Some(*pid);
+    }
+    let suffix = format!(":{ino}");
+    let mut same_ino = granted.iter().filter(|(_, inode)| inode.ends_with(&suffix));
+    match (same_ino.next(), same_ino.next()) {
+        (Some((pid, _)), None) => Some(*pid),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_holder_is_read_from_the_table_of_locks() {
+        let table = "1: POSIX  ADVISORY  WRITE 10 08:01:77 0 EOF\n\
+                     2: FLOCK  ADVISORY  WRITE 4242 08:01:77 0 EOF\n\
+                     2: -> FLOCK  ADVISORY  WRITE 5555 08:01:77 0 EOF\n\
+                     3: FLOCK  ADVISORY  WRITE 0 00:2a:99 0 EOF\n\
+                     4: FLOCK  ADVISORY  WRITE 31 00:2b:12 0 EOF\n";
+        let rows: &[(&str, u64, Option<u32>)] = &[
+            // Exact device and inode.
+            ("08:01:77", 77, Some(4242)),
+            // Another device printed, one lock on that inode number.
+            ("00:30:12", 12, Some(31)),
+            // A holder this process cannot see.
+            ("00:2a:99", 99, None),
+            // Not locked at all.
+            ("08:01:78", 78, None),
+        ];
+        for (device, ino, want) in rows {
+            assert_eq!(holder_in(table, device, *ino), *want, "{device}");
+        }
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = Root::open(dir.path()).unwrap();
+        let held = tree.lock_for_writing(Duration::ZERO).unwrap();
+        let started = Instant::now();
+        let err = tree
+            .lock_for_writing(Duration::from_millis(200))
+            .unwrap_err();
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        let Error::Busy { holder } = err else {
+            panic!("{err:?}")
+        };
+        if std::path::Path::new("/proc/locks").exists() {
+            assert_eq!(holder, Some(std::process::id()));
+        }
+        drop(held);
+        tree.lock_for_writing(Duration::ZERO).unwrap();
+    }
+}
