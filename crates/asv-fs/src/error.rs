@@ -124,6 +124,21 @@ pub enum Error {
         /// The process holding the lock, when the system says.
         holder: Option<u32>,
     },
+    /// A run of this tool was killed while it changed the tree, and what it changed could not
+    /// be put back before this run (environment side): the journal stays for the next try.
+    #[error(
+        "{}: could not put back what an interrupted `{command}` changed: {source}; fix that and run the command again",
+        DisplayPath(journal)
+    )]
+    Recovery {
+        /// The interrupted run's journal, relative to the root.
+        journal: String,
+        /// The interrupted command.
+        command: String,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
+    },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
     InjectedFault {
@@ -459,7 +474,8 @@ impl Error {
             Error::Io { .. }
             | Error::CrossDevice { .. }
             | Error::InjectedFault { .. }
-            | Error::Busy { .. } => Side::Environment,
+            | Error::Busy { .. }
+            | Error::Recovery { .. } => Side::Environment,
         }
     }
 
@@ -469,7 +485,8 @@ impl Error {
             Error::Symlink { path }
             | Error::WrongKind { path, .. }
             | Error::NonUtf8Name { path }
-            | Error::Io { path, .. } => path,
+            | Error::Io { path, .. }
+            | Error::Recovery { journal: path, .. } => path,
             _ => return None,
         };
         Some(Location::file(path.clone()))

@@ -271,6 +271,16 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A staged or parked copy that a killed run of this tool left inside a skill, found by
+    /// `skill pack` or `skill install` (input side): shipping it would copy the residue on.
+    #[error(
+        "{}: a staged or parked copy left by a killed run of agentic-skill-vendor; run a command that writes in that repository (gen, skill sync) to clear it, or remove it",
+        DisplayPath(path)
+    )]
+    Residue {
+        /// The entry, as the input is shown.
+        path: String,
+    },
     /// An install input that holds no skill (input side).
     #[error(
         "{}: holds no SKILL.md at its root or in a top-level directory; give a skill, a directory of skills, or an archive of one",
@@ -669,6 +679,7 @@ impl Error {
                 Some(Location::file(path.clone()))
             }
             Error::TooLarge { path, .. }
+            | Error::Residue { path }
             | Error::AlreadyInstalled { path }
             | Error::Lock { path, .. }
             | Error::Occupied { path }

@@ -179,6 +179,12 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             input: label.to_owned(),
         });
     };
+    for skill in &found {
+        crate::paths::refuse_residue(
+            skill.tree.files().iter().map(|f| f.path.as_str()),
+            &asv_fs::join(label, &skill.name),
+        )?;
+    }
     if found.is_empty() {
         return Err(Error::NoSkill {
             input: label.to_owned(),

@@ -59,6 +59,7 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(root, dir)?;
     let tree = SkillTree::read(root, dir)?;
+    crate::paths::refuse_residue(tree.files().iter().map(|f| f.path.as_str()), dir)?;
     let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree

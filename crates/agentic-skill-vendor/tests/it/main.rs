@@ -15,6 +15,7 @@ mod support;
 use support::git_server;
 
 mod cli_surface;
+mod crash;
 mod differential;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
