@@ -35,6 +35,8 @@ mod writer_lock;
 
 pub use apply::{Applied, Warning, is_parked_tree_entry, is_tree_change_residue};
 pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
-pub use plan::{Action, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, Verdict};
-pub use tree::{DirEntry, Root, join};
+pub use plan::{
+    Action, Body, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, TreeFile, Verdict,
+};
+pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;
