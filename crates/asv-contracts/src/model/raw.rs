@@ -12,9 +12,9 @@
 
 use asv_fs::{EntryKind, Root, join};
 
+use super::framed::read_blob;
 use crate::digest::{Digest, FramedStream, cmp_utf16};
 use crate::error::{Error, RawSourceProblem, Result};
-use super::framed::read_blob;
 use crate::id::ContractId;
 use crate::ignore::IgnoreRules;
 use crate::manifest::{Mapping, RawRow};

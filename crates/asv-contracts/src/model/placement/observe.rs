@@ -96,11 +96,7 @@ pub(super) fn observe(
 }
 
 /// [`read_blob`] of a file the walk just listed; gone since, it is another process's doing.
-fn read_whole(
-    root: &Root,
-    path: &str,
-    feeds: &mut [(&mut FramedStream, &str)],
-) -> Result<Blob> {
+fn read_whole(root: &Root, path: &str, feeds: &mut [(&mut FramedStream, &str)]) -> Result<Blob> {
     read_blob(root, path, feeds)?.ok_or_else(|| {
         asv_fs::Error::ChangedWhileRead {
             path: path.to_owned(),
