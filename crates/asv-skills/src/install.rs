@@ -157,10 +157,26 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
     }
     let found = if meta.is_dir() {
         let source = Root::open(input)?;
-        let root = SkillTree::read_capped(&source, "", DIR_LIMIT, DIR_LIMIT_WHAT)?;
+        let root = SkillTree::read_capped(&source, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
+            match e {
+                // Named as the input was given, as every other refusal of it is.
+                asv_skilltree::Error::TooLarge {
+                    size, limit, what, ..
+                } => asv_skilltree::Error::TooLarge {
+                    path: label.to_owned(),
+                    size,
+                    limit,
+                    what,
+                },
+                other => other,
+            }
+        })?;
         if root.has_manifest() {
             skills_of(root.files().to_vec(), &fallback)
         } else {
+            // Read whole first so that a link or special file anywhere in the input refuses
+            // it; dropped before the skills are read again, so the two are never held together.
+            drop(root);
             // Only top-level directories holding a SKILL.md are read, so a sibling that is no
             // skill (a README, a build directory) is never walked.
             let mut files = Vec::new();
@@ -175,7 +191,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                             // Counted over every skill read so far, as an archive counts.
                             asv_skilltree::Error::TooLarge { size, .. } => {
                                 asv_skilltree::Error::TooLarge {
-                                    path: e.name.clone(),
+                                    path: format!("{label}/{}", e.name),
                                     size: DIR_LIMIT - left + size,
                                     limit: DIR_LIMIT,
                                     what: DIR_LIMIT_WHAT,
