@@ -102,6 +102,34 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A file is larger than the tool reads of its kind; refused before a byte past the limit
+    /// is read (input side).
+    #[error(
+        "{}: {size} bytes, over the {limit} bytes {what}; make it smaller",
+        DisplayPath(path)
+    )]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// Its size as far as it was looked at: what `fstat` said, or the bytes read once they
+        /// passed the limit.
+        size: u64,
+        /// The limit, in bytes.
+        limit: u64,
+        /// What the limit is for, worded to follow "over the N bytes" (`a document contract
+        /// may hold`).
+        what: &'static str,
+    },
+    /// A file changed while it was read or copied: its length or bytes are no longer what
+    /// the run saw first (environment side: another process is writing it).
+    #[error(
+        "{}: changed while it was read; run again once nothing else is writing it",
+        DisplayPath(path)
+    )]
+    ChangedWhileRead {
+        /// The file.
+        path: String,
+    },
     /// A staged entry and its destination are on different file systems (environment side).
     #[error(
         "{} and {} are on different file systems, so the dest cannot be replaced in one step; keep .agentic-skill-vendor on the file system the skills are on",
@@ -466,7 +494,8 @@ impl Error {
             | Error::SourceHoldsDest { .. }
             | Error::SourceLink { .. }
             | Error::SourceWrongKind { .. }
-            | Error::SourceUnreadable { .. } => Side::Input,
+            | Error::SourceUnreadable { .. }
+            | Error::TooLarge { .. } => Side::Input,
             Error::DestOccupied { .. }
             | Error::NotOwned { .. }
             | Error::DestChanged { .. }
@@ -474,6 +503,7 @@ impl Error {
             Error::Io { .. }
             | Error::CrossDevice { .. }
             | Error::InjectedFault { .. }
+            | Error::ChangedWhileRead { .. }
             | Error::Busy { .. }
             | Error::Recovery { .. } => Side::Environment,
         }
@@ -485,6 +515,8 @@ impl Error {
             Error::Symlink { path }
             | Error::WrongKind { path, .. }
             | Error::NonUtf8Name { path }
+            | Error::TooLarge { path, .. }
+            | Error::ChangedWhileRead { path }
             | Error::Io { path, .. }
             | Error::Recovery { journal: path, .. } => path,
             _ => return None,

@@ -20,6 +20,7 @@ mod differential;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
 mod help;
+mod limits;
 mod lint_selfcontain;
 mod raw;
 mod raw_refusals;

@@ -24,7 +24,8 @@ use rustix::io::Errno;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
 use crate::plan::{
-    Action, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, walk_source,
+    Action, Body, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, TreeFile,
+    walk_source,
 };
 use crate::tree::{Root, join, kind_of, parent_of};
 
@@ -215,6 +216,40 @@ impl Applier<'_, '_> {
         Ok(())
     }
 
+    /// Copies the tree's file `source` into `out` (the staged file `staged`) one chunk at a
+    /// time, hashing on the way: bytes other than those `source` records are refused before
+    /// the staged entry could be swapped in, so the plan rolls back.
+    fn copy_into(&self, source: &TreeFile, staged: &str, out: &mut File) -> Result<()> {
+        use sha2::Digest as _;
+        let changed = || Error::ChangedWhileRead {
+            path: source.path.clone(),
+        };
+        self.calls
+            .step()
+            .map_err(|e| Error::io(&source.path, "read", e))?;
+        let Some(reader) = self.tree.open_reader(&source.path)? else {
+            return Err(changed());
+        };
+        if reader.len() != source.len {
+            return Err(changed());
+        }
+        let mut hasher = sha2::Sha256::new();
+        let mut failed = None;
+        reader.for_each_chunk(&mut |chunk| {
+            if failed.is_none() {
+                hasher.update(chunk);
+                failed = out.write_all(chunk).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(Error::io(staged, "write", e));
+        }
+        if <[u8; 32]>::from(hasher.finalize()) != source.sha256 {
+            return Err(changed());
+        }
+        Ok(())
+    }
+
     /// Makes a fresh staged directory beside `dest`.
     fn staged_dir(&self, dest: &str) -> Result<String> {
         loop {
@@ -392,6 +427,7 @@ impl Applier<'_, '_> {
                     FileContents::Shared(bytes) => {
                         self.op(&staged, "write", || file.write_all(&bytes))?;
                     }
+                    FileContents::Copy(source) => self.copy_into(&source, &staged, &mut file)?,
                 }
                 if let Some(mode) = mode_there {
                     self.op(&staged, "set permissions", || {
@@ -440,7 +476,10 @@ impl Applier<'_, '_> {
                     let mode = if file.executable { 0o777 } else { 0o666 };
                     let mut out =
                         self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
-                    self.op(&rel, "write", || out.write_all(&file.bytes))?;
+                    match &file.body {
+                        Body::Bytes(bytes) => self.op(&rel, "write", || out.write_all(bytes))?,
+                        Body::Copy(source) => self.copy_into(source, &rel, &mut out)?,
+                    }
                 }
             }
             Operation::Replace(Fill::Copy(source)) => {
