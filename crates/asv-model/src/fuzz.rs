@@ -12,25 +12,25 @@ use crate::frontmatter::split;
 /// When the split breaks its own promises: a frontmatter is only ever taken from a text that
 /// opens with a `---` line, and the body is always the text's tail.
 pub fn frontmatter(data: &[u8]) {
-    if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(parts) = split(text) {
-            assert!(
-                text.ends_with(parts.body),
-                "the body is not the text's tail"
-            );
-            match parts.yaml {
-                Some(yaml) => {
-                    assert!(
-                        text.starts_with("---\n"),
-                        "frontmatter without a '---' line"
-                    );
-                    assert!(
-                        text[4..].starts_with(yaml),
-                        "the YAML is not what follows '---'"
-                    );
-                }
-                None => assert_eq!(parts.body, text, "no frontmatter, yet the body was cut"),
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Ok(parts) = split(text)
+    {
+        assert!(
+            text.ends_with(parts.body),
+            "the body is not the text's tail"
+        );
+        match parts.yaml {
+            Some(yaml) => {
+                assert!(
+                    text.starts_with("---\n"),
+                    "frontmatter without a '---' line"
+                );
+                assert!(
+                    text[4..].starts_with(yaml),
+                    "the YAML is not what follows '---'"
+                );
             }
+            None => assert_eq!(parts.body, text, "no frontmatter, yet the body was cut"),
         }
     }
     if let Ok(Some(front)) = read_frontmatter("skills/fuzz/SKILL.md", data) {
