@@ -24,6 +24,8 @@
 #![deny(missing_docs)]
 
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod merge;
 mod path;
 
