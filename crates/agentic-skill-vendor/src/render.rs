@@ -324,6 +324,23 @@ pub fn violation(format: Format, v: &Violation) -> String {
     .render_finding(format)
 }
 
+/// Renders a run of this tool that was killed while it changed the tree, as a reader finds it.
+pub fn interrupted(format: Format, run: &asv_fs::Interrupted) -> String {
+    let message = format!(
+        "{}: `{}` was killed while it changed the tree, which is part old, part new; run it again (a command that writes first {} what it changed)",
+        asv_fs::quote::DisplayPath(&run.journal),
+        run.command,
+        if run.committed {
+            "finishes"
+        } else {
+            "puts back"
+        }
+    );
+    Line::new(Level::Error, "interrupted", message)
+        .at(&run.journal)
+        .render_finding(format)
+}
+
 /// Renders one violation as a line about `path` at `line` instead of its own path: a
 /// `closure` annotation points at the SKILL.md line that declares the missing contract, where
 /// the fix is made, not at the file that is not there.

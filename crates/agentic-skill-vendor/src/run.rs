@@ -195,15 +195,6 @@ fn emit(lines: &[String]) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes warnings to stderr, each labelled; a stderr that cannot be written loses only them.
-fn warn(warnings: &[String], paint: Paint) {
-    let mut err = io::stderr().lock();
-    let label = paint.label(Label::Warning);
-    for warning in warnings {
-        let _ = writeln!(err, "{label} {warning}");
-    }
-}
-
 /// Writes notes to stderr as they are.
 fn note(notes: &[String]) {
     let mut err = io::stderr().lock();
@@ -253,7 +244,7 @@ pub fn main() -> ExitCode {
     let stderr_paint = Paint::stderr(cli.color);
     match run(&cli).and_then(|report| {
         if !cli.quiet {
-            warn(&report.warnings, stderr_paint);
+            crate::style::warn(&report.warnings, stderr_paint);
             note(&report.notes);
         }
         emit(&report.lines)?;
@@ -264,6 +255,12 @@ pub fn main() -> ExitCode {
     }) {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.is::<crate::commands::Finished>() => {
+            if !cli.quiet {
+                note(&[err.to_string()]);
+            }
+            ExitStatus::Clean.into()
+        }
         Err(err) => {
             let mut message = err.to_string();
             // Join the chain with ": ", skipping a source whose text the wrapper already holds.

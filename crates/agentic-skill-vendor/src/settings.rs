@@ -88,6 +88,8 @@ pub struct Settings {
     pub token_stdin: bool,
     /// Whether stdout is coloured (`--color`, `NO_COLOR`, a terminal).
     pub stdout_color: crate::style::Paint,
+    /// Whether stderr's labels are coloured (`--color`, `NO_COLOR`, a terminal).
+    pub stderr_color: crate::style::Paint,
     /// Whether a clean run ends with a one-line summary on stderr: only for a person watching
     /// (stderr a terminal) who did not ask for quiet, never into a pipe or a log.
     pub summary: bool,
@@ -159,6 +161,7 @@ impl Settings {
             token_stdin: cli.token_stdin,
             quiet: cli.quiet,
             stdout_color: crate::style::Paint::stdout(cli.color),
+            stderr_color: crate::style::Paint::stderr(cli.color),
             summary: !cli.quiet && io::stderr().is_terminal(),
         })
     }

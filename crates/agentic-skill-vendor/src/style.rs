@@ -202,6 +202,16 @@ impl From<ColorChoice> for clap::ColorChoice {
     }
 }
 
+/// Writes warnings to stderr, each labelled; a stderr that cannot be written loses only them.
+pub fn warn(warnings: &[String], paint: Paint) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let label = paint.label(Label::Warning);
+    for warning in warnings {
+        let _ = writeln!(err, "{label} {warning}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

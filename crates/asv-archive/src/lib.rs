@@ -44,11 +44,15 @@
 //!
 //! The readers have cargo-fuzz targets in the repository's `fuzz/` directory (kept out of the
 //! workspace): `cargo +nightly fuzz run zip_reader` and `cargo +nightly fuzz run tar_reader`
-//! open, judge and read every entry of arbitrary bytes; any panic is a bug.
+//! open, judge and read every entry of arbitrary bytes; any panic is a bug. Their bodies live
+//! in this crate (a hidden `fuzz` module) so the committed corpora replay on stable with the
+//! crate's unit tests.
 #![deny(missing_docs)]
 
 mod entry;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod policy;
 mod tar;
 mod write;

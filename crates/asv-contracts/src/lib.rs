@@ -35,6 +35,8 @@
 mod commands;
 pub mod error;
 mod formats;
+#[doc(hidden)]
+pub mod fuzz;
 mod model;
 
 pub use asv_model::{declaration, frontmatter, id, source, yaml};

@@ -71,7 +71,16 @@ pub fn place(root: &Root, source: &str, revision: &str, files: &[(String, Vec<u8
         "{}/incoming-{source}-{revision}",
         asv_model::layout::TOOL_DIR
     );
-    root.remove_all(&staging)?;
+    // Every command that fetches holds the writer lock, so any staging directory standing
+    // here is one a killed run left (of this revision or another): none may stay for good.
+    for e in root
+        .read_dir(asv_model::layout::TOOL_DIR)?
+        .unwrap_or_default()
+    {
+        if e.name.starts_with("incoming-") && e.kind == asv_fs::EntryKind::Directory {
+            root.remove_all(&asv_fs::join(asv_model::layout::TOOL_DIR, &e.name))?;
+        }
+    }
     let placed = (|| {
         root.create_dir_all(&staging)?;
         for (path, bytes) in files {
@@ -97,6 +106,30 @@ pub fn place(root: &Root, source: &str, revision: &str, files: &[(String, Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_runs_staging_is_cleared_by_the_next_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        // What a run killed while staging another revision leaves.
+        root.write_file(
+            ".agentic-skill-vendor/incoming-w-old/contracts/a.md",
+            b"x\n",
+        )
+        .unwrap();
+        root.write_file(".agentic-skill-vendor/notes", b"kept\n")
+            .unwrap();
+        let files = vec![("contracts/a.md".to_owned(), b"A\n".to_vec())];
+        place(&root, "w", "abc", &files).unwrap();
+        let names: Vec<String> = root
+            .read_dir(".agentic-skill-vendor")
+            .unwrap()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["cache", "notes"]);
+    }
 
     #[test]
     fn a_revision_is_placed_whole_and_kept() {

@@ -102,6 +102,34 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A file is larger than the tool reads of its kind; refused before a byte past the limit
+    /// is read (input side).
+    #[error(
+        "{}: {size} bytes, over the {limit} bytes {what}; make it smaller",
+        DisplayPath(path)
+    )]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// Its size as far as it was looked at: what `fstat` said, or the bytes read once they
+        /// passed the limit.
+        size: u64,
+        /// The limit, in bytes.
+        limit: u64,
+        /// What the limit is for, worded to follow "over the N bytes" (`a document contract
+        /// may hold`).
+        what: &'static str,
+    },
+    /// A file changed while it was read or copied: its length or bytes are no longer what
+    /// the run saw first (environment side: another process is writing it).
+    #[error(
+        "{}: changed while it was read; run again once nothing else is writing it",
+        DisplayPath(path)
+    )]
+    ChangedWhileRead {
+        /// The file.
+        path: String,
+    },
     /// A staged entry and its destination are on different file systems (environment side).
     #[error(
         "{} and {} are on different file systems, so the dest cannot be replaced in one step; keep .agentic-skill-vendor on the file system the skills are on",
@@ -123,6 +151,21 @@ pub enum Error {
     Busy {
         /// The process holding the lock, when the system says.
         holder: Option<u32>,
+    },
+    /// A run of this tool was killed while it changed the tree, and what it changed could not
+    /// be put back before this run (environment side): the journal stays for the next try.
+    #[error(
+        "{}: could not put back what an interrupted `{command}` changed: {source}; fix that and run the command again",
+        DisplayPath(journal)
+    )]
+    Recovery {
+        /// The interrupted run's journal, relative to the root.
+        journal: String,
+        /// The interrupted command.
+        command: String,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
     },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
@@ -451,7 +494,8 @@ impl Error {
             | Error::SourceHoldsDest { .. }
             | Error::SourceLink { .. }
             | Error::SourceWrongKind { .. }
-            | Error::SourceUnreadable { .. } => Side::Input,
+            | Error::SourceUnreadable { .. }
+            | Error::TooLarge { .. } => Side::Input,
             Error::DestOccupied { .. }
             | Error::NotOwned { .. }
             | Error::DestChanged { .. }
@@ -459,7 +503,9 @@ impl Error {
             Error::Io { .. }
             | Error::CrossDevice { .. }
             | Error::InjectedFault { .. }
-            | Error::Busy { .. } => Side::Environment,
+            | Error::ChangedWhileRead { .. }
+            | Error::Busy { .. }
+            | Error::Recovery { .. } => Side::Environment,
         }
     }
 
@@ -469,7 +515,10 @@ impl Error {
             Error::Symlink { path }
             | Error::WrongKind { path, .. }
             | Error::NonUtf8Name { path }
-            | Error::Io { path, .. } => path,
+            | Error::TooLarge { path, .. }
+            | Error::ChangedWhileRead { path }
+            | Error::Io { path, .. }
+            | Error::Recovery { journal: path, .. } => path,
             _ => return None,
         };
         Some(Location::file(path.clone()))

@@ -59,6 +59,8 @@ impl<'f> Calls<'f> {
 
     /// Counts one call; the injected failure when this is the one to fail.
     pub(crate) fn step(&self) -> io::Result<()> {
+        #[cfg(feature = "test-hooks")]
+        kill_hook::step();
         let n = self.count.fetch_add(1, Ordering::Relaxed);
         match self.faults.and_then(|f| f.faults.get(&n)) {
             Some(&errno) => Err(io::Error::from_raw_os_error(errno)),
@@ -68,5 +70,38 @@ impl<'f> Calls<'f> {
 
     pub(crate) fn count(&self) -> usize {
         self.count.load(Ordering::Relaxed)
+    }
+}
+
+/// Killing or stalling the process at a chosen file system call of its applies and
+/// recoveries, to test what a crash leaves and what a second writer meets (built only with
+/// the `test-hooks` feature: a shipped binary has no such switch). `ASV_TEST_KILL_AT_CALL=N`
+/// sends SIGKILL to this process just before its call number `N` (from 0, counted across
+/// every apply and recovery of the run); `ASV_TEST_STALL_AT_CALL=N` sleeps a second there,
+/// in the middle of its change.
+#[cfg(feature = "test-hooks")]
+mod kill_hook {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static KILL_AT: OnceLock<Option<usize>> = OnceLock::new();
+    static STALL_AT: OnceLock<Option<usize>> = OnceLock::new();
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    fn setting(cell: &'static OnceLock<Option<usize>>, name: &str) -> Option<usize> {
+        *cell.get_or_init(|| std::env::var(name).ok().and_then(|n| n.parse().ok()))
+    }
+
+    pub(super) fn step() {
+        let n = CALLS.fetch_add(1, Ordering::SeqCst);
+        if setting(&STALL_AT, "ASV_TEST_STALL_AT_CALL") == Some(n) {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+        if setting(&KILL_AT, "ASV_TEST_KILL_AT_CALL") == Some(n) {
+            let _ = rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::KILL,
+            );
+        }
     }
 }

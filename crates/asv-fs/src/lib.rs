@@ -33,8 +33,12 @@ pub mod quote;
 mod tree;
 mod writer_lock;
 
-pub use apply::{Applied, Warning, is_parked_tree_entry, is_tree_change_residue};
+pub use apply::{
+    Applied, Interrupted, Warning, is_journal_name, is_parked_tree_entry, is_tree_change_residue,
+};
 pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
-pub use plan::{Action, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, Verdict};
-pub use tree::{DirEntry, Root, join};
+pub use plan::{
+    Action, Body, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, TreeFile, Verdict,
+};
+pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;

@@ -49,6 +49,90 @@ pub struct Root {
     write_budget: Option<AtomicUsize>,
 }
 
+/// How many bytes a chunked read or copy holds at a time.
+pub const CHUNK: usize = 64 * 1024;
+
+/// A regular file of the tree opened to be read in chunks: its length is known before a byte
+/// is read (so a caller can refuse it first), and the bytes are never held whole.
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let tree = asv_fs::Root::open(dir.path())?;
+/// tree.write_file("notes.md", b"hello\n")?;
+/// let reader = tree.open_reader("notes.md")?.expect("the file is there");
+/// assert_eq!(reader.len(), 6);
+/// let mut seen = Vec::new();
+/// reader.for_each_chunk(&mut |chunk| seen.extend_from_slice(chunk))?;
+/// assert_eq!(seen, b"hello\n");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct FileReader {
+    path: String,
+    file: File,
+    len: u64,
+    executable: bool,
+}
+
+impl FileReader {
+    /// The length `fstat` reported when the file was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the owner's executable bit is set.
+    pub fn is_executable(&self) -> bool {
+        self.executable
+    }
+
+    /// The file's path, relative to the root.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Hands `visit` the file's bytes in order, at most [`CHUNK`] at a time, exactly
+    /// [`FileReader::len`] of them.
+    ///
+    /// # Errors
+    /// [`Error::ChangedWhileRead`] when the file ends before its length or holds more;
+    /// an I/O failure.
+    pub fn for_each_chunk(mut self, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
+        let mut buf = vec![0u8; CHUNK];
+        let mut left = self.len;
+        loop {
+            // One byte more than is left is asked for, so growth shows without another call.
+            let want = usize::try_from(left.saturating_add(1))
+                .unwrap_or(CHUNK)
+                .min(CHUNK);
+            let n = match self.file.read(&mut buf[..want]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(&self.path, "read", e)),
+            };
+            if n == 0 {
+                break;
+            }
+            if n as u64 > left {
+                return Err(Error::ChangedWhileRead { path: self.path });
+            }
+            left -= n as u64;
+            visit(&buf[..n]);
+        }
+        if left != 0 {
+            return Err(Error::ChangedWhileRead { path: self.path });
+        }
+        Ok(())
+    }
+}
+
 pub(crate) fn kind_of(ft: fs::FileType) -> EntryKind {
     if ft.is_symlink() {
         EntryKind::Symlink
@@ -274,6 +358,64 @@ impl Root {
                 Ok(Some(out))
             }
         }
+    }
+
+    /// Reads the regular file at `rel` whole, refusing it when it holds more than `limit`
+    /// bytes; `None` when nothing stands there. The size `fstat` reports is judged before
+    /// anything is read, and the read itself stops one byte past `limit`, so a file that grows
+    /// meanwhile is refused all the same and never costs more than `limit` bytes of memory.
+    /// `what` words the refusal (see [`Error::TooLarge`]).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] past `limit`; as [`Root::read_file`].
+    pub fn read_file_capped(
+        &self,
+        rel: &str,
+        limit: u64,
+        what: &'static str,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(file) = self.open_file(rel)? else {
+            return Ok(None);
+        };
+        let too_large = |size| Error::TooLarge {
+            path: rel.to_owned(),
+            size,
+            limit,
+            what,
+        };
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io(rel, "inspect", e))?
+            .len();
+        if len > limit {
+            return Err(too_large(len));
+        }
+        let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.take(limit.saturating_add(1))
+            .read_to_end(&mut out)
+            .map_err(|e| Error::io(rel, "read", e))?;
+        if out.len() as u64 > limit {
+            return Err(too_large(out.len() as u64));
+        }
+        Ok(Some(out))
+    }
+
+    /// Opens the regular file at `rel` to be read in chunks (see [`FileReader`]); `None`
+    /// when nothing stands there.
+    ///
+    /// # Errors
+    /// As [`Root::read_file`].
+    pub fn open_reader(&self, rel: &str) -> Result<Option<FileReader>> {
+        let Some(file) = self.open_file(rel)? else {
+            return Ok(None);
+        };
+        let meta = file.metadata().map_err(|e| Error::io(rel, "inspect", e))?;
+        Ok(Some(FileReader {
+            path: rel.to_owned(),
+            file,
+            len: meta.len(),
+            executable: std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o100 != 0,
+        }))
     }
 
     /// Opens the regular file at `rel` for reading; `None` when nothing stands there.

@@ -22,6 +22,7 @@ use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
+use crate::apply::Interrupted;
 use crate::error::{Error, Result};
 use crate::tree::Root;
 
@@ -34,17 +35,32 @@ const POLL: Duration = Duration::from_millis(50);
 pub struct WriterLock {
     /// The open root directory the lock is held on; `None` where the file system cannot lock.
     _held: Option<File>,
+    /// The interrupted runs put right once the lock was taken.
+    recovered: Vec<Interrupted>,
+}
+
+impl WriterLock {
+    /// The runs of this tool that had been killed while changing the tree, and that taking
+    /// the lock recovered from (see [`Root::recover_interrupted`]): the command can say so.
+    pub fn recovered(&self) -> &[Interrupted] {
+        &self.recovered
+    }
 }
 
 impl Root {
-    /// Takes the repository's writer lock, waiting up to `wait` for another run to release it.
+    /// Takes the repository's writer lock, waiting up to `wait` for another run to release it,
+    /// then recovers from any run that was killed while it changed the tree
+    /// ([`Root::recover_interrupted`]), so every writer starts from a tree an uninterrupted
+    /// run could have left.
     ///
     /// On a file system that does not support locking (some network file systems), the run
-    /// goes on without a lock rather than refusing every write there.
+    /// goes on without a lock rather than refusing every write there; it then recovers from
+    /// nothing, since it cannot prove a journal's run is over.
     ///
     /// # Errors
     /// [`Error::Busy`] when another process still holds the lock after `wait`;
-    /// [`Error::Io`] when the root cannot be opened or locked.
+    /// [`Error::Io`] when the root cannot be opened or locked, or an interrupted run's entries
+    /// cannot be put back.
     ///
     /// # Example
     /// ```
@@ -65,10 +81,19 @@ impl Root {
         let deadline = Instant::now() + wait;
         loop {
             match dir.try_lock() {
-                Ok(()) => return Ok(WriterLock { _held: Some(dir) }),
+                Ok(()) => {
+                    let recovered = self.recover_interrupted()?;
+                    return Ok(WriterLock {
+                        _held: Some(dir),
+                        recovered,
+                    });
+                }
                 Err(std::fs::TryLockError::WouldBlock) => {}
                 Err(std::fs::TryLockError::Error(e)) if cannot_lock_here(&e) => {
-                    return Ok(WriterLock { _held: None });
+                    return Ok(WriterLock {
+                        _held: None,
+                        recovered: Vec::new(),
+                    });
                 }
                 Err(std::fs::TryLockError::Error(e)) => {
                     return Err(Error::io("", "lock the directory", e));

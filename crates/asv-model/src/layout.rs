@@ -6,6 +6,14 @@ pub const SKILLS_DIR: &str = "skills";
 /// A skill's manifest, directly in its directory (spelled exactly).
 pub const SKILL_MANIFEST: &str = "SKILL.md";
 
+/// The most bytes a `SKILL.md` may hold, 1 MiB: agents load the whole file into their
+/// context, and the Agent Skills guidance keeps it under 500 lines (about 5,000 tokens), so a
+/// manifest past this is no skill; it is refused before more than this is read (issue 15 §3).
+pub const SKILL_MANIFEST_LIMIT: u64 = 1024 * 1024;
+
+/// How the refusal of a `SKILL.md` past [`SKILL_MANIFEST_LIMIT`] names the limit.
+pub const SKILL_MANIFEST_LIMIT_WHAT: &str = "a SKILL.md may hold (agents load it whole)";
+
 /// The tool's own working directory below the root (cache, kept bases, staging): never
 /// committed, so `gen` warns when `.gitignore` does not exclude it.
 pub const TOOL_DIR: &str = ".agentic-skill-vendor";

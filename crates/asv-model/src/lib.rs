@@ -10,6 +10,8 @@
 pub mod declaration;
 pub mod error;
 pub mod frontmatter;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod id;
 pub mod layout;
 pub mod source;

@@ -44,6 +44,12 @@ pub enum IntentProblem {
     },
     /// `skills:` written in flow style (`{…}`), which a line edit cannot extend.
     FlowSkills,
+    /// A file laid out so that the line edit adding or removing a row would not read back as
+    /// meant: broken YAML, or another row or the targets changed with it.
+    EditMisread {
+        /// The skill whose row was being added or removed.
+        name: String,
+    },
 }
 
 impl fmt::Display for IntentProblem {
@@ -76,6 +82,11 @@ impl fmt::Display for IntentProblem {
             }
             IntentProblem::FlowSkills => f.write_str(
                 "skills: is written on one line ({…}); write it as a block, one skill a key, so the tool can add and remove rows",
+            ),
+            IntentProblem::EditMisread { name } => write!(
+                f,
+                "adding or removing the row of {} would change more than that row, as the file is laid out; write skills: at the left edge with each skill two spaces in and its fields four, or edit the row by hand",
+                json_string(name)
             ),
         }
     }
@@ -270,6 +281,16 @@ pub enum Error {
         size: u64,
         /// The limit.
         limit: u64,
+    },
+    /// A staged or parked copy that a killed run of this tool left inside a skill, found by
+    /// `skill pack` or `skill install` (input side): shipping it would copy the residue on.
+    #[error(
+        "{}: a staged or parked copy left by a killed run of agentic-skill-vendor; run a command that writes in that repository (gen, skill sync) to clear it, or remove it",
+        DisplayPath(path)
+    )]
+    Residue {
+        /// The entry, as the input is shown.
+        path: String,
     },
     /// An install input that holds no skill (input side).
     #[error(
@@ -669,6 +690,7 @@ impl Error {
                 Some(Location::file(path.clone()))
             }
             Error::TooLarge { path, .. }
+            | Error::Residue { path }
             | Error::AlreadyInstalled { path }
             | Error::Lock { path, .. }
             | Error::Occupied { path }

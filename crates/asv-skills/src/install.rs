@@ -22,6 +22,13 @@ use crate::{Finding, manifest_name, validate_tree};
 
 pub use crate::targets::{Scope, Target};
 
+/// The most bytes of files an install from a directory reads, the bound an archive's
+/// expanded contents have ([`Limits::DEFAULT`]): what one input path refuses, the other does
+/// too, before the file that passes it is read (issue 15 §3).
+pub const DIR_LIMIT: u64 = Limits::DEFAULT.max_expanded;
+/// How a refusal names [`DIR_LIMIT`].
+const DIR_LIMIT_WHAT: &str = "an install takes (as from an archive)";
+
 /// One skill found in an install input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
@@ -150,19 +157,54 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
     }
     let found = if meta.is_dir() {
         let source = Root::open(input)?;
-        let root = SkillTree::read(&source, "")?;
+        let root = SkillTree::read_capped(&source, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
+            match e {
+                // Named as the input was given, as every other refusal of it is.
+                asv_skilltree::Error::TooLarge {
+                    size, limit, what, ..
+                } => asv_skilltree::Error::TooLarge {
+                    path: label.to_owned(),
+                    size,
+                    limit,
+                    what,
+                },
+                other => other,
+            }
+        })?;
         if root.has_manifest() {
             skills_of(root.files().to_vec(), &fallback)
         } else {
+            // Read whole first so that a link or special file anywhere in the input refuses
+            // it; dropped before the skills are read again, so the two are never held together.
+            drop(root);
             // Only top-level directories holding a SKILL.md are read, so a sibling that is no
             // skill (a README, a build directory) is never walked.
             let mut files = Vec::new();
+            let mut left = DIR_LIMIT;
             for e in source.read_dir("")?.unwrap_or_default() {
                 if e.kind == EntryKind::Directory
                     && source.kind(&join(&e.name, asv_skilltree::SKILL_MANIFEST))?
                         == Some(EntryKind::File)
                 {
-                    for f in SkillTree::read(&source, &e.name)?.files() {
+                    let tree = SkillTree::read_capped(&source, &e.name, left, DIR_LIMIT_WHAT)
+                        .map_err(|err| match err {
+                            // Counted over every skill read so far, as an archive counts.
+                            asv_skilltree::Error::TooLarge { size, .. } => {
+                                asv_skilltree::Error::TooLarge {
+                                    path: format!("{label}/{}", e.name),
+                                    size: DIR_LIMIT - left + size,
+                                    limit: DIR_LIMIT,
+                                    what: DIR_LIMIT_WHAT,
+                                }
+                            }
+                            other => other,
+                        })?;
+                    left -= tree
+                        .files()
+                        .iter()
+                        .map(|f| f.data.len() as u64)
+                        .sum::<u64>();
+                    for f in tree.files() {
                         files.push(FileNode {
                             path: join(&e.name, &f.path),
                             ..f.clone()
@@ -179,6 +221,12 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             input: label.to_owned(),
         });
     };
+    for skill in &found {
+        crate::paths::refuse_residue(
+            skill.tree.files().iter().map(|f| f.path.as_str()),
+            &asv_fs::join(label, &skill.name),
+        )?;
+    }
     if found.is_empty() {
         return Err(Error::NoSkill {
             input: label.to_owned(),

@@ -410,12 +410,22 @@ fn row_lines(name: &str, wanted: &Wanted, eol: &str) -> String {
 /// not there yet. Everything else stays byte for byte.
 ///
 /// # Errors
-/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line.
+/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line;
+/// with [`IntentProblem::EditMisread`] when the edited file would not read
+/// back with that row as `wanted` and everything else as it was (a layout the line edit does
+/// not follow, such as a top level indented past the left edge); as [`Intent::parse`] for a
+/// `text` that does not read.
 pub fn with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<String, Error> {
+    let edited = edit_with_row(text, name, wanted)?;
+    checked(text, edited, name, Some(wanted))
+}
+
+/// The line edit of [`with_row`], unchecked.
+fn edit_with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<String, Error> {
     let Some(text) = text else {
         return Ok(format!("skills:\n{}", row_lines(name, wanted, "\n")));
     };
-    let text = without_row(text, name)?;
+    let text = edit_without_row(text, name)?;
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let Some(start) = key_line(&text, 0, "skills", 0) else {
@@ -463,8 +473,54 @@ fn check_block(line: &str, number: usize) -> Result<(), Error> {
 /// text as it is when there is no such row.
 ///
 /// # Errors
-/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line.
+/// [`Error::Intent`] with [`IntentProblem::FlowSkills`] for a `skills:` written on one line;
+/// with [`IntentProblem::EditMisread`] when the edited file would not read back without that
+/// row and with everything else as it was; as [`Intent::parse`] for a `text` that does not
+/// read.
 pub fn without_row(text: &str, name: &str) -> Result<String, Error> {
+    let edited = edit_without_row(text, name)?;
+    checked(Some(text), edited, name, None)
+}
+
+/// Gives back `edited` when it reads as the edit of `before` meant: the row of `name` as
+/// `wanted` (gone for `None`), every other row and the targets unchanged.
+///
+/// The edits work on lines and assume the usual layout; YAML allows others (a top level
+/// indented past the left edge, rows four spaces in) that such an edit would break or
+/// misread, so the result is read back rather than trusted (DESIGN.md: edit lines in place
+/// and re-parse to check).
+fn checked(
+    before: Option<&str>,
+    edited: String,
+    name: &str,
+    wanted: Option<&Wanted>,
+) -> Result<String, Error> {
+    let before = match before {
+        Some(text) => Intent::parse(text.as_bytes())?,
+        None => Intent::default(),
+    };
+    let misread = || {
+        refuse(
+            None,
+            IntentProblem::EditMisread {
+                name: name.to_owned(),
+            },
+        )
+    };
+    let after = Intent::parse(edited.as_bytes()).map_err(|_| misread())?;
+    let mut expected = before.skills;
+    match wanted {
+        Some(wanted) => expected.insert(name.to_owned(), wanted.clone()),
+        None => expected.remove(name),
+    };
+    if after.skills != expected || after.targets != before.targets {
+        return Err(misread());
+    }
+    Ok(edited)
+}
+
+/// The line edit of [`without_row`], unchecked.
+fn edit_without_row(text: &str, name: &str) -> Result<String, Error> {
     let Some(start) = key_line(text, 0, "skills", 0) else {
         return Ok(text.to_owned());
     };
@@ -583,6 +639,46 @@ mod tests {
             with_row(Some("skills: {}\n"), "x", &odd),
             Err(Error::Intent {
                 problem: IntentProblem::FlowSkills,
+                ..
+            })
+        ));
+    }
+
+    /// Found by the `intent` fuzz target (fuzz/README.md): a top level indented past the left
+    /// edge (here behind a lone CR, which ends a comment line for YAML but not for the line
+    /// edit) is valid YAML, and the `skills:` block the edit appended at the left edge broke it.
+    /// The edit now reads its result back and refuses instead of writing a broken file.
+    #[test]
+    fn an_edit_that_would_not_read_back_as_meant_is_refused() {
+        let pdf = wanted("anthropics/skills", "skills/pdf", Some("main"));
+        let cases: &[&[u8]] = &[
+            b"# mian\r  dnc:\r\n    source: ./up # here\r\n    path: .\r\n\r\n# end\r\n",
+            b"  targets: [claude]\n  other: 1\n",
+        ];
+        for text in cases {
+            let text = std::str::from_utf8(text).unwrap();
+            assert!(Intent::parse(text.as_bytes()).is_ok(), "{text:?}");
+            match with_row(Some(text), "pdf", &pdf) {
+                Err(Error::Intent {
+                    line: None,
+                    problem: IntentProblem::EditMisread { name },
+                }) => assert_eq!(name, "pdf"),
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
+        // Rows four spaces in: taking one out by its two-space key finds nothing and leaves
+        // the file as it is, which reads back as still holding the row.
+        let deep = "skills:\n    pdf:\n        source: a/b\n        path: .\n";
+        assert!(
+            Intent::parse(deep.as_bytes())
+                .unwrap()
+                .skills
+                .contains_key("pdf")
+        );
+        assert!(matches!(
+            without_row(deep, "pdf"),
+            Err(Error::Intent {
+                problem: IntentProblem::EditMisread { .. },
                 ..
             })
         ));

@@ -30,6 +30,8 @@
 pub mod diff;
 pub mod edits;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod install;
 pub mod intent;
 pub mod lifecycle;

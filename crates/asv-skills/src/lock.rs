@@ -75,12 +75,21 @@ impl SkillLock {
                 ..SkillLock::default()
             });
         };
+        Self::parse(&bytes)
+    }
+
+    /// Parses the lock file's bytes: JSON of this format and [`VERSION`], every name a skill
+    /// name, every hash a tree hash, every projection directory a plain relative path.
+    ///
+    /// # Errors
+    /// [`Error::Lock`] for bytes that are not such a lock.
+    pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
         let problem = |problem: LockProblem| Error::Lock {
             path: SKILL_LOCK_FILE.to_owned(),
             problem,
         };
         let lock: SkillLock =
-            serde_json::from_slice(&bytes).map_err(|e| problem(LockProblem::NotValid(e)))?;
+            serde_json::from_slice(bytes).map_err(|e| problem(LockProblem::NotValid(e)))?;
         if lock.version != VERSION {
             return Err(problem(LockProblem::Version {
                 found: lock.version,

@@ -19,6 +19,8 @@ pub const UPLOAD_LIMIT: u64 = 8 * 1024 * 1024;
 /// Past this many bytes of files (all files combined, uncompressed) a skill is over what the
 /// Skills API accepts (30 MB): packing refuses.
 pub const API_LIMIT: u64 = 30 * 1024 * 1024;
+/// How a refusal names [`API_LIMIT`].
+const API_LIMIT_WHAT: &str = "the Skills API accepts";
 
 /// A packed skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +60,18 @@ pub struct Packed {
 pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(root, dir)?;
-    let tree = SkillTree::read(root, dir)?;
+    // Refused before a file past the limit is read, so packing never holds more than the
+    // Skills API takes (issue 15 §3).
+    let tree =
+        SkillTree::read_capped(root, dir, API_LIMIT, API_LIMIT_WHAT).map_err(|e| match e {
+            asv_skilltree::Error::TooLarge { size, limit, .. } => Error::TooLarge {
+                path: dir.to_owned(),
+                size,
+                limit,
+            },
+            other => other.into(),
+        })?;
+    crate::paths::refuse_residue(tree.files().iter().map(|f| f.path.as_str()), dir)?;
     let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let entries: Vec<FileEntry> = tree

@@ -43,3 +43,27 @@ pub(crate) fn require_dir(root: &Root, dir: &str) -> Result<(), Error> {
         })),
     }
 }
+
+/// Refuses a file whose path passes through a staged or parked entry of an interrupted tree
+/// change ([`asv_fs::is_tree_change_residue`]): `skill pack` and `skill install` would carry
+/// it on. `shown` is how the input is named, prefixed to the path in the refusal.
+///
+/// # Errors
+/// [`Error::Residue`] naming the first such entry.
+pub(crate) fn refuse_residue<'p>(
+    paths: impl IntoIterator<Item = &'p str>,
+    shown: &str,
+) -> Result<(), Error> {
+    for path in paths {
+        let mut at = 0;
+        for segment in path.split('/') {
+            if asv_fs::is_tree_change_residue(segment) {
+                return Err(Error::Residue {
+                    path: asv_fs::join(shown, &path[..at + segment.len()]),
+                });
+            }
+            at += segment.len() + 1;
+        }
+    }
+    Ok(())
+}

@@ -243,7 +243,11 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 /// A guarded-read refusal (a link, a FIFO where SKILL.md belongs).
 pub fn validate_skill(root: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
     let skill_md = join(dir, SKILL_MANIFEST);
-    let manifest = match root.read_file(&skill_md)? {
+    let manifest = match root.read_file_capped(
+        &skill_md,
+        asv_model::layout::SKILL_MANIFEST_LIMIT,
+        asv_model::layout::SKILL_MANIFEST_LIMIT_WHAT,
+    )? {
         Some(bytes) => Manifest::Found(bytes),
         None => {
             let listing = root.read_dir(dir)?.unwrap_or_default();

@@ -63,6 +63,23 @@ pub enum Error {
         /// The path that is both.
         path: String,
     },
+    /// A capped read met more bytes of files than its limit; refused before the file that
+    /// passes it is read (input side).
+    #[error(
+        "{}: its files hold at least {size} bytes, over the {limit} bytes {what}; move large files out of it",
+        asv_fs::quote::DisplayPath(path)
+    )]
+    TooLarge {
+        /// The directory read.
+        path: String,
+        /// The bytes counted when the limit was passed: the files before, and the one whose
+        /// size `fstat` gave or whose read passed the limit.
+        size: u64,
+        /// The limit.
+        limit: u64,
+        /// What the limit is for, worded to follow "over the N bytes".
+        what: &'static str,
+    },
     /// Materializing into a directory that is not empty (destination side).
     #[error(
         "{}: is not empty; materialize into a new empty directory",
@@ -94,6 +111,7 @@ impl Error {
             | Error::NotADirectory { path, .. }
             | Error::UnsafePath { path, .. }
             | Error::FileDirectory { path }
+            | Error::TooLarge { path, .. }
             | Error::NotEmpty { path } => Some(Location::file(path.clone())),
         }
     }

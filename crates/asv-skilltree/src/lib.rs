@@ -24,6 +24,8 @@
 #![deny(missing_docs)]
 
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod merge;
 mod path;
 
@@ -88,7 +90,45 @@ impl SkillTree {
     /// guarded-read refusal.
     pub fn read(root: &Root, dir: &str) -> Result<Self, Error> {
         let mut files = Vec::new();
-        read_into(root, dir, "", false, &mut files)?;
+        read_into(root, dir, "", false, &mut files, &mut Budget::unlimited())?;
+        Ok(Self::from_files(files))
+    }
+
+    /// Reads `dir` as [`SkillTree::read`] does, refusing it once its files hold more than
+    /// `limit` bytes together. Each file's size is judged before it is read and the read
+    /// itself stops past the limit, so the refusal costs no more than `limit` bytes of memory
+    /// however large a file is. `what` words the refusal (see [`Error::TooLarge`]).
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] past `limit`; as [`SkillTree::read`].
+    ///
+    /// # Example
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let root = asv_fs::Root::open(dir.path())?;
+    /// root.write_file("pdf/SKILL.md", b"---\nname: pdf\n---\n")?;
+    /// root.write_file("pdf/data.bin", &[0u8; 100])?;
+    /// assert!(asv_skilltree::SkillTree::read_capped(&root, "pdf", 200, "a test takes").is_ok());
+    /// let refused = asv_skilltree::SkillTree::read_capped(&root, "pdf", 100, "a test takes");
+    /// assert!(matches!(refused, Err(asv_skilltree::Error::TooLarge { .. })));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn read_capped(
+        root: &Root,
+        dir: &str,
+        limit: u64,
+        what: &'static str,
+    ) -> Result<Self, Error> {
+        let mut files = Vec::new();
+        let mut budget = Budget {
+            dir: dir.to_owned(),
+            used: 0,
+            limit,
+            what,
+        };
+        read_into(root, dir, "", false, &mut files, &mut budget)?;
         Ok(Self::from_files(files))
     }
 
@@ -103,7 +143,7 @@ impl SkillTree {
     pub fn read_strict(root: &Root, dir: &str) -> Result<Self, Error> {
         require_directory(root, dir)?;
         let mut files = Vec::new();
-        read_into(root, dir, "", true, &mut files)?;
+        read_into(root, dir, "", true, &mut files, &mut Budget::unlimited())?;
         Ok(Self::from_files(files))
     }
 
@@ -120,7 +160,7 @@ impl SkillTree {
             path: name.to_owned(),
             problem,
         })?;
-        let node = read_node(root, path, name.to_owned())?;
+        let node = read_node(root, path, name.to_owned(), &mut Budget::unlimited())?;
         Ok(SkillTree { files: vec![node] })
     }
 
@@ -238,12 +278,50 @@ fn require_directory(root: &Root, dir: &str) -> Result<(), Error> {
     }
 }
 
+/// How many bytes of files a read may still take.
+struct Budget {
+    /// The directory read, for the refusal.
+    dir: String,
+    /// Bytes read so far.
+    used: u64,
+    /// The most it may read.
+    limit: u64,
+    /// What the limit is for.
+    what: &'static str,
+}
+
+impl Budget {
+    fn unlimited() -> Budget {
+        Budget {
+            dir: String::new(),
+            used: 0,
+            limit: u64::MAX,
+            what: "",
+        }
+    }
+
+    /// The bytes a file may hold before the read passes the limit.
+    fn left(&self) -> u64 {
+        self.limit - self.used
+    }
+
+    fn refuse(&self, more: u64) -> Error {
+        Error::TooLarge {
+            path: self.dir.clone(),
+            size: self.used.saturating_add(more),
+            limit: self.limit,
+            what: self.what,
+        }
+    }
+}
+
 fn read_into(
     root: &Root,
     top: &str,
     sub: &str,
     strict: bool,
     files: &mut Vec<FileNode>,
+    budget: &mut Budget,
 ) -> Result<(), Error> {
     let here = join(top, sub);
     let Some(entries) = root.read_dir(&here)? else {
@@ -259,8 +337,8 @@ fn read_into(
             continue;
         }
         match entry.kind {
-            EntryKind::Directory => read_into(root, top, &rel, strict, files)?,
-            EntryKind::File => files.push(read_node(root, &full, rel)?),
+            EntryKind::Directory => read_into(root, top, &rel, strict, files, budget)?,
+            EntryKind::File => files.push(read_node(root, &full, rel, budget)?),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }
     }
@@ -268,7 +346,7 @@ fn read_into(
 }
 
 /// Reads the regular file at `full` as the node `rel`, judged on the handle it is read from.
-fn read_node(root: &Root, full: &str, rel: String) -> Result<FileNode, Error> {
+fn read_node(root: &Root, full: &str, rel: String, budget: &mut Budget) -> Result<FileNode, Error> {
     let Some(mut file) = root.open_file(full)? else {
         return Err(Error::NotADirectory {
             path: full.to_owned(),
@@ -280,12 +358,24 @@ fn read_node(root: &Root, full: &str, rel: String) -> Result<FileNode, Error> {
         op: "inspect",
         source: e,
     })?;
+    // Judged before a byte is read, and the read bounded, in case the file grows meanwhile.
+    let left = budget.left();
+    if meta.len() > left {
+        return Err(budget.refuse(meta.len()));
+    }
     let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut data).map_err(|e| asv_fs::Error::Io {
-        path: full.to_owned(),
-        op: "read",
-        source: e,
-    })?;
+    (&mut file)
+        .take(left.saturating_add(1))
+        .read_to_end(&mut data)
+        .map_err(|e| asv_fs::Error::Io {
+            path: full.to_owned(),
+            op: "read",
+            source: e,
+        })?;
+    if data.len() as u64 > left {
+        return Err(budget.refuse(data.len() as u64));
+    }
+    budget.used += data.len() as u64;
     Ok(FileNode {
         path: rel,
         data,

@@ -154,7 +154,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     if settings.summary && report.status == ExitStatus::Clean {
         report.summary = Some(summary::verify(Tally::of(&repo)));
     }
-    Ok(report)
+    super::with_interrupted(settings, &tree, report)
 }
 
 /// `gen`.
@@ -163,7 +163,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree; a failed write.
 pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let repo = Repository::load(&tree)?;
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::generate(&repo)? {
@@ -246,10 +246,11 @@ pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree.
 pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    Ok(violations(
+    let report = violations(
         settings.format,
         &asv_contracts::lint::lint_selfcontain(&tree)?,
-    ))
+    );
+    super::with_interrupted(settings, &tree, report)
 }
 
 /// `add <repository> [name]`.
@@ -258,7 +259,7 @@ pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree, the repository or a transport.
 pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     let done = asv_fetch::commands::add(&tree, repository, name, &options)?;
     Ok(events(settings.format, &done))
@@ -270,7 +271,7 @@ pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow:
 /// A refusal of the tree or a transport.
 pub fn update(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -284,7 +285,7 @@ pub fn update(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree or a transport.
 pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
@@ -299,7 +300,7 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 /// `.gitignore` belongs (nothing is made then).
 pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let made = asv_contracts::init::init(&tree)?;
     Ok(Report::new(
         made.iter()

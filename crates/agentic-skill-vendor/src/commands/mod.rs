@@ -7,6 +7,7 @@ pub mod skill;
 use std::time::Duration;
 
 use crate::exit::ExitStatus;
+use crate::settings::Settings;
 
 /// How long a command that changes the repository waits for another run changing it to
 /// finish before refusing: long enough for a short `gen` to end, short enough that a person
@@ -14,12 +15,65 @@ use crate::exit::ExitStatus;
 const WRITER_WAIT: Duration = Duration::from_secs(2);
 
 /// Takes the repository's writer lock (issue 15 §2) for a command that changes the tree,
-/// before it reads anything; the guard is held until the command returns.
+/// before it reads anything; the guard is held until the command returns. Taking it first
+/// puts right what a killed run of this tool left (issue 15 §1), which the user is told on
+/// stderr, at once: the command's own output may never come.
 ///
 /// # Errors
-/// Another run still changes the repository after [`WRITER_WAIT`]; the root cannot be locked.
-fn lock_for_writing(tree: &asv_fs::Root) -> anyhow::Result<asv_fs::WriterLock> {
-    Ok(tree.lock_for_writing(WRITER_WAIT)?)
+/// Another run still changes the repository after [`WRITER_WAIT`]; the root cannot be locked;
+/// what a killed run left cannot be put right.
+fn lock_for_writing(
+    settings: &Settings,
+    tree: &asv_fs::Root,
+) -> anyhow::Result<asv_fs::WriterLock> {
+    let lock = tree.lock_for_writing(WRITER_WAIT)?;
+    if !settings.quiet {
+        let told: Vec<String> = lock.recovered().iter().map(recovered_message).collect();
+        crate::style::warn(&told, settings.stderr_color);
+    }
+    // This very command, killed after its change was complete (only the removal of what it
+    // replaced was left, now done): its work is on disk, and running it again would act twice
+    // (`skill install` would find its own skills in the way, `skill remove` its skill gone).
+    let this = asv_fs::apply::this_command_line();
+    if let Some(run) = lock
+        .recovered()
+        .iter()
+        .find(|run| run.committed && run.command == this)
+    {
+        return Err(Finished(run.command.clone()).into());
+    }
+    Ok(lock)
+}
+
+/// The command being run had already made its change in full when it was killed, and taking
+/// the writer lock finished the clean-up: there is nothing left to do (the run ends clean).
+#[derive(Debug)]
+pub struct Finished(pub String);
+
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` had made its change before it was killed; nothing is left to do",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Finished {}
+
+/// What the user is told about a killed run this one recovered from.
+fn recovered_message(run: &asv_fs::Interrupted) -> String {
+    let done = if run.committed {
+        "finished the clean-up of"
+    } else {
+        "put back what was changed by"
+    };
+    format!(
+        "{}: {done} `{}`, which was killed part-way; rerun it if it is not this command",
+        asv_fs::quote::DisplayPath(&run.journal),
+        run.command
+    )
 }
 
 /// [`lock_for_writing`] unless the run is a dry run, which changes nothing.
@@ -27,14 +81,41 @@ fn lock_for_writing(tree: &asv_fs::Root) -> anyhow::Result<asv_fs::WriterLock> {
 /// # Errors
 /// As [`lock_for_writing`].
 fn lock_unless_dry(
+    settings: &Settings,
     tree: &asv_fs::Root,
     dry_run: bool,
 ) -> anyhow::Result<Option<asv_fs::WriterLock>> {
     if dry_run {
         Ok(None)
     } else {
-        lock_for_writing(tree).map(Some)
+        lock_for_writing(settings, tree).map(Some)
     }
+}
+
+/// For a command that only reads: puts a finding for every run of this tool that was killed
+/// while it changed `tree` (issue 15 §1) before the report's lines, and fails the run. Such a
+/// tree is half one state and half another; a reader must say so rather than judge it as the
+/// user's work.
+///
+/// # Errors
+/// The root or a journal cannot be read.
+fn with_interrupted(
+    settings: &Settings,
+    tree: &asv_fs::Root,
+    mut report: Report,
+) -> anyhow::Result<Report> {
+    let runs = tree.interrupted_runs()?;
+    if !runs.is_empty() {
+        let mut lines: Vec<String> = runs
+            .iter()
+            .map(|run| crate::render::interrupted(settings.format, run))
+            .collect();
+        lines.append(&mut report.lines);
+        report.lines = lines;
+        report.status = ExitStatus::Violations;
+        report.summary = None;
+    }
+    Ok(report)
 }
 
 /// What a command has to say: its lines for stdout, already in the chosen format, its

@@ -28,7 +28,7 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 /// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
 pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_unless_dry(&tree, dry_run)?;
+    let _lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
     let options = settings.transport_options()?;
     let done = asv_skills::sync::sync(&tree, force, dry_run, &options)?;
@@ -58,7 +58,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
         !problems.is_empty(),
     );
     report.warnings = intent.unknown_keys;
-    Ok(report)
+    super::with_interrupted(settings, &tree, report)
 }
 
 /// A version's name as typed (`base`, `local`, `upstream`).
@@ -91,8 +91,9 @@ pub fn hash(format: Format, dir: &Path) -> anyhow::Result<Report> {
 pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::Result<Report> {
     let mut found = Vec::new();
     let mut checked = dirs.len();
+    let mut whole_tree = None;
     if dirs.is_empty() {
-        let tree = settings.open_tree()?;
+        let tree = whole_tree.insert(settings.open_tree()?);
         let every = tree
             .read_dir(asv_model::layout::SKILLS_DIR)?
             .unwrap_or_default()
@@ -103,7 +104,7 @@ pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::
         for e in every {
             checked += 1;
             found.extend(asv_skills::validate_skill(
-                &tree,
+                tree,
                 &asv_fs::join(asv_model::layout::SKILLS_DIR, &e.name),
             )?);
         }
@@ -118,7 +119,10 @@ pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::
     if settings.summary && !failed {
         report.summary = Some(crate::summary::validate(checked, found.len()));
     }
-    Ok(report)
+    match &whole_tree {
+        Some(tree) => super::with_interrupted(settings, tree, report),
+        None => Ok(report),
+    }
 }
 
 /// `skill validate <dir>` for one directory as typed: a skill inside the repository is judged
@@ -151,7 +155,7 @@ pub fn add(
     reference: Option<&str>,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     let request = lifecycle::AddRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -251,7 +255,7 @@ pub fn pull(
     dry_run: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_unless_dry(&tree, dry_run)?;
+    let _lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
     let pulled = if dry_run {
         lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?
@@ -283,7 +287,7 @@ pub fn pull(
 /// A refusal of the tree or the skill.
 pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let revision = lifecycle::resolve(&tree, name)?;
     Ok(Report::new(
         vec![render::resolved(settings.format, name, &revision)],
@@ -302,6 +306,8 @@ pub fn diff(
     to: SkillVersion,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    // A diff may keep a base it had to fetch, which is a change to the tree like any other.
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     let text = lifecycle::diff(&tree, name, version(from), version(to), &options)?;
 
@@ -365,9 +371,10 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
     let tree = settings.open_tree()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
-    // Installing into the repository changes it; into an agent's directory elsewhere, not.
-    let _lock = super::lock_unless_dry(&tree, args.dry_run || dest.is_some())?;
+    // Whichever tree is written is locked, and put right first should a killed run have
+    // left it part-way: the repository, or an agent's directory elsewhere.
     let dest = dest.as_ref().unwrap_or(&tree);
+    let _lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
     let installed = asv_skills::install::install_into(
@@ -411,7 +418,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
 pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(&tree)?;
+    let _lock = super::lock_for_writing(settings, &tree)?;
     let removed = asv_skills::manage::remove(&tree, names, force)?;
     Ok(Report::new(
         removed

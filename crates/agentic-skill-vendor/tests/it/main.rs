@@ -15,10 +15,12 @@ mod support;
 use support::git_server;
 
 mod cli_surface;
+mod crash;
 mod differential;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
 mod help;
+mod limits;
 mod lint_selfcontain;
 mod raw;
 mod raw_refusals;

@@ -117,3 +117,59 @@ fn gen_leaves_no_lock_file_in_the_tree() {
     assert_eq!(repo.run(&["gen"]).code, 0);
     assert!(!repo.exists(".agentic-skill-vendor"));
 }
+
+/// Two real writers: `gen` stalls for a second in the middle of its change (staged entries
+/// and its journal on disk, some destinations swapped), and `skill pull` is started then —
+/// the pair the adversarial runs found leaving drift and a staged file inside a skill. The
+/// pull waits for the lock instead of acting on (or putting back) a change in flight; both
+/// finish, and the tree is one both checks accept. Without the lock the pull would find the
+/// gen's journal and undo its change under it.
+#[test]
+fn a_second_writer_waits_for_a_change_in_flight_and_both_finish() {
+    let up = Repo::empty();
+    up.write(
+        "skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n",
+    );
+    let repo = Repo::demo();
+    let added = repo.run(&[
+        "skill",
+        "add",
+        &up.path().display().to_string(),
+        "skills/pdf",
+    ]);
+    assert_eq!(added.code, 0, "{added:?}");
+    for (stall, second) in [(6, &["skill", "pull"][..]), (10, &["gen"][..])] {
+        // Something for gen and for the pull to do.
+        repo.write("contracts/verdict-format.md", format!("Text {stall}\n"));
+        up.write("skills/pdf/notes.md", format!("Upstream {stall}\n"));
+        let first = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(["gen", "--root"])
+            .arg(repo.path())
+            .env("ASV_TEST_STALL_AT_CALL", stall.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // Until the gen is in its stall: its journal stands at the root.
+        let started = Instant::now();
+        while !std::fs::read_dir(repo.path())
+            .unwrap()
+            .any(|e| asv_fs::is_journal_name(&e.unwrap().file_name().to_string_lossy()))
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "gen never got going"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let run = repo.run(second);
+        let out = first.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{second:?}: gen: {out:?}");
+        assert_eq!(run.code, 0, "{second:?}: {run:?}");
+        assert!(!run.stderr.contains("put back"), "{second:?}: {run:?}");
+        assert_eq!(repo.run(&["verify"]).code, 0, "{second:?}");
+        assert_eq!(repo.run(&["skill", "verify"]).code, 0, "{second:?}");
+        assert!(repo.run(&["skill", "status"]).stdout.contains("pdf"));
+    }
+}

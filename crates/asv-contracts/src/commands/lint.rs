@@ -86,10 +86,7 @@ fn walk(
                 }
             }
             EntryKind::Directory => walk(root, skills_real, &site, out)?,
-            EntryKind::File => {
-                let bytes = root.read_file(&site)?.unwrap_or_default();
-                lint_text(&site, &decode_for_scan(&bytes), out);
-            }
+            EntryKind::File => lint_file(root, &site, out)?,
             found => {
                 return Err(asv_fs::Error::WrongKind {
                     path: site,
@@ -101,6 +98,239 @@ fn walk(
         }
     }
     Ok(())
+}
+
+/// How many leading bytes are looked at for a NUL, the test git uses to call a file binary.
+const BINARY_PROBE: usize = 8000;
+
+/// The longest piece of a line scanned at once: a longer line is cut after its last ASCII
+/// whitespace byte within the piece (where no reference or `../` can span the cut), or, with
+/// none there, at the piece's length.
+const PIECE: usize = 1024 * 1024;
+
+/// How a file's bytes are read as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decoding {
+    Utf8,
+    Windows1252,
+}
+
+/// Scans the file at `site` in chunks: a file holding a NUL in its first 8,000 bytes is binary
+/// and skipped; any other is read line by line, never whole, as strict UTF-8, or (when it is
+/// not) again from the start as windows-1252, so its lines and matches are exactly those of
+/// [`lint_text`] over [`decode_for_scan`] of the whole file (issue 15 §3).
+fn lint_file(root: &Root, site: &str, out: &mut Vec<Violation>) -> Result<()> {
+    let start = out.len();
+    match scan_file(root, site, Decoding::Utf8, PIECE, out)? {
+        Scan::Done | Scan::Binary => Ok(()),
+        Scan::NotUtf8 => {
+            out.truncate(start);
+            scan_file(root, site, Decoding::Windows1252, PIECE, out).map(|_| ())
+        }
+    }
+}
+
+/// How one pass over a file ended.
+enum Scan {
+    Done,
+    Binary,
+    NotUtf8,
+}
+
+fn scan_file(
+    root: &Root,
+    site: &str,
+    decoding: Decoding,
+    piece: usize,
+    out: &mut Vec<Violation>,
+) -> Result<Scan> {
+    let Some(reader) = root.open_reader(site)? else {
+        return Ok(Scan::Done);
+    };
+    let mut lines = LineScanner::new(site, decoding, piece, out.len());
+    let mut probe = 0usize;
+    let mut binary = false;
+    reader.for_each_chunk(&mut |chunk| {
+        if binary || lines.failed {
+            return;
+        }
+        if probe < BINARY_PROBE {
+            let look = &chunk[..chunk.len().min(BINARY_PROBE - probe)];
+            probe += look.len();
+            if look.contains(&0) {
+                binary = true;
+                return;
+            }
+        }
+        lines.feed(chunk, out);
+    })?;
+    if binary {
+        return Ok(Scan::Binary);
+    }
+    lines.finish(out);
+    Ok(if lines.failed {
+        Scan::NotUtf8
+    } else {
+        Scan::Done
+    })
+}
+
+/// Cuts a file's bytes into lines (on LF) and long lines into pieces, and scans each piece.
+struct LineScanner<'s> {
+    site: &'s str,
+    decoding: Decoding,
+    /// The longest piece scanned at once ([`PIECE`]; smaller in tests).
+    piece: usize,
+    /// The bytes of the current line not scanned yet.
+    pending: Vec<u8>,
+    /// The current line's number, from 1.
+    number: usize,
+    /// Where the current line's violations begin in the output.
+    line_start: usize,
+    /// Whether the current line was found to hold `../` or `..\`.
+    escapes: bool,
+    /// Pieces of the current line scanned so far.
+    pieces: usize,
+    /// The last characters of the previous piece of the current line, to find a `../` cut
+    /// in two.
+    carry: String,
+    /// A piece that is not UTF-8 met in a UTF-8 pass.
+    failed: bool,
+}
+
+impl<'s> LineScanner<'s> {
+    fn new(site: &'s str, decoding: Decoding, piece: usize, line_start: usize) -> Self {
+        LineScanner {
+            site,
+            decoding,
+            piece,
+            pending: Vec::new(),
+            number: 1,
+            line_start,
+            escapes: false,
+            pieces: 0,
+            carry: String::new(),
+            failed: false,
+        }
+    }
+
+    fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<Violation>) {
+        while !self.failed {
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    self.pending.extend_from_slice(&chunk[..at]);
+                    chunk = &chunk[at + 1..];
+                    self.end_line(out);
+                }
+                None => {
+                    self.pending.extend_from_slice(chunk);
+                    while self.pending.len() > self.piece && !self.failed {
+                        let cut = self.cut();
+                        let rest = self.pending.split_off(cut);
+                        let piece = std::mem::replace(&mut self.pending, rest);
+                        self.scan_piece(&piece, out);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Where to cut the pending bytes: after the last ASCII whitespace byte of the first
+    /// [`PIECE`] bytes, else at [`PIECE`] (moved back to a character's first byte in UTF-8).
+    fn cut(&self) -> usize {
+        let head = &self.pending[..self.piece];
+        if let Some(at) = head
+            .iter()
+            .rposition(|b| matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+        {
+            return at + 1;
+        }
+        let mut cut = self.piece;
+        if self.decoding == Decoding::Utf8 {
+            while cut > 1 && self.pending[cut] & 0xC0 == 0x80 {
+                cut -= 1;
+            }
+        }
+        cut
+    }
+
+    fn end_line(&mut self, out: &mut Vec<Violation>) {
+        let piece = std::mem::take(&mut self.pending);
+        self.scan_piece(&piece, out);
+        self.number += 1;
+        self.line_start = out.len();
+        self.escapes = false;
+        self.pieces = 0;
+        self.carry.clear();
+    }
+
+    fn finish(&mut self, out: &mut Vec<Violation>) {
+        if !self.failed {
+            let piece = std::mem::take(&mut self.pending);
+            self.scan_piece(&piece, out);
+        }
+    }
+
+    fn scan_piece(&mut self, bytes: &[u8], out: &mut Vec<Violation>) {
+        let text = match self.decoding {
+            Decoding::Utf8 => match std::str::from_utf8(bytes) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => {
+                    self.failed = true;
+                    return;
+                }
+            },
+            Decoding::Windows1252 => {
+                std::borrow::Cow::Owned(bytes.iter().map(|&b| windows_1252(b)).collect())
+            }
+        };
+        let first = self.pieces == 0;
+        let mut text: &str = &text;
+        if first && self.number == 1 && self.decoding == Decoding::Utf8 {
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        if !self.escapes {
+            let joined;
+            let seen = if self.carry.is_empty() {
+                text
+            } else {
+                let head: String = text.chars().take(2).collect();
+                joined = format!("{}{head}", self.carry);
+                &joined
+            };
+            if escapes_parent(seen) || escapes_parent(text) {
+                self.escapes = true;
+                out.insert(
+                    self.line_start,
+                    Violation::ParentEscape {
+                        path: self.site.to_owned(),
+                        line: self.number,
+                    },
+                );
+            }
+        }
+        let chars: Vec<char> = if first && self.number == 1 && text.starts_with("#!") {
+            mask_shebang(text)
+        } else {
+            text.chars().collect()
+        };
+        for found in absolute_references(&chars) {
+            out.push(Violation::AbsolutePath {
+                path: self.site.to_owned(),
+                line: self.number,
+                text: found,
+            });
+        }
+        let tail = chars.len().saturating_sub(2);
+        self.carry = chars[tail..].iter().collect();
+        self.pieces += 1;
+    }
+}
+
+/// Whether text holds `../` or `..\`.
+fn escapes_parent(text: &str) -> bool {
+    text.contains("../") || text.contains("..\\")
 }
 
 /// Decodes bytes for scanning: strict UTF-8 (one BOM dropped), else windows-1252, so a file
@@ -286,6 +516,79 @@ mod tests {
         lint_text("s/f", "../a ../b /x/y ..\\c\r\nok\n", &mut out);
         let kinds: Vec<&str> = out.iter().map(Violation::kind).collect();
         assert_eq!(kinds, ["parent-escape", "absolute-path"]);
+    }
+
+    /// The chunked scan finds exactly what a scan of the whole decoded text finds, with pieces
+    /// cut after whitespace, cut mid-word, or cut inside a UTF-8 character.
+    #[test]
+    fn chunked_scan_agrees_with_the_whole_text() {
+        let long_word = format!("x{}../y /a/b", "w".repeat(40));
+        let rows: &[&[u8]] = &[
+            b"",
+            b"\n",
+            b"plain\nsee ../x\n/usr/bin/env\n",
+            b"#!/usr/bin/env sh\nexec /bin/sh ../up\n",
+            "\u{feff}#!/bin/sh /opt/a/b\n".as_bytes(),
+            b"words words words words ../a words /usr/local/bin/tool words ../b /c/d",
+            long_word.as_bytes(),
+            "\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9} /a/b ..\\c".as_bytes(),
+            b"\x80 /a/b\xff ../x\nnext /c/d\n",
+            b"a/b/c/d/e/f/g/h/i/j/k ../ /x/y\r\n",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        for (i, bytes) in rows.iter().enumerate() {
+            let site = format!("f{i}");
+            root.write_file(&site, bytes).unwrap();
+            let mut whole = Vec::new();
+            lint_text(&site, &decode_for_scan(bytes), &mut whole);
+            for piece in [7, 8, 16, PIECE] {
+                let mut chunked = Vec::new();
+                let mut decoding = Decoding::Utf8;
+                loop {
+                    chunked.clear();
+                    match scan_file(&root, &site, decoding, piece, &mut chunked).unwrap() {
+                        Scan::NotUtf8 => decoding = Decoding::Windows1252,
+                        _ => break,
+                    }
+                }
+                // A cut mid-word may split a reference; only a cut after whitespace is exact.
+                let exact = piece == PIECE
+                    || !bytes.split(|&b| b == b'\n').any(|line| {
+                        line.len() > piece
+                            && line
+                                .windows(piece)
+                                .any(|w| !w.iter().any(|b| b.is_ascii_whitespace()))
+                    });
+                if exact {
+                    assert_eq!(chunked, whole, "row {i}, piece {piece}");
+                } else {
+                    let escapes = |v: &[Violation]| {
+                        v.iter()
+                            .filter(|x| x.kind() == "parent-escape")
+                            .cloned()
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(escapes(&chunked), escapes(&whole), "row {i}, piece {piece}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_with_a_nul_up_front_is_binary_and_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file("bin", b"\x00\x01 ../x /a/b\n").unwrap();
+        let mut late = vec![b'a'; BINARY_PROBE];
+        late.extend_from_slice(b"\x00 ../x\n");
+        root.write_file("late", &late).unwrap();
+        let mut out = Vec::new();
+        lint_file(&root, "bin", &mut out).unwrap();
+        assert!(out.is_empty(), "{out:?}");
+        lint_file(&root, "late", &mut out).unwrap();
+        let kinds: Vec<&str> = out.iter().map(Violation::kind).collect();
+        assert_eq!(kinds, ["parent-escape"], "a NUL past the probe is text");
     }
 
     #[test]

@@ -21,6 +21,11 @@ impl Digest {
         Digest(Sha256::digest(bytes).into())
     }
 
+    /// The 32 bytes of the digest.
+    pub fn to_bytes(self) -> [u8; 32] {
+        self.0
+    }
+
     /// Wraps a finished hasher.
     pub fn from_hasher(h: Sha256) -> Self {
         Digest(h.finalize().into())
@@ -101,19 +106,58 @@ impl Framed {
 
     /// The digest over every file added, or `None` when none was.
     pub fn finish(mut self) -> Option<Digest> {
-        if self.files.is_empty() {
-            return None;
-        }
         self.files.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
-        let mut h = Sha256::new();
+        let mut stream = FramedStream::default();
         for (path, bytes) in &self.files {
-            h.update(path.as_bytes());
-            h.update([0u8]);
-            h.update(bytes.len().to_string().as_bytes());
-            h.update([0u8]);
-            h.update(bytes);
+            stream.begin(path, bytes.len() as u64);
+            stream.update(bytes);
         }
-        Some(Digest::from_hasher(h))
+        stream.finish()
+    }
+}
+
+/// A framed digest ([`Framed`]) built while the files are read, so no file is held whole: the
+/// caller hands over the files in UTF-16 path order, each as its path and length, then its
+/// bytes in as many pieces as it likes.
+///
+/// # Example
+/// ```
+/// use asv_contracts::digest::{Framed, FramedStream};
+/// let mut stream = FramedStream::default();
+/// stream.begin("a/x.txt", 2);
+/// stream.update(b"X");
+/// stream.update(b"Y");
+/// stream.begin("b.txt", 2);
+/// stream.update(b"B\n");
+/// let mut framed = Framed::default();
+/// framed.add("b.txt".into(), b"B\n".to_vec());
+/// framed.add("a/x.txt".into(), b"XY".to_vec());
+/// assert_eq!(stream.finish(), framed.finish());
+/// ```
+#[derive(Default, Debug, Clone)]
+pub struct FramedStream {
+    hasher: Sha256,
+    files: usize,
+}
+
+impl FramedStream {
+    /// Starts the next file: its path (forward slashes) and how many bytes follow.
+    pub fn begin(&mut self, path: &str, len: u64) {
+        self.files += 1;
+        self.hasher.update(path.as_bytes());
+        self.hasher.update([0u8]);
+        self.hasher.update(len.to_string().as_bytes());
+        self.hasher.update([0u8]);
+    }
+
+    /// The next bytes of the current file.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.hasher.update(bytes);
+    }
+
+    /// The digest over every file begun, or `None` when none was.
+    pub fn finish(self) -> Option<Digest> {
+        (self.files > 0).then(|| Digest::from_hasher(self.hasher))
     }
 }
 

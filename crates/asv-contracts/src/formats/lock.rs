@@ -145,13 +145,17 @@ impl Lock {
             if !is_skill_name(&skill) {
                 return Err(problem(LockProblem::BadDependency(skill)));
             }
-            let list = match ids {
+            let mut list: Vec<ContractId> = match ids {
                 Value::Array(items) => items
                     .iter()
                     .filter_map(|i| i.as_str().and_then(|s| ContractId::parse(s).ok()))
                     .collect(),
                 _ => Vec::new(),
             };
+            // Sorted and deduplicated as `render` writes them, so the field holds what its doc
+            // says and a lock read back from its own text is the lock that wrote it.
+            list.sort_by(|a, b| crate::digest::cmp_utf16(a.as_str(), b.as_str()));
+            list.dedup();
             dependencies.insert(skill, list);
         }
 
@@ -488,6 +492,21 @@ mod tests {
         assert_eq!(lock.render(), text);
         let with_bom = [b"\xef\xbb\xbf".as_slice(), text.as_bytes()].concat();
         assert_eq!(Lock::parse(&with_bom).unwrap(), lock);
+    }
+
+    /// Found by the `contract_lock` fuzz target (fuzz/README.md): a skill's ids were kept in
+    /// the order written, while `render` sorts and deduplicates them, so a lock read back from
+    /// its own text differed from the lock that wrote it, and the field broke its doc.
+    #[test]
+    fn declared_ids_read_sorted_and_once() {
+        let text = format!(
+            "{{\"dependencies\": {{\"a\": [\"writing-style\", \"review\", \"not an id\", \"review\"]}}, \"resolutions\": {{\"review\": {{\"digest\": \"{}\"}}}}}}",
+            d('1')
+        );
+        let lock = Lock::parse(text.as_bytes()).unwrap();
+        let ids: Vec<&str> = lock.dependencies["a"].iter().map(|i| i.as_str()).collect();
+        assert_eq!(ids, ["review", "writing-style"]);
+        assert_eq!(Lock::parse(lock.render().as_bytes()).unwrap(), lock);
     }
 
     const SHA1: &str = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";

@@ -131,7 +131,15 @@ impl Manifest {
         let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
             return Ok(Manifest::default());
         };
-        let text = std::str::from_utf8(&bytes).map_err(|_| Error::not_utf8(MANIFEST_FILE))?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Parses the manifest file's bytes: UTF-8, one leading BOM tolerated.
+    ///
+    /// # Errors
+    /// As [`Manifest::load`], less the guarded read.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let text = std::str::from_utf8(bytes).map_err(|_| Error::not_utf8(MANIFEST_FILE))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         Self::parse(text)
     }

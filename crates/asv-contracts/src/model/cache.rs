@@ -56,7 +56,12 @@ pub struct CachedText {
 /// [`asv_model::Error::NotUtf8`] for a text that is not UTF-8; a guarded-read refusal (a link or a
 /// wrong kind of entry on the way, at the text, or anywhere in the conformance tree).
 pub fn read_text(root: &Root, site: &str, id: &ContractId) -> Result<Option<CachedText>> {
-    let Some(bytes) = root.read_file(site)? else {
+    let Some(bytes) = root.read_file_capped(
+        site,
+        crate::document::DOCUMENT_LIMIT,
+        crate::document::DOCUMENT_LIMIT_WHAT,
+    )?
+    else {
         return Ok(None);
     };
     let body = CanonicalBody::from_bytes(site, &bytes)?;

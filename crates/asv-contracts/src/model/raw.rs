@@ -5,17 +5,24 @@
 //! the repository's `.gitignore` rules and the table's `ignore` patterns applied to directory
 //! srcs — and computes the contract digest (files named by their canonical path) and each
 //! placement digest (files named relative to the dest).
+//!
+//! A src file may be of any size, so its bytes are never held: each is read once, in chunks,
+//! feeding its own SHA-256, the contract digest and its mapping's placement digest together,
+//! and is later copied from where it stands (issue 15 §3).
 
 use asv_fs::{EntryKind, Root, join};
 
-use crate::digest::{Digest, Framed, cmp_utf16};
+use super::framed::read_blob;
+use crate::digest::{Digest, FramedStream, cmp_utf16};
 use crate::error::{Error, RawSourceProblem, Result};
 use crate::id::ContractId;
 use crate::ignore::IgnoreRules;
 use crate::manifest::{Mapping, RawRow};
 
-/// Files as (relative path, bytes).
-pub type Files = Vec<(String, Vec<u8>)>;
+pub use super::framed::{Blob, BlobAt};
+
+/// Files as (relative path, what they hold).
+pub type Files = Vec<(String, Blob)>;
 
 /// The marker file a directory dest carries.
 pub const MARKER: &str = ".vendored";
@@ -25,19 +32,17 @@ pub const MARKER: &str = ".vendored";
 pub struct MappingFiles {
     /// The mapping.
     pub mapping: Mapping,
-    /// For a directory: paths relative to the src and their bytes, in UTF-16 path order.
+    /// For a directory: paths relative to the src and what they hold, in UTF-16 path order.
     /// For a file: one entry named by the dest's basename.
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: Files,
+    /// The placement digest: files named relative to the dest (a file dest by its basename).
+    pub placement: Digest,
 }
 
 impl MappingFiles {
     /// The placement digest: files named relative to the dest (a file dest by its basename).
     pub fn placement_digest(&self) -> Digest {
-        let mut framed = Framed::default();
-        for (path, bytes) in &self.files {
-            framed.add(path.clone(), bytes.clone());
-        }
-        framed.finish().unwrap_or_else(|| Digest::of(b""))
+        self.placement
     }
 }
 
@@ -101,7 +106,8 @@ pub fn read(
         }
     };
     let mut absent: Vec<String> = Vec::new();
-    let mut mappings = Vec::new();
+    // Per mapping, the files it places: (path relative to the dest, where it is read).
+    let mut listed: Vec<(&Mapping, Vec<(String, String)>)> = Vec::new();
     for mapping in &row.mappings {
         // Read a remote src where the cache keeps it, but name it by its canonical path.
         let located = match &base {
@@ -112,16 +118,13 @@ pub fn read(
             },
         };
         let files = if mapping.dir {
-            read_dir_src(root, id, &located, &distribution, base.is_none())?
+            list_dir_src(root, id, &located, &distribution, base.is_none())?
         } else {
-            read_file_src(root, &located, base.is_none())?
+            list_file_src(root, &located, base.is_none())?
         };
         match files {
             None => absent.push(mapping.src_key()),
-            Some(files) => mappings.push(MappingFiles {
-                mapping: mapping.clone(),
-                files,
-            }),
+            Some(files) => listed.push((mapping, files)),
         }
     }
     if let Some(first) = absent.into_iter().min_by(|a, b| cmp_utf16(a, b)) {
@@ -131,17 +134,51 @@ pub fn read(
             RawState::Absent { src: first }
         });
     }
-    let mut framed = Framed::default();
-    for m in &mappings {
-        if m.mapping.dir {
-            for (rel, bytes) in &m.files {
-                framed.add(format!("{}/{rel}", m.mapping.src), bytes.clone());
-            }
-        } else if let Some((_, bytes)) = m.files.first() {
-            framed.add(m.mapping.src.clone(), bytes.clone());
+    // Every file is read once, in the contract digest's order (canonical paths in UTF-16
+    // order); a mapping's own files come in the same relative order, since they share its src
+    // as a prefix, so its placement digest is built in the same pass.
+    let mut order: Vec<(String, usize, usize)> = Vec::new();
+    for (m, (mapping, files)) in listed.iter().enumerate() {
+        for (f, (rel, _)) in files.iter().enumerate() {
+            let canonical = if mapping.dir {
+                format!("{}/{rel}", mapping.src)
+            } else {
+                mapping.src.clone()
+            };
+            order.push((canonical, m, f));
         }
     }
-    let digest = framed.finish().unwrap_or_else(|| Digest::of(b""));
+    order.sort_by(|a, b| cmp_utf16(&a.0, &b.0));
+    let mut contract = FramedStream::default();
+    let mut placements: Vec<FramedStream> = vec![FramedStream::default(); listed.len()];
+    let mut blobs: Vec<Vec<Option<Blob>>> = listed
+        .iter()
+        .map(|(_, files)| vec![None; files.len()])
+        .collect();
+    for (canonical, m, f) in &order {
+        let (rel, at) = &listed[*m].1[*f];
+        let blob = read_blob(
+            root,
+            at,
+            &mut [(&mut contract, canonical), (&mut placements[*m], rel)],
+        )?
+        .ok_or_else(|| asv_fs::Error::ChangedWhileRead { path: at.clone() })?;
+        blobs[*m][*f] = Some(blob);
+    }
+    let mut mappings = Vec::with_capacity(listed.len());
+    for (((mapping, files), blobs), placement) in listed.into_iter().zip(blobs).zip(placements) {
+        let files = files
+            .into_iter()
+            .zip(blobs)
+            .filter_map(|((rel, _), blob)| Some((rel, blob?)))
+            .collect();
+        mappings.push(MappingFiles {
+            mapping: mapping.clone(),
+            files,
+            placement: placement.finish().unwrap_or_else(|| Digest::of(b"")),
+        });
+    }
+    let digest = contract.finish().unwrap_or_else(|| Digest::of(b""));
     Ok(RawState::Present { mappings, digest })
 }
 
@@ -174,7 +211,13 @@ fn src_exists(root: &Root, src: &str, expected: EntryKind) -> Result<bool> {
     }
 }
 
-fn read_file_src(root: &Root, mapping: &Mapping, local: bool) -> Result<Option<Files>> {
+/// The file src of `mapping` as the one file it places, named by the dest's basename and read
+/// from the src; `None` when it is absent (or excluded by `.gitignore`).
+fn list_file_src(
+    root: &Root,
+    mapping: &Mapping,
+    local: bool,
+) -> Result<Option<Vec<(String, String)>>> {
     if !src_exists(root, &mapping.src, EntryKind::File)? {
         return Ok(None);
     }
@@ -185,17 +228,22 @@ fn read_file_src(root: &Root, mapping: &Mapping, local: bool) -> Result<Option<F
             _ => return Ok(None),
         }
     }
-    let bytes = root.read_file(&mapping.src)?.unwrap_or_default();
-    Ok(Some(vec![(basename(&mapping.dest).to_owned(), bytes)]))
+    Ok(Some(vec![(
+        basename(&mapping.dest).to_owned(),
+        mapping.src.clone(),
+    )]))
 }
 
-fn read_dir_src(
+/// The files of the directory src of `mapping` that it places, in UTF-16 order of their paths
+/// relative to the src, each with where it is read; `None` when the src is absent (or holds
+/// nothing `.gitignore` lets through).
+fn list_dir_src(
     root: &Root,
     id: &ContractId,
     mapping: &Mapping,
     distribution: &IgnoreRules,
     local: bool,
-) -> Result<Option<Files>> {
+) -> Result<Option<Vec<(String, String)>>> {
     if !src_exists(root, &mapping.src, EntryKind::Directory)? {
         return Ok(None);
     }
@@ -245,12 +293,10 @@ fn read_dir_src(
         });
     }
     selected.sort_by(|a, b| cmp_utf16(a, b));
-    let mut files = Vec::with_capacity(selected.len());
-    for rel in selected {
-        let bytes = root
-            .read_file(&join(&mapping.src, rel))?
-            .unwrap_or_default();
-        files.push((rel.clone(), bytes));
-    }
-    Ok(Some(files))
+    Ok(Some(
+        selected
+            .into_iter()
+            .map(|rel| (rel.clone(), join(&mapping.src, rel)))
+            .collect(),
+    ))
 }

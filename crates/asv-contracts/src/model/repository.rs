@@ -167,7 +167,11 @@ impl<'t> Repository<'t> {
         if let Some(Origin::Remote { source, .. }) = self.manifest.contracts.get(id) {
             return self.cached(id, source, path);
         }
-        let body = match self.root.read_file(&path)? {
+        let body = match self.root.read_file_capped(
+            &path,
+            crate::document::DOCUMENT_LIMIT,
+            crate::document::DOCUMENT_LIMIT_WHAT,
+        )? {
             None => None,
             Some(bytes) => Some(CanonicalBody::from_bytes(&path, &bytes)?),
         };
@@ -249,7 +253,11 @@ fn load_skills(root: &Root) -> Result<Vec<Skill>> {
         .into_par_iter()
         .map(|name| {
             let skill_md = format!("{SKILLS_DIR}/{name}/{}", asv_model::layout::SKILL_MANIFEST);
-            let front = match root.read_file(&skill_md)? {
+            let front = match root.read_file_capped(
+                &skill_md,
+                asv_model::layout::SKILL_MANIFEST_LIMIT,
+                asv_model::layout::SKILL_MANIFEST_LIMIT_WHAT,
+            )? {
                 None => None,
                 Some(bytes) => declaration::read_frontmatter(&skill_md, &bytes)?,
             };

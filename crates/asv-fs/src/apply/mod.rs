@@ -24,14 +24,18 @@ use rustix::io::Errno;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
 use crate::plan::{
-    Action, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, walk_source,
+    Action, Body, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, TreeFile,
+    walk_source,
 };
 use crate::tree::{Root, join, kind_of, parent_of};
 
+mod journal;
 mod names;
 
 use crate::faults::Calls;
 pub use crate::faults::FaultPlan;
+use journal::{Identity, Journal};
+pub use journal::{Interrupted, is_journal_name, this_command_line};
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 use names::{parked_name, staged_name};
 
@@ -69,7 +73,7 @@ impl fmt::Display for Warning {
                 error,
             } => write!(
                 f,
-                "{}: the previous {} could not be removed after the change ({error}); remove it by hand",
+                "{}: the previous {} could not be removed after the change ({error}); the next command that writes removes it",
                 crate::quote::DisplayPath(parked),
                 crate::quote::DisplayPath(dest)
             ),
@@ -129,6 +133,18 @@ struct Applier<'a, 'f> {
     /// Directories already seen or made on the way to a destination in this apply, so a plan
     /// of many files in few directories inspects each directory once.
     known_dirs: std::sync::Mutex<HashSet<String>>,
+}
+
+impl<'a> Applier<'a, '_> {
+    /// An applier with no faults to inject and nothing known yet (for a recovery).
+    fn plain(tree: &'a Root) -> Self {
+        Applier {
+            tree,
+            calls: Calls::none(),
+            no_exchange: false,
+            known_dirs: Default::default(),
+        }
+    }
 }
 
 impl Applier<'_, '_> {
@@ -196,6 +212,40 @@ impl Applier<'_, '_> {
                     });
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Copies the tree's file `source` into `out` (the staged file `staged`) one chunk at a
+    /// time, hashing on the way: bytes other than those `source` records are refused before
+    /// the staged entry could be swapped in, so the plan rolls back.
+    fn copy_into(&self, source: &TreeFile, staged: &str, out: &mut File) -> Result<()> {
+        use sha2::Digest as _;
+        let changed = || Error::ChangedWhileRead {
+            path: source.path.clone(),
+        };
+        self.calls
+            .step()
+            .map_err(|e| Error::io(&source.path, "read", e))?;
+        let Some(reader) = self.tree.open_reader(&source.path)? else {
+            return Err(changed());
+        };
+        if reader.len() != source.len {
+            return Err(changed());
+        }
+        let mut hasher = sha2::Sha256::new();
+        let mut failed = None;
+        reader.for_each_chunk(&mut |chunk| {
+            if failed.is_none() {
+                hasher.update(chunk);
+                failed = out.write_all(chunk).err();
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(Error::io(staged, "write", e));
+        }
+        if <[u8; 32]>::from(hasher.finalize()) != source.sha256 {
+            return Err(changed());
         }
         Ok(())
     }
@@ -377,6 +427,7 @@ impl Applier<'_, '_> {
                     FileContents::Shared(bytes) => {
                         self.op(&staged, "write", || file.write_all(&bytes))?;
                     }
+                    FileContents::Copy(source) => self.copy_into(&source, &staged, &mut file)?,
                 }
                 if let Some(mode) = mode_there {
                     self.op(&staged, "set permissions", || {
@@ -425,7 +476,10 @@ impl Applier<'_, '_> {
                     let mode = if file.executable { 0o777 } else { 0o666 };
                     let mut out =
                         self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
-                    self.op(&rel, "write", || out.write_all(&file.bytes))?;
+                    match &file.body {
+                        Body::Bytes(bytes) => self.op(&rel, "write", || out.write_all(bytes))?,
+                        Body::Copy(source) => self.copy_into(source, &rel, &mut out)?,
+                    }
                 }
             }
             Operation::Replace(Fill::Copy(source)) => {
@@ -626,7 +680,8 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
     entries.retain(|entry| entry.planned.action().is_active());
     let mut tracks: Vec<Track> = Vec::new();
     let mut made: Vec<String> = Vec::new();
-    let outcome = forward(&applier, &mut entries, &mut tracks, &mut made);
+    let mut journal = None;
+    let outcome = forward(&applier, &mut entries, &mut tracks, &mut made, &mut journal);
     let forget = |tracks: &[Track], made: &[String]| {
         let dirs: Vec<&str> = tracks
             .iter()
@@ -636,6 +691,12 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
         tree.forget_checked_all(&dirs);
     };
     if let Err(cause) = outcome {
+        // Directories made before the failure that the journal does not name yet: should the
+        // rollback leave one, the next writer must know it is this run's. Best effort: the
+        // rollback goes on either way.
+        if let Some(journal) = journal.as_mut() {
+            let _ = applier.journal_made(journal, &made);
+        }
         let mut stranded = Vec::new();
         let mut leftovers = Vec::new();
         for track in tracks.iter().rev() {
@@ -651,8 +712,14 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
         }
         forget(&tracks, &made);
         if stranded.is_empty() && leftovers.is_empty() {
+            // Undone in full: the journal has nothing left to tell. Were it to stay, the next
+            // writer would find every destination as it was and only remove it.
+            if let Some(journal) = journal {
+                let _ = applier.close_journal(journal);
+            }
             return Err(cause);
         }
+        // Otherwise the journal stays: the next writer finishes the rollback.
         return Err(Error::RollbackIncomplete {
             stranded,
             leftovers,
@@ -675,6 +742,14 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
         }
     }
     forget(&tracks, &made);
+    // A parked entry left behind stays in the journal, for the next writer to remove.
+    if warnings.is_empty()
+        && let Some(journal) = journal
+    {
+        // The change is complete; a journal that cannot be removed only makes the next
+        // writer look for residue and find none.
+        let _ = applier.close_journal(journal);
+    }
     Ok(Applied {
         warnings,
         calls: applier.calls.count(),
@@ -687,9 +762,14 @@ fn forward(
     entries: &mut [Entry],
     tracks: &mut Vec<Track>,
     made: &mut Vec<String>,
+    journal: &mut Option<Journal>,
 ) -> Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
     // Each destination must still hold what the plan saw.
     let mut modes = Vec::with_capacity(entries.len());
+    let mut identities = Vec::with_capacity(entries.len());
     for entry in entries.iter() {
         let dest = entry.planned.dest();
         let meta = applier.lstat(dest)?;
@@ -713,17 +793,27 @@ fn forward(
                 found: EntryKind::Directory,
             });
         }
+        identities.push(meta.as_ref().map(Identity::of));
         modes.push(
             meta.filter(|m| m.file_type().is_file())
                 .map(|m| m.mode() & 0o7777),
         );
     }
+    // Before anything is made, the journal: a run killed from here on leaves a tree the next
+    // writer can put back (see `journal`).
+    let dests: Vec<(&str, Option<Identity>)> = entries
+        .iter()
+        .map(|e| e.planned.dest())
+        .zip(identities)
+        .collect();
+    let journal = journal.insert(applier.open_journal(&dests)?);
     // The directories every create needs, in order (each made one is recorded for rollback).
     for entry in entries.iter() {
         if matches!(entry.planned.action(), Action::Create | Action::Replace) {
             applier.make_dirs(parent_of(entry.planned.dest()), made)?;
         }
     }
+    applier.journal_made(journal, made)?;
     // Stage every new entry. Staging is independent per destination, so without injected
     // faults (whose call numbers must not depend on scheduling) it runs on every core. Each
     // entry fills its own slot, so the tracks stay in destination order, and every staged
@@ -778,5 +868,5 @@ fn forward(
         applier.tree.spend_write(&track.dest)?;
         applier.swap(track)?;
     }
-    Ok(())
+    applier.journal_commit(journal)
 }

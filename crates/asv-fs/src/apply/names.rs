@@ -43,7 +43,7 @@ const SUFFIX_LEN: usize = 12;
 /// within the usual 255-byte limit.
 const NAME_KEPT: usize = 100;
 
-fn random_suffix() -> String {
+pub(super) fn random_suffix() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut hasher = std::hash::RandomState::new().build_hasher();
     hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
@@ -54,14 +54,32 @@ fn random_suffix() -> String {
 /// A fresh sibling name for `dest`: `<dir>/.<name>.asv-staged-<random>`.
 pub(super) fn staged_name(dest: &str) -> String {
     let base = &dest[dest.rfind('/').map_or(0, |i| i + 1)..];
-    let mut end = base.len().min(NAME_KEPT);
-    while !base.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = kept_len(base);
     join(
         parent_of(dest),
         &format!(".{}.asv-staged-{}", &base[..end], random_suffix()),
     )
+}
+
+/// Whether `name` is a staged or parked sibling this tool makes for an entry named `base`
+/// (the part of `base` a staged name keeps, then the mark and a random suffix).
+pub(super) fn is_residue_of(base: &str, name: &str) -> bool {
+    let kept = &base[..kept_len(base)];
+    is_tree_change_residue(name)
+        && name[1..].strip_prefix(kept).is_some_and(|rest| {
+            rest.starts_with(".asv-staged-")
+                && rest.len() <= ".asv-staged-".len() + SUFFIX_LEN + ".previous".len()
+        })
+}
+
+/// How much of a destination's name a staged name keeps: at most [`NAME_KEPT`] bytes, cut at
+/// a character boundary.
+fn kept_len(base: &str) -> usize {
+    let mut end = base.len().min(NAME_KEPT);
+    while !base.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
 }
 
 pub(super) fn parked_name(dest: &str) -> String {

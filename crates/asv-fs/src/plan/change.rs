@@ -8,13 +8,37 @@ use std::sync::Arc;
 use crate::error::{EntryKind, Result};
 use crate::tree::Root;
 
+/// A regular file of the tree to copy in chunks, with what it held when the command read it:
+/// a copy of a large file costs one chunk of memory, and a file that changed since it was
+/// judged is refused rather than copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeFile {
+    /// The file, relative to the root the plan is applied to.
+    pub path: String,
+    /// Its length when it was read.
+    pub len: u64,
+    /// The SHA-256 of its bytes when it was read.
+    pub sha256: [u8; 32],
+}
+
+/// What a new file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// These bytes.
+    Bytes(Vec<u8>),
+    /// The bytes of a file of the tree, copied in chunks when the file is staged and checked
+    /// against its length and SHA-256 on the way ([`crate::Error::ChangedWhileRead`] when
+    /// they differ).
+    Copy(TreeFile),
+}
+
 /// One file of a [`Fill::files`] fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewFile {
     /// The file's path inside the new entry (relative, `/` separators).
     pub path: String,
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
+    /// What the file holds.
+    pub body: Body,
     /// Whether the file is made executable (mode 0777 rather than 0666, narrowed by the umask).
     pub executable: bool,
 }
@@ -24,7 +48,16 @@ impl NewFile {
     pub fn new(path: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         NewFile {
             path: path.into(),
-            bytes: bytes.into(),
+            body: Body::Bytes(bytes.into()),
+            executable: false,
+        }
+    }
+
+    /// A non-executable file at `path` holding a copy of `source`.
+    pub fn copy_of(path: impl Into<String>, source: TreeFile) -> Self {
+        NewFile {
+            path: path.into(),
+            body: Body::Copy(source),
             executable: false,
         }
     }
@@ -173,6 +206,8 @@ pub(crate) enum FileContents {
     Later(Box<dyn FnOnce() -> Vec<u8> + Send>),
     /// Bytes shared with other changes (one text written to many places).
     Shared(std::sync::Arc<[u8]>),
+    /// A copy of a file of the tree, made in chunks.
+    Copy(TreeFile),
 }
 
 /// What a change does to its destination.
@@ -243,6 +278,20 @@ impl Change {
         }
     }
 
+    /// [`Change::replace_file`] with a copy of the tree's file `source`, made in chunks when the
+    /// file is staged and checked against what `source` says it held.
+    pub fn replace_file_copy(
+        dest: impl Into<String>,
+        source: TreeFile,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Copy(source)),
+            ownership,
+        }
+    }
+
     /// Remove whatever stands at `dest` (a file, or a directory with everything in it). Nothing
     /// there is a `keep`.
     pub fn remove(dest: impl Into<String>, ownership: Ownership) -> Self {
@@ -285,6 +334,9 @@ impl fmt::Debug for Change {
             }
             Operation::ReplaceFile(FileContents::Shared(bytes)) => {
                 format!("replace-file ({} shared bytes)", bytes.len())
+            }
+            Operation::ReplaceFile(FileContents::Copy(source)) => {
+                format!("replace-file (copy of {})", source.path)
             }
             Operation::Remove(keep) => format!("remove (keep if same: {})", keep.is_some()),
         };

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use asv_fs::apply::FaultPlan;
 use asv_fs::{Change, Content, Error, Fill, NewFile, Ownership, Plan, Root, Verdict};
-use common::{Node, chmod, put, snapshot, subtree, without_residue};
+use common::{Node, chmod, put, recovered, snapshot, subtree, without_residue};
 use rustix::io::Errno;
 
 const ERRNOS: [(Errno, &str); 3] = [
@@ -215,6 +215,14 @@ fn sweep(no_exchange: bool) {
                     now, before,
                     "{name} at call {n}: the tree must be as before"
                 );
+            } else if n + 1 == calls {
+                // The last call removes the journal: the change is complete all the same, and
+                // the next writer only removes the journal.
+                let applied = outcome.unwrap_or_else(|e| panic!("{name} at {n}: {e}"));
+                assert!(applied.warnings().is_empty());
+                assert_ne!(now, after, "the journal is left");
+                assert_eq!(without_residue(&now), after, "{name} at {n}");
+                assert_eq!(recovered(&f.root), after, "{name} at {n}");
             } else if n < calls {
                 let applied = outcome.unwrap_or_else(|e| panic!("{name} at {n}: {e}"));
                 assert_eq!(applied.warnings().len(), 1, "{name} at {n}");
@@ -224,8 +232,15 @@ fn sweep(no_exchange: bool) {
                     panic!("{warning}")
                 };
                 assert!(now.contains_key(parked.as_str()), "{parked} is left");
-                assert!(warning.to_string().ends_with("; remove it by hand"));
+                assert!(
+                    warning
+                        .to_string()
+                        .ends_with("; the next command that writes removes it"),
+                    "{warning}"
+                );
                 assert_eq!(without_residue(&now), after, "{name} at {n}");
+                // The next writer finishes the clean-up the journal still describes.
+                assert_eq!(recovered(&f.root), after, "{name} at {n}");
             } else {
                 let applied = outcome.unwrap();
                 assert!(applied.warnings().is_empty());
@@ -259,8 +274,9 @@ fn check_rollback_outcome(
         cause,
     } = error
     else {
-        // The second fault fell after the rollback finished.
-        assert_eq!(&now, before, "{error}");
+        // The second fault fell after the rollback finished (at most the journal is left).
+        assert_eq!(&without_residue(&now), before, "{error}");
+        assert_eq!(&recovered(root), before, "{error}");
         return;
     };
     assert!(!stranded.is_empty() || !leftovers.is_empty());
@@ -296,6 +312,9 @@ fn check_rollback_outcome(
         );
     }
     assert_eq!(now.get("keep.txt"), before.get("keep.txt"));
+    // The journal stays, and the next writer finishes the rollback: every destination holds
+    // what it held, and nothing of the run is left.
+    assert_eq!(&recovered(root), before, "{message}");
 }
 
 fn failing_rollbacks(no_exchange: bool) {

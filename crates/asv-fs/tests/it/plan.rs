@@ -1027,3 +1027,86 @@ fn residue_is_recognised_in_a_listing() {
         .collect();
     assert_eq!(parked, [".a.asv-staged-ba9876543210.previous"]);
 }
+
+/// A copy of a tree file is made in chunks and checked against the length and SHA-256 the
+/// command read: the same bytes land, a source changed since is refused and the plan rolls
+/// back (issue 15 §3).
+#[test]
+fn copies_of_tree_files_are_checked_against_what_was_read() {
+    use sha2::Digest as _;
+    let dir = tempdir();
+    let tree = Root::open(dir.path()).unwrap();
+    // Over two chunks, so the hash and the copy span several reads.
+    let bytes: Vec<u8> = (0..150_000u32).map(|i| (i % 253) as u8).collect();
+    tree.write_file("src/big.bin", &bytes).unwrap();
+    tree.write_file("out/old.bin", b"old\n").unwrap();
+    tree.write_file("dir/keep", b"keep\n").unwrap();
+    let read = asv_fs::TreeFile {
+        path: "src/big.bin".into(),
+        len: bytes.len() as u64,
+        sha256: sha2::Sha256::digest(&bytes).into(),
+    };
+    let changes = |source: asv_fs::TreeFile| {
+        vec![
+            Change::replace(
+                "dir",
+                Fill::files(vec![NewFile::copy_of("a/big.bin", source.clone())]),
+                Ownership::Force,
+            ),
+            Change::replace_file_copy("out/old.bin", source, Ownership::Force),
+        ]
+    };
+    // The bytes read are not the bytes there: nothing changes.
+    let mut stale = read.clone();
+    stale.sha256[0] ^= 1;
+    let err = Plan::new(&tree, changes(stale))
+        .unwrap()
+        .apply()
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ChangedWhileRead { path } if path == "src/big.bin"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "src/big.bin: changed while it was read; run again once nothing else is writing it"
+    );
+    assert_eq!(tree.read_file("out/old.bin").unwrap().unwrap(), b"old\n");
+    assert_eq!(tree.read_file("dir/keep").unwrap().unwrap(), b"keep\n");
+    let mut longer = read.clone();
+    longer.len += 1;
+    assert!(matches!(
+        Plan::new(&tree, changes(longer)).unwrap().apply(),
+        Err(Error::ChangedWhileRead { .. })
+    ));
+    // As read: copied byte for byte.
+    Plan::new(&tree, changes(read)).unwrap().apply().unwrap();
+    assert_eq!(tree.read_file("out/old.bin").unwrap().unwrap(), bytes);
+    assert_eq!(tree.read_file("dir/a/big.bin").unwrap().unwrap(), bytes);
+    assert_eq!(tree.kind("dir/keep").unwrap(), None);
+}
+
+#[test]
+fn a_capped_read_refuses_past_its_limit_before_reading() {
+    let dir = tempdir();
+    let tree = Root::open(dir.path()).unwrap();
+    tree.write_file("small", b"12345").unwrap();
+    assert_eq!(
+        tree.read_file_capped("small", 5, "a test takes")
+            .unwrap()
+            .unwrap(),
+        b"12345"
+    );
+    let err = tree
+        .read_file_capped("small", 4, "a test takes")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "small: 5 bytes, over the 4 bytes a test takes; make it smaller"
+    );
+    assert_eq!(err.side(), Side::Input);
+    assert_eq!(
+        tree.read_file_capped("none", 4, "a test takes").unwrap(),
+        None
+    );
+}

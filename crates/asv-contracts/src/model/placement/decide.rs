@@ -167,9 +167,10 @@ impl Decision {
 /// use asv_contracts::Digest;
 /// use asv_contracts::error::PlacementProblem;
 /// use asv_contracts::placement::{Decision, DestKind, Planned, Standing, decide};
+/// use asv_contracts::raw::Blob;
 ///
 /// let site = "skills/writer/run.sh";
-/// let run = |bytes: &[u8]| vec![("run.sh".to_owned(), bytes.to_vec())];
+/// let run = |bytes: &[u8]| vec![("run.sh".to_owned(), Blob::of(bytes))];
 /// let planned = Planned { kind: DestKind::File, files: run(b"echo hi\n") };
 /// // The digest only matters against a record; there is none here.
 /// let standing = |bytes: &[u8]| Standing { kind: DestKind::File, digest: Digest::of(b""), files: run(bytes) };
@@ -252,6 +253,7 @@ pub fn decide(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raw::Blob;
 
     const SITE: &str = "skills/a/tools";
 
@@ -260,7 +262,7 @@ mod tests {
         spec.iter()
             .map(|s| {
                 let (p, b) = s.split_once('=').unwrap_or((s, ""));
-                (p.to_owned(), b.as_bytes().to_vec())
+                (p.to_owned(), Blob::of(b.as_bytes()))
             })
             .collect()
     }

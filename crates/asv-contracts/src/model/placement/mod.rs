@@ -30,7 +30,7 @@ use crate::id::ContractId;
 use crate::ignore::IgnoreRules;
 use crate::lock::{Placement, Placements};
 use crate::manifest::{Mapping, paths_overlap};
-use crate::raw::{Files, MARKER, MappingFiles, RawState};
+use crate::raw::{Blob, BlobAt, Files, MARKER, MappingFiles, RawState};
 use crate::report::Event;
 use crate::repository::{Repository, SKILLS_DIR};
 use crate::snapshot::Snapshot;
@@ -108,7 +108,7 @@ pub fn expected(repo: &Repository<'_>) -> Result<Vec<Expected>> {
 fn planned_files(m: &MappingFiles, id: &ContractId, contract: &Digest) -> Files {
     let mut files = m.files.clone();
     if m.mapping.dir {
-        files.push((MARKER.to_owned(), header(id, contract).into_bytes()));
+        files.push((MARKER.to_owned(), Blob::of(header(id, contract).as_bytes())));
     }
     files
 }
@@ -135,8 +135,8 @@ pub struct DestWrite {
     pub site: String,
     /// Whether it is a directory.
     pub dir: bool,
-    /// Paths relative to the dest (for a file dest, one entry whose bytes are the file).
-    pub files: Vec<(String, Vec<u8>)>,
+    /// Paths relative to the dest (for a file dest, one entry that is the file).
+    pub files: Files,
 }
 
 /// What `gen` will do with raw dests.
@@ -289,25 +289,44 @@ pub fn changes(plan: &RawPlan) -> Vec<asv_fs::Change> {
             let files = write
                 .files
                 .iter()
-                .map(|(rel, bytes)| NewFile::new(rel.clone(), bytes.clone()))
+                .map(|(rel, blob)| match &blob.at {
+                    BlobAt::Bytes(bytes) => NewFile::new(rel.clone(), bytes.clone()),
+                    BlobAt::Tree(_) => NewFile::copy_of(rel.clone(), tree_file(blob)),
+                })
                 .collect();
             changes.push(Change::replace(
                 write.site.clone(),
                 Fill::files(files),
                 Ownership::Force,
             ));
-        } else if let Some((_, bytes)) = write.files.first() {
-            changes.push(Change::replace_file(
-                write.site.clone(),
-                bytes.clone(),
-                Ownership::Force,
-            ));
+        } else if let Some((_, blob)) = write.files.first() {
+            changes.push(match &blob.at {
+                BlobAt::Bytes(bytes) => {
+                    Change::replace_file(write.site.clone(), bytes.clone(), Ownership::Force)
+                }
+                BlobAt::Tree(_) => {
+                    Change::replace_file_copy(write.site.clone(), tree_file(blob), Ownership::Force)
+                }
+            });
         }
     }
     for site in &plan.removals {
         changes.push(Change::remove(site.clone(), Ownership::Force));
     }
     changes
+}
+
+/// The file a blob read from the tree is copied from, with what it held when it was read: a
+/// src edited since is refused by the copy, so the lock never records bytes it did not place.
+fn tree_file(blob: &Blob) -> asv_fs::TreeFile {
+    asv_fs::TreeFile {
+        path: match &blob.at {
+            BlobAt::Tree(path) => path.clone(),
+            BlobAt::Bytes(_) => String::new(),
+        },
+        len: blob.len,
+        sha256: blob.sha256.to_bytes(),
+    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,17 @@
 //! Observation is kept apart from judgement so that [`super::decide`] sees plain values: the
 //! kind, the digest of what counts and every file, never the tree.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::{EntryKind, Root};
 
-use crate::digest::{Digest, Framed};
+use crate::digest::{Digest, FramedStream};
 use crate::error::{PlacementProblem, Result};
 use crate::ignore::IgnoreRules;
-use crate::raw::{Files, MARKER};
+use crate::raw::{Blob, Files, MARKER};
+
+use super::super::framed::read_blob;
 
 use super::{DestKind, sort_utf16};
 
@@ -40,14 +43,14 @@ pub(super) fn observe(
     expected: DestKind,
     rules: &IgnoreRules,
 ) -> Result<Option<Standing>> {
+    let mut framed = FramedStream::default();
     let (kind, files) = match root.kind(site)? {
         None => return Ok(None),
         Some(EntryKind::File) => {
-            let bytes = root.read_file(site)?.unwrap_or_default();
-            (
-                DestKind::File,
-                vec![(crate::raw::basename(site).to_owned(), bytes)],
-            )
+            // A file dest counts whole.
+            let name = crate::raw::basename(site);
+            let blob = read_whole(root, site, &mut [(&mut framed, name)])?;
+            (DestKind::File, vec![(name.to_owned(), blob)])
         }
         Some(EntryKind::Directory) => {
             let mut paths = root
@@ -56,10 +59,13 @@ pub(super) fn observe(
             sort_utf16(&mut paths);
             let mut files = Vec::with_capacity(paths.len());
             for rel in paths {
-                let bytes = root
-                    .read_file(&format!("{site}/{rel}"))?
-                    .unwrap_or_default();
-                files.push((rel, bytes));
+                let full = format!("{site}/{rel}");
+                let blob = if is_counted(DestKind::Directory, &rel, site, rules) {
+                    read_whole(root, &full, &mut [(&mut framed, &rel)])?
+                } else {
+                    read_whole(root, &full, &mut [])?
+                };
+                files.push((rel, blob));
             }
             (DestKind::Directory, files)
         }
@@ -81,12 +87,22 @@ pub(super) fn observe(
             .into());
         }
     };
-    let digest = digest_of(&counted(kind, &files, site, rules));
+    let digest = framed.finish().unwrap_or_else(|| Digest::of(b""));
     Ok(Some(Standing {
         kind,
         digest,
         files,
     }))
+}
+
+/// [`read_blob`] of a file the walk just listed; gone since, it is another process's doing.
+fn read_whole(root: &Root, path: &str, feeds: &mut [(&mut FramedStream, &str)]) -> Result<Blob> {
+    read_blob(root, path, feeds)?.ok_or_else(|| {
+        asv_fs::Error::ChangedWhileRead {
+            path: path.to_owned(),
+        }
+        .into()
+    })
 }
 
 /// The `.gitignore` rules that apply at a dest (read from the root down to its parent; a
@@ -110,11 +126,7 @@ pub(super) fn dest_rules(root: &Root, site: &str, kind: DestKind) -> Result<Igno
 ///
 /// # Errors
 /// The first such file, in the order given.
-pub(super) fn refuse_ignored(
-    rules: &IgnoreRules,
-    site: &str,
-    files: &[(String, Vec<u8>)],
-) -> Result<()> {
+pub(super) fn refuse_ignored(rules: &IgnoreRules, site: &str, files: &Files) -> Result<()> {
     match files
         .iter()
         .find(|(rel, _)| rules.excludes_below(site, rel, false))
@@ -128,45 +140,37 @@ pub(super) fn refuse_ignored(
     }
 }
 
+/// Whether the file `rel` of a dest counts: not the top-level marker and not excluded by the
+/// `.gitignore` rules (a file dest counts whole).
+fn is_counted(kind: DestKind, rel: &str, site: &str, rules: &IgnoreRules) -> bool {
+    kind == DestKind::File || (rel != MARKER && !rules.excludes_below(site, rel, false))
+}
+
 /// The files of a dest that count: the top-level marker and `.gitignore`-excluded files left
 /// out (a file dest counts whole).
 pub(super) fn counted<'f>(
     kind: DestKind,
-    files: &'f [(String, Vec<u8>)],
+    files: &'f Files,
     site: &str,
     rules: &IgnoreRules,
-) -> Vec<(&'f str, &'f [u8])> {
+) -> Vec<(&'f str, &'f Blob)> {
     files
         .iter()
-        .filter(|(rel, _)| {
-            kind == DestKind::File || (rel != MARKER && !rules.excludes_below(site, rel, false))
-        })
-        .map(|(rel, bytes)| (rel.as_str(), bytes.as_slice()))
+        .filter(|(rel, _)| is_counted(kind, rel, site, rules))
+        .map(|(rel, blob)| (rel.as_str(), blob))
         .collect()
 }
 
-/// The placement digest of `files` (the digest of nothing when there are none).
-fn digest_of(files: &[(&str, &[u8])]) -> Digest {
-    let mut framed = Framed::default();
-    for (path, bytes) in files {
-        framed.add((*path).to_owned(), bytes.to_vec());
-    }
-    framed.finish().unwrap_or_else(|| Digest::of(b""))
-}
-
 /// The first file where `observed` and `planned` disagree: an observed file not planned or
-/// with other bytes (in order), else a planned file that is missing (skipping `optional`).
-pub(super) fn first_disagreement<P: AsRef<str>, B: AsRef<[u8]>>(
+/// holding other bytes (in order), else a planned file that is missing (skipping `optional`).
+pub(super) fn first_disagreement<P: AsRef<str>, B: Borrow<Blob>>(
     observed: &[(P, B)],
-    planned: &[(String, Vec<u8>)],
+    planned: &Files,
     optional: Option<&str>,
 ) -> Option<String> {
-    let plan: BTreeMap<&str, &[u8]> = planned
-        .iter()
-        .map(|(p, b)| (p.as_str(), b.as_slice()))
-        .collect();
-    for (path, bytes) in observed {
-        if plan.get(path.as_ref()) != Some(&bytes.as_ref()) {
+    let plan: BTreeMap<&str, &Blob> = planned.iter().map(|(p, b)| (p.as_str(), b)).collect();
+    for (path, blob) in observed {
+        if plan.get(path.as_ref()).copied() != Some(blob.borrow()) {
             return Some(path.as_ref().to_owned());
         }
     }

@@ -9,7 +9,7 @@ use crate::document::header;
 use crate::error::{PlacementProblem, Result};
 use crate::ignore::IgnoreRules;
 use crate::lock::{Placement, Placements};
-use crate::raw::MARKER;
+use crate::raw::{Blob, MARKER};
 use crate::report::{self, DriftProblem, Violation};
 use crate::repository::{Repository, SKILLS_DIR};
 use crate::snapshot::Snapshot;
@@ -183,7 +183,7 @@ fn check_dest(
         let holds = standing
             .files
             .iter()
-            .any(|(p, b)| p == MARKER && b.as_slice() == marker.as_bytes());
+            .any(|(p, b)| p == MARKER && *b == Blob::of(marker.as_bytes()));
         if !holds {
             out.push(drift(DriftProblem::Marker {
                 locked: resolution.digest,

@@ -69,10 +69,13 @@ fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Node>) {
     }
 }
 
-/// The snapshot without the apply's own staged and parked entries (and what lies in them).
+/// The snapshot without the apply's own staged and parked entries (and what lies in them) and
+/// its journal.
 pub fn without_residue(snap: &BTreeMap<String, Node>) -> BTreeMap<String, Node> {
     snap.iter()
-        .filter(|(path, _)| !path.split('/').any(asv_fs::is_tree_change_residue))
+        .filter(|(path, _)| {
+            !path.split('/').any(asv_fs::is_tree_change_residue) && !asv_fs::is_journal_name(path)
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
@@ -140,4 +143,16 @@ pub fn errno_of(error: &asv_fs::Error) -> Option<i32> {
         asv_fs::Error::RollbackIncomplete { cause, .. } => errno_of(cause),
         _ => None,
     }
+}
+
+/// What the next writer does first: recover from the interrupted run a journal describes.
+/// Returns the tree afterwards, which must hold no journal and no residue.
+pub fn recovered(root: &Path) -> BTreeMap<String, Node> {
+    asv_fs::Root::open(root)
+        .unwrap()
+        .recover_interrupted()
+        .unwrap();
+    let after = snapshot(root);
+    assert_eq!(without_residue(&after), after, "nothing of the run is left");
+    after
 }

@@ -1,0 +1,454 @@
+//! Crash safety (issue 15 §1), through the real binary: every writer is killed part-way, at
+//! instant after instant, and the same command run again must leave exactly the tree one
+//! uninterrupted run leaves — every path, every byte, every mode.
+//!
+//! The kill is a real SIGKILL the process sends itself before its Nth file system call of a
+//! tree change (`ASV_TEST_KILL_AT_CALL`, honoured only by test builds), for N from the first
+//! call to past the last, so every step of staging, swapping, committing and cleaning up is
+//! cut once. Nothing in the assertions names a temporary entry: what must hold is the tree
+//! afterwards, and that a reader run on the killed tree says it is part-way whenever it is
+//! neither the tree before nor the tree after.
+#![allow(clippy::disallowed_methods, clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::common::{Repo, run_bin_env};
+
+/// Every entry below `root`: files with their mode and bytes, links with their target,
+/// directories with their mode.
+fn tree(root: &Path) -> BTreeMap<String, String> {
+    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, String>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            let meta = fs::symlink_metadata(e.path()).unwrap();
+            let mode = meta.permissions().mode() & 0o7777;
+            if meta.file_type().is_symlink() {
+                out.insert(r, format!("link {:?}", fs::read_link(e.path()).unwrap()));
+            } else if meta.is_dir() {
+                out.insert(format!("{r}/"), format!("dir {mode:o}"));
+                walk(&e.path(), &r, out);
+            } else {
+                let bytes = fs::read(e.path()).unwrap();
+                out.insert(
+                    r,
+                    format!("file {mode:o} {}", String::from_utf8_lossy(&bytes)),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, "", &mut out);
+    out
+}
+
+/// Copies `from` into the empty directory `to`, keeping modes (no links in these fixtures).
+fn copy_tree(from: &Path, to: &Path) {
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        let meta = fs::symlink_metadata(e.path()).unwrap();
+        if meta.is_dir() {
+            fs::create_dir(&dest).unwrap();
+            copy_tree(&e.path(), &dest);
+            fs::set_permissions(&dest, meta.permissions()).unwrap();
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// One writer to kill: a repository to start from, the command, and the read-only command
+/// that must notice a tree left part-way.
+struct Scenario {
+    name: &'static str,
+    start: Repo,
+    args: Vec<String>,
+    reader: Vec<&'static str>,
+}
+
+impl Scenario {
+    /// A fresh copy of the starting tree.
+    fn copy(&self) -> Repo {
+        let repo = Repo::empty();
+        copy_tree(self.start.path(), repo.path());
+        repo
+    }
+
+    /// Runs the command on `repo`, killed before call `kill_at` when given; whether the kill
+    /// landed, and the run.
+    fn run(&self, repo: &Repo, kill_at: Option<usize>) -> (bool, crate::common::Run) {
+        let mut args = self.args.clone();
+        args.extend(["--root".to_owned(), repo.path().display().to_string()]);
+        let at = kill_at.map(|n| n.to_string());
+        let env: Vec<(&str, &str)> = at
+            .iter()
+            .map(|n| ("ASV_TEST_KILL_AT_CALL", n.as_str()))
+            .collect();
+        let run = run_bin_env(&args, None, Some(repo.path()), &env);
+        // A signal shows as no exit code (-1 here).
+        (run.code == -1, run)
+    }
+
+    /// Kills the command at instant after instant, reruns it, and compares the whole tree
+    /// with the uninterrupted run's. Returns how many instants were tried.
+    fn check(&self) -> usize {
+        let clean = self.copy();
+        let before = tree(clean.path());
+        let (killed, run) = self.run(&clean, None);
+        assert!(!killed && run.code == 0, "{}: {run:?}", self.name);
+        let after = tree(clean.path());
+        assert_ne!(
+            before, after,
+            "{}: the command must change something",
+            self.name
+        );
+
+        let mut instants = 0;
+        let mut reported = 0;
+        for n in 0.. {
+            let repo = self.copy();
+            let (killed, first) = self.run(&repo, Some(n));
+            if !killed {
+                assert_eq!(first.code, 0, "{} at {n}: {first:?}", self.name);
+                assert_eq!(tree(repo.path()), after, "{} at {n}", self.name);
+                break;
+            }
+            instants += 1;
+            let left = tree(repo.path());
+            if left != before && left != after {
+                // A reader must say the tree is part-way, not judge it.
+                let out = repo.run(&self.reader);
+                assert_eq!(out.code, 1, "{} at {n}: {out:?}", self.name);
+                assert!(
+                    out.stdout.starts_with("interrupted: "),
+                    "{} at {n}: {out:?}",
+                    self.name
+                );
+                reported += 1;
+            }
+            let (killed, again) = self.run(&repo, None);
+            assert!(
+                !killed && again.code == 0,
+                "{} at {n}: {again:?}",
+                self.name
+            );
+            assert_eq!(
+                tree(repo.path()),
+                after,
+                "{} killed at {n}, then run again",
+                self.name
+            );
+            assert!(n < 2_000, "{}: the run never ends", self.name);
+        }
+        assert!(
+            instants > 5 && reported > 0,
+            "{}: {instants} {reported}",
+            self.name
+        );
+        instants
+    }
+}
+
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| (*s).to_owned()).collect()
+}
+
+const PDF: &str =
+    "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\nline one\nline two\nline three\n";
+
+/// `gen` on the demo with a changed contract and a skill whose copies are gone.
+#[test]
+fn gen_killed_anywhere_then_run_again_ends_as_one_run() {
+    let start = Repo::demo();
+    let text = start.read_string("contracts/verdict-format.md");
+    start.write(
+        "contracts/verdict-format.md",
+        format!("{text}\nOne more rule.\n"),
+    );
+    fs::remove_dir_all(start.join("skills/review-writer/references")).ok();
+    Scenario {
+        name: "gen",
+        start,
+        args: owned(&["gen"]),
+        reader: vec!["verify"],
+    }
+    .check();
+}
+
+/// `skill install` of a directory of skills into the repository.
+#[test]
+fn skill_install_killed_anywhere_then_run_again_ends_as_one_run() {
+    let input = Repo::empty();
+    for i in 0..6 {
+        let name = format!("s{i}");
+        input.write(
+            &format!("{name}/SKILL.md"),
+            format!("---\nname: {name}\ndescription: Skill {i}.\n---\nbody {i}\n"),
+        );
+        input.write(&format!("{name}/scripts/run.sh"), "#!/bin/sh\necho run\n");
+        fs::set_permissions(
+            input.join(&format!("{name}/scripts/run.sh")),
+            fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    let start = Repo::empty();
+    start.write(
+        "skills/own/SKILL.md",
+        "---\nname: own\ndescription: Ours.\n---\n",
+    );
+    Scenario {
+        name: "skill install",
+        start,
+        args: owned(&["skill", "install", &input.path().display().to_string()]),
+        reader: vec!["skill", "validate"],
+    }
+    .check();
+}
+
+/// A repository that took `pdf` from `up`, edited on both sides since.
+fn pulled_both_ways() -> (Repo, Repo) {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", PDF);
+    up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho run\n");
+    let start = Repo::empty();
+    let added = start.run(&[
+        "skill",
+        "add",
+        &up.path().display().to_string(),
+        "skills/pdf",
+    ]);
+    assert_eq!(added.code, 0, "{added:?}");
+    up.write(
+        "skills/pdf/SKILL.md",
+        PDF.replace("line one", "line one, upstream"),
+    );
+    up.write("skills/pdf/docs/new.md", "new upstream file\n");
+    start.write(
+        "skills/pdf/SKILL.md",
+        PDF.replace("line three", "line three, local"),
+    );
+    (up, start)
+}
+
+/// `skill pull` merging upstream changes into local edits.
+#[test]
+fn skill_pull_killed_anywhere_then_run_again_ends_as_one_run() {
+    let (_up, start) = pulled_both_ways();
+    Scenario {
+        name: "skill pull",
+        start,
+        args: owned(&["skill", "pull", "pdf"]),
+        reader: vec!["skill", "validate"],
+    }
+    .check();
+}
+
+/// `skill sync` mirroring skills into three agents' directories.
+#[test]
+fn skill_sync_killed_anywhere_then_run_again_ends_as_one_run() {
+    let (_up, start) = pulled_both_ways();
+    start.write(
+        "skills/own/SKILL.md",
+        "---\nname: own\ndescription: Ours.\n---\n",
+    );
+    let intent = start.read_string("vendor-skills.yaml");
+    start.write(
+        "vendor-skills.yaml",
+        format!("targets: [claude, codex, gemini]\n{intent}"),
+    );
+    Scenario {
+        name: "skill sync",
+        start,
+        args: owned(&["skill", "sync"]),
+        reader: vec!["skill", "verify"],
+    }
+    .check();
+}
+
+/// `skill remove` of a taken skill.
+#[test]
+fn skill_remove_killed_anywhere_then_run_again_ends_as_one_run() {
+    let (_up, start) = pulled_both_ways();
+    Scenario {
+        name: "skill remove",
+        start,
+        args: owned(&["skill", "remove", "pdf", "--force"]),
+        reader: vec!["skill", "validate"],
+    }
+    .check();
+}
+
+/// A run killed while it puts right what an earlier killed run left is itself put right by
+/// the next: `gen` killed, then killed again early in the rerun, then run to the end.
+#[test]
+fn a_recovery_killed_in_turn_is_recovered_by_the_next_run() {
+    let start = Repo::demo();
+    let text = start.read_string("contracts/verdict-format.md");
+    start.write(
+        "contracts/verdict-format.md",
+        format!("{text}\nOne more rule.\n"),
+    );
+    let scenario = Scenario {
+        name: "gen twice killed",
+        start,
+        args: owned(&["gen"]),
+        reader: vec!["verify"],
+    };
+    let clean = scenario.copy();
+    assert_eq!(scenario.run(&clean, None).1.code, 0);
+    let after = tree(clean.path());
+    let mut twice = 0;
+    for first in [3, 8, 15, 25] {
+        for second in [0, 1, 2, 4, 7] {
+            let repo = scenario.copy();
+            if !scenario.run(&repo, Some(first)).0 {
+                continue;
+            }
+            if scenario.run(&repo, Some(second)).0 {
+                twice += 1;
+            }
+            let (killed, last) = scenario.run(&repo, None);
+            assert!(!killed && last.code == 0, "{first}/{second}: {last:?}");
+            assert_eq!(
+                tree(repo.path()),
+                after,
+                "killed at {first}, then at {second}"
+            );
+        }
+    }
+    assert!(twice > 5, "only {twice} recoveries were cut");
+}
+
+/// The first instant at which a killed `gen` leaves the tree neither as it was nor done.
+fn killed_part_way(scenario: &Scenario) -> Repo {
+    let before = tree(scenario.start.path());
+    for n in 0..200 {
+        let repo = scenario.copy();
+        let (killed, _) = scenario.run(&repo, Some(n));
+        assert!(killed, "no instant leaves the tree part-way");
+        // Past the journal and a few staged entries.
+        if tree(repo.path()).len() > before.len() + 2 {
+            return repo;
+        }
+    }
+    panic!("no instant leaves the tree part-way");
+}
+
+#[test]
+fn readers_name_the_interrupted_run_and_the_next_writer_says_what_it_put_back() {
+    let start = Repo::demo();
+    let text = start.read_string("contracts/verdict-format.md");
+    start.write(
+        "contracts/verdict-format.md",
+        format!("{text}\nOne more rule.\n"),
+    );
+    let scenario = Scenario {
+        name: "gen",
+        start,
+        args: owned(&["gen"]),
+        reader: vec!["verify"],
+    };
+    let repo = killed_part_way(&scenario);
+    let root = repo.path().display().to_string();
+    let command = format!("agentic-skill-vendor gen --root {root}");
+
+    // Every reader, in every format, says so first, with the journal's path.
+    for reader in [
+        &["verify"][..],
+        &["lint-selfcontain"],
+        &["skill", "verify"],
+        &["skill", "validate"],
+    ] {
+        let text = repo.run(reader);
+        assert_eq!(text.code, 1, "{reader:?}: {text:?}");
+        let first = text.stdout.lines().next().unwrap();
+        assert!(
+            first.starts_with("interrupted: .asv-journal-")
+                && first.contains(&format!("`{command}` was killed while it changed the tree"))
+                && first.ends_with(
+                    "run it again (a command that writes first puts back what it changed)"
+                ),
+            "{reader:?}: {first}"
+        );
+        let mut json_args = reader.to_vec();
+        json_args.extend(["--format", "json"]);
+        let json = repo.run(&json_args);
+        let record: serde_json::Value =
+            serde_json::from_str(json.stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(record["kind"], "interrupted", "{reader:?}");
+        let journal = record["path"].as_str().unwrap();
+        assert!(repo.exists(journal), "{reader:?}: {journal}");
+        let mut github_args = reader.to_vec();
+        github_args.extend(["--format", "github"]);
+        let github = repo.run(&github_args);
+        assert!(
+            github
+                .stdout
+                .starts_with(&format!("::error file={journal},title=interrupted::")),
+            "{reader:?}: {github:?}"
+        );
+    }
+
+    // The next writer (another command) puts the tree back first and says so; a rerun of gen
+    // then finishes as one run would.
+    let sync = repo.run(&["skill", "sync"]);
+    assert!(
+        sync.stderr.starts_with("warning: .asv-journal-") && sync.stderr.contains(&format!(
+            ": put back what was changed by `{command}`, which was killed part-way; rerun it if it is not this command\n"
+        )),
+        "{sync:?}"
+    );
+    assert_eq!(
+        repo.run(&["verify"]).code,
+        1,
+        "the tree is as before gen: stale"
+    );
+    assert_eq!(repo.run(&["gen"]).code, 0);
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+/// A staged or parked entry inside a skill (what a killed run of an older build, or a copy
+/// taken mid-change, can hold) is never packed or installed.
+#[test]
+fn pack_and_install_refuse_a_skill_holding_residue() {
+    let repo = Repo::empty();
+    repo.write("skills/pdf/SKILL.md", PDF);
+    repo.write(
+        "skills/pdf/scripts/.run.sh.asv-staged-0123456789ab",
+        "half\n",
+    );
+    let out = repo.path().join("pdf.zip").display().to_string();
+    let pack = repo.run(&["skill", "pack", "skills/pdf", "-o", &out]);
+    assert_eq!(
+        (pack.code, pack.stderr.as_str()),
+        (
+            2,
+            "error: skills/pdf/scripts/.run.sh.asv-staged-0123456789ab: a staged or parked copy left by a killed run of agentic-skill-vendor; run a command that writes in that repository (gen, skill sync) to clear it, or remove it\n"
+        ),
+        "{pack:?}"
+    );
+    assert!(!repo.exists("pdf.zip"));
+
+    let into = Repo::empty();
+    let before = tree(into.path());
+    let input = repo.join("skills/pdf").display().to_string();
+    let install = into.run(&["skill", "install", &input]);
+    assert_eq!(install.code, 2, "{install:?}");
+    assert!(
+        install
+            .stderr
+            .contains("scripts/.run.sh.asv-staged-0123456789ab: a staged or parked copy"),
+        "{install:?}"
+    );
+    assert_eq!(tree(into.path()), before);
+}

@@ -1,0 +1,94 @@
+//! The bodies of the `zip_reader` and `tar_reader` fuzz targets (`fuzz/` at the repository
+//! root), kept here so the cargo-fuzz targets and the stable replay of their committed corpora
+//! run the same code. Not part of the crate's interface.
+
+use crate::{Archive, Format, Limits, ReadOptions, Source};
+
+/// Small bounds, so a run spends its time on structure rather than on inflating.
+const LIMITS: Limits = Limits {
+    max_entries: 1_000,
+    max_expanded: 16 * 1024 * 1024,
+    max_archive: 1024 * 1024,
+};
+
+/// Arbitrary bytes as a ZIP: see [`archive`].
+pub fn zip_reader(data: &[u8]) {
+    archive(data, Format::Zip);
+}
+
+/// Arbitrary bytes as a tar.gz: see [`archive`].
+pub fn tar_reader(data: &[u8]) {
+    archive(data, Format::TarGz);
+}
+
+/// Opens `data` as `format`, judges the entry list and reads every entry; a refusal is fine,
+/// a panic is a bug. An accepted archive is re-zipped, and that ZIP (our own writer's output)
+/// must open, pass the same judgement and read back whole: the writer and the reader agree.
+///
+/// # Panics
+/// When the re-zipped archive does not read back.
+pub fn archive(data: &[u8], format: Format) {
+    let options = ReadOptions {
+        format,
+        limits: LIMITS,
+    };
+    let Ok(archive) = Archive::open(Source::bytes(data.to_vec(), "fuzz"), &options) else {
+        return;
+    };
+    let judged = archive.judge();
+    for entry in archive.entries() {
+        let _ = archive.read(entry);
+    }
+    if judged.is_err() {
+        return;
+    }
+    let Ok(zip) = archive.to_zip(&|_| false) else {
+        return;
+    };
+    let options = ReadOptions {
+        format: Format::Zip,
+        limits: Limits::DEFAULT,
+    };
+    let again = match Archive::open(Source::bytes(zip, "rezipped"), &options) {
+        Ok(again) => again,
+        Err(e) => panic!("our own ZIP of an accepted archive does not open: {e}"),
+    };
+    if let Err(e) = again.judge() {
+        panic!("our own ZIP of an accepted archive is refused: {e}");
+    }
+    for entry in again.entries() {
+        if let Err(e) = again.read(entry) {
+            panic!("an entry of our own ZIP does not read: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::disallowed_methods)]
+
+    /// Every committed corpus file of both targets, replayed: none may panic. The corpora are
+    /// what `cargo fuzz cmin` kept of the fuzzing runs (fuzz/README.md).
+    #[test]
+    fn fuzz_corpora_replay_without_panic() {
+        for (target, body) in [
+            ("zip_reader", super::zip_reader as fn(&[u8])),
+            ("tar_reader", super::tar_reader),
+        ] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fuzz/corpus")
+                .join(target);
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            assert!(!files.is_empty(), "{} holds no corpus", dir.display());
+            for file in files {
+                let data = std::fs::read(&file).unwrap();
+                let outcome = std::panic::catch_unwind(|| body(&data));
+                assert!(outcome.is_ok(), "{} panics", file.display());
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# Peak memory (max RSS, from /usr/bin/time -v) of each command on inputs far larger than any
+# limit, to show memory does not follow file size (issue 15 §3). Every tree is built under the
+# work dir (put it on tmpfs: /dev/shm), from sparse or generated files, and removed after its
+# row. Usage: memory-bench.sh <release binary> <work dir on tmpfs> [size, default 1G]
+# Prints one Markdown row per case: case | exit code | max RSS in MiB.
+set -eu
+bin=$1
+work=$2
+big=${3:-1G}
+mkdir -p "$work"
+
+# rss <label> <command…>: runs the command, prints "| label | exit | MiB |".
+rss() {
+  label=$1
+  shift
+  set +e
+  /usr/bin/time -v "$@" > "$work/out" 2> "$work/err"
+  code=$?
+  set -e
+  kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/err")
+  echo "| $label | $code | $((kb / 1024)) |"
+}
+
+# skill <root> <name> <contract…>: a skill declaring the contracts.
+skill() {
+  root=$1
+  name=$2
+  shift 2
+  mkdir -p "$root/skills/$name"
+  printf -- '---\nname: %s\ndescription: Memory bench skill.\nmetadata:\n  contracts: [%s]\n---\n' \
+    "$name" "$(echo "$@" | tr ' ' ',')" > "$root/skills/$name/SKILL.md"
+}
+
+# raw_tree <root> <size> <skills>: one raw file of <size> (sparse) declared by <skills> skills.
+raw_tree() {
+  rm -rf "$1"
+  mkdir -p "$1/tools"
+  printf '/.agentic-skill-vendor/\n' > "$1/.gitignore"
+  truncate -s "$2" "$1/tools/big.bin"
+  printf 'contracts:\n  big:\n    source: local\n    files:\n      tools/big.bin: scripts/big.bin\n' \
+    > "$1/vendor-manifest.yaml"
+  i=0
+  while [ "$i" -lt "$3" ]; do
+    skill "$1" "s$i" big
+    i=$((i + 1))
+  done
+}
+
+echo "| case | exit | max RSS (MiB) |"
+echo "|---|---|---|"
+
+t=$work/raw-big
+raw_tree "$t" "$big" 3
+rss "gen: raw $big src × 3 skills" "$bin" gen --root "$t"
+rss "verify: raw $big src × 3 skills" "$bin" verify --root "$t"
+rm -rf "$t"
+
+t=$work/raw-many
+raw_tree "$t" 100M 20
+rss "gen: raw 100M src × 20 skills" "$bin" gen --root "$t"
+rss "verify: raw 100M src × 20 skills" "$bin" verify --root "$t"
+rm -rf "$t"
+
+t=$work/doc-big
+rm -rf "$t"
+mkdir -p "$t/contracts"
+yes 'A line of the shared document contract, as agents read it.' | head -c "$big" \
+  > "$t/contracts/doc.md"
+skill "$t" a doc
+skill "$t" b doc
+rss "gen: document contract $big × 2 skills" "$bin" gen --root "$t"
+rm -rf "$t"
+
+t=$work/doc-60m
+rm -rf "$t"
+mkdir -p "$t/contracts"
+yes 'A line of the shared document contract, as agents read it.' | head -c 60M \
+  > "$t/contracts/doc.md"
+skill "$t" a doc
+skill "$t" b doc
+rss "gen: document contract 60M × 2 skills" "$bin" gen --root "$t"
+rss "verify: document contract 60M × 2 skills" "$bin" verify --root "$t"
+rm -rf "$t"
+
+t=$work/lint
+rm -rf "$t"
+skill "$t" a
+truncate -s "$big" "$t/skills/a/zeros.bin"
+rss "lint-selfcontain: $big sparse file" "$bin" lint-selfcontain --root "$t"
+rm "$t/skills/a/zeros.bin"
+yes 'Plain prose with no reference in it, line after line.' | head -c "$big" \
+  > "$t/skills/a/prose.md"
+rss "lint-selfcontain: $big text file" "$bin" lint-selfcontain --root "$t"
+rm -rf "$t"
+
+t=$work/pack
+rm -rf "$t"
+mkdir -p "$t/skills/p"
+printf -- '---\nname: p\ndescription: Memory bench skill.\n---\n' > "$t/skills/p/SKILL.md"
+truncate -s "$big" "$t/skills/p/data.bin"
+rss "skill pack: $big file" "$bin" skill pack "$t/skills/p" -o "$t/p.zip"
+rss "skill install from a directory: $big file" "$bin" skill install "$t/skills/p" --into "$t/out"
+rm -rf "$t"
+rm -f "$work/out" "$work/err"
