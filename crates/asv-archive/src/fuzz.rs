@@ -65,30 +65,10 @@ pub fn archive(data: &[u8], format: Format) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::disallowed_methods)]
-
-    /// Every committed corpus file of both targets, replayed: none may panic. The corpora are
-    /// what `cargo fuzz cmin` kept of the fuzzing runs (fuzz/README.md).
+    /// Every committed corpus file of the `zip_reader` and `tar_reader` targets, replayed: none may panic (fuzz/README.md).
     #[test]
     fn fuzz_corpora_replay_without_panic() {
-        for (target, body) in [
-            ("zip_reader", super::zip_reader as fn(&[u8])),
-            ("tar_reader", super::tar_reader),
-        ] {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../fuzz/corpus")
-                .join(target);
-            let mut files: Vec<_> = std::fs::read_dir(&dir)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .map(|e| e.unwrap().path())
-                .collect();
-            files.sort();
-            assert!(!files.is_empty(), "{} holds no corpus", dir.display());
-            for file in files {
-                let data = std::fs::read(&file).unwrap();
-                let outcome = std::panic::catch_unwind(|| body(&data));
-                assert!(outcome.is_ok(), "{} panics", file.display());
-            }
-        }
+        asv_fs::corpus::replay_fuzz_corpus("zip_reader", &super::zip_reader);
+        asv_fs::corpus::replay_fuzz_corpus("tar_reader", &super::tar_reader);
     }
 }

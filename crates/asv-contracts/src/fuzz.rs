@@ -33,29 +33,10 @@ pub fn contract_lock(data: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::disallowed_methods)]
-
-    /// Every committed corpus file of both targets, replayed: none may panic (fuzz/README.md).
+    /// Every committed corpus file of the `manifest` and `contract_lock` targets, replayed: none may panic (fuzz/README.md).
     #[test]
     fn fuzz_corpora_replay_without_panic() {
-        for (target, body) in [
-            ("manifest", super::manifest as fn(&[u8])),
-            ("contract_lock", super::contract_lock),
-        ] {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../fuzz/corpus")
-                .join(target);
-            let mut files: Vec<_> = std::fs::read_dir(&dir)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .map(|e| e.unwrap().path())
-                .collect();
-            files.sort();
-            assert!(!files.is_empty(), "{} holds no corpus", dir.display());
-            for file in files {
-                let data = std::fs::read(&file).unwrap();
-                let outcome = std::panic::catch_unwind(|| body(&data));
-                assert!(outcome.is_ok(), "{} panics", file.display());
-            }
-        }
+        asv_fs::corpus::replay_fuzz_corpus("manifest", &super::manifest);
+        asv_fs::corpus::replay_fuzz_corpus("contract_lock", &super::contract_lock);
     }
 }

@@ -26,6 +26,9 @@
 #![allow(clippy::disallowed_methods)]
 
 pub mod apply;
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub mod corpus;
 pub mod error;
 mod faults;
 pub mod plan;

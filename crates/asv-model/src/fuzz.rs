@@ -43,24 +43,9 @@ pub fn frontmatter(data: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::disallowed_methods)]
-
-    /// Every committed corpus file of the `skill_md` target, replayed through the frontmatter
-    /// half: none may panic (fuzz/README.md).
+    /// Every committed corpus file of the `skill_md` target, through the frontmatter half, replayed: none may panic (fuzz/README.md).
     #[test]
     fn fuzz_corpus_replays_without_panic() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/skill_md");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "{} holds no corpus", dir.display());
-        for file in files {
-            let data = std::fs::read(&file).unwrap();
-            let outcome = std::panic::catch_unwind(|| super::frontmatter(&data));
-            assert!(outcome.is_ok(), "{} panics", file.display());
-        }
+        asv_fs::corpus::replay_fuzz_corpus("skill_md", &super::frontmatter);
     }
 }

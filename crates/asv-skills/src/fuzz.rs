@@ -98,31 +98,11 @@ pub fn intent(data: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::disallowed_methods)]
-
-    /// Every committed corpus file of the three targets, replayed: none may panic
-    /// (fuzz/README.md).
+    /// Every committed corpus file of the `skill_md`, `skill_lock` and `intent` targets, replayed: none may panic (fuzz/README.md).
     #[test]
     fn fuzz_corpora_replay_without_panic() {
-        for (target, body) in [
-            ("skill_md", super::skill_md as fn(&[u8])),
-            ("skill_lock", super::skill_lock),
-            ("intent", super::intent),
-        ] {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../fuzz/corpus")
-                .join(target);
-            let mut files: Vec<_> = std::fs::read_dir(&dir)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .map(|e| e.unwrap().path())
-                .collect();
-            files.sort();
-            assert!(!files.is_empty(), "{} holds no corpus", dir.display());
-            for file in files {
-                let data = std::fs::read(&file).unwrap();
-                let outcome = std::panic::catch_unwind(|| body(&data));
-                assert!(outcome.is_ok(), "{} panics", file.display());
-            }
-        }
+        asv_fs::corpus::replay_fuzz_corpus("skill_md", &super::skill_md);
+        asv_fs::corpus::replay_fuzz_corpus("skill_lock", &super::skill_lock);
+        asv_fs::corpus::replay_fuzz_corpus("intent", &super::intent);
     }
 }
