@@ -165,23 +165,28 @@ fn owned(args: &[&str]) -> Vec<String> {
 const PDF: &str =
     "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\nline one\nline two\nline three\n";
 
-/// `gen` on the demo with a changed contract and a skill whose copies are gone.
-#[test]
-fn gen_killed_anywhere_then_run_again_ends_as_one_run() {
+/// `gen` on the demo with one contract's text changed, so it has copies to write.
+fn gen_on_the_demo(name: &'static str) -> Scenario {
     let start = Repo::demo();
     let text = start.read_string("contracts/verdict-format.md");
     start.write(
         "contracts/verdict-format.md",
         format!("{text}\nOne more rule.\n"),
     );
-    fs::remove_dir_all(start.join("skills/review-writer/references")).ok();
     Scenario {
-        name: "gen",
+        name,
         start,
         args: owned(&["gen"]),
         reader: vec!["verify"],
     }
-    .check();
+}
+
+/// `gen` on the demo with a changed contract and a skill whose copies are gone.
+#[test]
+fn gen_killed_anywhere_then_run_again_ends_as_one_run() {
+    let scenario = gen_on_the_demo("gen");
+    fs::remove_dir_all(scenario.start.join("skills/review-writer/references")).ok();
+    scenario.check();
 }
 
 /// `skill install` of a directory of skills into the repository.
@@ -292,18 +297,7 @@ fn skill_remove_killed_anywhere_then_run_again_ends_as_one_run() {
 /// the next: `gen` killed, then killed again early in the rerun, then run to the end.
 #[test]
 fn a_recovery_killed_in_turn_is_recovered_by_the_next_run() {
-    let start = Repo::demo();
-    let text = start.read_string("contracts/verdict-format.md");
-    start.write(
-        "contracts/verdict-format.md",
-        format!("{text}\nOne more rule.\n"),
-    );
-    let scenario = Scenario {
-        name: "gen twice killed",
-        start,
-        args: owned(&["gen"]),
-        reader: vec!["verify"],
-    };
+    let scenario = gen_on_the_demo("gen twice killed");
     let clean = scenario.copy();
     assert_eq!(scenario.run(&clean, None).1.code, 0);
     let after = tree(clean.path());
@@ -346,18 +340,7 @@ fn killed_part_way(scenario: &Scenario) -> Repo {
 
 #[test]
 fn readers_name_the_interrupted_run_and_the_next_writer_says_what_it_put_back() {
-    let start = Repo::demo();
-    let text = start.read_string("contracts/verdict-format.md");
-    start.write(
-        "contracts/verdict-format.md",
-        format!("{text}\nOne more rule.\n"),
-    );
-    let scenario = Scenario {
-        name: "gen",
-        start,
-        args: owned(&["gen"]),
-        reader: vec!["verify"],
-    };
+    let scenario = gen_on_the_demo("gen");
     let repo = killed_part_way(&scenario);
     let root = repo.path().display().to_string();
     let command = format!("agentic-skill-vendor gen --root {root}");
