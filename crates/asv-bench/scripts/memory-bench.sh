@@ -80,7 +80,24 @@ yes 'A line of the shared document contract, as agents read it.' | head -c 60M \
 skill "$t" a doc
 skill "$t" b doc
 rss "gen: document contract 60M × 2 skills" "$bin" gen --root "$t"
+rss "gen again: document contract 60M × 2 skills" "$bin" gen --root "$t"
 rss "verify: document contract 60M × 2 skills" "$bin" verify --root "$t"
+rm -rf "$t"
+
+# Three large texts, each past what a run keeps of its canonical texts between them (32 MiB),
+# with CRLF lines under a frontmatter so canonicalizing changes them.
+t=$work/doc-3x40m
+rm -rf "$t"
+mkdir -p "$t/contracts"
+for c in c1 c2 c3; do
+  { printf -- '---\r\nversion: 1\r\n---\r\n\r\n'
+    yes "A line of $c, with a CRLF ending." | sed 's/$/\r/' | head -c 40M; } > "$t/contracts/$c.md"
+done
+skill "$t" a c1 c2 c3
+skill "$t" b c1 c2 c3
+rss "gen: 3 document contracts of 40M × 2 skills" "$bin" gen --root "$t"
+rss "gen again: 3 document contracts of 40M × 2 skills" "$bin" gen --root "$t"
+rss "verify: 3 document contracts of 40M × 2 skills" "$bin" verify --root "$t"
 rm -rf "$t"
 
 t=$work/lint
@@ -101,5 +118,14 @@ printf -- '---\nname: p\ndescription: Memory bench skill.\n---\n' > "$t/skills/p
 truncate -s "$big" "$t/skills/p/data.bin"
 rss "skill pack: $big file" "$bin" skill pack "$t/skills/p" -o "$t/p.zip"
 rss "skill install from a directory: $big file" "$bin" skill install "$t/skills/p" --into "$t/out"
+rm -rf "$t"
+
+# Under the install bound: the skill is held in memory while it is installed.
+t=$work/install
+rm -rf "$t"
+mkdir -p "$t/skills/p"
+printf -- '---\nname: p\ndescription: Memory bench skill.\n---\n' > "$t/skills/p/SKILL.md"
+head -c 200M /dev/urandom > "$t/skills/p/data.bin"
+rss "skill install from a directory: 200M file" "$bin" skill install "$t/skills/p" --into "$t/out"
 rm -rf "$t"
 rm -f "$work/out" "$work/err"

@@ -41,7 +41,8 @@ pub use apply::{
 };
 pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
 pub use plan::{
-    Action, Body, Change, Content, Fill, NewFile, Ownership, Plan, PlannedChange, TreeFile, Verdict,
+    Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
+    PlannedChange, SharedBytes, TreeFile, Verdict,
 };
 pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;

@@ -400,6 +400,22 @@ impl Root {
         Ok(Some(out))
     }
 
+    /// Reads at most the first `max` bytes of the regular file at `rel`; `None` when nothing
+    /// stands there. For telling a file by its opening without holding the rest.
+    ///
+    /// # Errors
+    /// As [`Root::read_file`].
+    pub fn read_head(&self, rel: &str, max: usize) -> Result<Option<Vec<u8>>> {
+        let Some(file) = self.open_file(rel)? else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(max);
+        file.take(max as u64)
+            .read_to_end(&mut out)
+            .map_err(|e| Error::io(rel, "read", e))?;
+        Ok(Some(out))
+    }
+
     /// Opens the regular file at `rel` to be read in chunks (see [`FileReader`]); `None`
     /// when nothing stands there.
     ///

@@ -101,12 +101,13 @@ fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
         let name = manifest_name(&whole).unwrap_or_else(|| fallback.to_owned());
         return vec![Found { name, tree: whole }];
     }
-    let mut groups: std::collections::BTreeMap<&str, Vec<FileNode>> = Default::default();
-    for f in whole.files() {
+    // Each file moves into its group: the input is never held twice.
+    let mut groups: std::collections::BTreeMap<String, Vec<FileNode>> = Default::default();
+    for f in whole.into_files() {
         if let Some((top, rest)) = f.path.split_once('/') {
-            groups.entry(top).or_default().push(FileNode {
+            groups.entry(top.to_owned()).or_default().push(FileNode {
                 path: rest.to_owned(),
-                data: f.data.clone(),
+                data: f.data,
                 executable: f.executable,
             });
         }
@@ -116,7 +117,7 @@ fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
         .map(|(dir, files)| (dir, SkillTree::from_files(files)))
         .filter(|(_, tree)| tree.has_manifest())
         .map(|(dir, tree)| Found {
-            name: manifest_name(&tree).unwrap_or_else(|| dir.to_owned()),
+            name: manifest_name(&tree).unwrap_or(dir),
             tree,
         })
         .collect()
@@ -172,7 +173,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             }
         })?;
         if root.has_manifest() {
-            skills_of(root.files().to_vec(), &fallback)
+            skills_of(root.into_files(), &fallback)
         } else {
             // Read whole first so that a link or special file anywhere in the input refuses
             // it; dropped before the skills are read again, so the two are never held together.

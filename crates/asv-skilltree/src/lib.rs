@@ -244,6 +244,11 @@ impl SkillTree {
         &self.files
     }
 
+    /// The files, sorted by path, given up rather than copied.
+    pub fn into_files(self) -> Vec<FileNode> {
+        self.files
+    }
+
     /// The tree hash: SHA-256 over, per file, the path, one byte `1`/`0` for executable, and
     /// the data, each prefixed by its length as a big-endian u64; printed `sha256:<hex>`.
     pub fn hash(&self) -> String {

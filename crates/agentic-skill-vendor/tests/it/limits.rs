@@ -188,3 +188,119 @@ fn lint_selfcontain_skips_binary_files_and_finds_matches_past_the_first_chunk() 
          absolute-path: skills/a/notes.md:10002: absolute reference \"/opt/tool/bin\"\n"
     );
 }
+
+/// A contract text of `mib` MiB with CRLF lines under a frontmatter, so canonicalizing it
+/// changes it; and the copy `gen` must write of it (the canonical body under its header).
+fn large_contract(id: &str, mib: usize) -> (String, Vec<u8>) {
+    let line = format!("A line of {id}, long enough to fill a large text quickly.\r\n");
+    let mut text = String::from("---\r\nversion: 1\r\n---\r\n\r\n");
+    while text.len() < mib * MIB as usize {
+        text.push_str(&line);
+    }
+    let body = asv_contracts::CanonicalBody::from_text("c.md", &text).expect("canonical");
+    let id = asv_contracts::ContractId::parse(id).expect("id");
+    (text, asv_contracts::document::vendored_copy(&id, &body))
+}
+
+#[test]
+fn contracts_too_large_to_keep_together_are_read_again_for_their_copies() {
+    // 33 MiB alone is past what a run keeps of its canonical texts (32 MiB between them), so
+    // each copy of `big` is made by reading it again; `small` is kept and shared.
+    let repo = Repo::empty();
+    let (big, big_copy) = large_contract("big", 33);
+    repo.write("contracts/big.md", &big);
+    repo.write("contracts/small.md", "Small text.\r\n");
+    for skill in ["a", "b"] {
+        repo.write(
+            &format!("skills/{skill}/SKILL.md"),
+            skill_md(skill, &["big", "small"]),
+        );
+    }
+    let run = repo.run(&["gen"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for skill in ["a", "b"] {
+        let copy = repo.read(&format!("skills/{skill}/references/vendor/big.md"));
+        assert!(copy == big_copy, "skills/{skill}: the copy differs");
+        assert!(
+            repo.read_string(&format!("skills/{skill}/references/vendor/small.md"))
+                .ends_with("-->\n\nSmall text.\n")
+        );
+    }
+    assert_eq!(repo.run(&["verify"]).code, 0);
+    // A copy edited deep in its body is drift, and gen puts it back from the text.
+    let mut edited = big_copy.clone();
+    let at = edited.len() - 100;
+    edited[at] = b'#';
+    repo.write("skills/b/references/vendor/big.md", &edited);
+    let run = repo.run(&["verify"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout
+            .starts_with("drift: skills/b/references/vendor/big.md"),
+        "{run:?}"
+    );
+    let run = repo.run(&["gen"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(repo.read("skills/b/references/vendor/big.md") == big_copy);
+    assert_eq!(repo.run(&["verify"]).code, 0);
+}
+
+#[test]
+fn a_large_contract_changed_while_gen_writes_its_copies_is_refused_and_nothing_changes() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let (big, _) = large_contract("big", 33);
+    let edited = big.replacen("A line", "An edited line", 1);
+    // The run is stalled at each file system call of its change in turn (one staging thread,
+    // so nothing moves on meanwhile) and the text edited in the stall, until an edit lands
+    // after the plan digested the text and before a copy read it again.
+    for stall in 0..80 {
+        let repo = Repo::empty();
+        repo.write("contracts/big.md", &big);
+        repo.write("skills/a/SKILL.md", skill_md("a", &["big"]));
+        repo.write("skills/b/SKILL.md", skill_md("b", &["big"]));
+        let before = repo.snapshot();
+        let running = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(["gen", "--root"])
+            .arg(repo.path())
+            .env("ASV_TEST_STALL_AT_CALL", stall.to_string())
+            .env("RAYON_NUM_THREADS", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // Until the change has begun: its journal stands at the root.
+        let started = Instant::now();
+        while !std::fs::read_dir(repo.path())
+            .expect("read_dir")
+            .any(|e| asv_fs::is_journal_name(&e.expect("entry").file_name().to_string_lossy()))
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "gen never began"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        repo.write("contracts/big.md", &edited);
+        let out = running.wait_with_output().expect("wait");
+        if out.status.success() {
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "contracts/big.md: changed while it was read; run again once nothing else is writing it"
+            ),
+            "{stderr}"
+        );
+        let mut after = repo.snapshot();
+        after.insert("contracts/big.md".into(), big.clone());
+        assert_eq!(after, before, "the tree is as it was, but for the edit");
+        // Run again, the edited text is taken whole.
+        assert_eq!(repo.run(&["gen"]).code, 0);
+        assert_eq!(repo.run(&["verify"]).code, 0);
+        return;
+    }
+    panic!("no stall let the edit land between the plan and a copy");
+}

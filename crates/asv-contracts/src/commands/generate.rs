@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 
 use asv_fs::EntryKind;
 
-use crate::document::vendored_copy;
 use crate::error::Result;
 use crate::lock::{LOCK_FILE, Lock};
 use crate::report::{Event, Violation};
@@ -31,15 +30,6 @@ pub enum GenOutcome {
         /// replaced with the copy.
         foreign_replaced: Vec<String>,
     },
-}
-
-/// Whether the bytes begin as every file this tool generates does. A vendor directory is the
-/// tool's: what does not carry the header was put there by hand, and losing it deserves a word
-/// (issue 15).
-fn is_generated(bytes: &[u8]) -> bool {
-    bytes
-        .strip_prefix(crate::document::HEADER_FIRST_LINE.as_bytes())
-        .is_some_and(|rest| rest.starts_with(b"\n"))
 }
 
 /// The names under a skill's vendor directory that answer to no declaration, sorted in UTF-16
@@ -269,21 +259,17 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
     })
 }
 
-/// One copy to write: its path, its contract and the body to put under the header.
+/// One copy to write: its path, its contract and the canonical side to put under the header.
 type CopyWrite<'s> = (
     String,
     &'s crate::id::ContractId,
-    &'s crate::document::CanonicalBody,
+    &'s crate::repository::Canonical,
 );
 
 /// What `gen` will change, worked out (and every refusal met) before the first write.
 struct Plan<'s> {
-    /// Copies whose bytes differ from what stands there: (path, id, body).
-    copies: Vec<(
-        String,
-        &'s crate::id::ContractId,
-        &'s crate::document::CanonicalBody,
-    )>,
+    /// Copies whose bytes differ from what stands there.
+    copies: Vec<CopyWrite<'s>>,
     /// The lock's new text, when it differs from the file.
     lock: Option<String>,
     /// Entries of vendor directories that answer to no declaration.
@@ -325,24 +311,23 @@ fn plan<'s>(
                 let Some(body) = &canonical.body else {
                     continue;
                 };
-                let path = skill.copy_path(id);
-                let current = repo.root.read_file(&path)?;
-                let state = current
-                    .as_deref()
-                    .map(|bytes| crate::document::judge_copy(id, &body.digest(), bytes));
-                match state {
-                    Some(crate::document::CopyState::Intact) => {}
+                let copy = (skill.copy_path(id), id, canonical);
+                // Judged as it is read: a copy is never held whole beside its body.
+                let judged = crate::document::judge_file(repo.root, &copy.0, id, &body.digest())?;
+                match judged {
+                    Some((crate::document::CopyState::Intact, _)) => {}
                     // The header names the current text, so only a hand edit changed the rest.
-                    Some(crate::document::CopyState::Body(_)) => {
-                        found.restored.push(path.clone());
-                        copies.push((path, id, body));
+                    Some((crate::document::CopyState::Body(_), _)) => {
+                        found.restored.push(copy.0.clone());
+                        copies.push(copy);
                     }
-                    _ => {
-                        if current.as_deref().is_some_and(|b| !is_generated(b)) {
-                            found.foreign_replaced.push(path.clone());
+                    Some((crate::document::CopyState::Header, generated)) => {
+                        if !generated {
+                            found.foreign_replaced.push(copy.0.clone());
                         }
-                        copies.push((path, id, body));
+                        copies.push(copy);
                     }
+                    None => copies.push(copy),
                 }
             }
             let mut removals = Vec::new();
@@ -352,8 +337,7 @@ fn plan<'s>(
                 // word, as it always was) from a file put there by hand.
                 match repo.root.kind(&path)? {
                     Some(EntryKind::File) => {
-                        let bytes = repo.root.read_file(&path)?.unwrap_or_default();
-                        if !is_generated(&bytes) {
+                        if !crate::document::opens_as_generated(repo.root, &path)? {
                             found.foreign_removed.push(path.clone());
                         }
                     }
@@ -410,21 +394,53 @@ fn write_tree(
     use asv_fs::{Change, Ownership};
     use std::sync::Arc;
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
-    // One copy's bytes serve every skill that declares the contract: the header names only
-    // the id and the digest.
-    let mut texts: std::collections::HashMap<&crate::id::ContractId, Arc<[u8]>> =
+    // One header serves every skill that declares the contract (it names only the id and
+    // the digest), and every copy shares the one body the snapshot holds.
+    let mut headers: std::collections::HashMap<&crate::id::ContractId, asv_fs::SharedBytes> =
         std::collections::HashMap::new();
     let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
     let removals = plan.removals;
     let found = plan.found;
     // Ownership was judged while planning (a copy is the tool's by its path and header, an
     // extra entry of a vendor directory answers to no declaration), so the changes are forced.
-    for (path, id, body) in plan.copies {
-        let bytes = texts
+    // Texts too large to keep are read again, one at a time across the staging threads, so
+    // at most one of them is held at once.
+    let one_reread = Arc::new(std::sync::Mutex::new(()));
+    for (path, id, canonical) in plan.copies {
+        let Some(text) = &canonical.body else {
+            continue;
+        };
+        let header = headers
             .entry(id)
-            .or_insert_with(|| Arc::from(vendored_copy(id, body)))
+            .or_insert_with(|| Arc::new(crate::document::header(id, &text.digest())))
             .clone();
-        changes.push(Change::replace_file_shared(path, bytes, Ownership::Force));
+        match text.held() {
+            Some(body) => changes.push(Change::replace_file_parts(
+                path,
+                vec![header, body.shared()],
+                Ownership::Force,
+            )),
+            None => {
+                let (source, digest, gate) = (
+                    canonical.path.clone(),
+                    text.digest(),
+                    Arc::clone(&one_reread),
+                );
+                changes.push(Change::replace_file_written(
+                    path,
+                    move |root, sink| {
+                        let _one = gate
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let body = crate::document::reread(root, &source, &digest)?;
+                        sink.write((*header).as_ref());
+                        sink.write(body.as_str().as_bytes());
+                        Ok(())
+                    },
+                    Ownership::Force,
+                ));
+            }
+        }
     }
     if let Some(text) = table {
         changes.push(Change::replace_file(

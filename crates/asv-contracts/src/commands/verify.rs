@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::document::{CopyState, judge_copy};
+use crate::document::{CopyState, judge_file};
 use crate::error::Result;
 use crate::lock::Lock;
 use crate::report::{DriftProblem, Violation};
@@ -173,9 +173,9 @@ fn check_copies(
             continue;
         };
         let path = skill.copy_path(id);
-        let problem = match repo.root.read_file(&path)? {
+        let problem = match judge_file(repo.root, &path, id, &resolution.digest)? {
             None => Some(DriftProblem::Missing),
-            Some(bytes) => match judge_copy(id, &resolution.digest, &bytes) {
+            Some((state, _)) => match state {
                 CopyState::Intact => None,
                 CopyState::Header => Some(DriftProblem::Header {
                     locked: resolution.digest,

@@ -64,7 +64,7 @@ pub fn read_text(root: &Root, site: &str, id: &ContractId) -> Result<Option<Cach
     else {
         return Ok(None);
     };
-    let body = CanonicalBody::from_bytes(site, &bytes)?;
+    let body = CanonicalBody::from_vec(site, bytes)?;
     let conformance =
         conformance_digest_all_files(root, &crate::manifest::conformance_dir(site, id))?;
     Ok(Some(CachedText { body, conformance }))

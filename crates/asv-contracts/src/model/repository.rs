@@ -81,6 +81,39 @@ impl LockFile {
     }
 }
 
+/// A canonical text as a snapshot keeps it: whole, or only its digest once the texts kept
+/// whole reach [`KEPT_TEXTS`] between them (issue 15 §3: memory is bounded by the largest
+/// text, not by their sum). A text not kept is read again from its path when a copy of it
+/// is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Text {
+    /// The canonical body itself.
+    Held(CanonicalBody),
+    /// Only the body's digest.
+    Digested(Digest),
+}
+
+/// How many bytes of canonical text a snapshot keeps whole, between all its texts.
+pub const KEPT_TEXTS: usize = 32 * 1024 * 1024;
+
+impl Text {
+    /// The body's digest.
+    pub fn digest(&self) -> Digest {
+        match self {
+            Text::Held(body) => body.digest(),
+            Text::Digested(digest) => *digest,
+        }
+    }
+
+    /// The body, when it is kept whole.
+    pub fn held(&self) -> Option<&CanonicalBody> {
+        match self {
+            Text::Held(body) => Some(body),
+            Text::Digested(_) => None,
+        }
+    }
+}
+
 /// What the canonical side of one contract holds now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Canonical {
@@ -90,7 +123,7 @@ pub struct Canonical {
     pub path: String,
     /// The body and its digest, or `None` when no text stands at `path`. For a remote
     /// contract `None` means the text is unknown here (not fetched, or no pin), not absent.
-    pub body: Option<CanonicalBody>,
+    pub body: Option<Text>,
     /// The conformance tree's digest, when it has files (for a remote contract, known only
     /// when its text is).
     pub conformance: Option<Digest>,
@@ -173,7 +206,7 @@ impl<'t> Repository<'t> {
             crate::document::DOCUMENT_LIMIT_WHAT,
         )? {
             None => None,
-            Some(bytes) => Some(CanonicalBody::from_bytes(&path, &bytes)?),
+            Some(bytes) => Some(Text::Held(CanonicalBody::from_vec(&path, bytes)?)),
         };
         let conformance =
             conformance_digest_gitignored(self.root, &manifest::conformance_dir(&path, id))?;
@@ -203,7 +236,7 @@ impl<'t> Repository<'t> {
         let site = crate::cache::site(source.as_str(), pin.revision.as_str(), &path);
         let cached = crate::cache::read_text(self.root, &site, id)?;
         let (body, conformance) = match cached {
-            Some(c) => (Some(c.body), c.conformance),
+            Some(c) => (Some(Text::Held(c.body)), c.conformance),
             None => (None, None),
         };
         Ok(Canonical {

@@ -129,6 +129,7 @@ impl Snapshot {
         check_kinds(repo, &lock)?;
         let mut canonical = BTreeMap::new();
         let mut raw = BTreeMap::new();
+        let mut kept_left = super::repository::KEPT_TEXTS;
         for id in ids {
             match repo.manifest.raw(id) {
                 Some(row) => {
@@ -149,7 +150,16 @@ impl Snapshot {
                     );
                 }
                 None => {
-                    canonical.insert(id.clone(), repo.canonical(id)?);
+                    let mut read = repo.canonical(id)?;
+                    if let Some(super::repository::Text::Held(body)) = &read.body {
+                        let len = body.as_str().len();
+                        if len > kept_left {
+                            read.body = Some(super::repository::Text::Digested(body.digest()));
+                        } else {
+                            kept_left -= len;
+                        }
+                    }
+                    canonical.insert(id.clone(), read);
                 }
             }
         }

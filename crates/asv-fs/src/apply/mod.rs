@@ -424,10 +424,28 @@ impl Applier<'_, '_> {
                         let bytes = make();
                         self.op(&staged, "write", || file.write_all(&bytes))?;
                     }
-                    FileContents::Shared(bytes) => {
-                        self.op(&staged, "write", || file.write_all(&bytes))?;
-                    }
                     FileContents::Copy(source) => self.copy_into(&source, &staged, &mut file)?,
+                    FileContents::Written(write) => {
+                        self.calls
+                            .step()
+                            .map_err(|e| Error::io(&staged, "write", e))?;
+                        let mut sink = crate::plan::FileSink {
+                            out: &mut file,
+                            failed: None,
+                        };
+                        write(self.tree, &mut sink)?;
+                        if let Some(e) = sink.failed {
+                            return Err(Error::io(&staged, "write", e));
+                        }
+                    }
+                    // One operation, as for the other kinds: the parts are one file's bytes.
+                    FileContents::Parts(parts) => {
+                        self.op(&staged, "write", || {
+                            parts
+                                .iter()
+                                .try_for_each(|part| file.write_all((**part).as_ref()))
+                        })?;
+                    }
                 }
                 if let Some(mode) = mode_there {
                     self.op(&staged, "set permissions", || {

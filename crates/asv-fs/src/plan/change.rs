@@ -204,11 +204,38 @@ pub(crate) enum FileContents {
     Bytes(Vec<u8>),
     /// Called once, when the file is staged.
     Later(Box<dyn FnOnce() -> Vec<u8> + Send>),
-    /// Bytes shared with other changes (one text written to many places).
-    Shared(std::sync::Arc<[u8]>),
     /// A copy of a file of the tree, made in chunks.
     Copy(TreeFile),
+    /// Pieces written one after another, each perhaps shared with other changes.
+    Parts(Vec<SharedBytes>),
+    /// Written by the caller when the file is staged.
+    Written(FileWriteFn),
 }
+
+/// Writes a file's bytes into a [`FileSink`] when the file is staged, reading what it needs
+/// from the tree then; an `Err` stops the plan and rolls it back like any other failure.
+pub type FileWriteFn = Box<dyn FnOnce(&Root, &mut FileSink<'_>) -> Result<()> + Send>;
+
+/// Where a [`Change::replace_file_written`] writes its file. A write that fails is kept, the
+/// writes after it are dropped, and the apply reports it with the staged path once the writer
+/// returns.
+pub struct FileSink<'a> {
+    pub(crate) out: &'a mut dyn std::io::Write,
+    pub(crate) failed: Option<std::io::Error>,
+}
+
+impl FileSink<'_> {
+    /// Appends `bytes` to the file.
+    pub fn write(&mut self, bytes: &[u8]) {
+        if self.failed.is_none() {
+            self.failed = self.out.write_all(bytes).err();
+        }
+    }
+}
+
+/// Bytes that many changes of a plan may hold at once without a copy each: a `String`,
+/// `Vec<u8>` or anything else that lends its bytes, behind an [`std::sync::Arc`].
+pub type SharedBytes = std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 /// What a change does to its destination.
 pub(crate) enum Operation {
@@ -264,16 +291,32 @@ impl Change {
         }
     }
 
-    /// [`Change::replace_file`] with bytes shared by other changes of the plan: a text written
-    /// to many destinations is held once.
-    pub fn replace_file_shared(
+    /// [`Change::replace_file`] with the file made of `parts` in order, each of them perhaps
+    /// shared with other changes: a text written to many places after a small header that
+    /// differs is held once, not once per place.
+    pub fn replace_file_parts(
         dest: impl Into<String>,
-        bytes: std::sync::Arc<[u8]>,
+        parts: Vec<SharedBytes>,
         ownership: Ownership,
     ) -> Self {
         Change {
             dest: dest.into(),
-            operation: Operation::ReplaceFile(FileContents::Shared(bytes)),
+            operation: Operation::ReplaceFile(FileContents::Parts(parts)),
+            ownership,
+        }
+    }
+
+    /// [`Change::replace_file`] with the bytes `write` puts in a [`FileSink`] when the file is
+    /// staged. For a file made from one that is too large to hold for the whole plan: it is
+    /// read again there, and the writer refuses it when it no longer holds what was planned.
+    pub fn replace_file_written(
+        dest: impl Into<String>,
+        write: impl FnOnce(&Root, &mut FileSink<'_>) -> Result<()> + Send + 'static,
+        ownership: Ownership,
+    ) -> Self {
+        Change {
+            dest: dest.into(),
+            operation: Operation::ReplaceFile(FileContents::Written(Box::new(write))),
             ownership,
         }
     }
@@ -332,11 +375,15 @@ impl fmt::Debug for Change {
             Operation::ReplaceFile(FileContents::Later(_)) => {
                 "replace-file (made when staged)".to_owned()
             }
-            Operation::ReplaceFile(FileContents::Shared(bytes)) => {
-                format!("replace-file ({} shared bytes)", bytes.len())
-            }
             Operation::ReplaceFile(FileContents::Copy(source)) => {
                 format!("replace-file (copy of {})", source.path)
+            }
+            Operation::ReplaceFile(FileContents::Written(_)) => {
+                "replace-file (written when staged)".to_owned()
+            }
+            Operation::ReplaceFile(FileContents::Parts(parts)) => {
+                let len: usize = parts.iter().map(|p| (**p).as_ref().len()).sum();
+                format!("replace-file ({len} bytes in {} parts)", parts.len())
             }
             Operation::Remove(keep) => format!("remove (keep if same: {})", keep.is_some()),
         };

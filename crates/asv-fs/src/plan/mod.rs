@@ -61,8 +61,8 @@ mod change;
 mod source;
 
 pub use change::{
-    Action, Body, Change, Content, Fill, NewFile, Ownership, PlannedChange, Recogniser, TreeFile,
-    Verdict, WriteFn,
+    Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, PlannedChange,
+    Recogniser, SharedBytes, TreeFile, Verdict, WriteFn,
 };
 pub(crate) use change::{FileContents, Operation};
 pub(crate) use source::{SourceEntry, real_source, walk_source};
