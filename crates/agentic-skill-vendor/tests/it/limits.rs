@@ -189,12 +189,13 @@ fn lint_selfcontain_skips_binary_files_and_finds_matches_past_the_first_chunk() 
     );
 }
 
-/// A contract text of `mib` MiB with CRLF lines under a frontmatter, so canonicalizing it
-/// changes it; and the copy `gen` must write of it (the canonical body under its header).
-fn large_contract(id: &str, mib: usize) -> (String, Vec<u8>) {
-    let line = format!("A line of {id}, long enough to fill a large text quickly.\r\n");
+/// A contract text of about `len` bytes with CRLF lines under a frontmatter, so
+/// canonicalizing it changes it; and the copy `gen` must write of it (the canonical body under
+/// its header).
+fn large_contract(id: &str, len: usize) -> (String, Vec<u8>) {
+    let line = format!("A line of {id}, long enough to fill a text quickly.\r\n");
     let mut text = String::from("---\r\nversion: 1\r\n---\r\n\r\n");
-    while text.len() < mib * MIB as usize {
+    while text.len() < len {
         text.push_str(&line);
     }
     let body = asv_contracts::CanonicalBody::from_text("c.md", &text).expect("canonical");
@@ -202,12 +203,17 @@ fn large_contract(id: &str, mib: usize) -> (String, Vec<u8>) {
     (text, asv_contracts::document::vendored_copy(&id, &body))
 }
 
+/// What a run keeps of its canonical texts, lowered for these tests (`test-hooks`): a text of
+/// [`LARGE`] bytes is past it, one of a few bytes is not.
+const KEPT: &str = "100000";
+const LARGE: usize = 300_000;
+
 #[test]
 fn contracts_too_large_to_keep_together_are_read_again_for_their_copies() {
-    // 33 MiB alone is past what a run keeps of its canonical texts (32 MiB between them), so
-    // each copy of `big` is made by reading it again; `small` is kept and shared.
+    // `big` alone is past what the run keeps of its canonical texts, so each copy of it is
+    // made by reading it again; `small` is kept and shared.
     let repo = Repo::empty();
-    let (big, big_copy) = large_contract("big", 33);
+    let (big, big_copy) = large_contract("big", LARGE);
     repo.write("contracts/big.md", &big);
     repo.write("contracts/small.md", "Small text.\r\n");
     for skill in ["a", "b"] {
@@ -216,8 +222,20 @@ fn contracts_too_large_to_keep_together_are_read_again_for_their_copies() {
             skill_md(skill, &["big", "small"]),
         );
     }
-    let run = repo.run(&["gen"]);
-    assert_eq!(run.code, 0, "{run:?}");
+    let run = |args: &[&str]| {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(["--root".into(), repo.path().display().to_string()]);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(&all)
+            .env("ASV_TEST_KEPT_TEXTS", KEPT)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    assert_eq!(run(&["gen"]).0, Some(0));
     for skill in ["a", "b"] {
         let copy = repo.read(&format!("skills/{skill}/references/vendor/big.md"));
         assert!(copy == big_copy, "skills/{skill}: the copy differs");
@@ -226,30 +244,28 @@ fn contracts_too_large_to_keep_together_are_read_again_for_their_copies() {
                 .ends_with("-->\n\nSmall text.\n")
         );
     }
-    assert_eq!(repo.run(&["verify"]).code, 0);
+    assert_eq!(run(&["verify"]).0, Some(0));
     // A copy edited deep in its body is drift, and gen puts it back from the text.
     let mut edited = big_copy.clone();
     let at = edited.len() - 100;
     edited[at] = b'#';
     repo.write("skills/b/references/vendor/big.md", &edited);
-    let run = repo.run(&["verify"]);
-    assert_eq!(run.code, 1, "{run:?}");
+    let (code, stdout) = run(&["verify"]);
+    assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        run.stdout
-            .starts_with("drift: skills/b/references/vendor/big.md"),
-        "{run:?}"
+        stdout.starts_with("drift: skills/b/references/vendor/big.md"),
+        "{stdout}"
     );
-    let run = repo.run(&["gen"]);
-    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run(&["gen"]).0, Some(0));
     assert!(repo.read("skills/b/references/vendor/big.md") == big_copy);
-    assert_eq!(repo.run(&["verify"]).code, 0);
+    assert_eq!(run(&["verify"]).0, Some(0));
 }
 
 #[test]
 fn a_large_contract_changed_while_gen_writes_its_copies_is_refused_and_nothing_changes() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
-    let (big, _) = large_contract("big", 33);
+    let (big, _) = large_contract("big", LARGE);
     let edited = big.replacen("A line", "An edited line", 1);
     // The run is stalled at each file system call of its change in turn (one staging thread,
     // so nothing moves on meanwhile) and the text edited in the stall, until an edit lands
@@ -264,6 +280,7 @@ fn a_large_contract_changed_while_gen_writes_its_copies_is_refused_and_nothing_c
             .args(["gen", "--root"])
             .arg(repo.path())
             .env("ASV_TEST_STALL_AT_CALL", stall.to_string())
+            .env("ASV_TEST_KEPT_TEXTS", KEPT)
             .env("RAYON_NUM_THREADS", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

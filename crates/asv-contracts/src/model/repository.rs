@@ -96,6 +96,19 @@ pub enum Text {
 /// How many bytes of canonical text a snapshot keeps whole, between all its texts.
 pub const KEPT_TEXTS: usize = 32 * 1024 * 1024;
 
+/// [`KEPT_TEXTS`], or with the `test-hooks` feature what `ASV_TEST_KEPT_TEXTS` says, so that
+/// tests meet texts past it without writing tens of MiB.
+pub(crate) fn kept_texts() -> usize {
+    #[cfg(feature = "test-hooks")]
+    if let Some(n) = std::env::var("ASV_TEST_KEPT_TEXTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        return n;
+    }
+    KEPT_TEXTS
+}
+
 impl Text {
     /// The body's digest.
     pub fn digest(&self) -> Digest {

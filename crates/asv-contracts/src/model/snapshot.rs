@@ -129,7 +129,7 @@ impl Snapshot {
         check_kinds(repo, &lock)?;
         let mut canonical = BTreeMap::new();
         let mut raw = BTreeMap::new();
-        let mut kept_left = super::repository::KEPT_TEXTS;
+        let mut kept_left = super::repository::kept_texts();
         for id in ids {
             match repo.manifest.raw(id) {
                 Some(row) => {
