@@ -16,7 +16,7 @@ use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
 use crate::paths::portable;
-use crate::placing::fill_of;
+use crate::placing::{fill_from, fill_of};
 use crate::validate::refuse_errors;
 use crate::{Finding, manifest_name, validate_tree};
 
@@ -326,16 +326,29 @@ pub fn install_into(
         )?);
         skill.tree.check_paths()?;
     }
-    for into in &dirs {
-        for skill in &found {
+    let hashes: Vec<String> = found.iter().map(|s| s.tree.hash()).collect();
+    let (last, others) = dirs.split_last().ok_or(Error::NoTarget)?;
+    for into in others {
+        for (skill, hash) in found.iter().zip(&hashes) {
             let dir = join(into, &skill.name);
             changes.push(Change::replace(
                 dir.clone(),
                 fill_of(&skill.tree),
                 ownership.clone(),
             ));
-            skills.push((skill.name.clone(), dir, skill.tree.hash()));
+            skills.push((skill.name.clone(), dir, hash.clone()));
         }
+    }
+    // The last directory takes the trees themselves: an install into one directory holds
+    // each file once.
+    for (skill, hash) in found.into_iter().zip(hashes) {
+        let dir = join(last, &skill.name);
+        changes.push(Change::replace(
+            dir.clone(),
+            fill_from(skill.tree),
+            ownership.clone(),
+        ));
+        skills.push((skill.name, dir, hash));
     }
     let plan = Plan::new(dest, changes).map_err(|e| match e {
         asv_fs::Error::DestOccupied { dest, .. } => Error::AlreadyInstalled { path: dest },
