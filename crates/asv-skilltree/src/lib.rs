@@ -71,16 +71,32 @@ pub struct FileNode {
 }
 
 /// A skill's files, sorted bytewise by path.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct SkillTree {
     files: Vec<FileNode>,
+    /// The tree hash, worked out on first use: a tree never changes once made, and a pull
+    /// asks for the hash of the same tree several times (each a pass over all its bytes).
+    hash: std::sync::OnceLock<String>,
 }
+
+/// Two trees are equal when their files are; whether a hash was worked out yet is no part
+/// of it.
+impl PartialEq for SkillTree {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files
+    }
+}
+
+impl Eq for SkillTree {}
 
 impl SkillTree {
     /// Builds a tree from files in any order (sorted here).
     pub fn from_files(mut files: Vec<FileNode>) -> Self {
         files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
-        SkillTree { files }
+        SkillTree {
+            files,
+            hash: std::sync::OnceLock::new(),
+        }
     }
 
     /// Reads the directory `dir` of `root`; a missing directory is an empty tree.
@@ -161,7 +177,7 @@ impl SkillTree {
             problem,
         })?;
         let node = read_node(root, path, name.to_owned(), &mut Budget::unlimited())?;
-        Ok(SkillTree { files: vec![node] })
+        Ok(SkillTree::from_files(vec![node]))
     }
 
     /// Whether the tree has a `SKILL.md` at its root.
@@ -252,6 +268,10 @@ impl SkillTree {
     /// The tree hash: SHA-256 over, per file, the path, one byte `1`/`0` for executable, and
     /// the data, each prefixed by its length as a big-endian u64; printed `sha256:<hex>`.
     pub fn hash(&self) -> String {
+        self.hash.get_or_init(|| self.work_out_hash()).clone()
+    }
+
+    fn work_out_hash(&self) -> String {
         let mut h = Sha256::new();
         for f in &self.files {
             for chunk in [
