@@ -19,11 +19,11 @@
 //! fetch; one run beside a writer may report the tree as it stood part-way through the change.
 
 use std::fs::File;
-use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 use crate::apply::Interrupted;
 use crate::error::{Error, Result};
+use crate::platform;
 use crate::tree::Root;
 
 /// How often a waiting writer tries the lock again.
@@ -77,7 +77,8 @@ impl Root {
     /// # }
     /// ```
     pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock> {
-        let dir = File::open(self.root()).map_err(|e| Error::io("", "open the directory", e))?;
+        let dir = platform::open_lock_target(self.root())
+            .map_err(|e| Error::io("", "open the directory", e))?;
         let deadline = Instant::now() + wait;
         loop {
             match dir.try_lock() {
@@ -89,7 +90,7 @@ impl Root {
                     });
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {}
-                Err(std::fs::TryLockError::Error(e)) if cannot_lock_here(&e) => {
+                Err(std::fs::TryLockError::Error(e)) if platform::cannot_lock_here(&e) => {
                     return Ok(WriterLock {
                         _held: None,
                         recovered: Vec::new(),
@@ -101,7 +102,7 @@ impl Root {
             }
             if Instant::now() >= deadline {
                 return Err(Error::Busy {
-                    holder: holder_of(&dir),
+                    holder: platform::lock_holder(&dir),
                 });
             }
             std::thread::sleep(POLL);
@@ -109,40 +110,10 @@ impl Root {
     }
 }
 
-/// Whether a lock failure says this file system has no locks (as opposed to a real failure).
-fn cannot_lock_here(e: &std::io::Error) -> bool {
-    use rustix::io::Errno;
-    e.kind() == std::io::ErrorKind::Unsupported
-        || e.raw_os_error().is_some_and(|code| {
-            let errno = Errno::from_raw_os_error(code);
-            // NFS emulates flock with POSIX locks, which refuse a directory opened for reading.
-            errno == Errno::NOLCK
-                || errno == Errno::OPNOTSUPP
-                || errno == Errno::NOTSUP
-                || errno == Errno::BADF
-                || errno == Errno::INVAL
-        })
-}
-
-/// The process holding the lock on `dir`, from `/proc/locks` (Linux); `None` where that table
-/// is missing, unreadable or names no process this one can see.
-fn holder_of(dir: &File) -> Option<u32> {
-    let meta = dir.metadata().ok()?;
-    let table = std::fs::read_to_string("/proc/locks").ok()?;
-    let dev = meta.dev();
-    let device = format!(
-        "{:02x}:{:02x}:{}",
-        rustix::fs::major(dev),
-        rustix::fs::minor(dev),
-        meta.ino()
-    );
-    holder_in(&table, &device, meta.ino())
-}
-
 /// The holder of the granted `FLOCK` on the inode `device` (`maj:min:ino`, as the kernel
 /// prints it) in a `/proc/locks` table. Some file systems (btrfs subvolumes, overlays) report
 /// another device to `stat` than to the table, so an inode number held once is taken too.
-fn holder_in(table: &str, device: &str, ino: u64) -> Option<u32> {
+pub(crate) fn holder_in(table: &str, device: &str, ino: u64) -> Option<u32> {
     // A granted lock: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; a waiter has `->`
     // after the number, and pid 0 is a holder in a namespace this process cannot see.
     let granted: Vec<(u32, &str)> = table
