@@ -953,6 +953,34 @@ mod tests {
     }
 
     #[test]
+    fn swap_into_place_replaces_a_directory_and_leaves_nothing_beside_it() {
+        let (_d, t) = tree();
+        let names = |t: &Root| -> Vec<String> {
+            t.read_dir("")
+                .unwrap()
+                .unwrap()
+                .into_iter()
+                .map(|e| e.name)
+                .collect()
+        };
+        t.write_file("cache/r/old.txt", b"old").unwrap();
+        t.write_file("incoming/new.txt", b"new").unwrap();
+        t.swap_into_place("incoming", "cache/r").unwrap();
+        assert_eq!(t.read_file("cache/r/new.txt").unwrap().unwrap(), b"new");
+        assert_eq!(t.read_file("cache/r/old.txt").unwrap(), None);
+        assert_eq!(names(&t), ["cache"]);
+        if !platform::HAS_EXCHANGE {
+            // Rename-aside: what a run stopped between its two renames left aside is cleared.
+            t.write_file("incoming.previous/stale.txt", b"stale")
+                .unwrap();
+            t.write_file("incoming/newer.txt", b"newer").unwrap();
+            t.swap_into_place("incoming", "cache/r").unwrap();
+            assert_eq!(t.read_file("cache/r/newer.txt").unwrap().unwrap(), b"newer");
+            assert_eq!(names(&t), ["cache"]);
+        }
+    }
+
+    #[test]
     fn injected_fault_fails_the_nth_write() {
         let (_d, t) = tree();
         let t = t.fail_writes_after(1);
