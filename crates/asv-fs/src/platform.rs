@@ -5,9 +5,9 @@
 //!
 //! - **Linux-only calls**: `renameat2` with `RENAME_EXCHANGE` (two entries swapped in one
 //!   step) and with `RENAME_NOREPLACE` (a rename that never replaces). Elsewhere, and on Linux
-//!   with the cargo feature `portable`, [`exchange`] says "cannot" and the callers replace an
+//!   with the cargo feature `portable`, `exchange` says "cannot" and the callers replace an
 //!   entry by rename-aside (park the old entry, then move the new one in), and
-//!   [`rename_noreplace`] looks before it renames. The feature exists so that the code a macOS
+//!   `rename_noreplace` looks before it renames. The feature exists so that the code a macOS
 //!   user runs is the code the test suite runs here.
 //! - **Unix calls** (Linux and macOS alike): opening without following a link or blocking on a
 //!   FIFO, permission bits and the owner's executable bit, device and inode numbers, symbolic
@@ -298,7 +298,36 @@ pub(crate) fn lock_holder(dir: &File) -> Option<u32> {
         rustix::fs::minor(dev),
         meta.ino()
     );
-    crate::writer_lock::holder_in(&table, &device, meta.ino())
+    holder_in(&table, &device, meta.ino())
+}
+
+#[cfg(any(unix, test))]
+/// The holder of the granted `FLOCK` on the inode `device` (`maj:min:ino`, as the kernel
+/// prints it) in a `/proc/locks` table. Some file systems (btrfs subvolumes, overlays) report
+/// another device to `stat` than to the table, so an inode number held once is taken too.
+fn holder_in(table: &str, device: &str, ino: u64) -> Option<u32> {
+    // A granted lock: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; a waiter has `->`
+    // after the number, and pid 0 is a holder in a namespace this process cannot see.
+    let granted: Vec<(u32, &str)> = table
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            match fields.as_slice() {
+                [_, "FLOCK", _, _, pid, inode, ..] => Some((pid.parse().ok()?, *inode)),
+                _ => None,
+            }
+        })
+        .filter(|(pid, _)| *pid != 0)
+        .collect();
+    if let Some((pid, _)) = granted.iter().find(|(_, inode)| *inode == device) {
+        return Some(*pid);
+    }
+    let suffix = format!(":{ino}");
+    let mut same_ino = granted.iter().filter(|(_, inode)| inode.ends_with(&suffix));
+    match (same_ino.next(), same_ino.next()) {
+        (Some((pid, _)), None) => Some(*pid),
+        _ => None,
+    }
 }
 
 /// Ends this process at once, as a crash would (the `test-hooks` kill switch).
@@ -556,6 +585,28 @@ mod tests {
         ];
         for (name, refused) in rows {
             assert_eq!(windows_name_problem(name).is_some(), *refused, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_holder_is_read_from_the_table_of_locks() {
+        let table = "1: POSIX  ADVISORY  WRITE 10 08:01:77 0 EOF\n\
+                     2: FLOCK  ADVISORY  WRITE 4242 08:01:77 0 EOF\n\
+                     2: -> FLOCK  ADVISORY  WRITE 5555 08:01:77 0 EOF\n\
+                     3: FLOCK  ADVISORY  WRITE 0 00:2a:99 0 EOF\n\
+                     4: FLOCK  ADVISORY  WRITE 31 00:2b:12 0 EOF\n";
+        let rows: &[(&str, u64, Option<u32>)] = &[
+            // Exact device and inode.
+            ("08:01:77", 77, Some(4242)),
+            // Another device printed, one lock on that inode number.
+            ("00:30:12", 12, Some(31)),
+            // A holder this process cannot see.
+            ("00:2a:99", 99, None),
+            // Not locked at all.
+            ("08:01:78", 78, None),
+        ];
+        for (device, ino, want) in rows {
+            assert_eq!(holder_in(table, device, *ino), *want, "{device}");
         }
     }
 
