@@ -53,6 +53,7 @@ mod entry;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz;
+mod platform;
 mod policy;
 mod tar;
 mod write;
@@ -60,8 +61,6 @@ mod zip;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-use rustix::fs::{Mode, OFlags};
 
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
@@ -139,14 +138,8 @@ pub fn read_archive_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
         path: shown.clone(),
         source,
     };
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| read_error(e.into()))?;
-    let stat = rustix::fs::fstat(&fd).map_err(|e| read_error(e.into()))?;
-    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+    let opened = platform::open_without_blocking(path).map_err(read_error)?;
+    if !opened.is_regular {
         return Err(Error::NotAFile { path: shown });
     }
     let too_large = || {
@@ -158,11 +151,12 @@ pub fn read_archive_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
             }),
         )
     };
-    if u64::try_from(stat.st_size).unwrap_or(u64::MAX) > limits.max_archive {
+    if opened.len > limits.max_archive {
         return Err(too_large());
     }
     let mut bytes = Vec::new();
-    std::fs::File::from(fd)
+    opened
+        .file
         .take(limits.max_archive.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(read_error)?;

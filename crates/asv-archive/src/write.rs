@@ -245,7 +245,6 @@ fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
 /// ```
 pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result<Vec<u8>> {
     use std::io::Read;
-    use std::os::unix::fs::PermissionsExt;
 
     let what = if dir.is_empty() { "." } else { dir };
     let over = |detail| Error::ZipTooLarge {
@@ -300,7 +299,7 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
         files.push(FileEntry {
             path,
             bytes,
-            executable: meta.permissions().mode() & 0o100 != 0,
+            executable: asv_fs::platform::is_executable(&meta),
         });
     }
     zip_files_named(&files, what)

@@ -60,6 +60,22 @@ pub enum Error {
         /// The link's path.
         path: String,
     },
+    /// A path holds a name this system cannot give a file (Windows: a device name such as
+    /// `NUL`, a backslash or colon, a trailing dot or space), so reading or writing it would
+    /// reach another entry than the one named (input side). Never raised on Unix.
+    #[error(
+        "{}: {reason} ({}) cannot be used on this system; rename it",
+        DisplayPath(path),
+        DisplayPath(name)
+    )]
+    UnusableName {
+        /// The whole path.
+        path: String,
+        /// The name within it that cannot be used.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// An entry of another kind stands where a file or directory belongs (input side).
     #[error(
         "{} is {found} where {expected} belongs; move it aside or replace it",
@@ -483,6 +499,7 @@ impl Error {
     pub fn side(&self) -> Side {
         match self {
             Error::Symlink { .. }
+            | Error::UnusableName { .. }
             | Error::WrongKind { .. }
             | Error::NonUtf8Name { .. }
             | Error::RootNotDirectory { .. }
@@ -513,6 +530,7 @@ impl Error {
     pub fn location(&self) -> Option<Location> {
         let path = match self {
             Error::Symlink { path }
+            | Error::UnusableName { path, .. }
             | Error::WrongKind { path, .. }
             | Error::NonUtf8Name { path }
             | Error::TooLarge { path, .. }

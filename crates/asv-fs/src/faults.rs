@@ -98,10 +98,7 @@ mod kill_hook {
             std::thread::sleep(std::time::Duration::from_secs(1));
         }
         if setting(&KILL_AT, "ASV_TEST_KILL_AT_CALL") == Some(n) {
-            let _ = rustix::process::kill_process(
-                rustix::process::getpid(),
-                rustix::process::Signal::KILL,
-            );
+            crate::platform::kill_this_process();
         }
     }
 }

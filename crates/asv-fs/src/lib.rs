@@ -32,6 +32,7 @@ pub mod corpus;
 pub mod error;
 mod faults;
 pub mod plan;
+pub mod platform;
 pub mod quote;
 mod tree;
 mod writer_lock;

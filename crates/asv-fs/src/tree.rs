@@ -1,16 +1,14 @@
 //! The guarded tree: every read and write of a user's repository goes through [`Root`].
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rustix::fs::OFlags;
-
 use crate::error::{EntryKind, Error, Result};
+use crate::platform;
 
 /// One entry of a directory listing, as `lstat` sees it (links are not followed).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,16 +138,8 @@ pub(crate) fn kind_of(ft: fs::FileType) -> EntryKind {
         EntryKind::Directory
     } else if ft.is_file() {
         EntryKind::File
-    } else if ft.is_fifo() {
-        EntryKind::Fifo
-    } else if ft.is_socket() {
-        EntryKind::Socket
-    } else if ft.is_block_device() {
-        EntryKind::BlockDevice
-    } else if ft.is_char_device() {
-        EntryKind::CharDevice
     } else {
-        EntryKind::Unknown
+        platform::special_kind(ft)
     }
 }
 
@@ -243,10 +233,11 @@ impl Root {
     }
 
     fn lstat_kind(&self, rel: &str) -> Result<Option<EntryKind>> {
+        self.check_names(rel)?;
         match fs::symlink_metadata(self.abs(rel)) {
             Ok(m) => Ok(Some(kind_of(m.file_type()))),
             Err(e) if is_not_found(&e) => Ok(None),
-            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
+            Err(e) if platform::is_not_a_directory(&e) => {
                 // An ancestor is not a directory; the caller checked ancestors first, so this
                 // is a race with another process. Report it as what stands there now.
                 Ok(None)
@@ -255,9 +246,32 @@ impl Root {
         }
     }
 
+    /// Refuses a path holding a name this system cannot give a file (Windows only: there a
+    /// backslash or drive colon inside one name would reach another entry; see
+    /// [`platform::windows_name_problem`]).
+    #[cfg(not(unix))]
+    fn check_names(&self, rel: &str) -> Result<()> {
+        match platform::path_problem(rel) {
+            Some((name, reason)) => Err(Error::UnusableName {
+                path: rel.to_owned(),
+                name,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Every name is a usable file name on Unix.
+    #[cfg(unix)]
+    #[inline(always)]
+    fn check_names(&self, _rel: &str) -> Result<()> {
+        Ok(())
+    }
+
     /// Checks that every directory on the way to `rel` (excluding `rel`) is a real directory.
     /// Returns `false` when one of them is missing.
     fn check_ancestors(&self, rel: &str) -> Result<bool> {
+        self.check_names(rel)?;
         let parent = parent_of(rel);
         self.check_dir_chain(parent)
     }
@@ -430,7 +444,7 @@ impl Root {
             path: rel.to_owned(),
             file,
             len: meta.len(),
-            executable: std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o100 != 0,
+            executable: platform::is_executable(&meta),
         }))
     }
 
@@ -442,10 +456,7 @@ impl Root {
         if !self.check_ancestors(rel)? {
             return Ok(None);
         }
-        let opened = OpenOptions::new()
-            .read(true)
-            .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-            .open(self.abs(rel));
+        let opened = platform::open_read_nofollow(&self.abs(rel));
         let file = match opened {
             Ok(f) => f,
             Err(e) if is_not_found(&e) => return Ok(None),
@@ -466,6 +477,12 @@ impl Root {
         };
         let meta = file.metadata().map_err(|e| Error::io(rel, "inspect", e))?;
         let found = kind_of(meta.file_type());
+        if found == EntryKind::Symlink {
+            // Where a link opens as itself (Windows) rather than failing to open.
+            return Err(Error::Symlink {
+                path: rel.to_owned(),
+            });
+        }
         if found != EntryKind::File {
             return Err(Error::WrongKind {
                 path: rel.to_owned(),
@@ -648,13 +665,10 @@ impl Root {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_else(|| self.root.clone());
-        // 0666 narrowed by the umask, as any other tool's new file: tempfile's default of 0600
-        // would leave copies unreadable to the rest of the team.
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".asv-tmp-")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(
-                if executable { 0o777 } else { 0o666 },
-            ))
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".asv-tmp-");
+        platform::new_file_bits(&mut builder, executable);
+        let mut tmp = builder
             .tempfile_in(&dir)
             .map_err(|e| Error::io(rel, "create a temporary file beside", e))?;
         // No fsync per file: the rename makes each write all-or-nothing for readers, and a
@@ -696,16 +710,19 @@ impl Root {
         }
     }
 
-    /// Moves the entry staged at `from` to `to` in one step, replacing whatever stands at
-    /// `to` (a file or a whole directory): the two are exchanged atomically where the
-    /// platform can (`renameat2` with `RENAME_EXCHANGE`) and the old entry, now at `from`, is
-    /// removed. Both must be on one file system.
+    /// Moves the entry staged at `from` to `to`, replacing whatever stands at `to` (a file or
+    /// a whole directory). Where the platform can (`renameat2` with `RENAME_EXCHANGE`, Linux)
+    /// the two are exchanged in one step and the old entry, now at `from`, is removed.
+    /// Elsewhere the old entry is first renamed aside to `<from>.previous`, then `from` is
+    /// renamed to `to`, then the old entry is removed: a stop between the two renames leaves
+    /// `to` absent and both entries beside it under `from`'s name, for the caller's next run
+    /// to clear. Both must be on one file system.
     ///
     /// # Errors
     /// A link on the way or at `to`; [`Error::CrossDevice`] when `from` and `to`'s directory
-    /// are on different file systems; an I/O failure.
+    /// are on different file systems; an I/O failure (after which, past the first rename, the
+    /// old entry is put back at `to`).
     pub fn swap_into_place(&self, from: &str, to: &str) -> Result<()> {
-        use std::os::unix::fs::MetadataExt;
         let parent = parent_of(to);
         self.create_dir_all(parent)?;
         let existing = match self.lstat_kind(to)? {
@@ -716,12 +733,12 @@ impl Root {
             }
             other => other,
         };
-        let from_dev = fs::symlink_metadata(self.abs(from))
-            .map_err(|e| Error::io(from, "inspect", e))?
-            .dev();
-        let to_dev = fs::metadata(self.abs(parent))
-            .map_err(|e| Error::io(parent, "inspect", e))?
-            .dev();
+        let from_dev = platform::device_of(
+            &fs::symlink_metadata(self.abs(from)).map_err(|e| Error::io(from, "inspect", e))?,
+        );
+        let to_dev = platform::device_of(
+            &fs::metadata(self.abs(parent)).map_err(|e| Error::io(parent, "inspect", e))?,
+        );
         if from_dev != to_dev {
             return Err(Error::CrossDevice {
                 staged: from.to_owned(),
@@ -736,30 +753,28 @@ impl Root {
             return fs::rename(self.abs(from), self.abs(to))
                 .map_err(|e| Error::io(to, "rename into place", e));
         }
-        match rustix::fs::renameat_with(
-            rustix::fs::CWD,
-            self.abs(from),
-            rustix::fs::CWD,
-            self.abs(to),
-            rustix::fs::RenameFlags::EXCHANGE,
-        ) {
-            Ok(()) => self.remove_all(from),
-            Err(errno)
-                if errno == rustix::io::Errno::INVAL || errno == rustix::io::Errno::NOSYS =>
-            {
-                // No atomic exchange here: remove, then rename (a stop between the two
-                // leaves the dest absent, which verify reports as missing).
-                self.remove_all(to)?;
-                self.forget_checked(from);
-                fs::rename(self.abs(from), self.abs(to))
-                    .map_err(|e| Error::io(to, "rename into place", e))
-            }
-            Err(errno) => Err(Error::io(
-                to,
-                "exchange into place",
-                io::Error::from_raw_os_error(errno.raw_os_error()),
-            )),
+        if platform::exchange(&self.abs(from), &self.abs(to))
+            .map_err(|e| Error::io(to, "exchange into place", e))?
+        {
+            return self.remove_all(from);
         }
+        // No exchange in one step: rename aside, rename into place, remove what was aside.
+        let aside = format!("{from}.previous");
+        if self.lstat_kind(&aside)?.is_some() {
+            // A run stopped between the two renames left it; its entry was replaced since.
+            self.remove_all(&aside)?;
+        }
+        platform::rename_noreplace(&self.abs(to), &self.abs(&aside))
+            .map_err(|e| Error::io(to, "move aside", e))?;
+        if let Err(e) = fs::rename(self.abs(from), self.abs(to)) {
+            // Put the old entry back; should that fail too, it stays at `aside`, named here.
+            return match fs::rename(self.abs(&aside), self.abs(to)) {
+                Ok(()) => Err(Error::io(to, "rename into place", e)),
+                Err(_) => Err(Error::io(&aside, "rename into place", e)),
+            };
+        }
+        self.forget_checked(&aside);
+        self.remove_all(&aside)
     }
 
     /// Where the link at `rel` points, resolved without requiring the target to exist and
@@ -854,13 +869,7 @@ impl Root {
                 self.forget_checked(rel);
                 Ok(())
             }
-            Err(e)
-                if is_not_found(&e)
-                    || e.kind() == io::ErrorKind::DirectoryNotEmpty
-                    || e.raw_os_error() == Some(rustix::io::Errno::NOTEMPTY.raw_os_error()) =>
-            {
-                Ok(())
-            }
+            Err(e) if is_not_found(&e) || platform::is_not_empty(&e) => Ok(()),
             Err(e) => Err(Error::io(rel, "remove directory", e)),
         }
     }
@@ -957,6 +966,34 @@ mod tests {
             t.read_dir("file").unwrap_err(),
             Error::WrongKind { .. }
         ));
+    }
+
+    #[test]
+    fn swap_into_place_replaces_a_directory_and_leaves_nothing_beside_it() {
+        let (_d, t) = tree();
+        let names = |t: &Root| -> Vec<String> {
+            t.read_dir("")
+                .unwrap()
+                .unwrap()
+                .into_iter()
+                .map(|e| e.name)
+                .collect()
+        };
+        t.write_file("cache/r/old.txt", b"old").unwrap();
+        t.write_file("incoming/new.txt", b"new").unwrap();
+        t.swap_into_place("incoming", "cache/r").unwrap();
+        assert_eq!(t.read_file("cache/r/new.txt").unwrap().unwrap(), b"new");
+        assert_eq!(t.read_file("cache/r/old.txt").unwrap(), None);
+        assert_eq!(names(&t), ["cache"]);
+        if !platform::HAS_EXCHANGE {
+            // Rename-aside: what a run stopped between its two renames left aside is cleared.
+            t.write_file("incoming.previous/stale.txt", b"stale")
+                .unwrap();
+            t.write_file("incoming/newer.txt", b"newer").unwrap();
+            t.swap_into_place("incoming", "cache/r").unwrap();
+            assert_eq!(t.read_file("cache/r/newer.txt").unwrap().unwrap(), b"newer");
+            assert_eq!(names(&t), ["cache"]);
+        }
     }
 
     #[test]

@@ -19,11 +19,11 @@
 //! fetch; one run beside a writer may report the tree as it stood part-way through the change.
 
 use std::fs::File;
-use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 use crate::apply::Interrupted;
 use crate::error::{Error, Result};
+use crate::platform;
 use crate::tree::Root;
 
 /// How often a waiting writer tries the lock again.
@@ -77,7 +77,8 @@ impl Root {
     /// # }
     /// ```
     pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock> {
-        let dir = File::open(self.root()).map_err(|e| Error::io("", "open the directory", e))?;
+        let dir = platform::open_lock_target(self.root())
+            .map_err(|e| Error::io("", "open the directory", e))?;
         let deadline = Instant::now() + wait;
         loop {
             match dir.try_lock() {
@@ -89,7 +90,7 @@ impl Root {
                     });
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {}
-                Err(std::fs::TryLockError::Error(e)) if cannot_lock_here(&e) => {
+                Err(std::fs::TryLockError::Error(e)) if platform::cannot_lock_here(&e) => {
                     return Ok(WriterLock {
                         _held: None,
                         recovered: Vec::new(),
@@ -101,7 +102,7 @@ impl Root {
             }
             if Instant::now() >= deadline {
                 return Err(Error::Busy {
-                    holder: holder_of(&dir),
+                    holder: platform::lock_holder(&dir),
                 });
             }
             std::thread::sleep(POLL);
@@ -109,89 +110,9 @@ impl Root {
     }
 }
 
-/// Whether a lock failure says this file system has no locks (as opposed to a real failure).
-fn cannot_lock_here(e: &std::io::Error) -> bool {
-    use rustix::io::Errno;
-    e.kind() == std::io::ErrorKind::Unsupported
-        || e.raw_os_error().is_some_and(|code| {
-            let errno = Errno::from_raw_os_error(code);
-            // NFS emulates flock with POSIX locks, which refuse a directory opened for reading.
-            errno == Errno::NOLCK
-                || errno == Errno::OPNOTSUPP
-                || errno == Errno::NOTSUP
-                || errno == Errno::BADF
-                || errno == Errno::INVAL
-        })
-}
-
-/// The process holding the lock on `dir`, from `/proc/locks` (Linux); `None` where that table
-/// is missing, unreadable or names no process this one can see.
-fn holder_of(dir: &File) -> Option<u32> {
-    let meta = dir.metadata().ok()?;
-    let table = std::fs::read_to_string("/proc/locks").ok()?;
-    let dev = meta.dev();
-    let device = format!(
-        "{:02x}:{:02x}:{}",
-        rustix::fs::major(dev),
-        rustix::fs::minor(dev),
-        meta.ino()
-    );
-    holder_in(&table, &device, meta.ino())
-}
-
-/// The holder of the granted `FLOCK` on the inode `device` (`maj:min:ino`, as the kernel
-/// prints it) in a `/proc/locks` table. Some file systems (btrfs subvolumes, overlays) report
-/// another device to `stat` than to the table, so an inode number held once is taken too.
-fn holder_in(table: &str, device: &str, ino: u64) -> Option<u32> {
-    // A granted lock: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; a waiter has `->`
-    // after the number, and pid 0 is a holder in a namespace this process cannot see.
-    let granted: Vec<(u32, &str)> = table
-        .lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            match fields.as_slice() {
-                [_, "FLOCK", _, _, pid, inode, ..] => Some((pid.parse().ok()?, *inode)),
-                _ => None,
-            }
-        })
-        .filter(|(pid, _)| *pid != 0)
-        .collect();
-    if let Some((pid, _)) = granted.iter().find(|(_, inode)| *inode == device) {
-        return Some(*pid);
-    }
-    let suffix = format!(":{ino}");
-    let mut same_ino = granted.iter().filter(|(_, inode)| inode.ends_with(&suffix));
-    match (same_ino.next(), same_ino.next()) {
-        (Some((pid, _)), None) => Some(*pid),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_holder_is_read_from_the_table_of_locks() {
-        let table = "1: POSIX  ADVISORY  WRITE 10 08:01:77 0 EOF\n\
-                     2: FLOCK  ADVISORY  WRITE 4242 08:01:77 0 EOF\n\
-                     2: -> FLOCK  ADVISORY  WRITE 5555 08:01:77 0 EOF\n\
-                     3: FLOCK  ADVISORY  WRITE 0 00:2a:99 0 EOF\n\
-                     4: FLOCK  ADVISORY  WRITE 31 00:2b:12 0 EOF\n";
-        let rows: &[(&str, u64, Option<u32>)] = &[
-            // Exact device and inode.
-            ("08:01:77", 77, Some(4242)),
-            // Another device printed, one lock on that inode number.
-            ("00:30:12", 12, Some(31)),
-            // A holder this process cannot see.
-            ("00:2a:99", 99, None),
-            // Not locked at all.
-            ("08:01:78", 78, None),
-        ];
-        for (device, ino, want) in rows {
-            assert_eq!(holder_in(table, device, *ino), *want, "{device}");
-        }
-    }
 
     #[test]
     fn a_second_writer_is_refused_and_named() {

@@ -27,7 +27,6 @@ use crate::ids::{check_readable, is_hex_id, parse_entry};
 use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -391,8 +390,8 @@ impl Git {
         command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
+        crate::platform::in_own_group(&mut command);
         command
     }
 

@@ -22,6 +22,7 @@ pub mod git;
 pub mod github;
 mod ids;
 mod options;
+mod platform;
 mod process;
 pub mod take;
 pub mod token;

@@ -10,7 +10,8 @@
 //! On Linux the calling process marks itself a child subreaper before it first starts git, so
 //! that git's own children, orphaned when a group is killed, are handed back to it and reaped
 //! here. Without that, a machine whose PID 1 does not reap orphans (many containers) would
-//! keep them as zombies and no group could ever be confirmed stopped.
+//! keep them as zombies and no group could ever be confirmed stopped. The calls themselves are
+//! in `platform`, with what other systems do instead.
 
 use std::io::Read;
 use std::path::Path;
@@ -20,8 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use rustix::io::Errno;
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+use crate::platform;
 
 /// The most bytes of git's standard error kept (to be summarized, never shown).
 const STDERR_LIMIT: usize = 64 * 1024;
@@ -59,17 +59,9 @@ pub(crate) enum Outcome {
     Cut(Cut),
 }
 
-/// Marks this process a child subreaper (Linux), once: children of a killed git are handed
-/// back here to be reaped, so their process group can be seen to end.
+/// Marks this process a child subreaper where the platform has one (see `platform`).
 pub(crate) fn become_subreaper() {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            // Failing leaves orphans to PID 1; a group that then lingers is reported, not hidden.
-            let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-        });
-    }
+    platform::become_subreaper();
 }
 
 /// Watches one git process until it ends or a limit cuts it, then makes sure its whole
@@ -84,7 +76,6 @@ pub(crate) fn supervise(
     repository_limit: u64,
 ) -> (Option<Outcome>, bool) {
     let started = Instant::now();
-    let pid = Pid::from_child(child);
     let over = Arc::new(AtomicBool::new(false));
     let (out_tx, out_rx) = mpsc::channel();
     let (err_tx, err_rx) = mpsc::channel();
@@ -124,13 +115,10 @@ pub(crate) fn supervise(
     let mut nap = Duration::from_millis(1);
     let mut measured = Instant::now();
     loop {
-        match rustix::process::waitid(
-            WaitId::Pid(pid),
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
-        ) {
-            Ok(Some(_)) => break,
-            Ok(None) | Err(Errno::INTR) => {}
-            Err(_) => {
+        match platform::has_ended(child) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(()) => {
                 broken = true;
                 break;
             }
@@ -156,7 +144,7 @@ pub(crate) fn supervise(
 
     // Whatever happened, nothing of the group outlives this call: the leader is either still
     // running or an unreaped zombie, so the group id is still this group's.
-    let _ = rustix::process::kill_process_group(pid, Signal::KILL);
+    platform::kill_group(child);
     let deadline = Instant::now() + GRACE;
     let status = loop {
         match child.try_wait() {
@@ -165,7 +153,7 @@ pub(crate) fn supervise(
             _ => break None,
         }
     };
-    let mut confirmed = status.is_some() && group_gone(pid, deadline);
+    let mut confirmed = status.is_some() && platform::group_gone(child, deadline);
     let stdout = out_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     // An answer that never ends means something outside the group holds git's output.
@@ -188,23 +176,6 @@ pub(crate) fn supervise(
             confirmed,
         ),
         _ => (None, confirmed),
-    }
-}
-
-/// Whether process group `group` (its leader already reaped) is gone by `deadline`: what is
-/// left of it is reaped here (this process being their subreaper) until no member answers.
-fn group_gone(group: Pid, deadline: Instant) -> bool {
-    loop {
-        // Reap members orphaned to this process; only this group's, never another child.
-        while let Ok(Some(_)) = rustix::process::waitid(
-            WaitId::Pgid(Some(group)),
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG,
-        ) {}
-        match rustix::process::test_kill_process_group(group) {
-            Err(Errno::SRCH) => return true,
-            _ if Instant::now() >= deadline => return false,
-            _ => std::thread::sleep(Duration::from_millis(5)),
-        }
     }
 }
 

@@ -33,7 +33,6 @@ pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
 
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
 
 use asv_fs::{EntryKind, Root, join};
 use sha2::{Digest, Sha256};
@@ -404,7 +403,7 @@ fn read_node(root: &Root, full: &str, rel: String, budget: &mut Budget) -> Resul
     Ok(FileNode {
         path: rel,
         data,
-        executable: meta.permissions().mode() & 0o100 != 0,
+        executable: asv_fs::platform::is_executable(&meta),
     })
 }
 
@@ -446,7 +445,7 @@ mod tests {
         root.write_file("s/.git/HEAD", b"ref").unwrap();
         std::fs::set_permissions(
             dir.path().join("s/run.sh"),
-            std::fs::Permissions::from_mode(0o755),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
         )
         .unwrap();
         let tree = SkillTree::read(&root, "s").unwrap();

@@ -25,13 +25,13 @@
 //! must describe until the write that holds the record has returned.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
 use super::Applier;
 use super::names::{random_suffix, staged_name};
 use crate::error::{Error, Result};
+use crate::platform;
 use crate::tree::{Root, join, parent_of};
 
 /// The name every journal starts with; the rest is 12 lowercase hex digits.
@@ -66,10 +66,8 @@ pub(super) struct Identity {
 
 impl Identity {
     pub(super) fn of(meta: &fs::Metadata) -> Self {
-        Identity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-        }
+        let (dev, ino) = platform::identity_of(meta);
+        Identity { dev, ino }
     }
 }
 
@@ -97,19 +95,16 @@ impl Applier<'_, '_> {
         }
         loop {
             let rel = format!("{PREFIX}{}", random_suffix());
-            let created = self.op(&rel, "create the journal", || {
-                match OpenOptions::new()
-                    .append(true)
-                    .create_new(true)
-                    .mode(0o600)
-                    .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-                    .open(self.tree.abs(&rel))
-                {
-                    Ok(file) => Ok(Some(file)),
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(None),
-                    Err(e) => Err(e),
-                }
-            })?;
+            let created =
+                self.op(
+                    &rel,
+                    "create the journal",
+                    || match platform::create_private_appending(&self.tree.abs(&rel)) {
+                        Ok(file) => Ok(Some(file)),
+                        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(None),
+                        Err(e) => Err(e),
+                    },
+                )?;
             if let Some(file) = created {
                 let mut journal = Journal {
                     rel,

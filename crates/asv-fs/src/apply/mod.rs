@@ -14,19 +14,16 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-
-use rustix::fs::{OFlags, RenameFlags};
-use rustix::io::Errno;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
 use crate::plan::{
     Action, Body, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, TreeFile,
     walk_source,
 };
+use crate::platform;
 use crate::tree::{Root, join, kind_of, parent_of};
 
 mod journal;
@@ -110,10 +107,6 @@ impl Applied {
 
 fn is_exists(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::AlreadyExists
-}
-
-fn errno_error(errno: Errno) -> io::Error {
-    io::Error::from_raw_os_error(errno.raw_os_error())
 }
 
 /// Where one destination's previous and new entries are at this moment.
@@ -287,29 +280,7 @@ impl Applier<'_, '_> {
     /// Renames `from` to `to`, never over an entry standing at `to`.
     fn rename_noreplace(&self, from: &str, to: &str, op: &'static str) -> Result<()> {
         let (from_abs, to_abs) = (self.tree.abs(from), self.tree.abs(to));
-        self.op(to, op, || {
-            match rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &from_abs,
-                rustix::fs::CWD,
-                &to_abs,
-                RenameFlags::NOREPLACE,
-            ) {
-                Ok(()) => Ok(()),
-                Err(errno) if errno == Errno::INVAL || errno == Errno::NOSYS => {
-                    // No RENAME_NOREPLACE here: check, then rename (the names are fresh
-                    // random siblings or a destination this run just emptied).
-                    match fs::symlink_metadata(&to_abs) {
-                        Ok(_) => Err(errno_error(Errno::EXIST)),
-                        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                            fs::rename(&from_abs, &to_abs)
-                        }
-                        Err(e) => Err(e),
-                    }
-                }
-                Err(errno) => Err(errno_error(errno)),
-            }
-        })
+        self.op(to, op, || platform::rename_noreplace(&from_abs, &to_abs))
     }
 
     /// Moves `from` to a fresh parked name beside `dest`; the name.
@@ -325,27 +296,16 @@ impl Applier<'_, '_> {
     }
 
     /// Exchanges `a` and `b` in one step; `false` (nothing done) where the file system
-    /// cannot.
+    /// cannot. Where the platform has no such call at all (`platform::HAS_EXCHANGE`), no call
+    /// is made or counted.
     fn exchange(&self, a: &str, b: &str) -> Result<bool> {
-        if self.no_exchange {
+        if self.no_exchange || !platform::HAS_EXCHANGE {
             return Ok(false);
         }
         let (a_abs, b_abs) = (self.tree.abs(a), self.tree.abs(b));
-        self.op(
-            b,
-            "exchange into place",
-            || match rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &a_abs,
-                rustix::fs::CWD,
-                &b_abs,
-                RenameFlags::EXCHANGE,
-            ) {
-                Ok(()) => Ok(true),
-                Err(errno) if errno == Errno::INVAL || errno == Errno::NOSYS => Ok(false),
-                Err(errno) => Err(errno_error(errno)),
-            },
-        )
+        self.op(b, "exchange into place", || {
+            platform::exchange(&a_abs, &b_abs)
+        })
     }
 
     /// Removes whatever stands at `rel`, never following a link, making each directory
@@ -359,13 +319,13 @@ impl Applier<'_, '_> {
         if !meta.file_type().is_dir() {
             return self.op(rel, "remove", || fs::remove_file(abs));
         }
-        let mode = meta.mode() & 0o7777;
+        let mode = platform::mode_of(&meta);
         if mode & 0o700 != 0o700 {
             // The entry was just seen to be a directory by lstat; set_permissions follows a
             // link, so a directory swapped for a link in between would lend its target the
             // owner's rwx bits and nothing more.
             self.op(rel, "make writable", || {
-                fs::set_permissions(abs, fs::Permissions::from_mode(mode | 0o700))
+                platform::set_path_mode(abs, mode | 0o700)
             })?;
         }
         let names = self.op(rel, "list", || {
@@ -449,7 +409,7 @@ impl Applier<'_, '_> {
                 }
                 if let Some(mode) = mode_there {
                     self.op(&staged, "set permissions", || {
-                        file.set_permissions(fs::Permissions::from_mode(mode))
+                        platform::set_file_mode(&file, mode)
                     })?;
                 }
             }
@@ -457,14 +417,13 @@ impl Applier<'_, '_> {
                 let staged = loop {
                     let staged = staged_name(&dest);
                     let abs = self.tree.abs(&staged);
-                    let made =
-                        self.op(&staged, "create link", || match std::os::unix::fs::symlink(
-                            &*target, &abs,
-                        ) {
+                    let made = self.op(&staged, "create link", || {
+                        match platform::symlink(target, &abs) {
                             Ok(()) => Ok(true),
                             Err(e) if is_exists(&e) => Ok(false),
                             Err(e) => Err(e),
-                        })?;
+                        }
+                    })?;
                     if made {
                         break staged;
                     }
@@ -517,16 +476,11 @@ impl Applier<'_, '_> {
                         let target = join(&staged, rel);
                         if !rel.is_empty() {
                             self.op(&target, "create directory", || {
-                                fs::DirBuilder::new()
-                                    .mode(0o700)
-                                    .create(self.tree.abs(&target))
+                                platform::create_private_dir(&self.tree.abs(&target))
                             })?;
                         }
                         self.op(&target, "set permissions", || {
-                            fs::set_permissions(
-                                self.tree.abs(&target),
-                                fs::Permissions::from_mode((mode & 0o777) | 0o700),
-                            )
+                            platform::set_path_mode(&self.tree.abs(&target), (mode & 0o777) | 0o700)
                         })
                     }
                     SourceEntry::File {
@@ -543,7 +497,7 @@ impl Applier<'_, '_> {
                         };
                         self.op(&target, "write", || io::copy(&mut file, &mut out))?;
                         self.op(&target, "set permissions", || {
-                            out.set_permissions(fs::Permissions::from_mode(mode & 0o777))
+                            platform::set_file_mode(&out, mode & 0o777)
                         })
                     }
                 })?;
@@ -641,12 +595,7 @@ impl Applier<'_, '_> {
 }
 
 fn create_new(abs: &Path, mode: u32) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NOCTTY).bits() as i32)
-        .open(abs)
+    platform::create_new_nofollow(abs, mode)
 }
 
 // The plan's way out lives here, beside the steps it runs, so the plan module never
@@ -814,7 +763,7 @@ fn forward(
         identities.push(meta.as_ref().map(Identity::of));
         modes.push(
             meta.filter(|m| m.file_type().is_file())
-                .map(|m| m.mode() & 0o7777),
+                .map(|m| platform::mode_of(&m)),
         );
     }
     // Before anything is made, the journal: a run killed from here on leaves a tree the next

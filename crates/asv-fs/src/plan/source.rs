@@ -1,15 +1,13 @@
 //! Reading a copy source: opened without following a link or blocking on a FIFO, walked in
 //! order, each file judged on the handle that is read.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-
-use rustix::fs::OFlags;
 
 use crate::error::{EntryKind, Error, Result};
 use crate::faults::Calls;
+use crate::platform;
 use crate::tree::{join, kind_of};
 
 /// One entry met by [`walk_source`].
@@ -32,24 +30,27 @@ fn source_unreadable(shown: &str, rel: &str, error: io::Error) -> Error {
 /// FIFO, and judges it by `fstat` on the handle that will be read.
 fn open_source_file(abs: &Path, shown: &str, rel: &str, calls: &Calls) -> Result<(File, u32)> {
     calls.step().map_err(|e| source_unreadable(shown, rel, e))?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-        .open(abs)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
-                Error::SourceLink {
-                    copy_source: shown.to_owned(),
-                    path: rel.to_owned(),
-                }
-            } else {
-                source_unreadable(shown, rel, e)
+    let file = platform::open_read_nofollow(abs).map_err(|e| {
+        if platform::is_link_refused(&e) {
+            Error::SourceLink {
+                copy_source: shown.to_owned(),
+                path: rel.to_owned(),
             }
-        })?;
+        } else {
+            source_unreadable(shown, rel, e)
+        }
+    })?;
     let meta = file
         .metadata()
         .map_err(|e| source_unreadable(shown, rel, e))?;
     let found = kind_of(meta.file_type());
+    if found == EntryKind::Symlink {
+        // Where a link opens as itself (Windows) rather than failing to open.
+        return Err(Error::SourceLink {
+            copy_source: shown.to_owned(),
+            path: rel.to_owned(),
+        });
+    }
     if found != EntryKind::File {
         return Err(Error::SourceWrongKind {
             copy_source: shown.to_owned(),
@@ -57,7 +58,7 @@ fn open_source_file(abs: &Path, shown: &str, rel: &str, calls: &Calls) -> Result
             found,
         });
     }
-    Ok((file, meta.mode() & 0o7777))
+    Ok((file, platform::mode_of(&meta)))
 }
 
 /// Walks the copy source `source` (shown in messages as `shown`) without following any link,
@@ -98,7 +99,7 @@ pub(crate) fn walk_source(
     }
     visit(SourceEntry::Dir {
         rel: "",
-        mode: meta.mode() & 0o7777,
+        mode: platform::mode_of(&meta),
     })?;
     walk_source_dir(source, "", shown, calls, visit)
 }
@@ -132,7 +133,7 @@ fn walk_source_dir(
             EntryKind::Directory => {
                 visit(SourceEntry::Dir {
                     rel: &child_rel,
-                    mode: meta.mode() & 0o7777,
+                    mode: platform::mode_of(&meta),
                 })?;
                 walk_source_dir(&child_abs, &child_rel, shown, calls, visit)?;
             }
