@@ -9,7 +9,10 @@
 //! update rather than create); removing it is not timed. It also reports the archive sizes,
 //! the SHA-256 of our ZIP (to compare builds: the bytes must not change), whether every run
 //! wrote the same bytes, whether the install reproduces the source tree, and the peak memory
-//! and CPU use of one `skill pack` from `/usr/bin/time -v`.
+//! and CPU use of one `skill pack` from `/usr/bin/time -v`. Beside each median wall time it
+//! gives the median CPU time (user plus system, every thread): on a machine shared with other
+//! work a parallel command gets fewer cores than it asks for, and the CPU time says what it
+//! would cost with them.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -41,23 +44,56 @@ fn clear(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The median of `runs` timed calls of `run`, each after an untimed `prepare`, after one
+/// The user plus system CPU time of this process's waited-for children so far, from
+/// `/proc/self/stat` (in clock ticks, `ticks` a second).
+fn children_cpu(ticks: u64) -> Result<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    // The fields after the command name (which may hold spaces) in parentheses; cutime and
+    // cstime are fields 16 and 17 of the line, 14 and 15 of this remainder.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let field = |n: usize| -> u64 {
+        rest.split_whitespace()
+            .nth(n - 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    Ok(Duration::from_millis(
+        (field(14) + field(15)) * 1000 / ticks,
+    ))
+}
+
+/// A command's medians over the timed runs: wall time and CPU time (user plus system, all its
+/// threads).
+#[derive(Clone, Copy)]
+struct Timing {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// The medians of `runs` timed calls of `run`, each after an untimed `prepare`, after one
 /// untimed warm-up (prepare and run).
 fn time_prepared(
     runs: usize,
+    ticks: u64,
     mut prepare: impl FnMut() -> Result<()>,
     mut run: impl FnMut() -> Result<()>,
-) -> Result<Duration> {
+) -> Result<Timing> {
     prepare()?;
     run()?;
-    let mut times = Vec::with_capacity(runs);
+    let mut walls = Vec::with_capacity(runs);
+    let mut cpus = Vec::with_capacity(runs);
     for _ in 0..runs {
         prepare()?;
+        let cpu = children_cpu(ticks)?;
         let start = Instant::now();
         run()?;
-        times.push(start.elapsed());
+        walls.push(start.elapsed());
+        cpus.push(children_cpu(ticks)?.saturating_sub(cpu));
     }
-    Ok(crate::median(times))
+    Ok(Timing {
+        wall: crate::median(walls),
+        cpu: crate::median(cpus),
+    })
 }
 
 fn size(path: &Path) -> Result<u64> {
@@ -113,6 +149,12 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         }
     }
     let bin = bin.canonicalize()?;
+    let ticks: u64 = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100);
     clear(work)?;
     std::fs::create_dir_all(work)?;
     let work = work.canonicalize()?;
@@ -138,6 +180,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
     // Each run's ZIP is hashed before the next run removes it, outside the timing.
     let pack = time_prepared(
         runs,
+        ticks,
         || {
             if ours.exists() {
                 digests.push(sha256(&ours)?);
@@ -160,6 +203,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         let out = work.join(format!("zip{}.zip", level.unwrap_or("-6")));
         let time = time_prepared(
             runs,
+            ticks,
             || clear(&out),
             || {
                 succeed(
@@ -180,6 +224,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
     let installed = work.join("installed");
     let install = time_prepared(
         runs,
+        ticks,
         || clear(&installed),
         || {
             succeed(
@@ -202,6 +247,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
     let unzipped = work.join("unzipped");
     let unzip = time_prepared(
         runs,
+        ticks,
         || clear(&unzipped),
         || {
             succeed(
@@ -229,7 +275,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let secs = |d: Duration| format!("{:.3}", d.as_secs_f64());
     println!(
-        "Machine: {cpu}, {cores} cores, load average {}. Skill: {files} files, {bytes} bytes (seed {seed}). Median of {runs} runs after one warm-up, in {}.\n",
+        "Machine: {cpu}, {cores} cores, load average {}. Skill: {files} files, {bytes} bytes (seed {seed}). Median of {runs} runs after one warm-up, in {}. CPU is user plus system time of all threads, from /proc (10 ms ticks).\n",
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()
@@ -237,29 +283,37 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         work.display()
     );
     let z9 = peers.last().map_or(1, |p| p.2);
-    let z6 = peers.first().map_or(Duration::ZERO, |p| p.1);
-    println!("| command | median (s) | ZIP (bytes) | vs zip -9 size | time / zip level 6 |");
-    println!("|---|---:|---:|---:|---:|");
-    let row = |label: &str, time: Duration, bytes: u64| {
+    let z6 = peers.first().map_or(Duration::ZERO, |p| p.1.wall);
+    println!(
+        "| command | median (s) | CPU (s) | ZIP (bytes) | vs zip -9 size | time / zip level 6 |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let row = |label: &str, time: Timing, bytes: u64| {
         println!(
-            "| {label} | {} | {bytes} | {:+.3}% | {:.2} |",
-            secs(time),
+            "| {label} | {} | {} | {bytes} | {:+.3}% | {:.2} |",
+            secs(time.wall),
+            secs(time.cpu),
             (bytes as f64 - z9 as f64) * 100.0 / z9 as f64,
-            time.as_secs_f64() / z6.as_secs_f64()
+            time.wall.as_secs_f64() / z6.as_secs_f64()
         );
     };
     row("`skill pack`", pack, ours_size);
     for (label, time, bytes) in &peers {
         row(label, *time, *bytes);
     }
-    println!("\n| command | median (s) | time / unzip |");
-    println!("|---|---:|---:|");
+    println!("\n| command | median (s) | CPU (s) | time / unzip |");
+    println!("|---|---:|---:|---:|");
     println!(
-        "| `skill install` of our ZIP | {} | {:.2} |",
-        secs(install),
-        install.as_secs_f64() / unzip.as_secs_f64()
+        "| `skill install` of our ZIP | {} | {} | {:.2} |",
+        secs(install.wall),
+        secs(install.cpu),
+        install.wall.as_secs_f64() / unzip.wall.as_secs_f64()
     );
-    println!("| `unzip -q` of our ZIP | {} | 1.00 |", secs(unzip));
+    println!(
+        "| `unzip -q` of our ZIP | {} | {} | 1.00 |",
+        secs(unzip.wall),
+        secs(unzip.cpu)
+    );
     println!(
         "\n- our ZIP: SHA-256 {}; the same bytes in all {} runs: {}",
         digests.first().map_or("", String::as_str),
