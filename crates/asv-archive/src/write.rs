@@ -5,11 +5,16 @@
 //! directory), dated 1980-01-01 00:00 (the DOS epoch), with no extra field and no comment. A
 //! file is deflated at level 9, or stored when deflating does not make it smaller. Names are
 //! flagged UTF-8 (bit 11) exactly when they are not ASCII.
+//!
+//! Files are deflated on every core (rayon), a bounded window at a time, and the ZIP is
+//! assembled in entry order: each entry's bytes depend only on its own data, so the archive is
+//! the same byte for byte as deflating them one after another (issue 16).
 
 use std::io::Write;
 
 use flate2::Compression;
 use flate2::write::DeflateEncoder;
+use rayon::prelude::*;
 
 use crate::error::{Detail, Error, Measure, Result};
 
@@ -51,8 +56,47 @@ fn too_large(what: &str) -> Error {
     }
 }
 
+/// How many bytes of files one window of [`zip_records`] deflates at once, on every core, before
+/// appending the window's entries to the ZIP in order. It bounds what is held beside the ZIP
+/// being written: the deflated entries of one window (each kept only when smaller than its
+/// file), so at most this many bytes, or one file's size when a single file is larger.
+const WINDOW_BYTES: usize = 8 << 20;
+
+/// One record's data as it goes into the ZIP: its CRC-32 and, when deflating made it smaller,
+/// the deflated bytes (otherwise the data is stored as it is).
+struct Deflated {
+    crc: u32,
+    bytes: Option<Vec<u8>>,
+}
+
+/// Deflates `data` at level 9, keeping the result only when it is smaller than `data`.
+///
+/// The whole input goes to the encoder in one `write_all` and then `finish`, exactly as the
+/// writer has always called it: the encoder's output depends on how its input is fed, and the
+/// ZIP's bytes must not change (issue 16).
+fn deflate(data: &[u8]) -> Deflated {
+    let crc = crc32fast::hash(data);
+    let bytes = if data.is_empty() {
+        None
+    } else {
+        let mut encoder = DeflateEncoder::new(Vec::new(), Compression::best());
+        // Writing into a Vec cannot fail.
+        let done = encoder.write_all(data).and_then(|()| encoder.finish());
+        done.ok().filter(|d| d.len() < data.len())
+    };
+    Deflated { crc, bytes }
+}
+
 /// Writes the records in the order given. `what` names the result in an error.
+///
+/// The entries are deflated on every core, a window of [`WINDOW_BYTES`] at a time, and
+/// appended in order, so the bytes are those of deflating them one after another.
 pub(crate) fn zip_records(records: &[Record<'_>], what: &str) -> Result<Vec<u8>> {
+    zip_records_in_windows(records, what, WINDOW_BYTES)
+}
+
+/// [`zip_records`] with the window's size given, so tests can show it changes no byte.
+fn zip_records_in_windows(records: &[Record<'_>], what: &str, window: usize) -> Result<Vec<u8>> {
     let Ok(count) = u16::try_from(records.len()) else {
         return Err(Error::ZipTooLarge {
             what: what.to_owned(),
@@ -66,67 +110,27 @@ pub(crate) fn zip_records(records: &[Record<'_>], what: &str) -> Result<Vec<u8>>
     }
     let mut out = Vec::new();
     let mut central = Vec::new();
-    for record in records {
-        let data = record.data.unwrap_or(&[]);
-        let crc = crc32fast::hash(data);
-        let deflated = if data.is_empty() {
-            None
-        } else {
-            let mut encoder = DeflateEncoder::new(Vec::new(), Compression::best());
-            // Writing into a Vec cannot fail.
-            let done = encoder.write_all(data).and_then(|()| encoder.finish());
-            done.ok().filter(|d| d.len() < data.len())
-        };
-        let (method, stored): (u16, &[u8]) = match &deflated {
-            Some(d) => (8, d),
-            None => (0, data),
-        };
-        let name = record.name.as_bytes();
-        let (Ok(size), Ok(compressed), Ok(offset), Ok(name_len)) = (
-            u32::try_from(data.len()),
-            u32::try_from(stored.len()),
-            u32::try_from(out.len()),
-            u16::try_from(name.len()),
-        ) else {
-            return Err(too_large(what));
-        };
-        if size == u32::MAX || compressed == u32::MAX || offset == u32::MAX {
-            return Err(too_large(what));
+    let mut next = 0;
+    while next < records.len() {
+        let mut taken = 0;
+        let mut end = next;
+        while end < records.len() {
+            let len = records[end].data.map_or(0, <[u8]>::len);
+            if end > next && taken + len > window {
+                break;
+            }
+            taken += len;
+            end += 1;
         }
-        let flags: u16 = if record.name.is_ascii() { 0 } else { 1 << 11 };
-        let mode = match (record.data.is_some(), record.executable) {
-            (false, _) => DIR_MODE,
-            (true, true) => EXECUTABLE_MODE,
-            (true, false) => FILE_MODE,
-        };
-        let external = mode << 16 | if record.data.is_none() { DOS_DIR } else { 0 };
-
-        let common = |buf: &mut Vec<u8>| {
-            buf.extend_from_slice(&NEEDED.to_le_bytes());
-            buf.extend_from_slice(&flags.to_le_bytes());
-            buf.extend_from_slice(&method.to_le_bytes());
-            buf.extend_from_slice(&0u16.to_le_bytes()); // time 00:00:00
-            buf.extend_from_slice(&DOS_DATE.to_le_bytes());
-            buf.extend_from_slice(&crc.to_le_bytes());
-            buf.extend_from_slice(&compressed.to_le_bytes());
-            buf.extend_from_slice(&size.to_le_bytes());
-            buf.extend_from_slice(&name_len.to_le_bytes());
-            buf.extend_from_slice(&0u16.to_le_bytes()); // extra length
-        };
-        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-        common(&mut out);
-        out.extend_from_slice(name);
-        out.extend_from_slice(stored);
-
-        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-        central.extend_from_slice(&MADE_BY_UNIX.to_le_bytes());
-        common(&mut central);
-        central.extend_from_slice(&0u16.to_le_bytes()); // comment length
-        central.extend_from_slice(&0u16.to_le_bytes()); // disk number start
-        central.extend_from_slice(&0u16.to_le_bytes()); // internal attributes
-        central.extend_from_slice(&external.to_le_bytes());
-        central.extend_from_slice(&offset.to_le_bytes());
-        central.extend_from_slice(name);
+        let window = &records[next..end];
+        let deflated: Vec<Deflated> = window
+            .par_iter()
+            .map(|record| deflate(record.data.unwrap_or(&[])))
+            .collect();
+        for (record, deflated) in window.iter().zip(deflated) {
+            append(record, &deflated, &mut out, &mut central, what)?;
+        }
+        next = end;
     }
     let (Ok(cd_offset), Ok(cd_size)) = (u32::try_from(out.len()), u32::try_from(central.len()))
     else {
@@ -145,6 +149,70 @@ pub(crate) fn zip_records(records: &[Record<'_>], what: &str) -> Result<Vec<u8>>
     out.extend_from_slice(&cd_offset.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes()); // comment length
     Ok(out)
+}
+
+/// Appends one record to the ZIP: its local header and data to `out`, its central directory
+/// record to `central`. `what` names the ZIP in an error.
+fn append(
+    record: &Record<'_>,
+    deflated: &Deflated,
+    out: &mut Vec<u8>,
+    central: &mut Vec<u8>,
+    what: &str,
+) -> Result<()> {
+    let data = record.data.unwrap_or(&[]);
+    let crc = deflated.crc;
+    let (method, stored): (u16, &[u8]) = match &deflated.bytes {
+        Some(d) => (8, d),
+        None => (0, data),
+    };
+    let name = record.name.as_bytes();
+    let (Ok(size), Ok(compressed), Ok(offset), Ok(name_len)) = (
+        u32::try_from(data.len()),
+        u32::try_from(stored.len()),
+        u32::try_from(out.len()),
+        u16::try_from(name.len()),
+    ) else {
+        return Err(too_large(what));
+    };
+    if size == u32::MAX || compressed == u32::MAX || offset == u32::MAX {
+        return Err(too_large(what));
+    }
+    let flags: u16 = if record.name.is_ascii() { 0 } else { 1 << 11 };
+    let mode = match (record.data.is_some(), record.executable) {
+        (false, _) => DIR_MODE,
+        (true, true) => EXECUTABLE_MODE,
+        (true, false) => FILE_MODE,
+    };
+    let external = mode << 16 | if record.data.is_none() { DOS_DIR } else { 0 };
+
+    let common = |buf: &mut Vec<u8>| {
+        buf.extend_from_slice(&NEEDED.to_le_bytes());
+        buf.extend_from_slice(&flags.to_le_bytes());
+        buf.extend_from_slice(&method.to_le_bytes());
+        buf.extend_from_slice(&0u16.to_le_bytes()); // time 00:00:00
+        buf.extend_from_slice(&DOS_DATE.to_le_bytes());
+        buf.extend_from_slice(&crc.to_le_bytes());
+        buf.extend_from_slice(&compressed.to_le_bytes());
+        buf.extend_from_slice(&size.to_le_bytes());
+        buf.extend_from_slice(&name_len.to_le_bytes());
+        buf.extend_from_slice(&0u16.to_le_bytes()); // extra length
+    };
+    out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+    common(out);
+    out.extend_from_slice(name);
+    out.extend_from_slice(stored);
+
+    central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+    central.extend_from_slice(&MADE_BY_UNIX.to_le_bytes());
+    common(central);
+    central.extend_from_slice(&0u16.to_le_bytes()); // comment length
+    central.extend_from_slice(&0u16.to_le_bytes()); // disk number start
+    central.extend_from_slice(&0u16.to_le_bytes()); // internal attributes
+    central.extend_from_slice(&external.to_le_bytes());
+    central.extend_from_slice(&offset.to_le_bytes());
+    central.extend_from_slice(name);
+    Ok(())
 }
 
 /// The bytes of a reproducible ZIP of `files`: each file under its path, a directory entry for
@@ -303,4 +371,61 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
         });
     }
     zip_files_named(&files, what)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text that deflates, bytes that do not (stored), and empty entries.
+    fn data() -> Vec<Vec<u8>> {
+        let mut x: u64 = 7;
+        let mut noise = |len: usize| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect()
+        };
+        (0..40)
+            .map(|i| match i % 3 {
+                0 => b"line of text to deflate\n".repeat(i * 40),
+                1 => noise(i * 300),
+                _ => Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_window_size_changes_no_byte() {
+        let data = data();
+        let records: Vec<Record<'_>> = data
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Record {
+                name: format!("f{i:02}"),
+                data: Some(d),
+                executable: i % 2 == 0,
+            })
+            .collect();
+        let whole = zip_records_in_windows(&records, "t", usize::MAX).unwrap();
+        // One entry per window, a few per window, and the default.
+        for window in [0, 1, 5_000, WINDOW_BYTES] {
+            assert_eq!(
+                zip_records_in_windows(&records, "t", window).unwrap(),
+                whole,
+                "window of {window} bytes"
+            );
+        }
+        // And the same as deflating the entries one after another, in a pool of one thread.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| zip_records_in_windows(&records, "t", usize::MAX).unwrap());
+        assert_eq!(one, whole);
+    }
 }

@@ -200,3 +200,124 @@ pub fn files_verify_reads(spec: &Spec, root: &Path) -> Vec<String> {
     out.retain(|p| root.join(p).exists());
     out
 }
+
+const SYLLABLES: &[&str] = &[
+    "ka", "ri", "to", "men", "sa", "lo", "ver", "in", "qu", "ex", "pa", "de", "sh", "ta", "ble",
+    "tion", "ar", "co", "ne", "mi", "st", "ul", "or", "ge", "fa", "ly", "pre", "con", "ing", "ed",
+    "um", "ob", "ra", "ze", "wi", "ho", "ny", "tr", "el", "sk",
+];
+
+/// `count` made-up words of one to four syllables, for [`prose`].
+pub fn vocabulary(rng: &mut Rng, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|_| {
+            (0..rng.range(1, 4))
+                .map(|_| SYLLABLES[rng.range(0, SYLLABLES.len() - 1)])
+                .collect()
+        })
+        .collect()
+}
+
+/// Sentence-like text of about `size` bytes drawn from `words`, the first words far more often
+/// than the last (as in natural language), with numbers and punctuation. At level 9 it deflates
+/// to about 42% of its size, closer to real prose than [`text`]'s 30 words, which deflate to a
+/// fraction of that.
+pub fn prose(rng: &mut Rng, words: &[String], size: usize) -> String {
+    let mut out = String::with_capacity(size + 200);
+    while out.len() < size {
+        let start = out.len();
+        for k in 0..rng.range(6, 18) {
+            if k > 0 {
+                out.push(' ');
+            }
+            if rng.range(0, 19) == 0 {
+                out.push_str(&rng.range(0, 99_999).to_string());
+            } else {
+                // The cube of a uniform draw in [0, 1), in integers: skewed towards 0.
+                let draw = |rng: &mut Rng| u128::from(rng.next_u64() >> 43);
+                let cube = draw(rng) * draw(rng) * draw(rng);
+                let index = (cube * words.len() as u128) >> 63;
+                out.push_str(&words[index as usize]);
+            }
+        }
+        if let Some(first) = out[start..].chars().next().filter(char::is_ascii_lowercase) {
+            out.replace_range(start..start + 1, &first.to_ascii_uppercase().to_string());
+        }
+        out.push_str([". ", ". ", ", ", "? ", ".\n"][rng.range(0, 4)]);
+    }
+    out
+}
+
+/// The shape of one large synthetic skill, for `skill pack` and `skill install`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkillSpec {
+    /// Text files besides `SKILL.md` (markdown references and executable scripts).
+    pub texts: usize,
+    /// Random binary files (incompressible: deflate cannot shrink them, so a ZIP stores them).
+    pub binaries: usize,
+    /// Seed of the generator.
+    pub seed: u64,
+}
+
+impl SkillSpec {
+    /// The skill of issue 16's measurements: 1,485 files (`SKILL.md`, 1,184 text files, 300
+    /// random binary files), about 28 MiB, about 12 MiB of it incompressible.
+    pub const ISSUE_16: SkillSpec = SkillSpec {
+        texts: 1184,
+        binaries: 300,
+        seed: 1,
+    };
+}
+
+/// The name (and directory name) of the skill [`generate_skill`] writes.
+pub const SKILL_NAME: &str = "bench-skill";
+
+/// Writes the skill of `spec` into the directory `dir` (which should be empty): a valid
+/// `SKILL.md`, text files of 1–27 KiB ([`prose`]) spread over `references/` (nested two levels) and
+/// `scripts/` (every eighth text file, executable), and random binary files of 4–74 KiB under
+/// `assets/`. The same spec always writes the same bytes. Returns the number of files and
+/// bytes written.
+///
+/// # Errors
+/// A failed write.
+pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
+    let tree = Root::open(dir)?;
+    let mut rng = Rng::new(spec.seed);
+    let words = vocabulary(&mut rng, 3000);
+    let mut bytes = 0u64;
+    let mut md = format!(
+        "---\nname: {SKILL_NAME}\ndescription: Synthetic skill of {} files for benchmarks of pack and install.\n---\n\n# Instructions\n\n",
+        spec.texts + spec.binaries + 1
+    );
+    md.push_str(&prose(&mut rng, &words, 4096));
+    tree.write_file("SKILL.md", md.as_bytes())?;
+    bytes += md.len() as u64;
+    for t in 0..spec.texts {
+        let size = rng.range(1024, 27 * 1024);
+        let body = prose(&mut rng, &words, size);
+        if t % 8 == 7 {
+            let script = format!("#!/bin/sh\n# generated script {t}\ncat <<'EOF'\n{body}EOF\n");
+            tree.write_file_mode(&format!("scripts/tool-{t:04}.sh"), script.as_bytes(), true)?;
+            bytes += script.len() as u64;
+        } else {
+            let path = format!(
+                "references/part-{:02}/topic-{:02}/ref-{t:04}.md",
+                t % 16,
+                t % 5
+            );
+            tree.write_file(&path, body.as_bytes())?;
+            bytes += body.len() as u64;
+        }
+    }
+    for b in 0..spec.binaries {
+        let size = rng.range(4 * 1024, 74 * 1024);
+        let mut data = Vec::with_capacity(size + 8);
+        while data.len() < size {
+            data.extend_from_slice(&rng.next_u64().to_le_bytes());
+        }
+        data.truncate(size);
+        tree.write_file(&format!("assets/blob-{:02}/data-{b:04}.bin", b % 10), &data)?;
+        bytes += size as u64;
+    }
+    Ok((spec.texts + spec.binaries + 1, bytes))
+}

@@ -6,6 +6,9 @@
 //! (`openssl dgst -sha256` and `sha256sum` over exactly the files `verify` reads), peak memory
 //! and CPU use from `/usr/bin/time -v`, and a check (by `strace`, when present, and by mtimes)
 //! that `gen` with nothing to change writes nothing. It prints a markdown report.
+//!
+//! `asv-bench skill` times `skill pack` beside `zip -r` (levels 6 and 9) and `skill install`
+//! beside `unzip` on one generated skill of about 28 MiB (see the `skill` module).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
@@ -15,6 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use asv_bench::{Spec, break_copies, files_verify_reads, generate};
 use clap::{Parser, Subcommand};
+
+mod skill;
 
 #[derive(Parser)]
 #[command(about = "Synthetic repositories and whole-process benchmarks for agentic-skill-vendor")]
@@ -63,6 +68,21 @@ enum Cmd {
         #[arg(long, default_value = "target/asv-bench")]
         work: PathBuf,
     },
+    /// Time `skill pack` and `skill install` on one generated 28 MiB skill beside zip and unzip
+    Skill {
+        /// Runs per measurement (the median is reported)
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Seed of the generator
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The release binary
+        #[arg(long, default_value = "target/release/agentic-skill-vendor")]
+        bin: PathBuf,
+        /// Scratch directory (emptied first; put it on tmpfs)
+        #[arg(long, default_value = "/dev/shm/asv-bench-skill")]
+        work: PathBuf,
+    },
 }
 
 fn main() -> Result<()> {
@@ -99,6 +119,12 @@ fn main() -> Result<()> {
             bin,
             work,
         } => run_matrix(&sizes, contracts, runs, &bin, &work),
+        Cmd::Skill {
+            runs,
+            seed,
+            bin,
+            work,
+        } => skill::run(runs, seed, &bin, &work),
     }
 }
 

@@ -74,12 +74,14 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     crate::paths::refuse_residue(tree.files().iter().map(|f| f.path.as_str()), dir)?;
     let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
+    let hash = tree.hash();
+    // The files move into the entries: a skill's bytes are held once, not twice (issue 16).
     let entries: Vec<FileEntry> = tree
-        .files()
-        .iter()
+        .into_files()
+        .into_iter()
         .map(|f| FileEntry {
             path: format!("{name}/{}", f.path),
-            bytes: f.data.clone(),
+            bytes: f.data,
             executable: f.executable,
         })
         .collect();
@@ -106,7 +108,7 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     Ok(Packed {
         name,
         files: entries.len(),
-        hash: tree.hash(),
+        hash,
         zip,
         warnings,
     })

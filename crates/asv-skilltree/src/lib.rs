@@ -259,7 +259,17 @@ impl SkillTree {
         &self.files
     }
 
-    /// The files, sorted by path, given up rather than copied.
+    /// The files, sorted by path, taken out of the tree: a caller done with the tree keeps the
+    /// bytes without copying them (`skill pack` hands them to the ZIP writer).
+    ///
+    /// # Example
+    /// ```
+    /// use asv_skilltree::{FileNode, SkillTree};
+    /// let node = |path: &str| FileNode { path: path.into(), data: b"x".to_vec(), executable: false };
+    /// let tree = SkillTree::from_files(vec![node("b"), node("a")]);
+    /// let paths: Vec<String> = tree.into_files().into_iter().map(|f| f.path).collect();
+    /// assert_eq!(paths, ["a", "b"]);
+    /// ```
     pub fn into_files(self) -> Vec<FileNode> {
         self.files
     }

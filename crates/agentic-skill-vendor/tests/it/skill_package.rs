@@ -126,6 +126,74 @@ fn pack_is_reproducible_and_round_trips_through_install() {
     assert_eq!(hash(&other.join("skills/pdf")), want);
 }
 
+/// A skill of every kind of file the ZIP writer treats differently, the same on every host
+/// (a SplitMix64 stream): text that deflates, random bytes it stores, an empty file, one byte,
+/// executables, nested and non-ASCII names, and more files than a machine has cores.
+fn varied_skill(repo: &Repo) {
+    let mut state: u64 = 16;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    const WORDS: &[&str] = &[
+        "pack", "the", "skill", "entry", "deflate", "ünï", "line\n", "42",
+    ];
+    repo.write("skills/varied/SKILL.md", skill_md("varied"));
+    repo.write("skills/varied/empty", "");
+    repo.write("skills/varied/one", "x");
+    repo.write("skills/varied/zeros.bin", vec![0u8; 300 * 1024]);
+    for i in 0..120 {
+        let len = (next() % (12 * 1024)) as usize;
+        let bytes: Vec<u8> = if i % 4 == 3 {
+            (0..len).map(|_| next() as u8).collect()
+        } else {
+            let mut text = Vec::new();
+            while text.len() < len {
+                text.extend_from_slice(WORDS[(next() % WORDS.len() as u64) as usize].as_bytes());
+                text.push(b' ');
+            }
+            text
+        };
+        let path = format!("skills/varied/part-{}/ñame-{i:03}.md", i % 5);
+        repo.write(&path, bytes);
+        if i % 7 == 0 {
+            std::fs::set_permissions(repo.join(&path), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+    }
+}
+
+/// `skill pack` writes the bytes it wrote before its entries were deflated in parallel: the
+/// digest below is that of the ZIP the release binary of main at eb2a872 (the sequential
+/// writer) made of [`varied_skill`] (issue 16).
+#[test]
+fn pack_of_a_varied_skill_is_the_pinned_zip() {
+    let repo = Repo::empty();
+    varied_skill(&repo);
+    let out = repo.join("varied.zip");
+    let packed = repo.run(&[
+        "skill",
+        "pack",
+        "skills/varied",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(packed.code, 0, "{packed:?}");
+    let zip = std::fs::read(&out).unwrap();
+    let sum = Command::new("sha256sum").arg(&out).output().unwrap();
+    let sum = String::from_utf8(sum.stdout).unwrap();
+    assert_eq!(
+        (zip.len(), sum.split_whitespace().next().unwrap()),
+        (
+            313_199,
+            "e37a9418c04aa816e9bea3fd49405504ac4a3d102ae2943659a17ab883baed66"
+        )
+    );
+}
+
 #[test]
 fn pack_refuses_an_invalid_skill_and_writes_nothing() {
     let repo = repo();

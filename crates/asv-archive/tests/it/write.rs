@@ -337,3 +337,110 @@ fn reading_an_entry_of_another_archive_is_refused() {
     let e = a.read(&b.entries()[0]).unwrap_err();
     assert!(matches!(e, Error::NotAnEntry { .. }), "{e}");
 }
+
+/// A SplitMix64 stream, so the varied skill below is the same on every host.
+struct Stream(u64);
+
+impl Stream {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn noise(&mut self, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+
+    fn prose(&mut self, len: usize) -> Vec<u8> {
+        const WORDS: &[&str] = &[
+            "skill",
+            "review",
+            "the",
+            "contract",
+            "line",
+            "of",
+            "zip",
+            "entry",
+            "deflate",
+            "stored",
+            "name",
+            "Ünïcode",
+            "tab\t",
+            "\n",
+            "## heading\n",
+            "0123456789",
+        ];
+        let mut out = Vec::with_capacity(len + 16);
+        while out.len() < len {
+            out.extend_from_slice(WORDS[self.below(WORDS.len())].as_bytes());
+            out.push(b' ');
+        }
+        out.truncate(len);
+        out
+    }
+}
+
+/// A skill of every kind of entry the writer treats differently: empty files, one byte, text
+/// that deflates, random bytes that deflating makes larger (stored), bytes that deflate
+/// enormously, text just past the 32 KiB window and a few hundred KiB long, executables,
+/// nested and non-ASCII names, and more files than a machine has cores.
+fn varied_skill() -> Vec<FileEntry> {
+    let mut s = Stream(16);
+    let mut files = vec![
+        file(
+            "varied/SKILL.md",
+            b"---\nname: varied\ndescription: All kinds.\n---\n",
+            false,
+        ),
+        file("varied/empty", b"", false),
+        file("varied/one", b"x", true),
+        file("varied/zeros.bin", &vec![0u8; 700 * 1024], false),
+        file("varied/docs/ünïcode-ñame.md", &s.prose(3000), false),
+        file("varied/docs/long.md", &s.prose(400 * 1024), false),
+        file("varied/docs/window.md", &s.prose(32 * 1024 + 7), false),
+        file("varied/tiny-noise", &s.noise(5), false),
+    ];
+    for i in 0..150 {
+        let len = s.below(20 * 1024);
+        let bytes = if i % 4 == 3 {
+            s.noise(len)
+        } else {
+            s.prose(len)
+        };
+        files.push(file(
+            &format!("varied/part-{}/deep/er/file-{i:03}.txt", i % 7),
+            &bytes,
+            i % 5 == 0,
+        ));
+    }
+    files
+}
+
+/// The writer's bytes for the varied skill, pinned: the SHA-256 of `zip_files(varied_skill())`
+/// as written by the writer before entries were deflated in parallel (one after another,
+/// flate2's miniz_oxide backend at level 9). However the work is spread, the ZIP must not
+/// change by a byte (issue 16).
+#[test]
+fn the_varied_skill_packs_to_the_pinned_bytes() {
+    use sha2::Digest;
+
+    let zip = zip_files(&varied_skill()).unwrap();
+    let digest: String = sha2::Sha256::digest(&zip)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        (zip.len(), digest.as_str()),
+        (
+            665_889,
+            "ec90b97da040962ddc9b1d4c3ee0413424dd26f9dd975c07af74d6c33ddfb146"
+        )
+    );
+}
