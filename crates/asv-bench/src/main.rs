@@ -173,14 +173,25 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 
 /// Peak RSS (MiB) and CPU percentage of one run, from `/usr/bin/time -v`.
 fn resources(bin: &Path, args: &[&str], root: &Path) -> Result<(f64, String)> {
-    let out = Command::new("/usr/bin/time")
+    let root = root.to_string_lossy();
+    let mut all = args.to_vec();
+    all.extend(["--root", &root]);
+    usage(bin, &all, None)
+}
+
+/// Peak RSS (MiB) and CPU percentage of one run of `program args` (in `cwd` when given), as
+/// `/usr/bin/time -v` reports them.
+pub(crate) fn usage(program: &Path, args: &[&str], cwd: Option<&Path>) -> Result<(f64, String)> {
+    let mut command = Command::new("/usr/bin/time");
+    command
         .arg("-v")
-        .arg(bin)
+        .arg(program)
         .args(args)
-        .arg("--root")
-        .arg(root)
-        .stdout(Stdio::null())
-        .output()?;
+        .stdout(Stdio::null());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    let out = command.output()?;
     let text = String::from_utf8_lossy(&out.stderr);
     let field = |name: &str| {
         text.lines()

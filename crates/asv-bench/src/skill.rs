@@ -114,27 +114,6 @@ fn sha256(path: &Path) -> Result<String> {
         .to_owned())
 }
 
-/// Peak RSS (MiB) and CPU percentage of one run of `program args` in `cwd`.
-fn usage(program: &Path, args: &[&str], cwd: &Path) -> Result<(f64, String)> {
-    let out = Command::new("/usr/bin/time")
-        .arg("-v")
-        .arg(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdout(Stdio::null())
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let field = |name: &str| {
-        text.lines()
-            .find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()))
-            .unwrap_or_default()
-    };
-    let rss_kib: f64 = field("Maximum resident set size (kbytes):")
-        .parse()
-        .unwrap_or(0.0);
-    Ok((rss_kib / 1024.0, field("Percent of CPU this job got:")))
-}
-
 /// Generates the skill under `work`, measures, and prints a markdown report.
 pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()> {
     if !bin.exists() {
@@ -192,7 +171,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
     digests.push(sha256(&ours)?);
     let reproducible = digests.windows(2).all(|w| w[0] == w[1]);
     let ours_size = size(&ours)?;
-    let (pack_rss, pack_cpu) = usage(&bin, &pack_args, &work)?;
+    let (pack_rss, pack_cpu) = crate::usage(&bin, &pack_args, Some(&work))?;
 
     let mut peers = Vec::new();
     for (label, level) in [

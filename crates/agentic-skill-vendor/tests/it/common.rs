@@ -115,6 +115,19 @@ impl Repo {
         run_bin_in(&all, None, Some(&self.join(rel)))
     }
 
+    /// Waits until a tree change has begun in this repository (its journal stands at the
+    /// root), for at most `limit`; panics naming `what` past it.
+    pub fn wait_for_journal(&self, limit: std::time::Duration, what: &str) {
+        let started = std::time::Instant::now();
+        while !fs::read_dir(self.path())
+            .expect("read_dir")
+            .any(|e| asv_fs::is_journal_name(&e.expect("entry").file_name().to_string_lossy()))
+        {
+            assert!(started.elapsed() < limit, "{what} never began its change");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     /// Every file (and link, and empty directory) below the root with its bytes or target.
     pub fn snapshot(&self) -> BTreeMap<String, String> {
         let mut out = BTreeMap::new();

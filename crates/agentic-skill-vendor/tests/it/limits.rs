@@ -264,7 +264,7 @@ fn contracts_too_large_to_keep_together_are_read_again_for_their_copies() {
 #[test]
 fn a_large_contract_changed_while_gen_writes_its_copies_is_refused_and_nothing_changes() {
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let (big, _) = large_contract("big", LARGE);
     let edited = big.replacen("A line", "An edited line", 1);
     // The run is stalled at each file system call of its change in turn (one staging thread,
@@ -286,18 +286,7 @@ fn a_large_contract_changed_while_gen_writes_its_copies_is_refused_and_nothing_c
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
-        // Until the change has begun: its journal stands at the root.
-        let started = Instant::now();
-        while !std::fs::read_dir(repo.path())
-            .expect("read_dir")
-            .any(|e| asv_fs::is_journal_name(&e.expect("entry").file_name().to_string_lossy()))
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "gen never began"
-            );
-            std::thread::sleep(Duration::from_millis(2));
-        }
+        repo.wait_for_journal(Duration::from_secs(20), "gen");
         repo.write("contracts/big.md", &edited);
         let out = running.wait_with_output().expect("wait");
         if out.status.success() {

@@ -151,18 +151,8 @@ fn a_second_writer_waits_for_a_change_in_flight_and_both_finish() {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn");
-        // Until the gen is in its stall: its journal stands at the root.
-        let started = Instant::now();
-        while !std::fs::read_dir(repo.path())
-            .unwrap()
-            .any(|e| asv_fs::is_journal_name(&e.unwrap().file_name().to_string_lossy()))
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "gen never got going"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        // Until the gen is in its stall.
+        repo.wait_for_journal(Duration::from_secs(10), "gen");
         let run = repo.run(second);
         let out = first.wait_with_output().expect("wait");
         assert!(out.status.success(), "{second:?}: gen: {out:?}");
