@@ -430,7 +430,8 @@ fn run_matrix(
     Ok(())
 }
 
-fn report(rows: &[Row], contracts: usize, runs: usize) {
+/// The CPU's model name and how many cores this process may use, for a report's header.
+pub(crate) fn machine() -> (String, usize) {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
@@ -443,6 +444,11 @@ fn report(rows: &[Row], contracts: usize, runs: usize) {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    (cpu, cores)
+}
+
+fn report(rows: &[Row], contracts: usize, runs: usize) {
+    let (cpu, cores) = machine();
     println!(
         "Machine: {cpu}, {cores} cores. Median of {runs} runs, warm page cache, {contracts} contracts per skill.\n"
     );

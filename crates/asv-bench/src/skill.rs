@@ -239,18 +239,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         },
     )?;
 
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines().find_map(|l| {
-                l.strip_prefix("model name")
-                    .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
-            })
-        })
-        .unwrap_or_else(|| "unknown CPU".to_owned());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let (cpu, cores) = crate::machine();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let secs = |d: Duration| format!("{:.3}", d.as_secs_f64());
     println!(
