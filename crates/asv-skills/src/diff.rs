@@ -15,19 +15,27 @@ use imara_diff::{Algorithm, Diff, InternedInput};
 const CONTEXT: u32 = 3;
 
 /// The unified diff from `from` to `to`, each path shown under `prefix` (e.g. `skills/pdf`);
-/// empty when the trees are equal.
+/// empty when the trees are equal. Only files that differ are read.
+///
+/// # Errors
+/// A file left on disk that cannot be read again or changed since it was read.
 ///
 /// # Example
 /// ```
 /// use asv_skilltree::{FileNode, SkillTree};
 /// let tree = |data: &str| SkillTree::from_files(vec![FileNode {
 ///     path: "SKILL.md".into(), data: data.into(), executable: false,
-/// }]);
-/// let diff = asv_skills::diff::unified(&tree("a\nb\n"), &tree("a\nc\n"), "skills/x");
+/// }]).expect("held bytes");
+/// let diff = asv_skills::diff::unified(&tree("a\nb\n"), &tree("a\nc\n"), "skills/x")?;
 /// assert_eq!(diff, "diff --git a/skills/x/SKILL.md b/skills/x/SKILL.md\n\
 ///     --- a/skills/x/SKILL.md\n+++ b/skills/x/SKILL.md\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+/// # Ok::<(), asv_skilltree::Error>(())
 /// ```
-pub fn unified(from: &SkillTree, to: &SkillTree, prefix: &str) -> String {
+pub fn unified(
+    from: &SkillTree,
+    to: &SkillTree,
+    prefix: &str,
+) -> Result<String, asv_skilltree::Error> {
     let mut out = String::new();
     let (mut a, mut b) = (from.files().iter().peekable(), to.files().iter().peekable());
     loop {
@@ -41,18 +49,30 @@ pub fn unified(from: &SkillTree, to: &SkillTree, prefix: &str) -> String {
             (Some(_), None) => (a.next(), None),
             (None, Some(_)) => (None, b.next()),
         };
-        file(&mut out, left, right, prefix);
+        file(&mut out, left, right, prefix)?;
     }
-    out
+    Ok(out)
+}
+
+/// A side's bytes, or none for a side that does not hold the file.
+fn read_or_empty(
+    side: Option<&FileNode>,
+) -> Result<std::borrow::Cow<'_, [u8]>, asv_skilltree::Error> {
+    side.map_or(Ok(std::borrow::Cow::Borrowed(&[][..])), |f| f.data.read())
 }
 
 fn mode(f: &FileNode) -> &'static str {
     if f.executable { "100755" } else { "100644" }
 }
 
-fn file(out: &mut String, left: Option<&FileNode>, right: Option<&FileNode>, prefix: &str) {
+fn file(
+    out: &mut String,
+    left: Option<&FileNode>,
+    right: Option<&FileNode>,
+    prefix: &str,
+) -> Result<(), asv_skilltree::Error> {
     let Some(any) = left.or(right) else {
-        return;
+        return Ok(());
     };
     let path = if prefix.is_empty() {
         any.path.clone()
@@ -62,7 +82,7 @@ fn file(out: &mut String, left: Option<&FileNode>, right: Option<&FileNode>, pre
     if let (Some(l), Some(r)) = (left, right)
         && l == r
     {
-        return;
+        return Ok(());
     }
     let _ = writeln!(out, "diff --git a/{path} b/{path}");
     match (left, right) {
@@ -77,10 +97,13 @@ fn file(out: &mut String, left: Option<&FileNode>, right: Option<&FileNode>, pre
         }
         _ => {}
     }
-    let before: &[u8] = left.map_or(&[], |f| &f.data);
-    let after: &[u8] = right.map_or(&[], |f| &f.data);
+    let (before, after) = match (left, right) {
+        (Some(l), Some(r)) if l.data == r.data => return Ok(()),
+        (l, r) => (read_or_empty(l)?, read_or_empty(r)?),
+    };
+    let (before, after) = (before.as_ref(), after.as_ref());
     if before == after {
-        return;
+        return Ok(());
     }
     let old_name = if left.is_some() {
         format!("a/{path}")
@@ -94,10 +117,11 @@ fn file(out: &mut String, left: Option<&FileNode>, right: Option<&FileNode>, pre
     };
     if !is_text(before) || !is_text(after) {
         let _ = writeln!(out, "Binary files {old_name} and {new_name} differ");
-        return;
+        return Ok(());
     }
     let _ = writeln!(out, "--- {old_name}\n+++ {new_name}");
     hunks(out, before, after);
+    Ok(())
 }
 
 /// `start,len` as git prints a hunk range: `,1` left out, an empty range at the line before.
@@ -198,11 +222,12 @@ mod tests {
                 .iter()
                 .map(|(p, d, x)| FileNode {
                     path: (*p).to_owned(),
-                    data: d.to_vec(),
+                    data: d.to_vec().into(),
                     executable: *x,
                 })
                 .collect(),
         )
+        .unwrap()
     }
 
     #[test]
@@ -220,7 +245,7 @@ mod tests {
             ("same.md", b"same\n", false),
         ]);
         assert_eq!(
-            unified(&from, &to, "skills/s"),
+            unified(&from, &to, "skills/s").unwrap(),
             "diff --git a/skills/s/gone.md b/skills/s/gone.md\n\
              deleted file mode 100644\n\
              --- a/skills/s/gone.md\n\
@@ -240,7 +265,7 @@ mod tests {
              old mode 100644\n\
              new mode 100755\n"
         );
-        assert_eq!(unified(&from, &from, "x"), "");
+        assert_eq!(unified(&from, &from, "x").unwrap(), "");
     }
 
     /// Writes both versions to disk and compares with `git diff --no-index` (hunks only).

@@ -91,7 +91,7 @@ mod tests {
     fn file(path: &str, data: &str, executable: bool) -> FileNode {
         FileNode {
             path: path.to_owned(),
-            data: data.as_bytes().to_vec(),
+            data: data.into(),
             executable,
         }
     }
@@ -103,13 +103,15 @@ mod tests {
             file("gone.md", "g", false),
             file("run.sh", "r", false),
             file("same.md", "s", false),
-        ]);
+        ])
+        .unwrap();
         let local = SkillTree::from_files(vec![
             file("SKILL.md", "b", false),
             file("new.md", "n", false),
             file("run.sh", "r", true),
             file("same.md", "s", false),
-        ]);
+        ])
+        .unwrap();
         let found = edits(&base, &local);
         let shown: Vec<(&str, EditKind)> =
             found.iter().map(|e| (e.path.as_str(), e.kind)).collect();
@@ -135,7 +137,8 @@ mod tests {
             (0..8)
                 .map(|i| file(&format!("f{i}.md"), "x", false))
                 .collect(),
-        );
+        )
+        .unwrap();
         let found = edits(&SkillTree::default(), &local);
         assert_eq!(
             EditList(&found).to_string(),

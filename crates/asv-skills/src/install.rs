@@ -16,7 +16,7 @@ use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
 use crate::paths::portable;
-use crate::placing::{fill_from, fill_of};
+use crate::placing::fill_of;
 use crate::validate::refuse_errors;
 use crate::{Finding, manifest_name, validate_tree};
 
@@ -85,21 +85,20 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         }
         files.push(FileNode {
             path: place.join("/"),
-            data: archive.read(entry)?,
+            data: archive.read(entry)?.into(),
             executable: entry.executable,
         });
     }
     Ok(files)
 }
 
-/// The skills of `files` (paths relative to the input's root): the whole input when it has a
+/// The skills of `whole` (paths relative to the input's root): the whole input when it has a
 /// root `SKILL.md`, else each top-level directory holding one. `fallback` names a root skill
 /// whose `SKILL.md` gives no name.
-fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
-    let whole = SkillTree::from_files(files);
+fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
     if whole.has_manifest() {
         let name = manifest_name(&whole).unwrap_or_else(|| fallback.to_owned());
-        return vec![Found { name, tree: whole }];
+        return Ok(vec![Found { name, tree: whole }]);
     }
     // Each file moves into its group: the input is never held twice.
     let mut groups: std::collections::BTreeMap<String, Vec<FileNode>> = Default::default();
@@ -112,15 +111,17 @@ fn skills_of(files: Vec<FileNode>, fallback: &str) -> Vec<Found> {
             });
         }
     }
-    groups
-        .into_iter()
-        .map(|(dir, files)| (dir, SkillTree::from_files(files)))
-        .filter(|(_, tree)| tree.has_manifest())
-        .map(|(dir, tree)| Found {
-            name: manifest_name(&tree).unwrap_or(dir),
-            tree,
-        })
-        .collect()
+    let mut found = Vec::new();
+    for (dir, files) in groups {
+        let tree = SkillTree::from_files(files)?;
+        if tree.has_manifest() {
+            found.push(Found {
+                name: manifest_name(&tree).unwrap_or(dir),
+                tree,
+            });
+        }
+    }
+    Ok(found)
 }
 
 /// Finds the skills of `input` (a directory, a ZIP or a gzipped tar); `label` is how the
@@ -173,7 +174,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             }
         })?;
         if root.has_manifest() {
-            skills_of(root.into_files(), &fallback)
+            skills_of(root, &fallback)?
         } else {
             // Read whole first so that a link or special file anywhere in the input refuses
             // it; dropped before the skills are read again, so the two are never held together.
@@ -200,11 +201,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                             }
                             other => other,
                         })?;
-                    left -= tree
-                        .files()
-                        .iter()
-                        .map(|f| f.data.len() as u64)
-                        .sum::<u64>();
+                    left -= tree.files().iter().map(|f| f.data.len()).sum::<u64>();
                     for f in tree.files() {
                         files.push(FileNode {
                             path: join(&e.name, &f.path),
@@ -213,10 +210,13 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                     }
                 }
             }
-            skills_of(files, &fallback)
+            skills_of(SkillTree::from_files(files)?, &fallback)?
         }
     } else if meta.is_file() {
-        skills_of(archive_files(input, label)?, &fallback)
+        skills_of(
+            SkillTree::from_files(archive_files(input, label)?)?,
+            &fallback,
+        )?
     } else {
         return Err(Error::UnknownInput {
             input: label.to_owned(),
@@ -321,7 +321,7 @@ pub fn install_into(
             });
         }
         warnings.extend(refuse_errors(
-            validate_tree(&skill.tree, &join(dirs[0], &skill.name)),
+            validate_tree(&skill.tree, &join(dirs[0], &skill.name))?,
             crate::error::Remedy::FixInput,
         )?);
         skill.tree.check_paths()?;
@@ -333,7 +333,7 @@ pub fn install_into(
             let dir = join(into, &skill.name);
             changes.push(Change::replace(
                 dir.clone(),
-                fill_of(&skill.tree),
+                fill_of(dest, &skill.tree),
                 ownership.clone(),
             ));
             skills.push((skill.name.clone(), dir, hash.clone()));
@@ -345,7 +345,7 @@ pub fn install_into(
         let dir = join(last, &skill.name);
         changes.push(Change::replace(
             dir.clone(),
-            fill_from(skill.tree),
+            fill_of(dest, &skill.tree),
             ownership.clone(),
         ));
         skills.push((skill.name, dir, hash));

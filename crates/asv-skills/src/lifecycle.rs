@@ -385,7 +385,7 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
         }
         _ => taken.tree.clone(),
     };
-    let findings = refuse_errors(validate_tree(&placed, &dir), Remedy::FixUpstream)?;
+    let findings = refuse_errors(validate_tree(&placed, &dir)?, Remedy::FixUpstream)?;
     taken.tree.check_paths()?;
     placed.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
@@ -405,7 +405,7 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
     // The skill, its base and the lock in one transaction: a failed write leaves none of them.
     let mut changes = vec![Change::replace(
         dir,
-        fill_of(&placed),
+        fill_of(root, &placed),
         Ownership::MustBeFree,
     )];
     changes.extend(base_change(root, &taken.tree)?);
@@ -445,7 +445,7 @@ pub struct AddAllRequest {
 /// The skills of `tree` (a directory of a source): each directory directly under it that holds
 /// a `SKILL.md`, by name, with its files relative to it. Files at the top of `tree`, and
 /// directories without a `SKILL.md`, are not skills and are left out.
-fn skills_under(tree: &SkillTree) -> BTreeMap<String, SkillTree> {
+fn skills_under(tree: &SkillTree) -> Result<BTreeMap<String, SkillTree>, Error> {
     let mut groups: BTreeMap<String, Vec<asv_skilltree::FileNode>> = BTreeMap::new();
     for file in tree.files() {
         if let Some((top, rel)) = file.path.split_once('/') {
@@ -462,7 +462,7 @@ fn skills_under(tree: &SkillTree) -> BTreeMap<String, SkillTree> {
     groups
         .into_iter()
         .filter(|(_, files)| files.iter().any(|f| f.path == SKILL_MANIFEST))
-        .map(|(name, files)| (name, SkillTree::from_files(files)))
+        .map(|(name, files)| Ok((name, SkillTree::from_files(files)?)))
         .collect()
 }
 
@@ -490,7 +490,7 @@ pub fn add_all(
         (_, None) => At::DefaultBranch,
     };
     let taken = take(root, &source, &dir, at, options)?;
-    let skills = skills_under(&taken.tree);
+    let skills = skills_under(&taken.tree)?;
     if skills.is_empty() {
         return Err(Error::NoSkillsUnder {
             repository: source.as_str().to_owned(),
@@ -517,7 +517,7 @@ pub fn add_all(
     }
     let mut judged = Vec::with_capacity(skills.len());
     for (name, tree) in &skills {
-        let findings = refuse_errors(validate_tree(tree, &skill_dir(name)), Remedy::FixUpstream)?;
+        let findings = refuse_errors(validate_tree(tree, &skill_dir(name))?, Remedy::FixUpstream)?;
         tree.check_paths()?;
         portable_tree(source.as_str(), tree)?;
         judged.push(findings);
@@ -552,7 +552,7 @@ pub fn add_all(
         );
         changes.push(Change::replace(
             skill_dir(name),
-            fill_of(tree),
+            fill_of(root, tree),
             Ownership::MustBeFree,
         ));
         // Two skills alike share one kept base.
@@ -594,7 +594,8 @@ fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
         name: name.to_owned(),
     };
     let manifest = tree.get(SKILL_MANIFEST).ok_or_else(refuse)?;
-    let text = std::str::from_utf8(&manifest.data).map_err(|_| refuse())?;
+    let bytes = manifest.data.read()?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| refuse())?;
     let mut out = String::with_capacity(text.len() + name.len());
     let mut replaced = false;
     let mut in_frontmatter = false;
@@ -623,10 +624,10 @@ fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
     let mut files = tree.files().to_vec();
     for f in &mut files {
         if f.path == SKILL_MANIFEST {
-            f.data = out.clone().into_bytes();
+            f.data = out.clone().into();
         }
     }
-    let result = SkillTree::from_files(files);
+    let result = SkillTree::from_files(files)?;
     // The edit must read back as exactly this name (a folded or multi-line value would not).
     if !replaced || manifest_name(&result).as_deref() != Some(name) {
         return Err(refuse());
@@ -649,10 +650,11 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
         } else if entry.pending.is_some() {
             State::Conflicted
         } else {
-            match SkillTree::read(root, &dir) {
+            match SkillTree::read(root, &dir)
+                .and_then(|tree| validate_tree(&tree, &dir).map(|found| (tree, found)))
+            {
                 Err(e) => State::Invalid(e.to_string()),
-                Ok(tree) => {
-                    let findings = validate_tree(&tree, &dir);
+                Ok((tree, findings)) => {
                     match findings.into_iter().find(|f| f.severity == Severity::Error) {
                         Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
                         None if tree.hash() == entry.base_hash => State::Clean,
@@ -728,7 +730,7 @@ pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change
     tree.check_paths()?;
     Ok(Some(Change::replace(
         base_dir(&hash),
-        fill_of(tree),
+        fill_of(root, tree),
         Ownership::ToolState,
     )))
 }
@@ -907,7 +909,11 @@ fn pull_as(
     // exactly what the real run would).
     let mut changes = Vec::with_capacity(places.len() + bases.len() + 1);
     for (dir, tree, expected) in places {
-        changes.push(Change::replace(dir, fill_of(&tree), still_local(expected)));
+        changes.push(Change::replace(
+            dir,
+            fill_of(root, &tree),
+            still_local(expected),
+        ));
     }
     for tree in bases.values() {
         changes.extend(base_change(root, tree)?);
@@ -979,8 +985,8 @@ fn pull_one(
     let merged = match &base {
         Some(base) => merge(base, &local, &upstream.tree, &|b, l, r| {
             merge_text(b, l, r, LABELS)
-        }),
-        None => merge_without_base(&local, &upstream.tree, LABELS),
+        })?,
+        None => merge_without_base(&local, &upstream.tree, LABELS)?,
     };
     if !merged.is_clean() {
         if write_conflicts {
@@ -1006,7 +1012,7 @@ fn pull_one(
         };
         return Ok((pulled, writes));
     }
-    refuse_errors(validate_tree(&merged.tree, &dir), Remedy::FixUpstream)?;
+    refuse_errors(validate_tree(&merged.tree, &dir)?, Remedy::FixUpstream)?;
     portable_tree(&entry.source, &merged.tree)?;
     merged.tree.check_paths()?;
     upstream.tree.check_paths()?;
@@ -1058,12 +1064,15 @@ pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
     };
     let dir = require_imported(root, name, &entry)?;
     let local = SkillTree::read(root, &dir)?;
-    if let Some(f) = local.files().iter().find(|f| has_conflict_markers(&f.data)) {
-        return Err(Error::MarkersRemain {
-            path: format!("{dir}/{}", f.path),
-        });
+    // One file at a time: files the read left on disk are read again to be searched.
+    for f in local.files() {
+        if has_conflict_markers(&f.data.read()?) {
+            return Err(Error::MarkersRemain {
+                path: format!("{dir}/{}", f.path),
+            });
+        }
     }
-    refuse_errors(validate_tree(&local, &dir), Remedy::FixLocal)?;
+    refuse_errors(validate_tree(&local, &dir)?, Remedy::FixLocal)?;
     let loaded = lock.clone();
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
@@ -1102,7 +1111,7 @@ pub fn diff(
     };
     let a = version(from)?;
     let b = version(to)?;
-    Ok(crate::diff::unified(&a, &b, &dir))
+    Ok(crate::diff::unified(&a, &b, &dir)?)
 }
 
 /// The base `skill diff` shows: as [`base_of`], kept when read again; a lost base is found

@@ -368,12 +368,9 @@ pub fn list(root: &Root) -> Result<Vec<Skill>, Error> {
         });
     for e in own {
         let dir = skill_dir(&e.name);
-        let state = match SkillTree::read(root, &dir) {
+        let state = match SkillTree::read(root, &dir).and_then(|t| validate_tree(&t, &dir)) {
             Err(err) => OwnState::Invalid(err.to_string()),
-            Ok(tree) => match validate_tree(&tree, &dir)
-                .into_iter()
-                .find(|f| f.severity == Severity::Error)
-            {
+            Ok(findings) => match findings.into_iter().find(|f| f.severity == Severity::Error) {
                 Some(f) => OwnState::Invalid(format!("{}: {}", f.path, f.message)),
                 None => OwnState::Valid,
             },

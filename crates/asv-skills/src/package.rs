@@ -72,19 +72,23 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
             other => other.into(),
         })?;
     crate::paths::refuse_residue(tree.files().iter().map(|f| f.path.as_str()), dir)?;
-    let mut warnings = refuse_errors(validate_tree(&tree, dir), crate::error::Remedy::FixLocal)?;
+    let mut warnings = refuse_errors(validate_tree(&tree, dir)?, crate::error::Remedy::FixLocal)?;
     let name = dir.rsplit('/').next().unwrap_or(dir).to_owned();
     let hash = tree.hash();
-    // The files move into the entries: a skill's bytes are held once, not twice (issue 16).
-    let entries: Vec<FileEntry> = tree
+    // The files move into the entries: a skill's bytes are held once, not twice (issue 16);
+    // files the read left on disk are read here, the pack being capped at the Skills API's
+    // limit.
+    let entries = tree
         .into_files()
         .into_iter()
-        .map(|f| FileEntry {
-            path: format!("{name}/{}", f.path),
-            bytes: f.data,
-            executable: f.executable,
+        .map(|f| {
+            Ok(FileEntry {
+                path: format!("{name}/{}", f.path),
+                bytes: f.data.into_bytes()?,
+                executable: f.executable,
+            })
         })
-        .collect();
+        .collect::<Result<Vec<FileEntry>, asv_skilltree::Error>>()?;
     let total: u64 = entries.iter().map(|e| e.bytes.len() as u64).sum();
     if total > API_LIMIT {
         return Err(Error::TooLarge {

@@ -1,27 +1,38 @@
 //! A skill tree as a change of the tree: what the tree-change layer is given to write.
 
-use asv_fs::{Fill, NewFile};
-use asv_skilltree::SkillTree;
+use asv_fs::{Body, Fill, NewFile, Root, TreeFile};
+use asv_skilltree::{FileNode, Place, SkillTree};
 
-/// The files of `tree` as a fill of the tree-change layer.
-pub(crate) fn fill_of(tree: &SkillTree) -> Fill {
-    fill_from(tree.clone())
+/// The files of `tree` as a fill of the tree-change layer applied to `root`. Bytes in memory
+/// are shared with the tree, not copied, so a skill placed in several directories is held
+/// once; files a read left on disk are copied from there when staged, checked against what
+/// they held when read.
+pub(crate) fn fill_of(root: &Root, tree: &SkillTree) -> Fill {
+    Fill::files(tree.files().iter().map(|f| new_file(root, f)).collect())
 }
 
-/// [`fill_of`] taking the tree, so its bytes move into the fill rather than being copied: a
-/// skill placed once is held once.
-pub(crate) fn fill_from(tree: SkillTree) -> Fill {
-    Fill::files(
-        tree.into_files()
-            .into_iter()
-            .map(|f| {
-                let file = NewFile::new(f.path, f.data);
-                if f.executable {
-                    file.executable()
-                } else {
-                    file
+fn new_file(root: &Root, f: &FileNode) -> NewFile {
+    let body = match f.data.place() {
+        Place::Memory(bytes) => Body::Shared(bytes),
+        Place::Disk(stored) => {
+            let file = TreeFile {
+                path: stored.path().to_owned(),
+                len: stored.len(),
+                sha256: stored.sha256(),
+            };
+            if stored.root() == root.root() {
+                Body::Copy(file)
+            } else {
+                Body::CopyFrom {
+                    root: stored.root().to_owned(),
+                    file,
                 }
-            })
-            .collect(),
-    )
+            }
+        }
+    };
+    NewFile {
+        path: f.path.clone(),
+        body,
+        executable: f.executable,
+    }
 }

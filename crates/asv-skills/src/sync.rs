@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
 use asv_remote::Options;
-use asv_skilltree::SkillTree;
+use asv_skilltree::{FileData, SkillTree};
 
 use crate::error::{Error, Remedy};
 use crate::install::{Scope, Target};
@@ -164,15 +164,15 @@ fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
 
 /// The first file in which `a` and `b` differ (in path order), for saying what was edited.
 pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
-    let left: BTreeMap<&str, (&[u8], bool)> = a
+    let left: BTreeMap<&str, (&FileData, bool)> = a
         .files()
         .iter()
-        .map(|f| (f.path.as_str(), (f.data.as_slice(), f.executable)))
+        .map(|f| (f.path.as_str(), (&f.data, f.executable)))
         .collect();
-    let right: BTreeMap<&str, (&[u8], bool)> = b
+    let right: BTreeMap<&str, (&FileData, bool)> = b
         .files()
         .iter()
-        .map(|f| (f.path.as_str(), (f.data.as_slice(), f.executable)))
+        .map(|f| (f.path.as_str(), (&f.data, f.executable)))
         .collect();
     let paths: BTreeSet<&str> = left.keys().chain(right.keys()).copied().collect();
     paths
@@ -283,7 +283,7 @@ pub fn sync(
                     tree.check_paths()?;
                     changes.push(Change::replace(
                         dir.clone(),
-                        fill_of(&tree),
+                        fill_of(root, &tree),
                         Ownership::MustBeFree,
                     ));
                     changes.extend(base_change(root, &tree)?);
@@ -320,12 +320,12 @@ pub fn sync(
                         });
                     }
                 }
-                refuse_errors(validate_tree(&taken.tree, &dir), Remedy::FixUpstream)?;
+                refuse_errors(validate_tree(&taken.tree, &dir)?, Remedy::FixUpstream)?;
                 taken.tree.check_paths()?;
                 portable_tree(source.as_str(), &taken.tree)?;
                 changes.push(Change::replace(
                     dir.clone(),
-                    fill_of(&taken.tree),
+                    fill_of(root, &taken.tree),
                     Ownership::MustBeFree,
                 ));
                 changes.extend(base_change(root, &taken.tree)?);
@@ -425,7 +425,7 @@ pub fn sync(
                 None => {
                     changes.push(Change::replace(
                         dest.clone(),
-                        fill_of(tree),
+                        fill_of(root, tree),
                         Ownership::MustBeFree,
                     ));
                     out.push(Synced::Projected {
@@ -446,7 +446,7 @@ pub fn sync(
                 Some(Ok(now)) if was == Some(&now.hash()) => {
                     changes.push(Change::replace(
                         dest.clone(),
-                        fill_of(tree),
+                        fill_of(root, tree),
                         still_projected(now.hash()),
                     ));
                     out.push(Synced::Projected {
@@ -458,7 +458,7 @@ pub fn sync(
                 _ if force => {
                     changes.push(Change::replace(
                         dest.clone(),
-                        fill_of(tree),
+                        fill_of(root, tree),
                         Ownership::Force,
                     ));
                     out.push(Synced::Projected {
@@ -704,7 +704,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
         let dir = skill_dir(&name);
         match SkillTree::read(root, &dir) {
             Ok(tree) => {
-                if let Some(f) = validate_tree(&tree, &dir)
+                if let Some(f) = validate_tree(&tree, &dir)?
                     .into_iter()
                     .find(|f| f.severity == Severity::Error)
                 {

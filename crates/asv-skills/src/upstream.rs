@@ -347,14 +347,14 @@ fn take_remote(
         let data = transport.read(&commit, &entry)?;
         files.push(FileNode {
             path: rel,
-            data,
+            data: data.into(),
             executable: entry.mode == EntryMode::Executable,
         });
     }
     Ok(Taken {
         revision: commit.revision,
         reference,
-        tree: SkillTree::from_files(files),
+        tree: SkillTree::from_files(files)?,
     })
 }
 
@@ -379,7 +379,11 @@ pub fn keep_base(root: &Root, tree: &SkillTree) -> Result<(), Error> {
         return Ok(());
     }
     tree.check_paths()?;
-    let change = Change::replace(dir, crate::placing::fill_of(tree), Ownership::ToolState);
+    let change = Change::replace(
+        dir,
+        crate::placing::fill_of(root, tree),
+        Ownership::ToolState,
+    );
     Plan::new(root, vec![change])?.apply()?;
     Ok(())
 }

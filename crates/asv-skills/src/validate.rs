@@ -266,9 +266,13 @@ pub fn validate_skill(root: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
 
 /// Judges a skill tree held in memory as if it stood at `dir` (repository-relative): what
 /// `skill add` and `skill pull` check before they write anything.
-pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
+///
+/// # Errors
+/// A `SKILL.md` left on disk by the read that cannot be read again or changed since (a read
+/// keeps every `SKILL.md` in memory, so only a tree put together by hand meets this).
+pub fn validate_tree(tree: &SkillTree, dir: &str) -> Result<Vec<Finding>, asv_skilltree::Error> {
     let manifest = match tree.get(SKILL_MANIFEST) {
-        Some(f) => Manifest::Found(f.data.clone()),
+        Some(f) => Manifest::Found(f.data.read()?.into_owned()),
         None => Manifest::Missing(
             tree.files()
                 .iter()
@@ -276,13 +280,14 @@ pub fn validate_tree(tree: &SkillTree, dir: &str) -> Vec<Finding> {
                 .map(|f| f.path.clone()),
         ),
     };
-    judge(dir, manifest)
+    Ok(judge(dir, manifest))
 }
 
 /// The `name` a skill's `SKILL.md` gives, when it parses and gives one as text.
 pub fn manifest_name(tree: &SkillTree) -> Option<String> {
-    let bytes = &tree.get(SKILL_MANIFEST)?.data;
-    let front = asv_model::declaration::read_frontmatter(SKILL_MANIFEST, bytes).ok()??;
+    // A read keeps every SKILL.md in memory; one that cannot be read again gives no name.
+    let bytes = tree.get(SKILL_MANIFEST)?.data.read().ok()?;
+    let front = asv_model::declaration::read_frontmatter(SKILL_MANIFEST, &bytes).ok()??;
     match front.root.get("name")? {
         Yaml::String(name) => Some(name.clone()),
         _ => None,

@@ -23,16 +23,16 @@
 //! ```
 #![deny(missing_docs)]
 
+mod data;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod merge;
 mod path;
 
+pub use data::{FileData, Place, Stored};
 pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
-
-use std::io::Read;
 
 use asv_fs::{EntryKind, Root, join};
 use sha2::{Digest, Sha256};
@@ -63,39 +63,57 @@ pub fn normalize_name(name: &str) -> String {
 pub struct FileNode {
     /// Path relative to the skill directory, `/`-separated.
     pub path: String,
-    /// The exact bytes.
-    pub data: Vec<u8>,
+    /// The exact bytes, in memory or left where they were read ([`FileData`]).
+    pub data: FileData,
     /// Whether the owner-execute bit is set.
     pub executable: bool,
 }
 
-/// A skill's files, sorted bytewise by path.
-#[derive(Debug, Clone, Default)]
+/// A skill's files, sorted bytewise by path, and their tree hash.
+#[derive(Debug, Clone)]
 pub struct SkillTree {
     files: Vec<FileNode>,
-    /// The tree hash, worked out on first use: a tree never changes once made, and a pull
-    /// asks for the hash of the same tree several times (each a pass over all its bytes).
-    hash: std::sync::OnceLock<String>,
+    /// The tree hash, worked out when the tree is made: by the read itself for a tree read
+    /// from disk, so no file is read twice for it.
+    hash: String,
 }
 
-/// Two trees are equal when their files are; whether a hash was worked out yet is no part
-/// of it.
+/// Two trees are equal when their files are (by content, wherever the bytes are).
 impl PartialEq for SkillTree {
     fn eq(&self, other: &Self) -> bool {
-        self.files == other.files
+        self.hash == other.hash && self.files == other.files
     }
 }
 
 impl Eq for SkillTree {}
 
-impl SkillTree {
-    /// Builds a tree from files in any order (sorted here).
-    pub fn from_files(mut files: Vec<FileNode>) -> Self {
-        files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+/// The empty tree.
+impl Default for SkillTree {
+    fn default() -> Self {
         SkillTree {
-            files,
-            hash: std::sync::OnceLock::new(),
+            files: Vec::new(),
+            hash: TreeHasher::default().finish(),
         }
+    }
+}
+
+impl SkillTree {
+    /// Builds a tree from files in any order (sorted here) and works out its hash, reading
+    /// again the files a read left on disk.
+    ///
+    /// # Errors
+    /// As [`Stored::for_each_chunk`], for a file left on disk that changed since it was read.
+    pub fn from_files(mut files: Vec<FileNode>) -> Result<Self, Error> {
+        files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+        let mut h = TreeHasher::default();
+        for f in &files {
+            h.head(&f.path, f.executable, f.data.len());
+            f.data.for_each_chunk(&mut |chunk| h.data(chunk))?;
+        }
+        Ok(SkillTree {
+            files,
+            hash: h.finish(),
+        })
     }
 
     /// Reads the directory `dir` of `root`; a missing directory is an empty tree.
@@ -104,9 +122,7 @@ impl SkillTree {
     /// [`Error::Unsupported`] for a link, FIFO, socket or device anywhere below `dir`; a
     /// guarded-read refusal.
     pub fn read(root: &Root, dir: &str) -> Result<Self, Error> {
-        let mut files = Vec::new();
-        read_into(root, dir, "", false, &mut files, &mut Budget::unlimited())?;
-        Ok(Self::from_files(files))
+        read_tree(root, dir, false, Budget::unlimited())
     }
 
     /// Reads `dir` as [`SkillTree::read`] does, refusing it once its files hold more than
@@ -136,15 +152,13 @@ impl SkillTree {
         limit: u64,
         what: &'static str,
     ) -> Result<Self, Error> {
-        let mut files = Vec::new();
-        let mut budget = Budget {
+        let budget = Budget {
             dir: dir.to_owned(),
             used: 0,
             limit,
             what,
         };
-        read_into(root, dir, "", false, &mut files, &mut budget)?;
-        Ok(Self::from_files(files))
+        read_tree(root, dir, false, budget)
     }
 
     /// Reads `dir` as [`SkillTree::read`] does, but requires a real directory at `dir` and
@@ -157,9 +171,7 @@ impl SkillTree {
     /// [`SkillTree::read`].
     pub fn read_strict(root: &Root, dir: &str) -> Result<Self, Error> {
         require_directory(root, dir)?;
-        let mut files = Vec::new();
-        read_into(root, dir, "", true, &mut files, &mut Budget::unlimited())?;
-        Ok(Self::from_files(files))
+        read_tree(root, dir, true, Budget::unlimited())
     }
 
     /// One regular file as a one-file tree whose only path is `name`.
@@ -175,8 +187,9 @@ impl SkillTree {
             path: name.to_owned(),
             problem,
         })?;
-        let node = read_node(root, path, name.to_owned(), &mut Budget::unlimited())?;
-        Ok(SkillTree::from_files(vec![node]))
+        let mut reading = Reading::new(root, Budget::unlimited(), held_per_tree());
+        reading.file(path, name.to_owned())?;
+        Ok(reading.finish())
     }
 
     /// Whether the tree has a `SKILL.md` at its root.
@@ -249,7 +262,8 @@ impl SkillTree {
             });
         }
         for f in &self.files {
-            root.write_file_mode(&join(dir, &f.path), &f.data, f.executable)?;
+            // One file's bytes at a time, however large the tree.
+            root.write_file_mode(&join(dir, &f.path), &f.data.read()?, f.executable)?;
         }
         Ok(())
     }
@@ -265,10 +279,11 @@ impl SkillTree {
     /// # Example
     /// ```
     /// use asv_skilltree::{FileNode, SkillTree};
-    /// let node = |path: &str| FileNode { path: path.into(), data: b"x".to_vec(), executable: false };
-    /// let tree = SkillTree::from_files(vec![node("b"), node("a")]);
+    /// let node = |path: &str| FileNode { path: path.into(), data: "x".into(), executable: false };
+    /// let tree = SkillTree::from_files(vec![node("b"), node("a")])?;
     /// let paths: Vec<String> = tree.into_files().into_iter().map(|f| f.path).collect();
     /// assert_eq!(paths, ["a", "b"]);
+    /// # Ok::<(), asv_skilltree::Error>(())
     /// ```
     pub fn into_files(self) -> Vec<FileNode> {
         self.files
@@ -277,23 +292,32 @@ impl SkillTree {
     /// The tree hash: SHA-256 over, per file, the path, one byte `1`/`0` for executable, and
     /// the data, each prefixed by its length as a big-endian u64; printed `sha256:<hex>`.
     pub fn hash(&self) -> String {
-        self.hash.get_or_init(|| self.work_out_hash()).clone()
+        self.hash.clone()
+    }
+}
+
+/// The tree hash worked out as files go by, in path order.
+#[derive(Default)]
+struct TreeHasher(Sha256);
+
+impl TreeHasher {
+    /// Frames a file's path, its executable byte and its data length; its data follows.
+    fn head(&mut self, path: &str, executable: bool, len: u64) {
+        for chunk in [path.as_bytes(), &[u8::from(executable)][..]] {
+            self.0.update((chunk.len() as u64).to_be_bytes());
+            self.0.update(chunk);
+        }
+        self.0.update(len.to_be_bytes());
     }
 
-    fn work_out_hash(&self) -> String {
-        let mut h = Sha256::new();
-        for f in &self.files {
-            for chunk in [
-                f.path.as_bytes(),
-                &[u8::from(f.executable)][..],
-                f.data.as_slice(),
-            ] {
-                h.update((chunk.len() as u64).to_be_bytes());
-                h.update(chunk);
-            }
-        }
-        let digest = h.finalize();
-        let mut out = String::from("sha256:");
+    fn data(&mut self, chunk: &[u8]) {
+        self.0.update(chunk);
+    }
+
+    fn finish(self) -> String {
+        let digest = self.0.finalize();
+        let mut out = String::with_capacity(7 + 64);
+        out.push_str("sha256:");
         for b in digest {
             out.push_str(&format!("{b:02x}"));
         }
@@ -349,13 +373,56 @@ impl Budget {
     }
 }
 
-fn read_into(
+/// How many bytes of a tree's files a read keeps in memory; files past it are left on disk
+/// with their digest ([`FileData`]) and read again when wanted. Every `SKILL.md` is kept
+/// besides. Small skills are held whole
+/// (one read each); a large one costs this much memory per tree however large it is.
+pub const HELD_PER_TREE: u64 = 4 * 1024 * 1024;
+
+/// [`HELD_PER_TREE`], or with the `test-hooks` feature what `ASV_TEST_HELD_BYTES` says, so
+/// tests can leave small files on disk.
+fn held_per_tree() -> u64 {
+    #[cfg(feature = "test-hooks")]
+    if let Some(n) = std::env::var("ASV_TEST_HELD_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    HELD_PER_TREE
+}
+
+/// Reads the files under `top` in path order (so the tree hash is worked out as they are
+/// read, each file once).
+fn read_tree(root: &Root, top: &str, strict: bool, budget: Budget) -> Result<SkillTree, Error> {
+    read_holding(root, top, strict, budget, held_per_tree())
+}
+
+/// [`read_tree`] keeping at most `held` bytes in memory (every `SKILL.md` besides).
+fn read_holding(
+    root: &Root,
+    top: &str,
+    strict: bool,
+    budget: Budget,
+    held: u64,
+) -> Result<SkillTree, Error> {
+    let mut listing = Vec::new();
+    list_into(root, top, "", strict, &mut listing)?;
+    listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut reading = Reading::new(root, budget, held);
+    for (rel, full) in listing {
+        reading.file(&full, rel)?;
+    }
+    Ok(reading.finish())
+}
+
+/// Lists the regular files under `top/sub` as (path under `top`, path under the root).
+fn list_into(
     root: &Root,
     top: &str,
     sub: &str,
     strict: bool,
-    files: &mut Vec<FileNode>,
-    budget: &mut Budget,
+    files: &mut Vec<(String, String)>,
 ) -> Result<(), Error> {
     let here = join(top, sub);
     let Some(entries) = root.read_dir(&here)? else {
@@ -371,55 +438,171 @@ fn read_into(
             continue;
         }
         match entry.kind {
-            EntryKind::Directory => read_into(root, top, &rel, strict, files, budget)?,
-            EntryKind::File => files.push(read_node(root, &full, rel, budget)?),
+            EntryKind::Directory => list_into(root, top, &rel, strict, files)?,
+            EntryKind::File => files.push((rel, full)),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }
     }
     Ok(())
 }
 
-/// Reads the regular file at `full` as the node `rel`, judged on the handle it is read from.
-fn read_node(root: &Root, full: &str, rel: String, budget: &mut Budget) -> Result<FileNode, Error> {
-    let Some(mut file) = root.open_file(full)? else {
-        return Err(Error::NotADirectory {
-            path: full.to_owned(),
-            found: None,
+/// A tree being read: its files so far, its hash so far, and what it may still hold.
+struct Reading<'r> {
+    root: &'r Root,
+    budget: Budget,
+    held_left: u64,
+    hasher: TreeHasher,
+    files: Vec<FileNode>,
+}
+
+impl<'r> Reading<'r> {
+    fn new(root: &'r Root, budget: Budget, held: u64) -> Self {
+        Reading {
+            root,
+            budget,
+            held_left: held,
+            hasher: TreeHasher::default(),
+            files: Vec::new(),
+        }
+    }
+
+    /// Reads the regular file at `full` as the node `rel` (files must come in path order),
+    /// judged on the handle it is read from.
+    fn file(&mut self, full: &str, rel: String) -> Result<(), Error> {
+        let Some(reader) = self.root.open_reader(full)? else {
+            return Err(Error::NotADirectory {
+                path: full.to_owned(),
+                found: None,
+            });
+        };
+        let len = reader.len();
+        // Judged before a byte is read; the read refuses a file that grows meanwhile.
+        if len > self.budget.left() {
+            return Err(self.budget.refuse(len));
+        }
+        let executable = reader.is_executable();
+        self.hasher.head(&rel, executable, len);
+        let hasher = &mut self.hasher;
+        // Every SKILL.md is kept whatever its size: each command parses it, and it is capped
+        // where it is judged.
+        let manifest = rel.rsplit('/').next() == Some(SKILL_MANIFEST);
+        let data = if manifest || len <= self.held_left {
+            let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+            reader.for_each_chunk(&mut |chunk| {
+                hasher.data(chunk);
+                bytes.extend_from_slice(chunk);
+            })?;
+            if !manifest {
+                self.held_left -= len;
+            }
+            FileData::from(bytes)
+        } else {
+            let mut own = Sha256::new();
+            reader.for_each_chunk(&mut |chunk| {
+                hasher.data(chunk);
+                own.update(chunk);
+            })?;
+            FileData::stored(
+                self.root.root(),
+                full.to_owned(),
+                len,
+                own.finalize().into(),
+            )
+        };
+        self.budget.used += len;
+        self.files.push(FileNode {
+            path: rel,
+            data,
+            executable,
         });
-    };
-    let meta = file.metadata().map_err(|e| asv_fs::Error::Io {
-        path: full.to_owned(),
-        op: "inspect",
-        source: e,
-    })?;
-    // Judged before a byte is read, and the read bounded, in case the file grows meanwhile.
-    let left = budget.left();
-    if meta.len() > left {
-        return Err(budget.refuse(meta.len()));
+        Ok(())
     }
-    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    (&mut file)
-        .take(left.saturating_add(1))
-        .read_to_end(&mut data)
-        .map_err(|e| asv_fs::Error::Io {
-            path: full.to_owned(),
-            op: "read",
-            source: e,
-        })?;
-    if data.len() as u64 > left {
-        return Err(budget.refuse(data.len() as u64));
+
+    fn finish(self) -> SkillTree {
+        SkillTree {
+            files: self.files,
+            hash: self.hasher.finish(),
+        }
     }
-    budget.used += data.len() as u64;
-    Ok(FileNode {
-        path: rel,
-        data,
-        executable: asv_fs::platform::is_executable(&meta),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree with text, binary, an executable and nested paths that sort differently as
+    /// paths than as a walk (`a.md` before `a/`).
+    fn mixed(root: &Root) {
+        root.write_file("s/SKILL.md", b"---\nname: s\n---\n")
+            .unwrap();
+        root.write_file("s/a.md", b"one\ntwo\n").unwrap();
+        root.write_file("s/a/b.bin", &[0, 1, 2, 255]).unwrap();
+        root.write_file_mode("s/run.sh", b"#!/bin/sh\n", true)
+            .unwrap();
+        root.write_file("s/z/deep/x.txt", b"").unwrap();
+    }
+
+    #[test]
+    fn files_left_on_disk_hash_and_compare_as_held_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        mixed(&root);
+        let held = read_holding(&root, "s", false, Budget::unlimited(), u64::MAX).unwrap();
+        let left = read_holding(&root, "s", false, Budget::unlimited(), 0).unwrap();
+        assert!(held.files().iter().all(|f| f.data.held().is_some()));
+        let on_disk: Vec<&str> = left
+            .files()
+            .iter()
+            .filter(|f| f.data.stored_at().is_some())
+            .map(|f| f.path.as_str())
+            .collect();
+        // Everything but SKILL.md and the empty file (nothing to leave) stays on disk.
+        assert_eq!(on_disk, ["a.md", "a/b.bin", "run.sh"]);
+        assert_eq!(left.hash(), held.hash());
+        assert_eq!(left, held);
+        // Made again from its files, the tree reads them back for the same hash.
+        let again = SkillTree::from_files(left.files().to_vec()).unwrap();
+        assert_eq!(again.hash(), held.hash());
+        // Written out, it is the same tree.
+        root.create_dir_all("out").unwrap();
+        left.materialize(&root, "out").unwrap();
+        assert_eq!(SkillTree::read(&root, "out").unwrap().hash(), held.hash());
+    }
+
+    #[test]
+    fn a_file_left_on_disk_that_changes_is_refused_not_mixed_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        mixed(&root);
+        let left = read_holding(&root, "s", false, Budget::unlimited(), 0).unwrap();
+        let hash = left.hash();
+        root.write_file("s/a.md", b"ONE\ntwo\n").unwrap();
+        // The hash worked out while reading stands; anything that reads the file again fails.
+        assert_eq!(left.hash(), hash);
+        let refused = SkillTree::from_files(left.files().to_vec()).unwrap_err();
+        assert!(
+            matches!(&refused, Error::Fs(asv_fs::Error::ChangedWhileRead { path }) if path == "s/a.md"),
+            "{refused:?}"
+        );
+        root.create_dir_all("out").unwrap();
+        assert!(left.materialize(&root, "out").is_err());
+    }
+
+    #[test]
+    fn the_memory_allowance_is_taken_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        mixed(&root);
+        // 8 bytes: a.md (8) fits, a/b.bin (4) no longer does; SKILL.md is kept regardless.
+        let tree = read_holding(&root, "s", false, Budget::unlimited(), 8).unwrap();
+        let held: Vec<&str> = tree
+            .files()
+            .iter()
+            .filter(|f| f.data.held().is_some())
+            .map(|f| f.path.as_str())
+            .collect();
+        assert_eq!(held, ["SKILL.md", "a.md", "z/deep/x.txt"]);
+    }
 
     #[test]
     fn spec_tree_vectors() {
@@ -433,12 +616,12 @@ mod tests {
                 .iter()
                 .map(|(path, f)| FileNode {
                     path: path.clone(),
-                    data: f["data"].as_str().expect("data").as_bytes().to_vec(),
+                    data: f["data"].as_str().expect("data").into(),
                     executable: f["executable"].as_bool().expect("exec"),
                 })
                 .collect();
             assert_eq!(
-                SkillTree::from_files(files).hash(),
+                SkillTree::from_files(files).unwrap().hash(),
                 t["hash"].as_str().expect("hash"),
                 "{}",
                 t["name"]
@@ -546,14 +729,15 @@ mod tests {
         let root = Root::open(dir.path()).unwrap();
         let node = |path: &str, data: &str, executable| FileNode {
             path: path.to_owned(),
-            data: data.as_bytes().to_vec(),
+            data: data.as_bytes().to_vec().into(),
             executable,
         };
         let tree = SkillTree::from_files(vec![
             node("SKILL.md", "---\nname: s\n---\n", false),
             node("scripts/run.sh", "#!/bin/sh\n", true),
             node(".hidden", "", false),
-        ]);
+        ])
+        .unwrap();
         root.create_dir_all("out").unwrap();
         tree.materialize(&root, "out").unwrap();
         assert_eq!(SkillTree::read_strict(&root, "out").unwrap(), tree);
@@ -578,7 +762,8 @@ mod tests {
         ] {
             root.create_dir_all("bad").unwrap();
             let hostile =
-                SkillTree::from_files(vec![node("ok.md", "fine", false), node(bad, "evil", false)]);
+                SkillTree::from_files(vec![node("ok.md", "fine", false), node(bad, "evil", false)])
+                    .unwrap();
             assert!(
                 matches!(
                     hostile.materialize(&root, "bad"),
@@ -588,7 +773,8 @@ mod tests {
             );
             assert!(root.read_dir("bad").unwrap().unwrap().is_empty(), "{bad}");
         }
-        let clash = SkillTree::from_files(vec![node("x", "", false), node("x/y", "", false)]);
+        let clash =
+            SkillTree::from_files(vec![node("x", "", false), node("x/y", "", false)]).unwrap();
         assert!(matches!(
             clash.materialize(&root, "bad"),
             Err(Error::FileDirectory { .. })

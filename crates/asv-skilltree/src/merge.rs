@@ -11,7 +11,7 @@ use gix_merge::blob::Resolution;
 use gix_merge::blob::builtin_driver::text as merge_driver;
 use gix_merge::blob::builtin_driver::text::{self, Conflict as Markers, ConflictStyle, Labels};
 
-use crate::{FileNode, SkillTree};
+use crate::{Error, FileData, FileNode, SkillTree};
 
 /// The outcome of merging one text file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,28 +159,37 @@ fn same(a: Side<'_>, b: Side<'_>) -> bool {
 /// through `merge_text` (base, local, remote); every other divergence is a [`Conflict`]. A
 /// rename is the deletion and addition it is recorded as.
 ///
+/// Files are compared by content wherever their bytes are; only a file both sides changed is
+/// read (its three versions), so a merge of trees left on disk holds one file at a time.
+///
+/// # Errors
+/// A file left on disk that cannot be read again or changed since it was read
+/// ([`crate::Stored::for_each_chunk`]).
+///
 /// # Example
 /// ```
 /// use asv_skilltree::{FileNode, SkillTree};
 /// use asv_skilltree::merge::{merge, merge_text};
 /// let file = |data: &str, executable| {
 ///     SkillTree::from_files(vec![FileNode { path: "run.sh".into(), data: data.into(), executable }])
+///         .expect("held bytes")
 /// };
 /// let base = file("a\nb\n", false);
 /// let local = file("a\nb\n", true); // local makes it executable
 /// let remote = file("a\nB\n", false); // upstream edits it
 /// let merged = merge(&base, &local, &remote, &|b, l, r| {
 ///     merge_text(b, l, r, ["local", "base", "upstream"])
-/// });
+/// })?;
 /// assert!(merged.is_clean());
 /// assert_eq!(merged.tree, file("a\nB\n", true));
+/// # Ok::<(), asv_skilltree::Error>(())
 /// ```
 pub fn merge(
     base: &SkillTree,
     local: &SkillTree,
     remote: &SkillTree,
     merge_text: &TextMerger<'_>,
-) -> TreeMerge {
+) -> Result<TreeMerge, Error> {
     let (b, l, r) = (index(base), index(local), index(remote));
     let paths: BTreeSet<&str> = b.keys().chain(l.keys()).chain(r.keys()).copied().collect();
     let mut out = Vec::with_capacity(paths.len());
@@ -198,7 +207,7 @@ pub fn merge(
         } else {
             match (ls, rs) {
                 (Some(lf), Some(rf)) => {
-                    let (node, kind) = merge_file(path, bs, lf, rf, merge_text);
+                    let (node, kind) = merge_file(path, bs, lf, rf, merge_text)?;
                     if let Some(kind) = kind {
                         conflicts.push(Conflict {
                             path: path.to_owned(),
@@ -241,6 +250,9 @@ pub fn merge(
 /// The conflict view is built as [`merge`] builds it (local's side of a file/directory
 /// clash, local's bit and bytes where they differ).
 ///
+/// # Errors
+/// As [`merge`].
+///
 /// # Example
 /// ```
 /// use asv_skilltree::{FileNode, SkillTree};
@@ -248,16 +260,21 @@ pub fn merge(
 /// let tree = |files: &[(&str, &str)]| {
 ///     SkillTree::from_files(files.iter().map(|(p, d)| FileNode {
 ///         path: (*p).into(), data: (*d).into(), executable: false,
-///     }).collect())
+///     }).collect()).expect("held bytes")
 /// };
 /// let local = tree(&[("SKILL.md", "same\n"), ("mine.md", "mine\n")]);
 /// let remote = tree(&[("SKILL.md", "same\n")]);
-/// let merged = merge_without_base(&local, &remote, ["local", "base", "upstream"]);
+/// let merged = merge_without_base(&local, &remote, ["local", "base", "upstream"])?;
 /// assert_eq!(merged.conflicts.len(), 1);
 /// assert_eq!(merged.conflicts[0].kind, ConflictKind::AddDelete);
 /// assert_eq!(merged.tree, local);
+/// # Ok::<(), asv_skilltree::Error>(())
 /// ```
-pub fn merge_without_base(local: &SkillTree, remote: &SkillTree, labels: [&str; 3]) -> TreeMerge {
+pub fn merge_without_base(
+    local: &SkillTree,
+    remote: &SkillTree,
+    labels: [&str; 3],
+) -> Result<TreeMerge, Error> {
     let merger = |b: &[u8], l: &[u8], r: &[u8]| merge_text(b, l, r, labels);
     let (l, r) = (index(local), index(remote));
     let paths: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
@@ -268,13 +285,14 @@ pub fn merge_without_base(local: &SkillTree, remote: &SkillTree, labels: [&str; 
         let (node, kind) = match (ls, rs) {
             (Some(lf), Some(_)) if same(ls, rs) => (lf.clone(), None),
             (Some(lf), Some(rf)) => {
-                let (mut node, kind) = merge_file(path, None, lf, rf, &merger);
+                let (mut node, kind) = merge_file(path, None, lf, rf, &merger)?;
                 // Both sides hold the file and it differs: whatever the text merger made of
                 // it, that is a conflict without a base to say which side changed it.
                 let kind = match kind {
                     Some(kind) => Some(kind),
                     None if lf.data != rf.data => {
-                        node.data = whole_file_markers(&lf.data, &rf.data, labels);
+                        node.data =
+                            whole_file_markers(&lf.data.read()?, &rf.data.read()?, labels).into();
                         Some(ConflictKind::Content)
                     }
                     None => None,
@@ -322,7 +340,7 @@ fn finish(
     mut out: Vec<FileNode>,
     mut conflicts: Vec<Conflict>,
     l: &BTreeMap<&str, &FileNode>,
-) -> TreeMerge {
+) -> Result<TreeMerge, Error> {
     let clashes = file_directory_clashes(&out, l);
     if !clashes.is_empty() {
         out.retain(|f| !clashes.dropped.contains(f.path.as_str()));
@@ -333,10 +351,10 @@ fn finish(
     }
     conflicts.sort();
     conflicts.dedup_by(|a, b| a.path == b.path);
-    TreeMerge {
-        tree: SkillTree::from_files(out),
+    Ok(TreeMerge {
+        tree: SkillTree::from_files(out)?,
         conflicts,
-    }
+    })
 }
 
 fn index(tree: &SkillTree) -> BTreeMap<&str, &FileNode> {
@@ -350,7 +368,7 @@ fn merge_file(
     local: &FileNode,
     remote: &FileNode,
     merge_text: &TextMerger<'_>,
-) -> (FileNode, Option<ConflictKind>) {
+) -> Result<(FileNode, Option<ConflictKind>), Error> {
     let mut conflict = None;
     let executable = match base {
         // With a base the bit merges alone: whichever side moved it wins, and both moving it
@@ -363,33 +381,38 @@ fn merge_file(
             local.executable
         }
     };
-    let base_data: &[u8] = base.map_or(&[], |b| &b.data);
+    let empty = FileData::from(Vec::new());
+    let base_data = base.map_or(&empty, |b| &b.data);
     let data = if local.data == remote.data {
         local.data.clone()
-    } else if base.is_some() && local.data == base_data {
+    } else if base.is_some() && local.data == *base_data {
         remote.data.clone()
-    } else if base.is_some() && remote.data == base_data {
+    } else if base.is_some() && remote.data == *base_data {
         local.data.clone()
-    } else if is_text(base_data) && is_text(&local.data) && is_text(&remote.data) {
-        match merge_text(base_data, &local.data, &remote.data) {
-            TextMerge::Clean(merged) => merged,
-            TextMerge::Conflict(marked) => {
-                conflict = Some(ConflictKind::Content);
-                marked
-            }
-        }
     } else {
-        conflict = Some(ConflictKind::Binary);
-        local.data.clone()
+        // Only here are bytes needed: one file's three versions, read from wherever they are.
+        let (b, l, r) = (base_data.read()?, local.data.read()?, remote.data.read()?);
+        if is_text(&b) && is_text(&l) && is_text(&r) {
+            match merge_text(&b, &l, &r) {
+                TextMerge::Clean(merged) => merged.into(),
+                TextMerge::Conflict(marked) => {
+                    conflict = Some(ConflictKind::Content);
+                    marked.into()
+                }
+            }
+        } else {
+            conflict = Some(ConflictKind::Binary);
+            local.data.clone()
+        }
     };
-    (
+    Ok((
         FileNode {
             path: path.to_owned(),
             data,
             executable,
         },
         conflict,
-    )
+    ))
 }
 
 #[derive(Default)]
@@ -451,17 +474,19 @@ mod tests {
                 .iter()
                 .map(|(path, data, executable)| FileNode {
                     path: (*path).to_owned(),
-                    data: data.as_bytes().to_vec(),
+                    data: data.as_bytes().to_vec().into(),
                     executable: *executable,
                 })
                 .collect(),
         )
+        .unwrap()
     }
 
     fn run(base: Files<'_>, local: Files<'_>, remote: Files<'_>) -> TreeMerge {
         merge(&tree(base), &tree(local), &tree(remote), &|b, l, r| {
             merge_text(b, l, r, ["local", "base", "upstream"])
         })
+        .unwrap()
     }
 
     const TEXT: &str = "one\ntwo\nthree\nfour\nfive\n";
@@ -687,7 +712,8 @@ mod tests {
             &[("f.md", LOCAL_EDIT, false)],
             &[("f.md", OTHER_EDIT, false)],
         );
-        let text = String::from_utf8(got.tree.files()[0].data.clone()).unwrap();
+        let text =
+            String::from_utf8(got.tree.files()[0].data.clone().into_bytes().unwrap()).unwrap();
         assert!(text.contains("<<<<<<< local\n"), "{text}");
         assert!(text.contains("||||||| base\n"), "{text}");
         assert!(text.contains(">>>>>>> upstream\n"), "{text}");
@@ -714,7 +740,7 @@ mod tests {
     }
 
     fn run_without_base(local: Files<'_>, remote: Files<'_>) -> TreeMerge {
-        merge_without_base(&tree(local), &tree(remote), ["local", "base", "upstream"])
+        merge_without_base(&tree(local), &tree(remote), ["local", "base", "upstream"]).unwrap()
     }
 
     /// The rule of a merge without a base, one row per case: what it takes, what it leaves to
@@ -817,7 +843,8 @@ mod tests {
             ("a\n", ""),
         ] {
             let got = run_without_base(&[("f.md", local, false)], &[("f.md", remote, false)]);
-            let text = String::from_utf8(got.tree.files()[0].data.clone()).unwrap();
+            let text =
+                String::from_utf8(got.tree.files()[0].data.clone().into_bytes().unwrap()).unwrap();
             assert!(text.contains("<<<<<<< local\n"), "{text}");
             assert!(text.contains("||||||| base\n=======\n"), "{text}");
             assert!(text.contains(">>>>>>> upstream\n"), "{text}");

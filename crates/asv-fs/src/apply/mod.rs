@@ -209,10 +209,16 @@ impl Applier<'_, '_> {
         Ok(())
     }
 
-    /// Copies the tree's file `source` into `out` (the staged file `staged`) one chunk at a
-    /// time, hashing on the way: bytes other than those `source` records are refused before
+    /// Copies the file `source` (of the tree, or under `from`) into `out` (the staged file
+    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source` records are refused before
     /// the staged entry could be swapped in, so the plan rolls back.
-    fn copy_into(&self, source: &TreeFile, staged: &str, out: &mut File) -> Result<()> {
+    fn copy_into(
+        &self,
+        from: Option<&Path>,
+        source: &TreeFile,
+        staged: &str,
+        out: &mut File,
+    ) -> Result<()> {
         use sha2::Digest as _;
         let changed = || Error::ChangedWhileRead {
             path: source.path.clone(),
@@ -220,7 +226,11 @@ impl Applier<'_, '_> {
         self.calls
             .step()
             .map_err(|e| Error::io(&source.path, "read", e))?;
-        let Some(reader) = self.tree.open_reader(&source.path)? else {
+        let reader = match from {
+            None => self.tree.open_reader(&source.path)?,
+            Some(from) => Root::open(from)?.open_reader(&source.path)?,
+        };
+        let Some(reader) = reader else {
             return Err(changed());
         };
         if reader.len() != source.len {
@@ -384,7 +394,9 @@ impl Applier<'_, '_> {
                         let bytes = make();
                         self.op(&staged, "write", || file.write_all(&bytes))?;
                     }
-                    FileContents::Copy(source) => self.copy_into(&source, &staged, &mut file)?,
+                    FileContents::Copy(source) => {
+                        self.copy_into(None, &source, &staged, &mut file)?;
+                    }
                     FileContents::Written(write) => {
                         self.calls
                             .step()
@@ -455,7 +467,13 @@ impl Applier<'_, '_> {
                         self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
                     match &file.body {
                         Body::Bytes(bytes) => self.op(&rel, "write", || out.write_all(bytes))?,
-                        Body::Copy(source) => self.copy_into(source, &rel, &mut out)?,
+                        Body::Shared(bytes) => {
+                            self.op(&rel, "write", || out.write_all((**bytes).as_ref()))?;
+                        }
+                        Body::Copy(source) => self.copy_into(None, source, &rel, &mut out)?,
+                        Body::CopyFrom { root, file } => {
+                            self.copy_into(Some(root), file, &rel, &mut out)?;
+                        }
                     }
                 }
             }

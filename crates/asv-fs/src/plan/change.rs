@@ -22,14 +22,68 @@ pub struct TreeFile {
 }
 
 /// What a new file holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Body {
     /// These bytes.
     Bytes(Vec<u8>),
+    /// These bytes, shared with whoever else holds them (a skill placed in several
+    /// directories is held once).
+    Shared(SharedBytes),
     /// The bytes of a file of the tree, copied in chunks when the file is staged and checked
     /// against its length and SHA-256 on the way ([`crate::Error::ChangedWhileRead`] when
     /// they differ).
     Copy(TreeFile),
+    /// As [`Body::Copy`], for a file under another directory than the plan's root (a skill
+    /// taken from a directory outside the repository): `file.path` is relative to `root`, read
+    /// through a guarded root of its own.
+    CopyFrom {
+        /// The directory `file.path` is under.
+        root: PathBuf,
+        /// The file and what it held when it was read.
+        file: TreeFile,
+    },
+}
+
+impl Body {
+    /// The bytes, when they are in memory.
+    fn in_memory(&self) -> Option<&[u8]> {
+        match self {
+            Body::Bytes(bytes) => Some(bytes),
+            Body::Shared(bytes) => Some((**bytes).as_ref()),
+            Body::Copy(_) | Body::CopyFrom { .. } => None,
+        }
+    }
+}
+
+/// Bodies are equal when they hold the same bytes, or name the same file with the same
+/// digest.
+impl PartialEq for Body {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Body::Copy(a), Body::Copy(b)) => a == b,
+            (Body::CopyFrom { root: ra, file: fa }, Body::CopyFrom { root: rb, file: fb }) => {
+                ra == rb && fa == fb
+            }
+            _ => matches!((self.in_memory(), other.in_memory()), (Some(a), Some(b)) if a == b),
+        }
+    }
+}
+
+impl Eq for Body {}
+
+impl fmt::Debug for Body {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Body::Bytes(bytes) => f.debug_tuple("Bytes").field(bytes).finish(),
+            Body::Shared(bytes) => f.debug_tuple("Shared").field(&(**bytes).as_ref()).finish(),
+            Body::Copy(file) => f.debug_tuple("Copy").field(file).finish(),
+            Body::CopyFrom { root, file } => f
+                .debug_struct("CopyFrom")
+                .field("root", root)
+                .field("file", file)
+                .finish(),
+        }
+    }
 }
 
 /// One file of a [`Fill::files`] fill.

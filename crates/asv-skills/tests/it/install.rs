@@ -168,7 +168,7 @@ fn a_zip_and_a_tarball_install_what_a_directory_would_leaving_litter_out() {
         for f in skill.tree.files() {
             entries.push(FileEntry {
                 path: format!("{}/{}", skill.name, f.path),
-                bytes: f.data.clone(),
+                bytes: f.data.read().unwrap().into_owned(),
                 executable: f.executable,
             });
         }

@@ -360,7 +360,7 @@ fn the_exec_bit_and_the_content_merge_independently() {
     pull(&me, false).unwrap();
     let merged = SkillTree::read(&me.fs, "skills/pdf").unwrap();
     let file = merged.get("scripts/run.sh").unwrap();
-    assert_eq!(file.data, b"#!/bin/sh\necho run locally\n");
+    assert_eq!(file.data, b"#!/bin/sh\necho run locally\n".into());
     assert!(file.executable);
 }
 

@@ -159,15 +159,16 @@ fn a_local_git_repository_is_read_at_a_commit_never_from_its_work_tree() {
     let expected = SkillTree::from_files(vec![
         FileNode {
             path: "SKILL.md".to_owned(),
-            data: skill_md("pdf").into_bytes(),
+            data: skill_md("pdf").into(),
             executable: false,
         },
         FileNode {
             path: "run.sh".to_owned(),
-            data: b"#!/bin/sh\n".to_vec(),
+            data: b"#!/bin/sh\n".into(),
             executable: true,
         },
-    ]);
+    ])
+    .unwrap();
     assert_eq!(taken.tree, expected);
     // The same commit named by its id reads the same tree.
     let again = take(
@@ -239,15 +240,16 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
     let tree = SkillTree::from_files(vec![
         FileNode {
             path: "SKILL.md".to_owned(),
-            data: skill_md("pdf").into_bytes(),
+            data: skill_md("pdf").into(),
             executable: false,
         },
         FileNode {
             path: "bin/run".to_owned(),
-            data: b"#!/bin/sh\n".to_vec(),
+            data: b"#!/bin/sh\n".into(),
             executable: true,
         },
-    ]);
+    ])
+    .unwrap();
     let hash = tree.hash();
     assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
     keep_base(&me.fs, &tree).unwrap();

@@ -1,0 +1,323 @@
+//! A file's bytes as a skill tree holds them: in memory, or left where they were read with
+//! their length and SHA-256, to be read again when they are needed.
+//!
+//! A skill of hundreds of megabytes would otherwise be held whole by every command that reads
+//! it, several times over when a pull holds base, local, upstream and merged trees at once.
+//! Files read from disk past a small per-tree allowance keep only their digest; comparing two
+//! files compares digests, and copying one streams it from where it stands, checked against
+//! the digest on the way, so a file edited after it was read is refused rather than mixed in.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use asv_fs::SharedBytes;
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+
+/// The bytes of one file of a skill tree; cheap to clone (the bytes are shared).
+///
+/// Two values are equal when they hold the same bytes, wherever those bytes are.
+///
+/// ```
+/// use asv_skilltree::FileData;
+/// let a = FileData::from("text\n");
+/// assert_eq!(a.len(), 5);
+/// assert_eq!(a, FileData::from(b"text\n".to_vec()));
+/// assert_eq!(a.read()?.as_ref(), b"text\n");
+/// # Ok::<(), asv_skilltree::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct FileData(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Held(Arc<Held>),
+    Stored(Arc<Stored>),
+}
+
+/// Bytes in memory, with their digest worked out the first time it is asked for.
+struct Held {
+    bytes: Vec<u8>,
+    sha256: OnceLock<[u8; 32]>,
+}
+
+impl AsRef<[u8]> for Held {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// A regular file left where it was read: the directory it was read under, its path there,
+/// and what it held then.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Stored {
+    root: PathBuf,
+    path: String,
+    len: u64,
+    sha256: [u8; 32],
+}
+
+impl Stored {
+    /// The directory the file was read under (the root of the [`asv_fs::Root`] read).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file's path under [`Stored::root`].
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Its length when it was read.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether it was empty (never: an empty file is always held).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The SHA-256 of its bytes when it was read.
+    pub fn sha256(&self) -> [u8; 32] {
+        self.sha256
+    }
+
+    /// Hands `visit` the file's bytes in chunks, read again from disk without following a
+    /// link.
+    ///
+    /// # Errors
+    /// [`asv_fs::Error::ChangedWhileRead`] when the file is gone or no longer holds what it
+    /// held when it was read; a guarded-read failure.
+    pub fn for_each_chunk(&self, visit: &mut dyn FnMut(&[u8])) -> Result<(), Error> {
+        let changed = || {
+            Error::Fs(asv_fs::Error::ChangedWhileRead {
+                path: self.path.clone(),
+            })
+        };
+        let root = asv_fs::Root::open(&self.root)?;
+        let Some(reader) = root.open_reader(&self.path)? else {
+            return Err(changed());
+        };
+        if reader.len() != self.len {
+            return Err(changed());
+        }
+        let mut hasher = Sha256::new();
+        reader.for_each_chunk(&mut |chunk| {
+            hasher.update(chunk);
+            visit(chunk);
+        })?;
+        if <[u8; 32]>::from(hasher.finalize()) != self.sha256 {
+            return Err(changed());
+        }
+        Ok(())
+    }
+}
+
+/// Where a file's bytes are ([`FileData::place`]).
+pub enum Place<'a> {
+    /// In memory, shared with the tree.
+    Memory(SharedBytes),
+    /// Left on disk where they were read.
+    Disk(&'a Stored),
+}
+
+impl FileData {
+    /// Where the bytes are: for a writer that copies held bytes without copying them again
+    /// and streams the rest from disk.
+    pub fn place(&self) -> Place<'_> {
+        match &self.0 {
+            Repr::Held(h) => Place::Memory(h.clone()),
+            Repr::Stored(s) => Place::Disk(s),
+        }
+    }
+
+    /// A file left where it was read, known by its length and SHA-256.
+    pub(crate) fn stored(root: &Path, path: String, len: u64, sha256: [u8; 32]) -> Self {
+        FileData(Repr::Stored(Arc::new(Stored {
+            root: root.to_owned(),
+            path,
+            len,
+            sha256,
+        })))
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> u64 {
+        match &self.0 {
+            Repr::Held(h) => h.bytes.len() as u64,
+            Repr::Stored(s) => s.len,
+        }
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The SHA-256 of the bytes.
+    pub fn sha256(&self) -> [u8; 32] {
+        match &self.0 {
+            Repr::Held(h) => *h.sha256.get_or_init(|| Sha256::digest(&h.bytes).into()),
+            Repr::Stored(s) => s.sha256,
+        }
+    }
+
+    /// The bytes when they are in memory.
+    pub fn held(&self) -> Option<&[u8]> {
+        match &self.0 {
+            Repr::Held(h) => Some(&h.bytes),
+            Repr::Stored(_) => None,
+        }
+    }
+
+    /// Where the bytes are when they were left on disk.
+    pub fn stored_at(&self) -> Option<&Stored> {
+        match &self.0 {
+            Repr::Held(_) => None,
+            Repr::Stored(s) => Some(s),
+        }
+    }
+
+    /// The bytes: borrowed when held, read again (and checked) when stored.
+    ///
+    /// # Errors
+    /// As [`Stored::for_each_chunk`].
+    pub fn read(&self) -> Result<Cow<'_, [u8]>, Error> {
+        match &self.0 {
+            Repr::Held(h) => Ok(Cow::Borrowed(&h.bytes)),
+            Repr::Stored(s) => {
+                let mut out = Vec::with_capacity(usize::try_from(s.len).unwrap_or(0));
+                s.for_each_chunk(&mut |chunk| out.extend_from_slice(chunk))?;
+                Ok(Cow::Owned(out))
+            }
+        }
+    }
+
+    /// The bytes, owned: moved out when this is their only holder, else copied or read.
+    ///
+    /// # Errors
+    /// As [`FileData::read`].
+    pub fn into_bytes(self) -> Result<Vec<u8>, Error> {
+        match self.0 {
+            Repr::Held(h) => Ok(match Arc::try_unwrap(h) {
+                Ok(held) => held.bytes,
+                Err(shared) => shared.bytes.clone(),
+            }),
+            Repr::Stored(_) => Ok(self.read()?.into_owned()),
+        }
+    }
+
+    /// Hands `visit` the bytes in chunks (one chunk when held).
+    ///
+    /// # Errors
+    /// As [`Stored::for_each_chunk`].
+    pub fn for_each_chunk(&self, visit: &mut dyn FnMut(&[u8])) -> Result<(), Error> {
+        match &self.0 {
+            Repr::Held(h) => {
+                visit(&h.bytes);
+                Ok(())
+            }
+            Repr::Stored(s) => s.for_each_chunk(visit),
+        }
+    }
+}
+
+impl PartialEq for FileData {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Held(a), Repr::Held(b)) => a.bytes == b.bytes,
+            (Repr::Stored(a), Repr::Stored(b)) if a == b => true,
+            _ => self.len() == other.len() && self.sha256() == other.sha256(),
+        }
+    }
+}
+
+impl Eq for FileData {}
+
+impl std::fmt::Debug for FileData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Repr::Held(h) => match std::str::from_utf8(&h.bytes) {
+                Ok(text) if text.len() <= 200 => write!(f, "{text:?}"),
+                _ => write!(f, "<{} bytes>", h.bytes.len()),
+            },
+            Repr::Stored(s) => write!(f, "<{} bytes at {:?}>", s.len, s.path),
+        }
+    }
+}
+
+impl From<Vec<u8>> for FileData {
+    fn from(bytes: Vec<u8>) -> Self {
+        FileData(Repr::Held(Arc::new(Held {
+            bytes,
+            sha256: OnceLock::new(),
+        })))
+    }
+}
+
+impl From<&[u8]> for FileData {
+    fn from(bytes: &[u8]) -> Self {
+        bytes.to_vec().into()
+    }
+}
+
+impl<const N: usize> From<&[u8; N]> for FileData {
+    fn from(bytes: &[u8; N]) -> Self {
+        bytes.to_vec().into()
+    }
+}
+
+impl From<&str> for FileData {
+    fn from(text: &str) -> Self {
+        text.as_bytes().to_vec().into()
+    }
+}
+
+impl From<String> for FileData {
+    fn from(text: String) -> Self {
+        text.into_bytes().into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A root over `dir` with the file `f` holding `bytes`.
+    fn with_file(dir: &tempfile::TempDir, bytes: &[u8]) -> asv_fs::Root {
+        let root = asv_fs::Root::open(dir.path()).unwrap();
+        root.write_file("f", bytes).unwrap();
+        root
+    }
+
+    #[test]
+    fn held_and_stored_bytes_compare_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        with_file(&dir, b"same bytes");
+        let digest: [u8; 32] = Sha256::digest(b"same bytes").into();
+        let stored = FileData::stored(dir.path(), "f".into(), 10, digest);
+        assert_eq!(stored, FileData::from("same bytes"));
+        assert_ne!(stored, FileData::from("other byte"));
+        assert_eq!(stored.read().unwrap().as_ref(), b"same bytes");
+        assert_eq!(stored.clone().into_bytes().unwrap(), b"same bytes");
+    }
+
+    #[test]
+    fn a_stored_file_edited_since_it_was_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = with_file(&dir, b"same bytes");
+        let digest: [u8; 32] = Sha256::digest(b"same bytes").into();
+        let stored = FileData::stored(dir.path(), "f".into(), 10, digest);
+        root.write_file("f", b"SAME BYTES").unwrap();
+        let refused = stored.read().unwrap_err();
+        assert!(
+            matches!(&refused, Error::Fs(asv_fs::Error::ChangedWhileRead { path }) if path == "f"),
+            "{refused:?}"
+        );
+        root.remove_file("f").unwrap();
+        assert!(stored.read().is_err());
+    }
+}
