@@ -301,8 +301,8 @@ pub(crate) fn still_local(expected: String) -> Ownership {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(format!("it is {kind} now")));
         }
-        Ok(match SkillTree::read(root, dest) {
-            Ok(tree) if tree.hash() == expected => Verdict::Ours,
+        Ok(match SkillTree::read_hash(root, dest) {
+            Ok(hash) if hash == expected => Verdict::Ours,
             Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
             Err(e) => Verdict::NotOurs(e.to_string()),
         })
@@ -946,10 +946,21 @@ fn pull_one(
         });
     }
     let dir = require_imported(root, name, &entry)?;
-    let local = SkillTree::read(root, &dir)?;
+    // The local tree and upstream's are read side by side: two independent passes over
+    // files (and, for a remote, a fetch), each on a core of its own. A local read that fails
+    // is still the error reported first, as when they were read in turn.
+    let (local, upstream) = std::thread::scope(|scope| {
+        let upstream = scope.spawn(|| upstream_of(root, &entry, options));
+        let local = SkillTree::read(root, &dir);
+        let upstream = upstream
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (local, upstream)
+    });
+    let local = local?;
     let name = name.to_owned();
     let mut writes = Writes::default();
-    let upstream = match upstream_of(root, &entry, options)? {
+    let upstream = match upstream? {
         Ok(upstream) => upstream,
         Err(revision) => {
             let pulled = Pulled::RemovedUpstream {

@@ -187,8 +187,8 @@ pub(crate) fn still_projected(recorded: String) -> Ownership {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(format!("it is {kind} now")));
         }
-        Ok(match SkillTree::read(root, dest) {
-            Ok(tree) if tree.hash() == recorded => Verdict::Ours,
+        Ok(match SkillTree::read_hash(root, dest) {
+            Ok(hash) if hash == recorded => Verdict::Ours,
             Ok(_) => Verdict::NotOurs("it changed while sync ran; run it again".to_owned()),
             Err(e) => Verdict::NotOurs(e.to_string()),
         })
@@ -216,7 +216,7 @@ pub(crate) fn projections_removed(
         };
         let dest = format!("{dir}/{name}");
         if root.kind(&dest)?.is_some() {
-            let holds = matches!(SkillTree::read(root, &dest), Ok(t) if t.hash() == *hash);
+            let holds = matches!(SkillTree::read_hash(root, &dest), Ok(h) if h == *hash);
             if !holds && !force {
                 return Err(Error::ProjectionEdited {
                     path: dest,

@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use asv_fs::SharedBytes;
@@ -41,6 +42,42 @@ enum Repr {
 struct Held {
     bytes: Vec<u8>,
     sha256: OnceLock<[u8; 32]>,
+    /// The bytes taken from the process's allowance ([`allowance`]), given back on drop.
+    pooled: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.pooled > 0 {
+            allowance().fetch_add(self.pooled, Ordering::Relaxed);
+        }
+    }
+}
+
+/// How many bytes of files reads may still keep in memory, across every tree the process
+/// holds at once: [`crate::HELD_BYTES`], or with the `test-hooks` feature what
+/// `ASV_TEST_HELD_BYTES` says.
+fn allowance() -> &'static AtomicU64 {
+    static LEFT: OnceLock<AtomicU64> = OnceLock::new();
+    LEFT.get_or_init(|| {
+        #[cfg(feature = "test-hooks")]
+        if let Some(n) = std::env::var("ASV_TEST_HELD_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return AtomicU64::new(n);
+        }
+        AtomicU64::new(crate::HELD_BYTES)
+    })
+}
+
+/// Takes `len` bytes from the process's allowance; false (nothing taken) when fewer are left.
+pub(crate) fn take_allowance(len: u64) -> bool {
+    allowance()
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            left.checked_sub(len)
+        })
+        .is_ok()
 }
 
 impl AsRef<[u8]> for Held {
@@ -134,6 +171,17 @@ impl FileData {
         }
     }
 
+    /// Bytes a read keeps, counted against the process's allowance (taken by the caller with
+    /// [`take_allowance`]) until they are dropped.
+    pub(crate) fn kept(bytes: Vec<u8>) -> Self {
+        let pooled = bytes.len() as u64;
+        FileData(Repr::Held(Arc::new(Held {
+            bytes,
+            sha256: OnceLock::new(),
+            pooled,
+        })))
+    }
+
     /// A file left where it was read, known by its length and SHA-256.
     pub(crate) fn stored(root: &Path, path: String, len: u64, sha256: [u8; 32]) -> Self {
         FileData(Repr::Stored(Arc::new(Stored {
@@ -203,7 +251,7 @@ impl FileData {
     pub fn into_bytes(self) -> Result<Vec<u8>, Error> {
         match self.0 {
             Repr::Held(h) => Ok(match Arc::try_unwrap(h) {
-                Ok(held) => held.bytes,
+                Ok(mut held) => std::mem::take(&mut held.bytes),
                 Err(shared) => shared.bytes.clone(),
             }),
             Repr::Stored(_) => Ok(self.read()?.into_owned()),
@@ -254,6 +302,7 @@ impl From<Vec<u8>> for FileData {
         FileData(Repr::Held(Arc::new(Held {
             bytes,
             sha256: OnceLock::new(),
+            pooled: 0,
         })))
     }
 }

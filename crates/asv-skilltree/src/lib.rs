@@ -125,6 +125,29 @@ impl SkillTree {
         read_tree(root, dir, false, Budget::unlimited())
     }
 
+    /// The tree hash of `dir` as [`SkillTree::read`] would give it, worked out in one pass
+    /// that keeps no file: for checking that a directory still holds a tree already known.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read`].
+    pub fn read_hash(root: &Root, dir: &str) -> Result<String, Error> {
+        let mut listing = Vec::new();
+        list_into(root, dir, "", false, &mut listing)?;
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut h = TreeHasher::default();
+        for (rel, full) in listing {
+            let Some(reader) = root.open_reader(&full)? else {
+                return Err(Error::NotADirectory {
+                    path: full,
+                    found: None,
+                });
+            };
+            h.head(&rel, reader.is_executable(), reader.len());
+            reader.for_each_chunk(&mut |chunk| h.data(chunk))?;
+        }
+        Ok(h.finish())
+    }
+
     /// Reads `dir` as [`SkillTree::read`] does, refusing it once its files hold more than
     /// `limit` bytes together. Each file's size is judged before it is read and the read
     /// itself stops past the limit, so the refusal costs no more than `limit` bytes of memory
@@ -187,7 +210,7 @@ impl SkillTree {
             path: name.to_owned(),
             problem,
         })?;
-        let mut reading = Reading::new(root, Budget::unlimited(), held_per_tree());
+        let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         reading.file(path, name.to_owned())?;
         Ok(reading.finish())
     }
@@ -373,32 +396,21 @@ impl Budget {
     }
 }
 
-/// How many bytes of a tree's files a read keeps in memory; files past it are left on disk
-/// with their digest ([`FileData`]) and read again when wanted. Every `SKILL.md` is kept
-/// besides. Small skills are held whole
-/// (one read each); a large one costs this much memory per tree however large it is.
-pub const HELD_PER_TREE: u64 = 4 * 1024 * 1024;
-
-/// [`HELD_PER_TREE`], or with the `test-hooks` feature what `ASV_TEST_HELD_BYTES` says, so
-/// tests can leave small files on disk.
-fn held_per_tree() -> u64 {
-    #[cfg(feature = "test-hooks")]
-    if let Some(n) = std::env::var("ASV_TEST_HELD_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return n;
-    }
-    HELD_PER_TREE
-}
+/// How many bytes of files the reads of one process keep in memory at once, across every
+/// tree it holds; files past it are left on disk with their digest ([`FileData`]) and read
+/// again when wanted (every `SKILL.md` is kept besides). Small skills are held whole (one
+/// read each); a pull of a large one, or a sync of many, holds this much however large they
+/// are (issue 15 §3). Bytes are given back as the trees holding them are dropped.
+pub const HELD_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Reads the files under `top` in path order (so the tree hash is worked out as they are
 /// read, each file once).
 fn read_tree(root: &Root, top: &str, strict: bool, budget: Budget) -> Result<SkillTree, Error> {
-    read_holding(root, top, strict, budget, held_per_tree())
+    read_holding(root, top, strict, budget, u64::MAX)
 }
 
-/// [`read_tree`] keeping at most `held` bytes in memory (every `SKILL.md` besides).
+/// [`read_tree`] keeping at most `held` bytes of this tree in memory (and no more than the
+/// process's allowance, [`HELD_BYTES`], has left; every `SKILL.md` besides).
 fn read_holding(
     root: &Root,
     top: &str,
@@ -486,16 +498,19 @@ impl<'r> Reading<'r> {
         // Every SKILL.md is kept whatever its size: each command parses it, and it is capped
         // where it is judged.
         let manifest = rel.rsplit('/').next() == Some(SKILL_MANIFEST);
-        let data = if manifest || len <= self.held_left {
+        let keep = manifest || (len <= self.held_left && data::take_allowance(len));
+        let data = if keep {
             let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
             reader.for_each_chunk(&mut |chunk| {
                 hasher.data(chunk);
                 bytes.extend_from_slice(chunk);
             })?;
-            if !manifest {
+            if manifest {
+                FileData::from(bytes)
+            } else {
                 self.held_left -= len;
+                FileData::kept(bytes)
             }
-            FileData::from(bytes)
         } else {
             let mut own = Sha256::new();
             reader.for_each_chunk(&mut |chunk| {
@@ -559,6 +574,7 @@ mod tests {
         // Everything but SKILL.md and the empty file (nothing to leave) stays on disk.
         assert_eq!(on_disk, ["a.md", "a/b.bin", "run.sh"]);
         assert_eq!(left.hash(), held.hash());
+        assert_eq!(SkillTree::read_hash(&root, "s").unwrap(), held.hash());
         assert_eq!(left, held);
         // Made again from its files, the tree reads them back for the same hash.
         let again = SkillTree::from_files(left.files().to_vec()).unwrap();
