@@ -48,9 +48,14 @@ struct Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        if self.pooled > 0 {
-            allowance().fetch_add(self.pooled, Ordering::Relaxed);
-        }
+        give_back_allowance(self.pooled);
+    }
+}
+
+/// Gives `len` bytes back to the process's allowance.
+pub(crate) fn give_back_allowance(len: u64) {
+    if len > 0 {
+        allowance().fetch_add(len, Ordering::Relaxed);
     }
 }
 

@@ -501,10 +501,16 @@ impl<'r> Reading<'r> {
         let keep = manifest || (len <= self.held_left && data::take_allowance(len));
         let data = if keep {
             let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-            reader.for_each_chunk(&mut |chunk| {
+            let read = reader.for_each_chunk(&mut |chunk| {
                 hasher.data(chunk);
                 bytes.extend_from_slice(chunk);
-            })?;
+            });
+            if let Err(e) = read {
+                if !manifest {
+                    data::give_back_allowance(len);
+                }
+                return Err(e.into());
+            }
             if manifest {
                 FileData::from(bytes)
             } else {
