@@ -267,14 +267,12 @@ fn machine() -> (String, usize) {
     (cpu, cores)
 }
 
-/// Prints one scenario's report under the common header.
-fn print(bin: &Path, report: Result<String>) -> Result<()> {
-    let report = report?;
-    println!(
-        "{}\n{report}\nLoad average at the end: {}.",
-        header(bin),
-        load()
-    );
+/// Runs one scenario and prints its report under the common header (taken before it runs, so
+/// that the load average is the one it started under).
+fn print(bin: &Path, scenario: impl FnOnce() -> Result<String>) -> Result<()> {
+    let head = header(bin);
+    let report = scenario()?;
+    println!("{head}\n{report}\nLoad average at the end: {}.", load());
     Ok(())
 }
 
@@ -315,20 +313,19 @@ fn main() -> Result<()> {
         } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "run")?;
-            print(
-                &bin,
-                matrix::run(&sizes, contracts, common.runs, &bin, &work),
-            )
+            print(&bin, || {
+                matrix::run(&sizes, contracts, common.runs, &bin, &work)
+            })
         }
         Cmd::Skill { seed, common } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "skill")?;
-            print(&bin, skill::run(common.runs, seed, &bin, &work))
+            print(&bin, || skill::run(common.runs, seed, &bin, &work))
         }
         Cmd::Startup { common } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "startup")?;
-            print(&bin, startup::run(common.runs.max(100), &bin, &work))
+            print(&bin, || startup::run(common.runs.max(100), &bin, &work))
         }
         Cmd::Validate {
             skills,
@@ -338,20 +335,19 @@ fn main() -> Result<()> {
         } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "validate")?;
-            print(
-                &bin,
-                validate::run(skills, common.runs, peer_runs, &python, &bin, &work),
-            )
+            print(&bin, || {
+                validate::run(skills, common.runs, peer_runs, &python, &bin, &work)
+            })
         }
         Cmd::Pull { common } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "pull")?;
-            print(&bin, pull::run(common.runs, &bin, &work))
+            print(&bin, || pull::run(common.runs, &bin, &work))
         }
         Cmd::Sync { skills, common } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "sync")?;
-            print(&bin, sync::run(skills, common.runs, &bin, &work))
+            print(&bin, || sync::run(skills, common.runs, &bin, &work))
         }
         Cmd::Scale {
             sizes,
@@ -361,10 +357,9 @@ fn main() -> Result<()> {
         } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "scale")?;
-            print(
-                &bin,
-                scale::run(&sizes, contracts, body, common.runs, &bin, &work),
-            )
+            print(&bin, || {
+                scale::run(&sizes, contracts, body, common.runs, &bin, &work)
+            })
         }
         Cmd::All {
             sizes,
