@@ -50,7 +50,7 @@ struct Common {
     /// Runs per measurement (the median is reported, after one untimed warm-up)
     #[arg(long, default_value_t = 5)]
     runs: usize,
-    /// The release binary [default: $CARGO_TARGET_DIR/release/agentic-skill-vendor, else target/release/…]
+    /// The release binary [default: agentic-skill-vendor beside this executable, else $CARGO_TARGET_DIR/release/… or target/release/…]
     #[arg(long)]
     bin: Option<PathBuf>,
     /// Scratch directory, emptied first [default: /dev/shm/asv-bench/<scenario> when /dev/shm exists, else target/asv-bench/<scenario>]
@@ -185,9 +185,16 @@ fn parse_range(s: &str) -> Result<(usize, usize), String> {
     Ok((a, b))
 }
 
-/// The release binary: `--bin`, else the one in `$CARGO_TARGET_DIR` or `target`.
+/// The release binary: `--bin`, else the one beside this executable when that is not a debug
+/// build (both built into the same target directory and profile), else the one in `$CARGO_TARGET_DIR` or `target`.
 fn binary(bin: Option<PathBuf>) -> Result<PathBuf> {
-    let bin = bin.unwrap_or_else(|| {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+        .filter(|d| d.file_name().is_some_and(|n| n != "debug"))
+        .map(|d| d.join("agentic-skill-vendor"))
+        .filter(|b| b.is_file());
+    let bin = bin.or(beside).unwrap_or_else(|| {
         let dir =
             std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| "target".into(), PathBuf::from);
         dir.join("release/agentic-skill-vendor")
