@@ -122,7 +122,7 @@ fn report(rows: &[Row], contracts: usize, runs: usize) -> Result<String> {
     let mut out = String::new();
     writeln!(
         out,
-        "Median of {runs} runs after one warm-up, warm page cache, {contracts} contracts per skill (bodies of 2–20 KiB). CPU is user plus system time of every thread.\n"
+        "Median of {runs} runs after one warm-up (fresh `gen`: {runs} runs, each on a new copy of the generated tree, no warm-up), warm page cache, {contracts} contracts per skill (bodies of 2–20 KiB). CPU is user plus system time of every thread.\n"
     )?;
     writeln!(
         out,
