@@ -34,11 +34,7 @@ fn functions(c: &mut Criterion) {
 
 fn verify_tree(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let spec = asv_bench::Spec {
-        skills: 200,
-        contracts: 10,
-        seed: 1,
-    };
+    let spec = asv_bench::Spec::new(200, 10);
     asv_bench::generate(&spec, dir.path()).expect("generate");
     let tree = asv_fs::Root::open(dir.path()).expect("open");
     let repo = asv_contracts::Repository::load(&tree).expect("load");

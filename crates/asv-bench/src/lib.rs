@@ -1,7 +1,7 @@
 //! Synthetic repositories for benchmarking agentic-skill-vendor.
 //!
 //! [`generate`] writes a repository of `skills` skills each declaring `contracts` document
-//! contracts, with bodies of 2–20 KiB of prose-like text and conformance trees on every third
+//! contracts, with bodies of 2–20 KiB of prose-like text (another range on request) and conformance trees on every third
 //! contract. The same [`Spec`] always produces the same bytes (a seeded SplitMix64 stream, no
 //! dependence on the host), so figures taken on two machines describe the same input.
 //! [`break_copies`] damages a chosen number of generated copies for the "violations" case.
@@ -9,7 +9,7 @@
 //! ```
 //! # fn main() -> anyhow::Result<()> {
 //! let dir = tempfile::tempdir()?;
-//! let spec = asv_bench::Spec { skills: 3, contracts: 2, seed: 7 };
+//! let spec = asv_bench::Spec { skills: 3, contracts: 2, seed: 7, body: asv_bench::Spec::DEFAULT_BODY };
 //! asv_bench::generate(&spec, dir.path())?;
 //! let tree = asv_fs::Root::open(dir.path())?;
 //! let repo = asv_contracts::Repository::load(&tree)?;
@@ -33,6 +33,23 @@ pub struct Spec {
     pub contracts: usize,
     /// Seed of the text generator.
     pub seed: u64,
+    /// Smallest and largest size of a contract's body, in bytes.
+    pub body: (usize, usize),
+}
+
+impl Spec {
+    /// The body sizes of every figure before issue 16's scale run: 2–20 KiB.
+    pub const DEFAULT_BODY: (usize, usize) = (2 * 1024, 20 * 1024);
+
+    /// `skills` × `contracts` with seed 1 and bodies of 2–20 KiB.
+    pub fn new(skills: usize, contracts: usize) -> Self {
+        Spec {
+            skills,
+            contracts,
+            seed: 1,
+            body: Self::DEFAULT_BODY,
+        }
+    }
 }
 
 /// A SplitMix64 stream: tiny, fast and the same everywhere.
@@ -108,7 +125,7 @@ pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
     let mut rng = Rng::new(spec.seed);
     for c in 0..spec.contracts {
         let id = contract_id(c);
-        let size = rng.range(2 * 1024, 20 * 1024);
+        let size = rng.range(spec.body.0, spec.body.1.max(spec.body.0));
         let body = text(&mut rng, size);
         let doc = if c % 2 == 0 {
             format!("---\ntitle: {id}\nowner: team-{c}\n---\n\n# {id}\n{body}")

@@ -1,31 +1,61 @@
-//! `asv-bench`: generate synthetic repositories and time the release binary on them.
+//! `asv-bench`: generate synthetic repositories and time the release binary on them, each
+//! command beside its peer or floor in the same run (issue 16).
 //!
-//! `asv-bench run` measures, for each size, `gen` on a fresh tree, `gen` with nothing to
-//! change, `verify` clean and `verify` with 1% of the copies broken, each the median of
-//! `--runs` whole-process runs with a warm page cache; beside them the I/O + hash floor
-//! (`openssl dgst -sha256` and `sha256sum` over exactly the files `verify` reads), peak memory
-//! and CPU use from `/usr/bin/time -v`, and a check (by `strace`, when present, and by mtimes)
-//! that `gen` with nothing to change writes nothing. It prints a markdown report.
+//! Every scenario is a subcommand that prints a markdown report; `asv-bench all` runs each once
+//! and prints one report. A peer that is not installed (`skills-ref`, `zip`, `strace`) is
+//! reported as skipped. Scratch trees go under `/dev/shm/asv-bench` when `/dev/shm` exists
+//! (tmpfs: a disk's discards and writeback make file creation times noisy), else under
+//! `target/asv-bench`.
 //!
-//! `asv-bench skill` times `skill pack` beside `zip -r` (levels 6 and 9) and `skill install`
-//! beside `unzip` on one generated skill of about 28 MiB (see the `skill` module).
+//! - `run`: `gen` and `verify` at several sizes beside `openssl dgst` and `sha256sum` over the
+//!   files `verify` reads (the `matrix` module).
+//! - `skill`: `skill pack` beside `zip -r` and `skill install` beside `unzip` (`skill`).
+//! - `startup`: `--version` and `verify` of an empty repository (`startup`).
+//! - `validate`: `skill validate` beside the reference validator `skills-ref` (`validate`).
+//! - `pull`: `skill pull` beside `git merge` of the same three trees (`pull`).
+//! - `sync`: `skill sync` with nothing to change beside hashing the same files (`sync`).
+//! - `scale`: every read-only command at 10,000 and 100,000 skills (`scale`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use anyhow::{Context, Result, bail};
-use asv_bench::{Spec, break_copies, files_verify_reads, generate};
-use clap::{Parser, Subcommand};
+use anyhow::{Result, bail};
+use asv_bench::{Spec, break_copies, generate};
+use clap::{Args, Parser, Subcommand};
 
+mod matrix;
+mod measure;
+mod pull;
+mod scale;
 mod skill;
+mod startup;
+mod sync;
+mod validate;
 
 #[derive(Parser)]
 #[command(about = "Synthetic repositories and whole-process benchmarks for agentic-skill-vendor")]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
+}
+
+/// One scenario of `all`: given its scratch directory, its markdown report.
+type Scenario<'a> = Box<dyn Fn(&Path) -> Result<String> + 'a>;
+
+/// What every scenario takes.
+#[derive(Args, Clone)]
+struct Common {
+    /// Runs per measurement (the median is reported, after one untimed warm-up)
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// The release binary [default: agentic-skill-vendor beside this executable, else $CARGO_TARGET_DIR/release/… or target/release/…]
+    #[arg(long)]
+    bin: Option<PathBuf>,
+    /// Scratch directory, emptied first [default: /dev/shm/asv-bench/<scenario> when /dev/shm exists, else target/asv-bench/<scenario>]
+    #[arg(long)]
+    work: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -41,16 +71,19 @@ enum Cmd {
         /// Seed of the text generator
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Contract body sizes in bytes, smallest-largest
+        #[arg(long, default_value = "2048-20480", value_parser = parse_range)]
+        body: (usize, usize),
         /// Also run gen with --bin and then break this many copies
         #[arg(long)]
         r#break: Option<usize>,
         /// The release binary, used with --break
-        #[arg(long, default_value = "target/release/agentic-skill-vendor")]
-        bin: PathBuf,
+        #[arg(long)]
+        bin: Option<PathBuf>,
         /// Where to write (must not exist)
         dir: PathBuf,
     },
-    /// Run the benchmark matrix and print a markdown report
+    /// gen and verify at several sizes beside openssl and sha256sum over the same files
     Run {
         /// Sizes in skills, comma-separated
         #[arg(long, default_value = "200,2000,10000", value_delimiter = ',')]
@@ -58,380 +91,174 @@ enum Cmd {
         /// Contracts per skill
         #[arg(long, default_value_t = 10)]
         contracts: usize,
-        /// Runs per measurement (the median is reported)
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// The release binary
-        #[arg(long, default_value = "target/release/agentic-skill-vendor")]
-        bin: PathBuf,
-        /// Scratch directory (emptied per size)
-        #[arg(long, default_value = "target/asv-bench")]
-        work: PathBuf,
+        #[command(flatten)]
+        common: Common,
     },
-    /// Time `skill pack` and `skill install` on one generated 28 MiB skill beside zip and unzip
+    /// skill pack and skill install of one generated 28 MiB skill beside zip and unzip
     Skill {
-        /// Runs per measurement (the median is reported)
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
         /// Seed of the generator
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// The release binary
-        #[arg(long, default_value = "target/release/agentic-skill-vendor")]
-        bin: PathBuf,
-        /// Scratch directory (emptied first; put it on tmpfs)
-        #[arg(long, default_value = "/dev/shm/asv-bench-skill")]
-        work: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Start-up: --version and verify of an empty repository
+    Startup {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill validate beside the reference validator (PyPI skills-ref)
+    Validate {
+        /// Number of skills
+        #[arg(long, default_value_t = 10_000)]
+        skills: usize,
+        /// Runs of the reference validator (it takes minutes on 10,000 skills)
+        #[arg(long, default_value_t = 5)]
+        peer_runs: usize,
+        /// A Python that can import skills_ref
+        #[arg(long, default_value = "python3")]
+        python: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill pull of a 28 MiB skill beside git merge of the same trees, and a no-change pull
+    Pull {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill sync into three targets with nothing to change beside hashing the same files
+    Sync {
+        /// Number of skills
+        #[arg(long, default_value_t = 500)]
+        skills: usize,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Every read-only command at growing sizes: time, CPU, peak memory, ratio
+    Scale {
+        /// Sizes in skills, comma-separated
+        #[arg(long, default_value = "10000,100000", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        /// Contracts per skill
+        #[arg(long, default_value_t = 10)]
+        contracts: usize,
+        /// Contract body sizes in bytes, smallest-largest
+        #[arg(long, default_value = "1024-3072", value_parser = parse_range)]
+        body: (usize, usize),
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Every scenario once, one markdown report (scale only with --scale-sizes)
+    All {
+        /// Sizes of run, comma-separated
+        #[arg(long, default_value = "200,2000", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        /// Skills for validate
+        #[arg(long, default_value_t = 10_000)]
+        validate_skills: usize,
+        /// Runs of the reference validator
+        #[arg(long, default_value_t = 5)]
+        peer_runs: usize,
+        /// A Python that can import skills_ref
+        #[arg(long, default_value = "python3")]
+        python: String,
+        /// Skills for sync
+        #[arg(long, default_value_t = 500)]
+        sync_skills: usize,
+        /// Sizes of scale, comma-separated (none: scale is not run)
+        #[arg(long, value_delimiter = ',')]
+        scale_sizes: Vec<usize>,
+        #[command(flatten)]
+        common: Common,
     },
 }
 
-fn main() -> Result<()> {
-    match Cli::parse().command {
-        Cmd::Generate {
-            skills,
-            contracts,
-            seed,
-            r#break,
-            bin,
-            dir,
-        } => {
-            if dir.exists() {
-                bail!("{} exists; give a new directory", dir.display());
-            }
-            std::fs::create_dir_all(&dir)?;
-            let spec = Spec {
-                skills,
-                contracts,
-                seed,
-            };
-            generate(&spec, &dir)?;
-            if let Some(k) = r#break {
-                run_tool(&bin, &["gen"], &dir)?;
-                let broken = break_copies(&spec, &dir, k)?;
-                eprintln!("broke {} copies", broken.len());
-            }
-            Ok(())
-        }
-        Cmd::Run {
-            sizes,
-            contracts,
-            runs,
-            bin,
-            work,
-        } => run_matrix(&sizes, contracts, runs, &bin, &work),
-        Cmd::Skill {
-            runs,
-            seed,
-            bin,
-            work,
-        } => skill::run(runs, seed, &bin, &work),
+fn parse_range(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s
+        .split_once('-')
+        .ok_or_else(|| format!("{s}: give smallest-largest, as 1024-3072"))?;
+    let a: usize = a.trim().parse().map_err(|e| format!("{a}: {e}"))?;
+    let b: usize = b.trim().parse().map_err(|e| format!("{b}: {e}"))?;
+    if a > b {
+        return Err(format!("{s}: the smallest is larger than the largest"));
     }
+    Ok((a, b))
 }
 
-fn run_tool(bin: &Path, args: &[&str], root: &Path) -> Result<i32> {
-    let status = Command::new(bin)
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .with_context(|| format!("running {}", bin.display()))?;
-    Ok(status.code().unwrap_or(-1))
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn time_runs(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<Duration> {
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        f()?;
-        times.push(start.elapsed());
-    }
-    Ok(median(times))
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    if to.exists() {
-        std::fs::remove_dir_all(to)?;
-    }
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()?
-        .success();
-    if !ok {
-        bail!("cp -a {} {} failed", from.display(), to.display());
-    }
-    Ok(())
-}
-
-/// Peak RSS (MiB) and CPU percentage of one run, from `/usr/bin/time -v`.
-fn resources(bin: &Path, args: &[&str], root: &Path) -> Result<(f64, String)> {
-    let root = root.to_string_lossy();
-    let mut all = args.to_vec();
-    all.extend(["--root", &root]);
-    usage(bin, &all, None)
-}
-
-/// Peak RSS (MiB) and CPU percentage of one run of `program args` (in `cwd` when given), as
-/// `/usr/bin/time -v` reports them.
-pub(crate) fn usage(program: &Path, args: &[&str], cwd: Option<&Path>) -> Result<(f64, String)> {
-    let mut command = Command::new("/usr/bin/time");
-    command
-        .arg("-v")
-        .arg(program)
-        .args(args)
-        .stdout(Stdio::null());
-    if let Some(cwd) = cwd {
-        command.current_dir(cwd);
-    }
-    let out = command.output()?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let field = |name: &str| {
-        text.lines()
-            .find_map(|l| l.trim().strip_prefix(name).map(|v| v.trim().to_owned()))
-            .unwrap_or_default()
-    };
-    let rss_kib: f64 = field("Maximum resident set size (kbytes):")
-        .parse()
-        .unwrap_or(0.0);
-    Ok((rss_kib / 1024.0, field("Percent of CPU this job got:")))
-}
-
-/// Hashes `files` (relative to `root`) with `tool`, in as few processes as the argument
-/// limit allows; returns the number of processes.
-fn hash_floor(tool: &[&str], files: &[String], root: &Path) -> Result<usize> {
-    let mut processes = 0;
-    let mut start = 0;
-    while start < files.len() {
-        let mut bytes = 0;
-        let mut end = start;
-        while end < files.len() && bytes + files[end].len() + 1 < 1_500_000 {
-            bytes += files[end].len() + 1;
-            end += 1;
-        }
-        let ok = Command::new(tool[0])
-            .args(&tool[1..])
-            .args(&files[start..end])
-            .current_dir(root)
-            .stdout(Stdio::null())
-            .status()?
-            .success();
-        if !ok {
-            bail!("{} failed", tool.join(" "));
-        }
-        processes += 1;
-        start = end;
-    }
-    Ok(processes)
-}
-
-/// Writes observed by strace during one run: opens for writing, renames, unlinks, mkdirs.
-fn strace_writes(bin: &Path, args: &[&str], root: &Path) -> Option<usize> {
-    let log = std::env::temp_dir().join(format!("asv-bench-strace-{}.log", std::process::id()));
-    let status = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=openat,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(bin)
-        .args(args)
-        .arg("--root")
-        .arg(root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .ok()?;
-    if !status.success() {
-        return None;
-    }
-    let text = std::fs::read_to_string(&log).ok()?;
-    let _ = std::fs::remove_file(&log);
-    Some(
-        text.lines()
-            .filter(|l| {
-                l.contains("O_WRONLY")
-                    || l.contains("O_RDWR")
-                    || l.contains("O_CREAT")
-                    || l.contains("rename")
-                    || l.contains("unlink")
-                    || l.contains("mkdir")
-            })
-            .count(),
-    )
-}
-
-fn mtimes(root: &Path) -> Result<Vec<(PathBuf, std::time::SystemTime, u64)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir)? {
-            let e = e?;
-            let m = e.metadata()?;
-            if m.is_dir() {
-                stack.push(e.path());
-            }
-            out.push((e.path(), m.modified()?, m.len()));
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-fn total_bytes(root: &Path, files: &[String]) -> u64 {
-    files
-        .iter()
-        .filter_map(|f| std::fs::metadata(root.join(f)).ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-fn secs(d: Duration) -> String {
-    format!("{:.3}", d.as_secs_f64())
-}
-
-struct Row {
-    skills: usize,
-    files: usize,
-    mib: f64,
-    gen_fresh: Duration,
-    gen_noop: Duration,
-    verify: Duration,
-    verify_drift: Duration,
-    openssl: Duration,
-    openssl_procs: usize,
-    sha256sum: Duration,
-    rss: [f64; 4],
-    cpu_verify: String,
-    noop_writes: Option<usize>,
-    noop_changed: usize,
-}
-
-fn run_matrix(
-    sizes: &[usize],
-    contracts: usize,
-    runs: usize,
-    bin: &Path,
-    work: &Path,
-) -> Result<()> {
-    if !bin.exists() {
+/// The release binary: `--bin`, else the one beside this executable when that is not a debug
+/// build (both built into the same target directory and profile), else the one in `$CARGO_TARGET_DIR` or `target`.
+fn binary(bin: Option<PathBuf>) -> Result<PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+        .filter(|d| d.file_name().is_some_and(|n| n != "debug"))
+        .map(|d| d.join("agentic-skill-vendor"))
+        .filter(|b| b.is_file());
+    let bin = bin.or(beside).unwrap_or_else(|| {
+        let dir =
+            std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| "target".into(), PathBuf::from);
+        dir.join("release/agentic-skill-vendor")
+    });
+    if !bin.is_file() {
         bail!(
-            "{} not found; build it with cargo build --release",
+            "{} not found; build it with cargo build --release -p agentic-skill-vendor, or pass --bin",
             bin.display()
         );
     }
-    let bin = bin.canonicalize()?;
-    std::fs::create_dir_all(work)?;
-    let mut rows = Vec::new();
-    for &skills in sizes {
-        let spec = Spec {
-            skills,
-            contracts,
-            seed: 1,
+    Ok(bin.canonicalize()?)
+}
+
+/// The scratch directory of `scenario`: `--work`, else on tmpfs when there is one.
+fn work_dir(work: Option<PathBuf>, scenario: &str) -> Result<PathBuf> {
+    let dir = work.unwrap_or_else(|| {
+        let base = if Path::new("/dev/shm").is_dir() {
+            PathBuf::from("/dev/shm/asv-bench")
+        } else {
+            PathBuf::from("target/asv-bench")
         };
-        let base = work.join(format!("{skills}x{contracts}"));
-        if base.exists() {
-            std::fs::remove_dir_all(&base)?;
-        }
-        let pristine = base.join("pristine");
-        std::fs::create_dir_all(&pristine)?;
-        generate(&spec, &pristine)?;
-        let tree = base.join("tree");
-        eprintln!("{skills} x {contracts}: gen on a fresh tree");
-        let mut fresh = Vec::new();
-        for _ in 0..runs {
-            copy_tree(&pristine, &tree)?;
-            let _ = Command::new("sync").status();
-            let start = Instant::now();
-            let code = run_tool(&bin, &["gen"], &tree)?;
-            fresh.push(start.elapsed());
-            if code != 0 {
-                bail!("gen exited {code}");
-            }
-        }
-        let gen_fresh = median(fresh);
-        let files = files_verify_reads(&spec, &tree);
-        let bytes = total_bytes(&tree, &files);
-        // Warm the cache, then measure.
-        run_tool(&bin, &["verify"], &tree)?;
-        eprintln!("{skills} x {contracts}: verify, gen with nothing to change, floor");
-        let verify = time_runs(runs, || {
-            let code = run_tool(&bin, &["verify"], &tree)?;
-            if code != 0 {
-                bail!("verify on a clean tree exited {code}");
-            }
-            Ok(())
-        })?;
-        let before = mtimes(&tree)?;
-        let gen_noop = time_runs(runs, || {
-            run_tool(&bin, &["gen"], &tree)?;
-            Ok(())
-        })?;
-        let noop_changed = before
-            .iter()
-            .zip(mtimes(&tree)?.iter())
-            .filter(|(a, b)| a != b)
-            .count();
-        let noop_writes = strace_writes(&bin, &["gen"], &tree);
-        let mut openssl_procs = 0;
-        let openssl = time_runs(runs, || {
-            openssl_procs = hash_floor(&["openssl", "dgst", "-sha256"], &files, &tree)?;
-            Ok(())
-        })?;
-        let sha256sum = time_runs(runs, || {
-            hash_floor(&["sha256sum"], &files, &tree)?;
-            Ok(())
-        })?;
-        let (rss_verify, cpu_verify) = resources(&bin, &["verify"], &tree)?;
-        let (rss_noop, _) = resources(&bin, &["gen"], &tree)?;
-        let drift_tree = base.join("drift");
-        copy_tree(&tree, &drift_tree)?;
-        let broken = break_copies(&spec, &drift_tree, (skills * contracts).div_ceil(100))?;
-        run_tool(&bin, &["verify"], &drift_tree)?;
-        let verify_drift = time_runs(runs, || {
-            let code = run_tool(&bin, &["verify"], &drift_tree)?;
-            if code != 1 {
-                bail!("verify with {} broken copies exited {code}", broken.len());
-            }
-            Ok(())
-        })?;
-        let (rss_drift, _) = resources(&bin, &["verify"], &drift_tree)?;
-        copy_tree(&pristine, &tree)?;
-        let (rss_fresh, _) = resources(&bin, &["gen"], &tree)?;
-        rows.push(Row {
-            skills,
-            files: files.len(),
-            mib: bytes as f64 / (1024.0 * 1024.0),
-            gen_fresh,
-            gen_noop,
-            verify,
-            verify_drift,
-            openssl,
-            openssl_procs,
-            sha256sum,
-            rss: [rss_fresh, rss_noop, rss_verify, rss_drift],
-            cpu_verify,
-            noop_writes,
-            noop_changed,
+        base.join(scenario)
+    });
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir.canonicalize()?)
+}
+
+/// The header of every report: date, machine, load, binary.
+fn header(bin: &Path) -> String {
+    let (cpu, cores) = machine();
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(String::new(), |kib| {
+            format!(", {:.1} GiB of memory", kib / 1024.0 / 1024.0)
         });
-        std::fs::remove_dir_all(&base)?;
-    }
-    report(&rows, contracts, runs);
-    Ok(())
+    format!(
+        "{date}. Machine: {cpu}, {cores} cores{mem}; load average {} at the start. Binary: {}.\n",
+        load(),
+        bin.display()
+    )
+}
+
+/// The 1-, 5- and 15-minute load averages.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The CPU's model name and how many cores this process may use, for a report's header.
-pub(crate) fn machine() -> (String, usize) {
+fn machine() -> (String, usize) {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
@@ -447,62 +274,170 @@ pub(crate) fn machine() -> (String, usize) {
     (cpu, cores)
 }
 
-fn report(rows: &[Row], contracts: usize, runs: usize) {
-    let (cpu, cores) = machine();
-    println!(
-        "Machine: {cpu}, {cores} cores. Median of {runs} runs, warm page cache, {contracts} contracts per skill.\n"
-    );
-    println!(
-        "| skills | files verify reads | MiB | gen fresh (s) | gen no change (s) | verify clean (s) | verify 1% drift (s) | openssl floor (s) | sha256sum (s) | verify / openssl | no-change gen / verify | CPU (verify) |"
-    );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in rows {
-        println!(
-            "| {} | {} | {:.1} | {} | {} | {} | {} | {} ({} proc) | {} | {:.2} | {:.2} | {} |",
-            r.skills,
-            r.files,
-            r.mib,
-            secs(r.gen_fresh),
-            secs(r.gen_noop),
-            secs(r.verify),
-            secs(r.verify_drift),
-            secs(r.openssl),
-            r.openssl_procs,
-            secs(r.sha256sum),
-            r.verify.as_secs_f64() / r.openssl.as_secs_f64(),
-            r.gen_noop.as_secs_f64() / r.verify.as_secs_f64(),
-            r.cpu_verify,
-        );
-    }
-    println!("\nPeak resident memory (MiB):\n");
-    println!("| skills | gen fresh | gen no change | verify clean | verify 1% drift |");
-    println!("|---:|---:|---:|---:|---:|");
-    for r in rows {
-        println!(
-            "| {} | {:.1} | {:.1} | {:.1} | {:.1} |",
-            r.skills, r.rss[0], r.rss[1], r.rss[2], r.rss[3]
-        );
-    }
-    println!("\nWrites by `gen` with nothing to change:\n");
-    for r in rows {
-        println!(
-            "- {} skills: {} files with a changed mtime or size; {} write-like system calls under strace",
-            r.skills,
-            r.noop_changed,
-            r.noop_writes
-                .map_or("(strace unavailable)".to_owned(), |n| n.to_string())
-        );
-    }
-    let find = |n: usize| rows.iter().find(|r| r.skills == n);
-    if let (Some(a), Some(b)) = (find(2000), find(10000)) {
-        let ratio = |x: Duration, y: Duration| y.as_secs_f64() / x.as_secs_f64();
-        println!("\nScaling from 2,000 to 10,000 skills (5x the input):\n");
-        println!("- gen fresh: {:.2}x", ratio(a.gen_fresh, b.gen_fresh));
-        println!("- gen no change: {:.2}x", ratio(a.gen_noop, b.gen_noop));
-        println!("- verify clean: {:.2}x", ratio(a.verify, b.verify));
-        println!(
-            "- verify 1% drift: {:.2}x",
-            ratio(a.verify_drift, b.verify_drift)
-        );
+/// Runs one scenario and prints its report under the common header (taken before it runs, so
+/// that the load average is the one it started under).
+fn print(bin: &Path, scenario: impl FnOnce() -> Result<String>) -> Result<()> {
+    let head = header(bin);
+    let report = scenario()?;
+    println!("{head}\n{report}\nLoad average at the end: {}.", load());
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Cmd::Generate {
+            skills,
+            contracts,
+            seed,
+            body,
+            r#break,
+            bin,
+            dir,
+        } => {
+            if dir.exists() {
+                bail!("{} exists; give a new directory", dir.display());
+            }
+            std::fs::create_dir_all(&dir)?;
+            let spec = Spec {
+                skills,
+                contracts,
+                seed,
+                body,
+            };
+            generate(&spec, &dir)?;
+            if let Some(k) = r#break {
+                let bin = binary(bin)?;
+                measure::succeed(&mut matrix::tool(&bin, &["gen"], &dir))?;
+                let broken = break_copies(&spec, &dir, k)?;
+                eprintln!("broke {} copies", broken.len());
+            }
+            Ok(())
+        }
+        Cmd::Run {
+            sizes,
+            contracts,
+            common,
+        } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "run")?;
+            print(&bin, || {
+                matrix::run(&sizes, contracts, common.runs, &bin, &work)
+            })
+        }
+        Cmd::Skill { seed, common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "skill")?;
+            print(&bin, || skill::run(common.runs, seed, &bin, &work))
+        }
+        Cmd::Startup { common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "startup")?;
+            print(&bin, || startup::run(common.runs.max(100), &bin, &work))
+        }
+        Cmd::Validate {
+            skills,
+            peer_runs,
+            python,
+            common,
+        } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "validate")?;
+            print(&bin, || {
+                validate::run(skills, common.runs, peer_runs, &python, &bin, &work)
+            })
+        }
+        Cmd::Pull { common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "pull")?;
+            print(&bin, || pull::run(common.runs, &bin, &work))
+        }
+        Cmd::Sync { skills, common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "sync")?;
+            print(&bin, || sync::run(skills, common.runs, &bin, &work))
+        }
+        Cmd::Scale {
+            sizes,
+            contracts,
+            body,
+            common,
+        } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "scale")?;
+            print(&bin, || {
+                scale::run(&sizes, contracts, body, common.runs, &bin, &work)
+            })
+        }
+        Cmd::All {
+            sizes,
+            validate_skills,
+            peer_runs,
+            python,
+            sync_skills,
+            scale_sizes,
+            common,
+        } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "all")?;
+            let runs = common.runs;
+            let mut out = format!("# asv-bench all\n\n{}", header(&bin));
+            let mut failed = Vec::new();
+            let scenarios: Vec<(&str, Scenario<'_>)> = vec![
+                (
+                    "Start-up",
+                    Box::new(|w| startup::run(runs.max(100), &bin, w)),
+                ),
+                (
+                    "`gen` and `verify` beside the hash floor",
+                    Box::new(|w| matrix::run(&sizes, 10, runs, &bin, w)),
+                ),
+                (
+                    "`skill pack` and `skill install`",
+                    Box::new(|w| skill::run(runs, 1, &bin, w)),
+                ),
+                (
+                    "`skill validate`",
+                    Box::new(|w| validate::run(validate_skills, runs, peer_runs, &python, &bin, w)),
+                ),
+                ("`skill pull`", Box::new(|w| pull::run(runs, &bin, w))),
+                (
+                    "`skill sync`",
+                    Box::new(|w| sync::run(sync_skills, runs, &bin, w)),
+                ),
+            ];
+            for (k, (title, scenario)) in scenarios.iter().enumerate() {
+                eprintln!("== {title}");
+                let w = work.join(format!("{k}"));
+                std::fs::create_dir_all(&w)?;
+                writeln!(out, "\n## {title}\n")?;
+                match scenario(&w) {
+                    Ok(report) => out.push_str(&report),
+                    Err(e) => {
+                        writeln!(out, "**failed**: {e:#}")?;
+                        failed.push(*title);
+                    }
+                }
+                measure::clear(&w)?;
+            }
+            if !scale_sizes.is_empty() {
+                eprintln!("== scale");
+                writeln!(out, "\n## Scale\n")?;
+                let w = work.join("scale");
+                match scale::run(&scale_sizes, 10, (1024, 3072), runs, &bin, &w) {
+                    Ok(report) => out.push_str(&report),
+                    Err(e) => {
+                        writeln!(out, "**failed**: {e:#}")?;
+                        failed.push("scale");
+                    }
+                }
+                measure::clear(&w)?;
+            }
+            writeln!(out, "\nLoad average at the end: {}.", load())?;
+            println!("{out}");
+            if !failed.is_empty() {
+                bail!("scenarios failed: {}", failed.join(", "));
+            }
+            Ok(())
+        }
     }
 }

@@ -14,6 +14,7 @@
 //! work a parallel command gets fewer cores than it asks for, and the CPU time says what it
 //! would cost with them.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,46 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use asv_bench::{SKILL_NAME, SkillSpec, generate_skill};
 
-/// Runs `cmd` with its output discarded and fails unless it exits 0.
-fn succeed(cmd: &mut Command) -> Result<()> {
-    let status = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .with_context(|| format!("running {cmd:?}"))?;
-    if !status.success() {
-        bail!("{cmd:?} exited {status}");
-    }
-    Ok(())
-}
-
-/// Removes `path` (a file or a tree) if it exists.
-fn clear(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        std::fs::remove_dir_all(path)?;
-    } else if path.exists() {
-        std::fs::remove_file(path)?;
-    }
-    Ok(())
-}
-
-/// The user plus system CPU time of this process's waited-for children so far, from
-/// `/proc/self/stat` (in clock ticks, `ticks` a second).
-fn children_cpu(ticks: u64) -> Result<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat")?;
-    // The fields after the command name (which may hold spaces) in parentheses; cutime and
-    // cstime are fields 16 and 17 of the line, 14 and 15 of this remainder.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let field = |n: usize| -> u64 {
-        rest.split_whitespace()
-            .nth(n - 1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    };
-    Ok(Duration::from_millis(
-        (field(14) + field(15)) * 1000 / ticks,
-    ))
-}
+use crate::measure::{available, children_cpu, clear, median, succeed};
 
 /// A command's medians over the timed runs: wall time and CPU time (user plus system, all its
 /// threads).
@@ -91,8 +53,8 @@ fn time_prepared(
         cpus.push(children_cpu(ticks)?.saturating_sub(cpu));
     }
     Ok(Timing {
-        wall: crate::median(walls),
-        cpu: crate::median(cpus),
+        wall: median(walls),
+        cpu: median(cpus),
     })
 }
 
@@ -114,26 +76,12 @@ fn sha256(path: &Path) -> Result<String> {
         .to_owned())
 }
 
-/// Generates the skill under `work`, measures, and prints a markdown report.
-pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()> {
-    if !bin.exists() {
-        bail!(
-            "{} not found; build it with cargo build --release -p agentic-skill-vendor",
-            bin.display()
-        );
-    }
-    for tool in ["zip", "unzip"] {
-        if Command::new(tool).arg("-h").output().is_err() {
-            bail!("{tool} not found; install it (apt-get install -y zip unzip)");
-        }
-    }
-    let bin = bin.canonicalize()?;
-    let ticks: u64 = Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-        .unwrap_or(100);
+/// Generates the skill under `work`, measures, and returns a markdown report. A missing `zip`
+/// or `unzip` is reported as a skipped peer.
+pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<String> {
+    let has_zip = available("zip", &["-v"]);
+    let has_unzip = available("unzip", &["-v"]);
+    let ticks = crate::measure::ticks();
     clear(work)?;
     std::fs::create_dir_all(work)?;
     let work = work.canonicalize()?;
@@ -166,18 +114,26 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
             }
             clear(&ours)
         },
-        || succeed(Command::new(&bin).args(pack_args).current_dir(&work)),
+        || succeed(Command::new(bin).args(pack_args).current_dir(&work)),
     )?;
     digests.push(sha256(&ours)?);
     let reproducible = digests.windows(2).all(|w| w[0] == w[1]);
     let ours_size = size(&ours)?;
-    let (pack_rss, pack_cpu) = crate::usage(&bin, &pack_args, Some(&work))?;
+    let mut pack_cmd = Command::new(bin);
+    pack_cmd.args(pack_args).current_dir(&work);
+    clear(&ours)?;
+    let pack_usage = crate::measure::sample(&pack_cmd)?;
 
     let mut peers = Vec::new();
-    for (label, level) in [
-        ("`zip -qr -X` (level 6)", None),
-        ("`zip -qr -X -9`", Some("-9")),
-    ] {
+    let levels: &[(&str, Option<&str>)] = if has_zip {
+        &[
+            ("`zip -qr -X` (level 6)", None),
+            ("`zip -qr -X -9`", Some("-9")),
+        ]
+    } else {
+        &[]
+    };
+    for &(label, level) in levels {
         eprintln!("{label}");
         let out = work.join(format!("zip{}.zip", level.unwrap_or("-6")));
         let time = time_prepared(
@@ -207,7 +163,7 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         || clear(&installed),
         || {
             succeed(
-                Command::new(&bin)
+                Command::new(bin)
                     .args(["skill", "install"])
                     .arg(&ours)
                     .arg("--into")
@@ -224,77 +180,99 @@ pub(crate) fn run(runs: usize, seed: u64, bin: &Path, work: &Path) -> Result<()>
         .status()?
         .success();
     let unzipped = work.join("unzipped");
-    let unzip = time_prepared(
-        runs,
-        ticks,
-        || clear(&unzipped),
-        || {
-            succeed(
-                Command::new("unzip")
-                    .arg("-q")
-                    .arg(&ours)
-                    .arg("-d")
-                    .arg(&unzipped),
-            )
-        },
-    )?;
+    let unzip = if !has_unzip {
+        None
+    } else {
+        Some(time_prepared(
+            runs,
+            ticks,
+            || clear(&unzipped),
+            || {
+                succeed(
+                    Command::new("unzip")
+                        .arg("-q")
+                        .arg(&ours)
+                        .arg("-d")
+                        .arg(&unzipped),
+                )
+            },
+        )?)
+    };
 
-    let (cpu, cores) = crate::machine();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let secs = |d: Duration| format!("{:.3}", d.as_secs_f64());
-    println!(
-        "Machine: {cpu}, {cores} cores, load average {}. Skill: {files} files, {bytes} bytes (seed {seed}). Median of {runs} runs after one warm-up, in {}. CPU is user plus system time of all threads, from /proc (10 ms ticks).\n",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" "),
+    let mut out = String::new();
+    writeln!(
+        out,
+        "Skill: {files} files, {bytes} bytes (seed {seed}). Median of {runs} runs after one warm-up, in {}. CPU is user plus system time of all threads, from /proc (10 ms ticks).\n",
         work.display()
-    );
-    let z9 = peers.last().map_or(1, |p| p.2);
+    )?;
+    let z9 = peers.last().map_or(0, |p| p.2);
     let z6 = peers.first().map_or(Duration::ZERO, |p| p.1.wall);
-    println!(
+    writeln!(
+        out,
         "| command | median (s) | CPU (s) | ZIP (bytes) | vs zip -9 size | time / zip level 6 |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|");
-    let row = |label: &str, time: Timing, bytes: u64| {
-        println!(
-            "| {label} | {} | {} | {bytes} | {:+.3}% | {:.2} |",
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+    let mut row = |label: &str, time: Timing, bytes: u64| {
+        let size = if z9 == 0 {
+            "—".to_owned()
+        } else {
+            format!("{:+.3}%", (bytes as f64 - z9 as f64) * 100.0 / z9 as f64)
+        };
+        writeln!(
+            out,
+            "| {label} | {} | {} | {bytes} | {size} | {} |",
             secs(time.wall),
             secs(time.cpu),
-            (bytes as f64 - z9 as f64) * 100.0 / z9 as f64,
-            time.wall.as_secs_f64() / z6.as_secs_f64()
-        );
+            crate::measure::ratio(time.wall, z6)
+        )
     };
-    row("`skill pack`", pack, ours_size);
+    row("`skill pack`", pack, ours_size)?;
     for (label, time, bytes) in &peers {
-        row(label, *time, *bytes);
+        row(label, *time, *bytes)?;
     }
-    println!("\n| command | median (s) | CPU (s) | time / unzip |");
-    println!("|---|---:|---:|---:|");
-    println!(
-        "| `skill install` of our ZIP | {} | {} | {:.2} |",
+    if !has_zip {
+        writeln!(out, "| `zip` | skipped: not installed | | | | |")?;
+    }
+    writeln!(out, "\n| command | median (s) | CPU (s) | time / unzip |")?;
+    writeln!(out, "|---|---:|---:|---:|")?;
+    let unzip_wall = unzip.map_or(Duration::ZERO, |u| u.wall);
+    writeln!(
+        out,
+        "| `skill install` of our ZIP | {} | {} | {} |",
         secs(install.wall),
         secs(install.cpu),
-        install.wall.as_secs_f64() / unzip.wall.as_secs_f64()
-    );
-    println!(
-        "| `unzip -q` of our ZIP | {} | {} | 1.00 |",
-        secs(unzip.wall),
-        secs(unzip.cpu)
-    );
-    println!(
+        crate::measure::ratio(install.wall, unzip_wall)
+    )?;
+    match unzip {
+        Some(u) => writeln!(
+            out,
+            "| `unzip -q` of our ZIP | {} | {} | 1.00 |",
+            secs(u.wall),
+            secs(u.cpu)
+        )?,
+        None => writeln!(out, "| `unzip -q` | skipped: not installed | | |")?,
+    }
+    writeln!(
+        out,
         "\n- our ZIP: SHA-256 {}; the same bytes in all {} runs: {}",
         digests.first().map_or("", String::as_str),
         digests.len(),
         if reproducible { "yes" } else { "NO" }
-    );
-    println!("- `skill pack`: peak memory {pack_rss:.1} MiB, CPU {pack_cpu}");
-    println!(
+    )?;
+    writeln!(
+        out,
+        "- `skill pack`: peak memory {:.1} MiB",
+        pack_usage.rss_mib
+    )?;
+    writeln!(
+        out,
         "- `skill install` reproduces the skill's files (`diff -r`): {}",
         if same_tree { "yes" } else { "NO" }
-    );
+    )?;
     if !reproducible || !same_tree {
-        bail!("a check failed (see above)");
+        eprint!("{out}");
+        bail!("a check of `asv-bench skill` failed (see the report above)");
     }
-    Ok(())
+    Ok(out)
 }
