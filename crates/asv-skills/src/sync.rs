@@ -699,7 +699,10 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
             });
         }
     }
-    let mut skills: BTreeMap<String, Option<SkillTree>> = BTreeMap::new();
+    // Each skill's hash, not its tree: a repository of 100,000 skills is judged with one tree
+    // in memory at a time (a tree is read again only to say which file of an edited copy
+    // differs).
+    let mut skills: BTreeMap<String, Option<String>> = BTreeMap::new();
     for name in skill_names(root)? {
         let dir = skill_dir(&name);
         match SkillTree::read(root, &dir) {
@@ -714,7 +717,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                         message: format!("{}: {}", f.location(), f.message),
                     });
                 }
-                skills.insert(name, Some(tree));
+                skills.insert(name, Some(tree.hash()));
             }
             Err(e) => {
                 out.push(Problem {
@@ -728,23 +731,26 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     }
     for dir in target_dirs(&intent.targets) {
         let recorded = lock.projections.get(dir).cloned().unwrap_or_default();
-        for (name, tree) in &skills {
-            let Some(tree) = tree else { continue };
+        for (name, hash) in &skills {
+            let Some(hash) = hash else { continue };
             let dest = format!("{dir}/{name}");
             let problem = match root.kind(&dest)? {
                 None => Some(format!("{dest} is missing; run skill sync")),
                 Some(EntryKind::Directory) => match SkillTree::read(root, &dest) {
-                    Ok(now) if now.hash() == tree.hash() => (recorded.get(name)
-                        != Some(&now.hash()))
-                    .then(|| {
-                        format!("{dest} is not recorded in the lock; run skill sync to claim it")
-                    }),
+                    Ok(now) if now.hash() == *hash => (recorded.get(name) != Some(&now.hash()))
+                        .then(|| {
+                            format!(
+                                "{dest} is not recorded in the lock; run skill sync to claim it"
+                            )
+                        }),
                     Ok(now) if recorded.get(name) == Some(&now.hash()) => Some(format!(
                         "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
                     )),
                     Ok(now) => Some(format!(
                         "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
-                        first_difference(&now, tree)
+                        SkillTree::read(root, &skill_dir(name))
+                            .ok()
+                            .and_then(|tree| first_difference(&now, &tree))
                             .map(|f| format!(" ({f} differs)"))
                             .unwrap_or_default()
                     )),

@@ -210,8 +210,10 @@ impl Applier<'_, '_> {
     }
 
     /// Copies the file `source` (of the tree, or under `from`) into `out` (the staged file
-    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source` records are refused before
-    /// the staged entry could be swapped in, so the plan rolls back.
+    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source`
+    /// records are refused before the staged entry could be swapped in, so the plan rolls
+    /// back. A file under `from` is named by its full path in the refusal, since it is not
+    /// the repository's.
     fn copy_into(
         &self,
         from: Option<&Path>,
@@ -221,7 +223,10 @@ impl Applier<'_, '_> {
     ) -> Result<()> {
         use sha2::Digest as _;
         let changed = || Error::ChangedWhileRead {
-            path: source.path.clone(),
+            path: match from {
+                None => source.path.clone(),
+                Some(from) => from.join(&source.path).display().to_string(),
+            },
         };
         self.calls
             .step()
