@@ -436,10 +436,9 @@ impl Root {
     /// # Errors
     /// As [`Root::read_file`].
     pub fn open_reader(&self, rel: &str) -> Result<Option<FileReader>> {
-        let Some(file) = self.open_file(rel)? else {
+        let Some((file, meta)) = self.open_file_inspected(rel)? else {
             return Ok(None);
         };
-        let meta = file.metadata().map_err(|e| Error::io(rel, "inspect", e))?;
         Ok(Some(FileReader {
             path: rel.to_owned(),
             file,
@@ -453,6 +452,12 @@ impl Root {
     /// # Errors
     /// As [`Root::read_file`].
     pub fn open_file(&self, rel: &str) -> Result<Option<File>> {
+        Ok(self.open_file_inspected(rel)?.map(|(file, _)| file))
+    }
+
+    /// [`Root::open_file`] with the metadata the open was judged on, so a caller that wants
+    /// the length or the mode does not ask the kernel again.
+    fn open_file_inspected(&self, rel: &str) -> Result<Option<(File, fs::Metadata)>> {
         if !self.check_ancestors(rel)? {
             return Ok(None);
         }
@@ -490,7 +495,7 @@ impl Root {
                 found,
             });
         }
-        Ok(Some(file))
+        Ok(Some((file, meta)))
     }
 
     /// Lists the directory at `rel`, sorted by name bytewise; `None` when nothing stands there.

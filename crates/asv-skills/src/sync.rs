@@ -162,6 +162,21 @@ fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
         .collect())
 }
 
+/// What stands where a copy goes: nothing, a directory with its tree hash (or why it could not
+/// be read), or an entry of another kind (refused as edited); an error finding out.
+type Standing = Result<Option<Result<String, Error>>, Error>;
+
+fn standing(root: &Root, dest: &str) -> Standing {
+    Ok(match root.kind(dest)? {
+        None => None,
+        Some(EntryKind::Directory) => Some(SkillTree::read_hash(root, dest).map_err(Error::from)),
+        Some(kind) => Some(Err(Error::ProjectionEdited {
+            path: dest.to_owned(),
+            what: format!("it is {kind}"),
+        })),
+    })
+}
+
 /// The first file in which `a` and `b` differ (in path order), for saying what was edited.
 pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
     let left: BTreeMap<&str, (&FileData, bool)> = a
@@ -382,11 +397,21 @@ pub fn sync(
     }
 
     // The skills as they will stand: every directory now, with what the steps above change.
+    // Read on every core; the first refusal in name order is the one reported.
     let mut skills: BTreeMap<String, SkillTree> = BTreeMap::new();
-    for name in skill_names(root)? {
-        if !after.contains_key(&name) {
-            skills.insert(name.clone(), SkillTree::read(root, &skill_dir(&name))?);
-        }
+    let names: Vec<String> = skill_names(root)?
+        .into_iter()
+        .filter(|name| !after.contains_key(name))
+        .collect();
+    let read: Vec<Result<SkillTree, asv_skilltree::Error>> = {
+        use rayon::prelude::*;
+        names
+            .par_iter()
+            .map(|name| SkillTree::read(root, &skill_dir(name)))
+            .collect()
+    };
+    for (name, tree) in names.into_iter().zip(read) {
+        skills.insert(name, tree?);
     }
     for (name, tree) in after {
         if let Some(tree) = tree {
@@ -395,6 +420,22 @@ pub fn sync(
     }
 
     let dirs = target_dirs(&intent.targets);
+    // What stands at every copy's place, hashed on every core (the bulk of a sync with nothing
+    // to change); judged below one by one, in order, so the outcome is the same.
+    let mut found: std::collections::HashMap<String, Standing> = {
+        use rayon::prelude::*;
+        let dests: Vec<String> = dirs
+            .iter()
+            .flat_map(|dir| skills.keys().map(move |name| format!("{dir}/{name}")))
+            .collect();
+        dests
+            .into_par_iter()
+            .map(|dest| {
+                let standing = standing(root, &dest);
+                (dest, standing)
+            })
+            .collect()
+    };
     let mut projections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for dir in &dirs {
         if let Some(kind) = root.kind(dir)?
@@ -411,16 +452,9 @@ pub fn sync(
             let dest = format!("{dir}/{name}");
             let hash = tree.hash();
             let was = recorded.get(name);
-            let standing: Option<Result<SkillTree, Error>> = match root.kind(&dest)? {
-                None => None,
-                Some(EntryKind::Directory) => {
-                    Some(SkillTree::read(root, &dest).map_err(Error::from))
-                }
-                Some(kind) => Some(Err(Error::ProjectionEdited {
-                    path: dest.clone(),
-                    what: format!("it is {kind}"),
-                })),
-            };
+            let standing = found
+                .remove(&dest)
+                .unwrap_or_else(|| standing(root, &dest))?;
             match standing {
                 None => {
                     changes.push(Change::replace(
@@ -434,7 +468,7 @@ pub fn sync(
                         how: "placed",
                     });
                 }
-                Some(Ok(now)) if now.hash() == hash => {
+                Some(Ok(now)) if now == hash => {
                     if was != Some(&hash) {
                         out.push(Synced::Projected {
                             path: dest,
@@ -443,11 +477,11 @@ pub fn sync(
                         });
                     }
                 }
-                Some(Ok(now)) if was == Some(&now.hash()) => {
+                Some(Ok(now)) if was == Some(&now) => {
                     changes.push(Change::replace(
                         dest.clone(),
                         fill_of(root, tree),
-                        still_projected(now.hash()),
+                        still_projected(now),
                     ));
                     out.push(Synced::Projected {
                         path: dest,
@@ -467,8 +501,12 @@ pub fn sync(
                         how: "replaced",
                     });
                 }
-                Some(Ok(now)) => {
-                    let what = match first_difference(&now, tree) {
+                Some(Ok(_)) => {
+                    // Read again, whole, only to name the file that differs.
+                    let differs = SkillTree::read(root, &dest)
+                        .ok()
+                        .and_then(|now| first_difference(&now, tree));
+                    let what = match differs {
                         Some(file) if was.is_some() => format!(
                             "{} differs from what skill sync placed there",
                             asv_fs::quote::DisplayPath(&format!("{dest}/{file}"))

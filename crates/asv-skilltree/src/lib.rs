@@ -436,7 +436,13 @@ fn list_into(
     strict: bool,
     files: &mut Vec<(String, String)>,
 ) -> Result<(), Error> {
-    let here = join(top, sub);
+    // `top` itself rather than `top/`: the guarded root has already checked `top` by that
+    // name, and a trailing slash would have it checked again.
+    let here = if sub.is_empty() {
+        top.to_owned()
+    } else {
+        join(top, sub)
+    };
     let Some(entries) = root.read_dir(&here)? else {
         return Ok(());
     };
