@@ -49,14 +49,14 @@
 //! # }
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::fs;
 use std::path::Path;
 
 use crate::error::{EntryKind, Error, Result};
 use crate::faults::{Calls, FaultPlan};
-use crate::tree::{Root, join};
+use crate::tree::{Root, join, parent_of};
 mod change;
 mod source;
 
@@ -108,6 +108,18 @@ pub(crate) fn is_within(outer: &str, inner: &str) -> bool {
         || (inner.len() > outer.len()
             && inner.starts_with(outer)
             && inner.as_bytes()[outer.len()] == b'/')
+}
+
+/// Whether a directory on the way to `dest` is among the `missing` ones.
+fn under_missing(missing: &HashSet<String>, dest: &str) -> bool {
+    let mut dir = parent_of(dest);
+    while !dir.is_empty() {
+        if missing.contains(dir) {
+            return true;
+        }
+        dir = parent_of(dir);
+    }
+    false
 }
 
 /// Whether the entry at `dest` holds exactly `content`.
@@ -251,8 +263,25 @@ impl<'t> Plan<'t> {
         let real_root =
             fs::canonicalize(root.root()).map_err(|e| Error::io("", "resolve the root", e))?;
         let mut entries = Vec::with_capacity(changes.len());
+        // Directories found missing on the way to a destination: nothing stands below them
+        // either, so the destinations that share one (the copies of a skill whose vendor
+        // directory does not exist yet) are not looked up one by one. Planning writes nothing,
+        // so what was missing for one change is missing for the next.
+        let mut missing: HashSet<String> = HashSet::new();
         for change in changes {
-            entries.push(Self::decide(root, &real_root, change)?);
+            let dest = change.dest.as_str();
+            let existing = if under_missing(&missing, dest) {
+                None
+            } else {
+                match root.kind_or_missing_parent(dest)? {
+                    Ok(kind) => kind,
+                    Err(()) => {
+                        missing.insert(parent_of(dest).to_owned());
+                        None
+                    }
+                }
+            };
+            entries.push(Self::decide(root, &real_root, change, existing)?);
         }
         Self::relate(&mut entries)?;
         Ok(Plan {
@@ -262,10 +291,14 @@ impl<'t> Plan<'t> {
         })
     }
 
-    /// Decides one change on its own.
-    fn decide(root: &Root, real_root: &Path, change: Change) -> Result<Entry> {
+    /// Decides one change on its own, `existing` being what stands at its destination.
+    fn decide(
+        root: &Root,
+        real_root: &Path,
+        change: Change,
+        existing: Option<EntryKind>,
+    ) -> Result<Entry> {
         let dest = change.dest.as_str();
-        let existing = root.kind(dest)?;
         let mut source_is_dir = false;
         match &change.operation {
             Operation::Replace(Fill::Copy(source)) => {
