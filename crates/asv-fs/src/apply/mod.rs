@@ -283,7 +283,12 @@ impl Applier<'_, '_> {
 
     /// Makes a fresh staged regular file beside `dest`, open for writing; in `dir` (the
     /// destination's directory, held open) when given.
-    fn staged_file(&self, dest: &str, mode: u32, dir: Option<&platform::Dir>) -> Result<(String, File)> {
+    fn staged_file(
+        &self,
+        dest: &str,
+        mode: u32,
+        dir: Option<&platform::Dir>,
+    ) -> Result<(String, File)> {
         loop {
             let staged = staged_name(dest);
             let made = self.op(&staged, "create", || {
@@ -914,8 +919,7 @@ fn forward(
         for (i, entry, mode, slot) in group {
             let result = match entry.planned.action() {
                 Action::Create | Action::Replace => {
-                    let wants_dir =
-                        matches!(entry.change.operation, Operation::ReplaceFile(_));
+                    let wants_dir = matches!(entry.change.operation, Operation::ReplaceFile(_));
                     let opened = match (&dir, wants_dir) {
                         (None, true) => applier
                             .open_dir(parent_of(entry.planned.dest()))
