@@ -387,8 +387,9 @@ fn plan<'s>(
 
 /// The writing half of [`generate`]: every copy, the table, the raw dests, the lock and the
 /// removals as one plan of `asv-fs`'s tree-change layer. Each new file or dest is staged beside
-/// its place, every previous entry parked, all swapped in (the lock, which sorts after
-/// `skills/`, after every copy), and a failure before the last swap puts every destination
+/// its place (a copy in a vendor directory the run makes is written there directly), every
+/// previous entry parked, all swapped in (the lock, which sorts after `skills/`, after every
+/// copy), and a failure before the last swap puts every destination
 /// back as it was. Every refusal was met while planning, so what fails here is the
 /// environment, mid-run.
 fn write_tree(

@@ -2,7 +2,9 @@
 //!
 //! The order is what makes a change all-or-nothing. Every new entry is built first, beside
 //! its destination (so the final move is a rename within one directory, never a copy across
-//! file systems); only then is any destination touched, each by renames alone, and nothing
+//! file systems) — or, for a new file in a directory this apply made, at its destination,
+//! where nothing else can be; only then is any other destination touched, each by renames
+//! alone, and nothing
 //! that stood there is deleted until every destination holds its new state. Up to that commit
 //! point each step is undone by the reverse rename, so a failure anywhere — a full disk, a
 //! permission, a busy mount — leaves the tree as it was. After it, what is left to do is only
@@ -688,7 +690,8 @@ impl Plan<'_> {
     /// `.<name>.asv-staged-<random>`), then at each destination parks the previous entry
     /// (`.<name>.asv-staged-<random>.previous`) and moves the staged one in (exchanged in one
     /// step where the file system can), and only when every destination holds its new state
-    /// removes what it parked. Parent directories a `create` needs are made.
+    /// removes what it parked. Parent directories a `create` needs are made; a new regular file
+    /// in a directory made so is written at its destination (with `O_EXCL`) instead of staged.
     ///
     /// A failure before that commit point is rolled back in reverse: staged entries are
     /// removed, parked entries moved back, made directories removed, so every destination

@@ -9,9 +9,9 @@
 //! `replace`, `remove`, `keep` or `subsumed` — or refuses the whole plan with a reason that
 //! names the path and says what to do. Only a plan that was accepted in full can be applied.
 //!
-//! [`Plan::apply`] then stages every new entry beside its destination, parks every previous
-//! entry under a sibling name, moves the staged entries in, and only after every one of them is
-//! in place (the commit point) deletes what it parked. A failure before the commit point rolls
+//! [`Plan::apply`] then stages every new entry beside its destination (a new file in a
+//! directory the apply makes is written in place), parks every previous entry under a sibling
+//! name, moves the staged entries in, and only after every one of them is in place (the commit point) deletes what it parked. A failure before the commit point rolls
 //! everything back in reverse, so every destination holds again exactly what it held before;
 //! a parked entry is never deleted on a failure path. [`Plan::describe`] is the dry run.
 //!
