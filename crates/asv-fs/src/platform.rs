@@ -105,6 +105,117 @@ fn look_then_rename(from: &Path, to: &Path) -> io::Result<()> {
 }
 
 // ---------------------------------------------------------------------------------------
+// A directory held open, so that the entries made in it are named by their file name alone.
+
+/// A directory of the tree held open while an apply makes and moves entries in it: each call
+/// names one entry of it, so the kernel resolves the path from the root to it once, not once
+/// per call (`openat`/`renameat` on Unix; on Windows it keeps the path and joins it).
+#[cfg(unix)]
+pub(crate) struct Dir(std::os::fd::OwnedFd);
+
+#[cfg(unix)]
+impl Dir {
+    /// Opens the directory at `path`, refusing a link there (`O_NOFOLLOW`).
+    pub(crate) fn open(path: &Path) -> io::Result<Dir> {
+        use rustix::fs::{Mode, OFlags};
+        rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map(Dir)
+        .map_err(io::Error::from)
+    }
+
+    /// [`create_new_nofollow`] of the entry `name` of this directory.
+    pub(crate) fn create_new(&self, name: &str, mode: u32) -> io::Result<File> {
+        use rustix::fs::{Mode, OFlags};
+        rustix::fs::openat(
+            &self.0,
+            name,
+            OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::EXCL
+                | OFlags::NOFOLLOW
+                | OFlags::NOCTTY
+                | OFlags::CLOEXEC,
+            Mode::from_raw_mode(mode as rustix::fs::RawMode),
+        )
+        .map(File::from)
+        .map_err(io::Error::from)
+    }
+
+    /// [`rename_noreplace`] of the entry `from` of this directory to `to`, beside it.
+    #[cfg(all(
+        any(target_os = "linux", target_os = "android"),
+        not(feature = "portable")
+    ))]
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> io::Result<()> {
+        use rustix::io::Errno;
+        match rustix::fs::renameat_with(
+            &self.0,
+            from,
+            &self.0,
+            to,
+            rustix::fs::RenameFlags::NOREPLACE,
+        ) {
+            Ok(()) => Ok(()),
+            Err(errno) if errno == Errno::INVAL || errno == Errno::NOSYS => {
+                self.look_then_rename(from, to)
+            }
+            Err(errno) => Err(io::Error::from(errno)),
+        }
+    }
+
+    /// [`rename_noreplace`] of the entry `from` of this directory to `to`, beside it.
+    #[cfg(not(all(
+        any(target_os = "linux", target_os = "android"),
+        not(feature = "portable")
+    )))]
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> io::Result<()> {
+        self.look_then_rename(from, to)
+    }
+
+    /// [`look_then_rename`] within this directory.
+    fn look_then_rename(&self, from: &str, to: &str) -> io::Result<()> {
+        match rustix::fs::statat(&self.0, to, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) => Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+            Err(rustix::io::Errno::NOENT) => {
+                rustix::fs::renameat(&self.0, from, &self.0, to).map_err(io::Error::from)
+            }
+            Err(errno) => Err(io::Error::from(errno)),
+        }
+    }
+}
+
+/// A directory of the tree, named by its path (Windows has no calls relative to an open
+/// directory that stable std reaches).
+#[cfg(not(unix))]
+pub(crate) struct Dir(std::path::PathBuf);
+
+#[cfg(not(unix))]
+impl Dir {
+    /// Checks that a directory stands at `path` and keeps the path.
+    pub(crate) fn open(path: &Path) -> io::Result<Dir> {
+        if fs::symlink_metadata(path)?.is_dir() {
+            Ok(Dir(path.to_path_buf()))
+        } else {
+            Err(io::Error::from(io::ErrorKind::NotADirectory))
+        }
+    }
+
+    /// [`create_new_nofollow`] of the entry `name` of this directory.
+    pub(crate) fn create_new(&self, name: &str, mode: u32) -> io::Result<File> {
+        create_new_nofollow(&self.0.join(name), mode)
+    }
+
+    /// [`rename_noreplace`] of the entry `from` of this directory to `to`, beside it.
+    pub(crate) fn rename_noreplace(&self, from: &str, to: &str) -> io::Result<()> {
+        rename_noreplace(&self.0.join(from), &self.0.join(to))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Unix calls (Linux and macOS).
 
 /// Opens the regular file at `path` for reading without following a link at `path` (a link

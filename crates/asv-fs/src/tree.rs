@@ -356,6 +356,21 @@ impl Root {
         self.lstat_kind(rel)
     }
 
+    /// [`Root::kind`], telling apart the one way nothing stands at `rel` that says the same of
+    /// its siblings: `Err(())` when a directory on the way to it is missing.
+    ///
+    /// # Errors
+    /// As [`Root::kind`].
+    pub(crate) fn kind_or_missing_parent(
+        &self,
+        rel: &str,
+    ) -> Result<std::result::Result<Option<EntryKind>, ()>> {
+        if !self.check_ancestors(rel)? {
+            return Ok(Err(()));
+        }
+        self.lstat_kind(rel).map(Ok)
+    }
+
     /// Reads the regular file at `rel`; `None` when nothing stands there.
     ///
     /// # Errors

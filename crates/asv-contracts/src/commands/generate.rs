@@ -304,6 +304,10 @@ fn plan<'s>(
         .map(|skill| {
             let mut copies = Vec::new();
             let mut found = HandWritten::default();
+            // A skill whose vendor directory is missing has no copy to judge: one look at the
+            // directory rather than a read attempt per copy. Anything else (a link or a file on
+            // the way) is left to the reads below, which refuse it as they always did.
+            let no_vendor_dir = matches!(repo.root.kind(&skill.vendor_dir()), Ok(None));
             for id in &skill.declared {
                 let Some((id, canonical)) = snap.canonical.get_key_value(id) else {
                     continue;
@@ -313,7 +317,11 @@ fn plan<'s>(
                 };
                 let copy = (skill.copy_path(id), id, canonical);
                 // Judged as it is read: a copy is never held whole beside its body.
-                let judged = crate::document::judge_file(repo.root, &copy.0, id, &body.digest())?;
+                let judged = if no_vendor_dir {
+                    None
+                } else {
+                    crate::document::judge_file(repo.root, &copy.0, id, &body.digest())?
+                };
                 match judged {
                     Some((crate::document::CopyState::Intact, _)) => {}
                     // The header names the current text, so only a hand edit changed the rest.
@@ -379,8 +387,9 @@ fn plan<'s>(
 
 /// The writing half of [`generate`]: every copy, the table, the raw dests, the lock and the
 /// removals as one plan of `asv-fs`'s tree-change layer. Each new file or dest is staged beside
-/// its place, every previous entry parked, all swapped in (the lock, which sorts after
-/// `skills/`, after every copy), and a failure before the last swap puts every destination
+/// its place (a copy in a vendor directory the run makes is written there directly), every
+/// previous entry parked, all swapped in (the lock, which sorts after `skills/`, after every
+/// copy), and a failure before the last swap puts every destination
 /// back as it was. Every refusal was met while planning, so what fails here is the
 /// environment, mid-run.
 fn write_tree(

@@ -2,7 +2,9 @@
 //!
 //! The order is what makes a change all-or-nothing. Every new entry is built first, beside
 //! its destination (so the final move is a rename within one directory, never a copy across
-//! file systems); only then is any destination touched, each by renames alone, and nothing
+//! file systems) — or, for a new file in a directory this apply made, at its destination,
+//! where nothing else can be; only then is any other destination touched, each by renames
+//! alone, and nothing
 //! that stood there is deleted until every destination holds its new state. Up to that commit
 //! point each step is undone by the reverse rename, so a failure anywhere — a full disk, a
 //! permission, a busy mount — leaves the tree as it was. After it, what is left to do is only
@@ -171,6 +173,13 @@ impl Applier<'_, '_> {
         }
     }
 
+    /// Opens the directory `rel` of the tree, to make and move entries in it by name.
+    fn open_dir(&self, rel: &str) -> Result<platform::Dir> {
+        self.op(rel, "open the directory", || {
+            platform::Dir::open(&self.tree.abs(rel))
+        })
+    }
+
     /// Makes the directories on the way to `dir` that are missing, recording each made.
     fn make_dirs(&self, dir: &str, made: &mut Vec<String>) -> Result<()> {
         if dir.is_empty() {
@@ -180,9 +189,22 @@ impl Applier<'_, '_> {
             return Ok(());
         }
         let mut path = String::new();
+        // Below a directory this run has just made nothing stands (another writer would need
+        // the writer lock this run holds), so the rest of the way is made without looking
+        // first; `mkdir` never goes over or through an entry, so were something there after
+        // all, the run would stop and roll back, never write through it.
+        let mut below_made = false;
         for seg in dir.split('/') {
             path = join(&path, seg);
             if self.knows(&path) {
+                continue;
+            }
+            if below_made {
+                self.op(&path, "create directory", || {
+                    fs::create_dir(self.tree.abs(&path))
+                })?;
+                made.push(path.clone());
+                self.know(&path);
                 continue;
             }
             match self.lstat(&path)?.map(|m| kind_of(m.file_type())) {
@@ -195,6 +217,7 @@ impl Applier<'_, '_> {
                     })?;
                     made.push(path.clone());
                     self.know(&path);
+                    below_made = true;
                 }
                 Some(EntryKind::Symlink) => return Err(Error::Symlink { path }),
                 Some(found) => {
@@ -275,12 +298,22 @@ impl Applier<'_, '_> {
         }
     }
 
-    /// Makes a fresh staged regular file beside `dest`, open for writing.
-    fn staged_file(&self, dest: &str, mode: u32) -> Result<(String, File)> {
+    /// Makes a fresh staged regular file beside `dest`, open for writing; in `dir` (the
+    /// destination's directory, held open) when given.
+    fn staged_file(
+        &self,
+        dest: &str,
+        mode: u32,
+        dir: Option<&platform::Dir>,
+    ) -> Result<(String, File)> {
         loop {
             let staged = staged_name(dest);
             let made = self.op(&staged, "create", || {
-                match create_new(&self.tree.abs(&staged), mode) {
+                let created = match dir {
+                    Some(dir) => dir.create_new(base_name(&staged), mode),
+                    None => create_new(&self.tree.abs(&staged), mode),
+                };
+                match created {
                     Ok(file) => Ok(Some(file)),
                     Err(e) if is_exists(&e) => Ok(None),
                     Err(e) => Err(e),
@@ -366,6 +399,8 @@ impl Applier<'_, '_> {
         entry: &mut Entry,
         mode_there: Option<u32>,
         slot: &mut Option<Track>,
+        dir: Option<&platform::Dir>,
+        in_place: bool,
     ) -> Result<()> {
         let dest = entry.planned.dest().to_owned();
         let old_at = entry.planned.existing().map(|_| dest.clone());
@@ -389,7 +424,17 @@ impl Applier<'_, '_> {
         }
         match &mut entry.change.operation {
             Operation::ReplaceFile(contents) => {
-                let (staged, mut file) = self.staged_file(&dest, 0o666)?;
+                let (staged, mut file) = if in_place {
+                    // Straight at the destination, in a directory this run made (see
+                    // `forward`): `O_EXCL` still refuses anything standing there.
+                    let file = self.op(&dest, "create", || match dir {
+                        Some(dir) => dir.create_new(base_name(&dest), 0o666),
+                        None => create_new(&self.tree.abs(&dest), 0o666),
+                    })?;
+                    (dest.clone(), file)
+                } else {
+                    self.staged_file(&dest, 0o666, dir)?
+                };
                 track(&staged);
                 match std::mem::replace(contents, FileContents::Bytes(Vec::new())) {
                     FileContents::Bytes(bytes) => {
@@ -417,11 +462,7 @@ impl Applier<'_, '_> {
                     }
                     // One operation, as for the other kinds: the parts are one file's bytes.
                     FileContents::Parts(parts) => {
-                        self.op(&staged, "write", || {
-                            parts
-                                .iter()
-                                .try_for_each(|part| file.write_all((**part).as_ref()))
-                        })?;
+                        self.op(&staged, "write", || write_parts(&mut file, &parts))?;
                     }
                 }
                 if let Some(mode) = mode_there {
@@ -489,7 +530,7 @@ impl Applier<'_, '_> {
                     track(&staged);
                     (staged, None)
                 } else {
-                    let (staged, file) = self.staged_file(&dest, 0o600)?;
+                    let (staged, file) = self.staged_file(&dest, 0o600, None)?;
                     track(&staged);
                     (staged, Some(file))
                 };
@@ -530,8 +571,9 @@ impl Applier<'_, '_> {
         Ok(())
     }
 
-    /// Puts the staged new entry of `track` in place and parks the previous one.
-    fn swap(&self, track: &mut Track) -> Result<()> {
+    /// Puts the staged new entry of `track` in place and parks the previous one. `held` is
+    /// the directory last held open, kept for the next track in the same directory.
+    fn swap(&self, track: &mut Track, held: &mut Option<(String, platform::Dir)>) -> Result<()> {
         let dest = track.dest.clone();
         match (track.old_at.clone(), track.new_at.clone()) {
             (Some(_), Some(staged)) => {
@@ -545,8 +587,18 @@ impl Applier<'_, '_> {
                     track.new_at = Some(dest);
                 }
             }
+            // Made in place (a new file in a directory this run made): nothing to move.
+            (None, Some(staged)) if staged == dest => {}
             (None, Some(staged)) => {
-                self.rename_noreplace(&staged, &dest, "move into place")?;
+                let parent = parent_of(&dest);
+                let dir = match held.take() {
+                    Some((rel, dir)) if rel == parent => dir,
+                    _ => self.open_dir(parent)?,
+                };
+                let dir = &held.insert((parent.to_owned(), dir)).1;
+                self.op(&dest, "move into place", || {
+                    dir.rename_noreplace(base_name(&staged), base_name(&dest))
+                })?;
                 track.new_at = Some(dest);
             }
             (Some(_), None) => {
@@ -617,6 +669,31 @@ impl Applier<'_, '_> {
     }
 }
 
+/// Writes `parts` one after another, handing them to the system together (one `writev` for a
+/// copy's header and shared body rather than a `write` each).
+fn write_parts(out: &mut File, parts: &[crate::plan::SharedBytes]) -> io::Result<()> {
+    let mut slices: Vec<io::IoSlice<'_>> = parts
+        .iter()
+        .map(|part| io::IoSlice::new((**part).as_ref()))
+        .filter(|slice| !slice.is_empty())
+        .collect();
+    let mut left: &mut [io::IoSlice<'_>] = &mut slices;
+    while !left.is_empty() {
+        match out.write_vectored(left) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The last name of a relative path.
+fn base_name(rel: &str) -> &str {
+    &rel[rel.rfind('/').map_or(0, |i| i + 1)..]
+}
+
 fn create_new(abs: &Path, mode: u32) -> io::Result<File> {
     platform::create_new_nofollow(abs, mode)
 }
@@ -636,7 +713,8 @@ impl Plan<'_> {
     /// `.<name>.asv-staged-<random>`), then at each destination parks the previous entry
     /// (`.<name>.asv-staged-<random>.previous`) and moves the staged one in (exchanged in one
     /// step where the file system can), and only when every destination holds its new state
-    /// removes what it parked. Parent directories a `create` needs are made.
+    /// removes what it parked. Parent directories a `create` needs are made; a new regular file
+    /// in a directory made so is written at its destination (with `O_EXCL`) instead of staged.
     ///
     /// A failure before that commit point is rolled back in reverse: staged entries are
     /// removed, parked entries moved back, made directories removed, so every destination
@@ -760,9 +838,31 @@ fn forward(
     // Each destination must still hold what the plan saw.
     let mut modes = Vec::with_capacity(entries.len());
     let mut identities = Vec::with_capacity(entries.len());
+    // Directories that are missing now. A destination planned absent whose directory is
+    // missing is still absent, and so are its siblings: one `lstat` of the directory answers
+    // for all of them (nothing is made before this loop ends).
+    let mut missing: HashSet<&str> = HashSet::new();
+    let mut present: HashSet<&str> = HashSet::new();
     for entry in entries.iter() {
         let dest = entry.planned.dest();
-        let meta = applier.lstat(dest)?;
+        let dir = parent_of(dest);
+        let absent_dir = entry.planned.existing().is_none()
+            && !dir.is_empty()
+            && !present.contains(dir)
+            && (missing.contains(dir) || {
+                let found = applier.lstat(dir)?.is_none();
+                if found {
+                    missing.insert(dir);
+                } else {
+                    present.insert(dir);
+                }
+                found
+            });
+        let meta = if absent_dir {
+            None
+        } else {
+            applier.lstat(dest)?
+        };
         let found = meta.as_ref().map(|m| kind_of(m.file_type()));
         if found != entry.planned.existing() {
             return Err(Error::DestChanged {
@@ -808,44 +908,85 @@ fn forward(
     // faults (whose call numbers must not depend on scheduling) it runs on every core. Each
     // entry fills its own slot, so the tracks stay in destination order, and every staged
     // entry is tracked before the first failure (in that order) is returned: a rollback
-    // removes them all.
-    type Staging<'e> = (usize, ((&'e mut Entry, Option<u32>), &'e mut Option<Track>));
-    let stage_one = |(i, ((entry, mode), slot)): Staging<'_>| {
-        let result = match entry.planned.action() {
-            Action::Create | Action::Replace => applier.stage(entry, mode, slot),
-            Action::Remove => {
-                *slot = Some(Track {
-                    dest: entry.planned.dest().to_owned(),
-                    old_at: Some(entry.planned.dest().to_owned()),
-                    new_at: None,
-                });
-                Ok(())
-            }
-            Action::Keep | Action::Subsumed => Ok(()),
-        };
-        result.err().map(|e| (i, e))
-    };
+    // removes them all. Entries go in groups of neighbours in one directory, which each group
+    // holds open once to create its staged files in.
+    //
+    // A new file whose directory this run made is written straight at its destination, not
+    // staged beside it and renamed in. Nothing can stand there (the directory was empty when
+    // made, and another writer would need the writer lock this run holds), and the journal
+    // already names the directory: a run killed from here on leaves a tree every reader
+    // reports as interrupted, and the next writer removes the file with the directory, as it
+    // removes a staged file. A failure rolls it back as a created entry. What it gives up is
+    // only that a reader racing this run (readers take no lock) may find such a file
+    // half-written instead of absent — in a directory that did not exist before the run,
+    // beside a lock that does not name it yet.
+    let made_here: HashSet<&str> = made.iter().map(String::as_str).collect();
+    const GROUP: usize = 64;
+    type Staging<'e> = (usize, &'e mut Entry, Option<u32>, &'e mut Option<Track>);
     let mut slots: Vec<Option<Track>> = Vec::new();
     slots.resize_with(entries.len(), || None);
+    let mut groups: Vec<Vec<Staging<'_>>> = Vec::new();
+    for (i, ((entry, mode), slot)) in entries
+        .iter_mut()
+        .zip(modes)
+        .zip(slots.iter_mut())
+        .enumerate()
+    {
+        let same_dir = groups.last().and_then(|g| g.last()).is_some_and(|last| {
+            parent_of(last.1.planned.dest()) == parent_of(entry.planned.dest())
+        });
+        match groups.last_mut() {
+            Some(group) if same_dir && group.len() < GROUP => group.push((i, entry, mode, slot)),
+            _ => groups.push(vec![(i, entry, mode, slot)]),
+        }
+    }
+    let stage_group = |group: Vec<Staging<'_>>| -> Option<(usize, Error)> {
+        let mut dir: Option<platform::Dir> = None;
+        for (i, entry, mode, slot) in group {
+            let result = match entry.planned.action() {
+                Action::Create | Action::Replace => {
+                    let wants_dir = matches!(entry.change.operation, Operation::ReplaceFile(_));
+                    let opened = match (&dir, wants_dir) {
+                        (None, true) => applier
+                            .open_dir(parent_of(entry.planned.dest()))
+                            .map(|d| dir = Some(d)),
+                        _ => Ok(()),
+                    };
+                    let in_place = wants_dir
+                        && entry.planned.existing().is_none()
+                        && made_here.contains(parent_of(entry.planned.dest()));
+                    opened.and_then(|()| {
+                        applier.stage(
+                            entry,
+                            mode,
+                            slot,
+                            dir.as_ref().filter(|_| wants_dir),
+                            in_place,
+                        )
+                    })
+                }
+                Action::Remove => {
+                    *slot = Some(Track {
+                        dest: entry.planned.dest().to_owned(),
+                        old_at: Some(entry.planned.dest().to_owned()),
+                        new_at: None,
+                    });
+                    Ok(())
+                }
+                Action::Keep | Action::Subsumed => Ok(()),
+            };
+            if let Err(e) = result {
+                return Some((i, e));
+            }
+        }
+        None
+    };
     let failures: Vec<(usize, Error)> = if applier.calls.faults.is_some() {
         // In order, stopping at the first failure, as the call numbers assume.
-        entries
-            .iter_mut()
-            .zip(modes)
-            .zip(slots.iter_mut())
-            .enumerate()
-            .filter_map(stage_one)
-            .take(1)
-            .collect()
+        groups.into_iter().filter_map(stage_group).take(1).collect()
     } else {
         use rayon::prelude::*;
-        entries
-            .par_iter_mut()
-            .zip(modes)
-            .zip(slots.par_iter_mut())
-            .enumerate()
-            .filter_map(stage_one)
-            .collect()
+        groups.into_par_iter().filter_map(stage_group).collect()
     };
     tracks.extend(slots.into_iter().flatten());
     if let Some((_, e)) = failures.into_iter().min_by_key(|(i, _)| *i) {
@@ -854,9 +995,11 @@ fn forward(
     // Swap each into place, parking what was there. Each swap is one write of the tree's
     // write budget, so a caller injecting faults with `Root::fail_writes_after` sees a plan
     // stop (and roll back) between destinations.
+    let mut held = None;
     for track in tracks.iter_mut() {
         applier.tree.spend_write(&track.dest)?;
-        applier.swap(track)?;
+        applier.swap(track, &mut held)?;
     }
+    drop(held);
     applier.journal_commit(journal)
 }

@@ -45,9 +45,12 @@ const NAME_KEPT: usize = 100;
 
 pub(super) fn random_suffix() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // Asked once: `process::id` is a system call each time, and a fresh `gen` names tens of
+    // thousands of staged entries.
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let mut hasher = std::hash::RandomState::new().build_hasher();
     hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
+    hasher.write_u32(*PID.get_or_init(std::process::id));
     format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
 }
 

@@ -9,9 +9,9 @@
 //! `replace`, `remove`, `keep` or `subsumed` — or refuses the whole plan with a reason that
 //! names the path and says what to do. Only a plan that was accepted in full can be applied.
 //!
-//! [`Plan::apply`] then stages every new entry beside its destination, parks every previous
-//! entry under a sibling name, moves the staged entries in, and only after every one of them is
-//! in place (the commit point) deletes what it parked. A failure before the commit point rolls
+//! [`Plan::apply`] then stages every new entry beside its destination (a new file in a
+//! directory the apply makes is written in place), parks every previous entry under a sibling
+//! name, moves the staged entries in, and only after every one of them is in place (the commit point) deletes what it parked. A failure before the commit point rolls
 //! everything back in reverse, so every destination holds again exactly what it held before;
 //! a parked entry is never deleted on a failure path. [`Plan::describe`] is the dry run.
 //!
@@ -49,14 +49,14 @@
 //! # }
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::fs;
 use std::path::Path;
 
 use crate::error::{EntryKind, Error, Result};
 use crate::faults::{Calls, FaultPlan};
-use crate::tree::{Root, join};
+use crate::tree::{Root, join, parent_of};
 mod change;
 mod source;
 
@@ -108,6 +108,18 @@ pub(crate) fn is_within(outer: &str, inner: &str) -> bool {
         || (inner.len() > outer.len()
             && inner.starts_with(outer)
             && inner.as_bytes()[outer.len()] == b'/')
+}
+
+/// Whether a directory on the way to `dest` is among the `missing` ones.
+fn under_missing(missing: &HashSet<String>, dest: &str) -> bool {
+    let mut dir = parent_of(dest);
+    while !dir.is_empty() {
+        if missing.contains(dir) {
+            return true;
+        }
+        dir = parent_of(dir);
+    }
+    false
 }
 
 /// Whether the entry at `dest` holds exactly `content`.
@@ -251,8 +263,25 @@ impl<'t> Plan<'t> {
         let real_root =
             fs::canonicalize(root.root()).map_err(|e| Error::io("", "resolve the root", e))?;
         let mut entries = Vec::with_capacity(changes.len());
+        // Directories found missing on the way to a destination: nothing stands below them
+        // either, so the destinations that share one (the copies of a skill whose vendor
+        // directory does not exist yet) are not looked up one by one. Planning writes nothing,
+        // so what was missing for one change is missing for the next.
+        let mut missing: HashSet<String> = HashSet::new();
         for change in changes {
-            entries.push(Self::decide(root, &real_root, change)?);
+            let dest = change.dest.as_str();
+            let existing = if under_missing(&missing, dest) {
+                None
+            } else {
+                match root.kind_or_missing_parent(dest)? {
+                    Ok(kind) => kind,
+                    Err(()) => {
+                        missing.insert(parent_of(dest).to_owned());
+                        None
+                    }
+                }
+            };
+            entries.push(Self::decide(root, &real_root, change, existing)?);
         }
         Self::relate(&mut entries)?;
         Ok(Plan {
@@ -262,10 +291,14 @@ impl<'t> Plan<'t> {
         })
     }
 
-    /// Decides one change on its own.
-    fn decide(root: &Root, real_root: &Path, change: Change) -> Result<Entry> {
+    /// Decides one change on its own, `existing` being what stands at its destination.
+    fn decide(
+        root: &Root,
+        real_root: &Path,
+        change: Change,
+        existing: Option<EntryKind>,
+    ) -> Result<Entry> {
         let dest = change.dest.as_str();
-        let existing = root.kind(dest)?;
         let mut source_is_dir = false;
         match &change.operation {
             Operation::Replace(Fill::Copy(source)) => {

@@ -22,7 +22,7 @@ const ERRNOS: [(Errno, &str); 3] = [
 ];
 
 /// The destinations the multi-destination plan changes.
-const DESTS: [&str; 7] = [
+const DESTS: [&str; 9] = [
     "skills/a",
     "skills/b",
     "skills/c/run.sh",
@@ -30,6 +30,8 @@ const DESTS: [&str; 7] = [
     "skills/e.txt",
     "skills/n/deep/made",
     "skills/k",
+    "skills/0/vendor/one.md",
+    "skills/0/vendor/two.md",
 ];
 
 struct Fixture {
@@ -113,6 +115,18 @@ fn changes(f: &Fixture) -> Vec<Change> {
             Fill::files(vec![NewFile::new("SKILL.md", "made\n")]),
             Ownership::MustBeFree,
         ),
+        // New files in a directory the apply makes: written in place, not staged. They sort
+        // first, so their rollback comes last and the sampled rollback failures still reach
+        // the parked entries.
+        Change::replace_file("skills/0/vendor/one.md", b"one\n", Ownership::Force),
+        Change::replace_file_parts(
+            "skills/0/vendor/two.md",
+            vec![
+                std::sync::Arc::new("head\n") as asv_fs::plan::SharedBytes,
+                std::sync::Arc::new("body\n"),
+            ],
+            Ownership::Force,
+        ),
         Change::remove_keep_if_same(
             "skills/k",
             Content::Files(vec![("same.md".into(), b"same\n".to_vec())]),
@@ -126,6 +140,8 @@ fn plan<'t>(tree: &'t Root, f: &Fixture) -> Plan<'t> {
 }
 
 const DESCRIBED: &str = "\
+create skills/0/vendor/one.md
+create skills/0/vendor/two.md
 replace skills/a (forced)
 remove skills/b (tool state)
 replace skills/c/run.sh (forced)
@@ -178,6 +194,8 @@ fn check_after(after: &BTreeMap<String, Node>) {
     assert_eq!(file("skills/e.txt").0, b"one\n");
     assert_eq!(file("skills/n/deep/made/SKILL.md").0, b"made\n");
     assert_eq!(file("skills/k/same.md").0, b"same\n");
+    assert_eq!(file("skills/0/vendor/one.md").0, b"one\n");
+    assert_eq!(file("skills/0/vendor/two.md").0, b"head\nbody\n");
     assert!(
         after
             .keys()
