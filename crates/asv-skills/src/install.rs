@@ -85,7 +85,7 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         }
         files.push(FileNode {
             path: place.join("/"),
-            data: archive.read(entry)?.into(),
+            data: asv_skilltree::FileData::arrived(archive.read(entry)?)?,
             executable: entry.executable,
         });
     }

@@ -26,6 +26,7 @@ fn new_file(root: &Root, f: &FileNode) -> NewFile {
                 Body::CopyFrom {
                     root: stored.root().to_owned(),
                     file,
+                    hold: stored.hold(),
                 }
             }
         }

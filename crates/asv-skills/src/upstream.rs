@@ -344,10 +344,12 @@ fn take_remote(
     }
     let mut files = Vec::with_capacity(wanted.len());
     for (rel, entry) in wanted {
-        let data = transport.read(&commit, &entry)?;
+        // Kept in memory while the allowance lasts, else written aside: a large upstream
+        // costs one file of memory at a time.
+        let data = asv_skilltree::FileData::arrived(transport.read(&commit, &entry)?)?;
         files.push(FileNode {
             path: rel,
-            data: data.into(),
+            data,
             executable: entry.mode == EntryMode::Executable,
         });
     }

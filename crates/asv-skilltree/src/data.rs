@@ -93,13 +93,32 @@ impl AsRef<[u8]> for Held {
 
 /// A regular file left where it was read: the directory it was read under, its path there,
 /// and what it held then.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Stored {
     root: PathBuf,
     path: String,
     len: u64,
     sha256: [u8; 32],
+    /// For bytes that came from elsewhere (a fetch, an archive) and were written out past the
+    /// allowance: the private temporary directory they were written to, removed once the last
+    /// file in it is dropped.
+    _spill: Option<Arc<tempfile::TempDir>>,
 }
+
+/// Two places are the same when they name the same file with the same content.
+impl PartialEq for Stored {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.root, &self.path, self.len, self.sha256)
+            == (&other.root, &other.path, other.len, other.sha256)
+    }
+}
+
+impl Eq for Stored {}
+
+/// The temporary directory bytes are spilled to while any spilled file is alive (one per
+/// process at a time), and how many files it has been given.
+static SPILL: std::sync::Mutex<(std::sync::Weak<tempfile::TempDir>, u64)> =
+    std::sync::Mutex::new((std::sync::Weak::new(), 0));
 
 impl Stored {
     /// The directory the file was read under (the root of the [`asv_fs::Root`] read).
@@ -125,6 +144,15 @@ impl Stored {
     /// The SHA-256 of its bytes when it was read.
     pub fn sha256(&self) -> [u8; 32] {
         self.sha256
+    }
+
+    /// What keeps [`Stored::root`] in place, for a writer that copies the file later than the
+    /// tree lives: the temporary directory of bytes written aside ([`FileData::arrived`]),
+    /// removed once its last holder goes. `None` for a file of a directory that was read.
+    pub fn hold(&self) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        self._spill
+            .clone()
+            .map(|dir| dir as Arc<dyn std::any::Any + Send + Sync>)
     }
 
     /// Hands `visit` the file's bytes in chunks, read again from disk without following a
@@ -194,7 +222,59 @@ impl FileData {
             path,
             len,
             sha256,
+            _spill: None,
         })))
+    }
+
+    /// Bytes that arrived in memory (a file of a fetched tree, an archive's entry): kept while
+    /// the process's allowance lasts ([`crate::HELD_BYTES`]), else written to a private
+    /// temporary directory and left there, as a read leaves a large file on disk, so a large
+    /// fetched skill costs one file of memory at a time.
+    ///
+    /// # Errors
+    /// The temporary directory cannot be made or written ([`asv_fs::Error`]).
+    pub fn arrived(bytes: Vec<u8>) -> Result<Self, Error> {
+        if take_allowance(bytes.len() as u64) {
+            return Ok(FileData::kept(bytes));
+        }
+        Self::spill(&bytes)
+    }
+
+    /// `bytes` written to the process's spill directory and left there.
+    fn spill(bytes: &[u8]) -> Result<Self, Error> {
+        let len = bytes.len() as u64;
+        let (dir, name) = {
+            let mut spill = SPILL
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let dir = match spill.0.upgrade() {
+                Some(dir) => dir,
+                None => {
+                    let dir = Arc::new(
+                        tempfile::Builder::new()
+                            .prefix("asv-spill-")
+                            .tempdir()
+                            .map_err(|e| asv_fs::Error::Io {
+                                path: std::env::temp_dir().display().to_string(),
+                                op: "create directory",
+                                source: e,
+                            })?,
+                    );
+                    spill.0 = Arc::downgrade(&dir);
+                    dir
+                }
+            };
+            spill.1 += 1;
+            (dir, spill.1.to_string())
+        };
+        asv_fs::Root::open(dir.path())?.write_file(&name, bytes)?;
+        Ok(FileData(Repr::Stored(Arc::new(Stored {
+            root: dir.path().to_owned(),
+            path: name,
+            len,
+            sha256: Sha256::digest(bytes).into(),
+            _spill: Some(dir),
+        }))))
     }
 
     /// The number of bytes.
@@ -357,6 +437,25 @@ mod tests {
         assert_ne!(stored, FileData::from("other byte"));
         assert_eq!(stored.read().unwrap().as_ref(), b"same bytes");
         assert_eq!(stored.clone().into_bytes().unwrap(), b"same bytes");
+    }
+
+    #[test]
+    fn spilled_bytes_read_back_and_their_directory_goes_with_the_last_of_them() {
+        let a = FileData::spill(b"spilled bytes").unwrap();
+        let b = FileData::spill(b"more").unwrap();
+        let place = a.stored_at().unwrap().root().to_owned();
+        assert_eq!(
+            b.stored_at().unwrap().root(),
+            place,
+            "one directory at a time"
+        );
+        assert_eq!(a, FileData::from("spilled bytes"));
+        assert_eq!(a.read().unwrap().as_ref(), b"spilled bytes");
+        assert_eq!(b.clone().into_bytes().unwrap(), b"more");
+        drop(a);
+        assert!(place.is_dir(), "still holds b");
+        drop(b);
+        assert!(!place.exists(), "removed with the last file");
     }
 
     #[test]

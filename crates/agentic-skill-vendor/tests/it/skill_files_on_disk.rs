@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 
 use crate::common::{Repo, Run, run_bin_env};
+use crate::git_server::git;
 
 /// One command's exit code, stdout and stderr.
 type Output = (i32, String, String);
@@ -228,4 +229,91 @@ fn a_skill_left_on_disk_keeps_its_exec_bit_and_hash_through_a_pull() {
     );
     let verified = run(&me, &["skill", "verify"], true);
     assert_eq!(verified.code, 0, "{verified:?}");
+}
+
+/// Skills that arrive as bytes (a git repository read at a reference, an archive): past the
+/// allowance each file is written to a private temporary directory and left there, and the
+/// commands write what they write when everything is held.
+fn fetched_and_unpacked(up: &Repo, me: &Repo, on_disk: bool) -> Vec<Output> {
+    let source = up.path().display().to_string();
+    let mut out = Vec::new();
+    let mut step = |args: &[&str]| {
+        let done = run(me, args, on_disk);
+        out.push(neutral(&done, me));
+        done
+    };
+    assert_eq!(
+        step(&["skill", "add", &source, "skills/pdf", "--ref", "main"]).code,
+        0
+    );
+    edit(
+        me,
+        "skills/pdf/references/guide.md",
+        "alpha\n",
+        "ALPHA (ours)\n",
+    );
+    edit(
+        up,
+        "skills/pdf/references/guide.md",
+        "theta\n",
+        "THETA (theirs)\n",
+    );
+    up.write("skills/pdf/data/blob.bin", [7u8, 0, 7, 0]);
+    git(up.path(), &["commit", "-q", "-am", "theirs"]);
+    assert_eq!(step(&["skill", "pull", "pdf"]).code, 0);
+    assert_eq!(
+        step(&["skill", "pack", "skills/pdf", "-o", "pdf.zip"]).code,
+        0
+    );
+    let installed = step(&["skill", "install", "pdf.zip", "--into", "unpacked"]);
+    assert_eq!(installed.code, 0, "{installed:?}");
+    step(&["skill", "verify"]);
+    out
+}
+
+#[test]
+fn skills_that_arrive_as_bytes_write_the_same_with_files_written_aside() {
+    let runs: Vec<Outcome> = [false, true]
+        .into_iter()
+        .map(|on_disk| {
+            let up = upstream();
+            git(up.path(), &["init", "-q", "-b", "main"]);
+            git(up.path(), &["add", "-A"]);
+            git(up.path(), &["commit", "-q", "-m", "base"]);
+            let me = Repo::empty();
+            let outputs = fetched_and_unpacked(&up, &me, on_disk);
+            let up_path = up.path().display().to_string();
+            let tree = me
+                .snapshot()
+                .into_iter()
+                .map(|(path, bytes)| (path, bytes.replace(&up_path, "<up>")))
+                .collect();
+            let outputs = outputs
+                .into_iter()
+                .map(|(code, o, e)| {
+                    (
+                        code,
+                        o.replace(&up_path, "<up>"),
+                        e.replace(&up_path, "<up>"),
+                    )
+                })
+                .collect();
+            (outputs, tree)
+        })
+        .collect();
+    let (held, aside) = (&runs[0], &runs[1]);
+    for (i, (a, b)) in held.0.iter().zip(&aside.0).enumerate() {
+        assert_eq!(a, b, "step {i}: the same output");
+    }
+    assert_eq!(held.1, aside.1, "the same tree");
+    let tree = &held.1;
+    let guide = &tree["skills/pdf/references/guide.md"];
+    assert!(
+        guide.contains("ALPHA (ours)") && guide.contains("THETA (theirs)"),
+        "{guide}"
+    );
+    assert_eq!(
+        tree["unpacked/pdf/data/blob.bin"],
+        tree["skills/pdf/data/blob.bin"]
+    );
 }

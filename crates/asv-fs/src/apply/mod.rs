@@ -517,7 +517,7 @@ impl Applier<'_, '_> {
                             self.op(&rel, "write", || out.write_all((**bytes).as_ref()))?;
                         }
                         Body::Copy(source) => self.copy_into(None, source, &rel, &mut out)?,
-                        Body::CopyFrom { root, file } => {
+                        Body::CopyFrom { root, file, .. } => {
                             self.copy_into(Some(root), file, &rel, &mut out)?;
                         }
                     }

@@ -41,6 +41,9 @@ pub enum Body {
         root: PathBuf,
         /// The file and what it held when it was read.
         file: TreeFile,
+        /// Kept alive until the plan is done with the file: what keeps `root` in place (a
+        /// temporary directory removed when its last holder goes), if anything does.
+        hold: Option<Arc<dyn std::any::Any + Send + Sync>>,
     },
 }
 
@@ -61,9 +64,14 @@ impl PartialEq for Body {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Body::Copy(a), Body::Copy(b)) => a == b,
-            (Body::CopyFrom { root: ra, file: fa }, Body::CopyFrom { root: rb, file: fb }) => {
-                ra == rb && fa == fb
-            }
+            (
+                Body::CopyFrom {
+                    root: ra, file: fa, ..
+                },
+                Body::CopyFrom {
+                    root: rb, file: fb, ..
+                },
+            ) => ra == rb && fa == fb,
             _ => matches!((self.in_memory(), other.in_memory()), (Some(a), Some(b)) if a == b),
         }
     }
@@ -77,7 +85,7 @@ impl fmt::Debug for Body {
             Body::Bytes(bytes) => f.debug_tuple("Bytes").field(bytes).finish(),
             Body::Shared(bytes) => f.debug_tuple("Shared").field(&(**bytes).as_ref()).finish(),
             Body::Copy(file) => f.debug_tuple("Copy").field(file).finish(),
-            Body::CopyFrom { root, file } => f
+            Body::CopyFrom { root, file, .. } => f
                 .debug_struct("CopyFrom")
                 .field("root", root)
                 .field("file", file)
