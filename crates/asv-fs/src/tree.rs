@@ -103,7 +103,12 @@ impl FileReader {
     /// [`Error::ChangedWhileRead`] when the file ends before its length or holds more;
     /// an I/O failure.
     pub fn for_each_chunk(mut self, visit: &mut dyn FnMut(&[u8])) -> Result<()> {
-        let mut buf = vec![0u8; CHUNK];
+        // No larger than the file (and the one byte that shows growth): zeroing a whole chunk
+        // for each of thousands of small files was most of a small skill's read.
+        let size = usize::try_from(self.len.saturating_add(1))
+            .unwrap_or(CHUNK)
+            .min(CHUNK);
+        let mut buf = vec![0u8; size];
         let mut left = self.len;
         loop {
             // One byte more than is left is asked for, so growth shows without another call.
