@@ -142,38 +142,42 @@ fn every_skill_command(up: &Repo, me: &Repo, on_disk: bool) -> Vec<Output> {
     out
 }
 
-#[test]
-fn every_skill_command_writes_the_same_bytes_with_files_left_on_disk() {
-    let runs: Vec<Outcome> = [false, true]
+/// Runs `sequence` on a fresh upstream (made by `upstream`) and repository twice, holding
+/// everything and then with files left on disk, and checks that every output and the final
+/// tree agree (the upstream's own path made neutral); the held run's outcome.
+fn both_ways(upstream: fn() -> Repo, sequence: fn(&Repo, &Repo, bool) -> Vec<Output>) -> Outcome {
+    let mut runs: Vec<Outcome> = [false, true]
         .into_iter()
         .map(|on_disk| {
             let up = upstream();
             let me = Repo::empty();
-            let outputs = every_skill_command(&up, &me, on_disk);
+            let outputs = sequence(&up, &me, on_disk);
             let up_path = up.path().display().to_string();
+            let neutral = |text: &str| text.replace(&up_path, "<up>");
             let tree = me
                 .snapshot()
                 .into_iter()
-                .map(|(path, bytes)| (path, bytes.replace(&up_path, "<up>")))
+                .map(|(path, bytes)| (path, neutral(&bytes)))
                 .collect();
             let outputs = outputs
                 .into_iter()
-                .map(|(code, o, e)| {
-                    (
-                        code,
-                        o.replace(&up_path, "<up>"),
-                        e.replace(&up_path, "<up>"),
-                    )
-                })
+                .map(|(code, o, e)| (code, neutral(&o), neutral(&e)))
                 .collect();
             (outputs, tree)
         })
         .collect();
-    let (held, on_disk) = (&runs[0], &runs[1]);
+    let on_disk = runs.pop().unwrap();
+    let held = runs.pop().unwrap();
     for (i, (a, b)) in held.0.iter().zip(&on_disk.0).enumerate() {
         assert_eq!(a, b, "step {i}: the same output");
     }
     assert_eq!(held.1, on_disk.1, "the same tree");
+    held
+}
+
+#[test]
+fn every_skill_command_writes_the_same_bytes_with_files_left_on_disk() {
+    let held = both_ways(upstream, every_skill_command);
     // The sequence did what it says: the merge kept both edits, the conflict was resolved,
     // every copy stands and the pack was written.
     let tree = &held.1;
@@ -271,41 +275,18 @@ fn fetched_and_unpacked(up: &Repo, me: &Repo, on_disk: bool) -> Vec<Output> {
     out
 }
 
+/// The upstream of [`upstream`], as a git repository with one commit.
+fn git_upstream() -> Repo {
+    let up = upstream();
+    git(up.path(), &["init", "-q", "-b", "main"]);
+    git(up.path(), &["add", "-A"]);
+    git(up.path(), &["commit", "-q", "-m", "base"]);
+    up
+}
+
 #[test]
 fn skills_that_arrive_as_bytes_write_the_same_with_files_written_aside() {
-    let runs: Vec<Outcome> = [false, true]
-        .into_iter()
-        .map(|on_disk| {
-            let up = upstream();
-            git(up.path(), &["init", "-q", "-b", "main"]);
-            git(up.path(), &["add", "-A"]);
-            git(up.path(), &["commit", "-q", "-m", "base"]);
-            let me = Repo::empty();
-            let outputs = fetched_and_unpacked(&up, &me, on_disk);
-            let up_path = up.path().display().to_string();
-            let tree = me
-                .snapshot()
-                .into_iter()
-                .map(|(path, bytes)| (path, bytes.replace(&up_path, "<up>")))
-                .collect();
-            let outputs = outputs
-                .into_iter()
-                .map(|(code, o, e)| {
-                    (
-                        code,
-                        o.replace(&up_path, "<up>"),
-                        e.replace(&up_path, "<up>"),
-                    )
-                })
-                .collect();
-            (outputs, tree)
-        })
-        .collect();
-    let (held, aside) = (&runs[0], &runs[1]);
-    for (i, (a, b)) in held.0.iter().zip(&aside.0).enumerate() {
-        assert_eq!(a, b, "step {i}: the same output");
-    }
-    assert_eq!(held.1, aside.1, "the same tree");
+    let held = both_ways(git_upstream, fetched_and_unpacked);
     let tree = &held.1;
     let guide = &tree["skills/pdf/references/guide.md"];
     assert!(
