@@ -14,7 +14,8 @@ pub fn manifest(data: &[u8]) {
 /// Arbitrary bytes as `vendor-lock.json`.
 ///
 /// # Panics
-/// When an accepted lock, written out as `gen` writes it, does not read back as the same lock
+/// When the lock's direct rendering is not its JSON value's rendering, or an accepted lock,
+/// written out as `gen` writes it, does not read back as the same lock
 /// (less the skills with no ids, which the text leaves out) or does not write the same text
 /// again: a lock the tool wrote must never be one it refuses or reads differently.
 pub fn contract_lock(data: &[u8]) {
@@ -22,6 +23,18 @@ pub fn contract_lock(data: &[u8]) {
         return;
     };
     let text = lock.render();
+    // The direct rendering is the JSON value's rendering, and the comparing sink agrees.
+    assert_eq!(
+        text,
+        crate::json::render(&lock.to_value()),
+        "the direct rendering differs from the value's"
+    );
+    let mut compare = crate::json::Compare::new(text.as_bytes());
+    lock.view(&lock.dependencies_list()).write(&mut compare);
+    assert!(
+        compare.matched(),
+        "the comparing sink refuses the lock's own text"
+    );
     let again = match Lock::parse(text.as_bytes()) {
         Ok(again) => again,
         Err(e) => panic!("the written lock is refused: {e}\n{text}"),

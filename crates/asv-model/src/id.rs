@@ -1,6 +1,8 @@
 //! Contract ids: the names skills declare and files are named after.
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::{Arc, RwLock};
 
 /// The longest id accepted.
 pub const MAX_ID_LEN: usize = 64;
@@ -9,8 +11,45 @@ pub const MAX_ID_LEN: usize = 64;
 ///
 /// An id becomes a path component (`contracts/<id>.md`, `references/vendor/<id>.md`), so the
 /// rule keeps it from naming anything but one plain file.
+///
+/// The text is shared: a repository names a few ids many times over (every skill declares
+/// them and the lock lists them per skill), so equal ids parsed anywhere in the process hold one
+/// allocation ([`ContractId::parse`]). At 100,000 skills of ten ids each that is two million
+/// ids in 16 bytes each instead of a string each.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ContractId(String);
+pub struct ContractId(Arc<str>);
+
+/// How many distinct ids the process shares. Past it, ids are still correct, just not shared:
+/// input naming more distinct ids than any repository does cannot make the set grow for ever.
+const SHARED_IDS: usize = 4096;
+
+/// The ids parsed so far, each held once.
+static KNOWN: RwLock<Option<HashSet<Arc<str>>>> = RwLock::new(None);
+
+/// `text` (a valid id) as a shared allocation: the one already known, else a new one, kept
+/// while the set has room.
+fn shared(text: &str) -> Arc<str> {
+    let found = KNOWN
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_ref()
+        .and_then(|known| known.get(text).cloned());
+    if let Some(id) = found {
+        return id;
+    }
+    let mut known = KNOWN
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let known = known.get_or_insert_with(HashSet::new);
+    if let Some(id) = known.get(text) {
+        return Arc::clone(id);
+    }
+    let id: Arc<str> = Arc::from(text);
+    if known.len() < SHARED_IDS {
+        known.insert(Arc::clone(&id));
+    }
+    id
+}
 
 /// Why a text is not a contract id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +109,7 @@ impl ContractId {
         if text.contains("..") {
             return Err(IdProblem::DotDot);
         }
-        Ok(ContractId(text.to_owned()))
+        Ok(ContractId(shared(text)))
     }
 
     /// The id as text.
@@ -117,5 +156,16 @@ mod tests {
             assert_eq!(ContractId::parse(id), Err(*problem), "{id}");
         }
         assert_eq!(ContractId::parse(&"x".repeat(65)), Err(IdProblem::TooLong));
+    }
+
+    #[test]
+    fn equal_ids_share_their_text_and_compare_by_it() {
+        let a = ContractId::parse("shared-id-test").unwrap();
+        let b = ContractId::parse(&String::from("shared-id-test")).unwrap();
+        assert!(Arc::ptr_eq(&a.0, &b.0));
+        assert_eq!(a, b);
+        let c = ContractId::parse("shared-id-test2").unwrap();
+        assert!(a < c);
+        assert_eq!(c.as_str(), "shared-id-test2");
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use asv_fs::EntryKind;
 
 use crate::error::Result;
-use crate::lock::{LOCK_FILE, Lock};
+use crate::lock::LOCK_FILE;
 use crate::report::{Event, Violation};
 use crate::repository::{LockFile, Repository, Skill};
 use crate::snapshot::Snapshot;
@@ -147,7 +147,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
         None => repo,
     };
     let snap = Snapshot::take(repo)?;
-    let closure = snap.closure();
+    let closure = snap.closure(repo);
     if !closure.is_empty() {
         return Ok((GenOutcome::Closure(closure), Vec::new()));
     }
@@ -187,7 +187,7 @@ fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::Pla
         }
     }
     for id in derived.keys() {
-        if !snap.declared.contains_key(id) {
+        if !snap.declared.contains(id) {
             events.push(Event::Unused { id: id.clone() });
         }
     }
@@ -368,13 +368,15 @@ fn plan<'s>(
         found.foreign_removed.extend(f.foreign_removed);
         found.foreign_replaced.extend(f.foreign_replaced);
     }
-    let rendered = Lock {
-        dependencies: Snapshot::dependencies(repo),
-        resolutions: derived,
-        sources: snap.lock.registered_sources(&repo.manifest),
-        placements,
+    // Rendered straight from the skills' declarations, with no copy of every skill's ids.
+    let mut rendered = String::new();
+    crate::lock::LockView {
+        dependencies: &repo.dependencies_list(),
+        resolutions: &derived,
+        sources: &snap.lock.registered_sources(&repo.manifest),
+        placements: &placements,
     }
-    .render();
+    .write(&mut rendered);
     let unchanged =
         matches!(&repo.lock_file, LockFile::Present { bytes, .. } if bytes == rendered.as_bytes());
     Ok(Plan {

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::document::{CopyState, judge_file};
 use crate::error::Result;
-use crate::lock::Lock;
+use crate::id::ContractId;
+use crate::lock::{LockView, Resolution};
 use crate::report::{DriftProblem, Violation};
 use crate::repository::{LockFile, Repository, Skill};
 use crate::snapshot::Snapshot;
@@ -34,7 +35,7 @@ use crate::snapshot::Snapshot;
 /// ```
 pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
     let snap = Snapshot::take(repo)?;
-    let mut out = snap.closure();
+    let mut out = snap.closure(repo);
 
     for (id, canonical) in &snap.canonical {
         // A remote contract's text may be unknown here (no cache); what the lock records for a
@@ -47,7 +48,7 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
             continue;
         }
         match (snap.lock.resolutions.get(id), &canonical.body) {
-            (None, _) if snap.declared.contains_key(id) => {
+            (None, _) if snap.declared.contains(id) => {
                 out.push(Violation::Unresolved { id: id.clone() });
             }
             (Some(r), Some(body)) if r.digest != body.digest() => {
@@ -65,7 +66,7 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
 
     for (id, state) in &snap.raw {
         match (snap.lock.resolutions.get(id), state) {
-            (None, _) if snap.declared.contains_key(id) => {
+            (None, _) if snap.declared.contains(id) => {
                 out.push(Violation::Unresolved { id: id.clone() });
             }
             (Some(r), crate::raw::RawState::Present { digest, .. }) if r.digest != *digest => {
@@ -111,9 +112,21 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
             }));
         }
         LockFile::Present { bytes, .. } => {
-            let expected = expected_lock(repo, &snap).render();
+            // Compared as it is rendered, straight from the skills' declarations: the
+            // expected lock is never built whole beside the one read (issue 16, scale).
             let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-            if text != expected.as_bytes() {
+            let mut compare = crate::json::Compare::new(text);
+            let dependencies = repo.dependencies_list();
+            let resolutions = kept_resolutions(&snap);
+            let sources = snap.lock.registered_sources(&repo.manifest);
+            LockView {
+                dependencies: &dependencies,
+                resolutions: &resolutions,
+                sources: &sources,
+                placements: &snap.lock.placements,
+            }
+            .write(&mut compare);
+            if !compare.matched() {
                 out.push(Violation::Lock { missing: false });
             }
         }
@@ -137,24 +150,17 @@ pub fn verify(repo: &Repository<'_>) -> Result<Vec<Violation>> {
     Ok(out)
 }
 
-/// The lock the declarations and the recorded resolutions render to: current dependencies,
-/// recorded resolutions of contracts whose text is still there (or that come from another
-/// repository, with or without a cache), the pins of the sources the table still registers,
-/// `placements` kept.
-fn expected_lock(repo: &Repository<'_>, snap: &Snapshot) -> Lock {
-    let resolutions: BTreeMap<_, _> = snap
-        .lock
+/// The recorded resolutions the lock the declarations give keeps: those of contracts whose
+/// text is still there, or that come from another repository (with or without a cache). With
+/// the current dependencies, the pins of the sources the table still registers and
+/// `placements` kept, they are the lock `verify` expects.
+fn kept_resolutions(snap: &Snapshot) -> BTreeMap<ContractId, Resolution> {
+    snap.lock
         .resolutions
         .iter()
         .filter(|(id, _)| snap.keeps_resolution(id))
         .map(|(id, r)| (id.clone(), r.clone()))
-        .collect();
-    Lock {
-        dependencies: Snapshot::dependencies(repo),
-        resolutions,
-        sources: snap.lock.registered_sources(&repo.manifest),
-        placements: snap.lock.placements.clone(),
-    }
+        .collect()
 }
 
 fn check_copies(

@@ -22,6 +22,71 @@ pub fn render(value: &Value) -> String {
     out
 }
 
+/// Where rendered text goes: a `String`, or a [`Compare`] that only checks it.
+pub trait Sink {
+    /// Takes the next piece of text.
+    fn put(&mut self, text: &str);
+
+    /// Takes one character.
+    fn put_char(&mut self, c: char) {
+        self.put(c.encode_utf8(&mut [0; 4]));
+    }
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+
+    fn put_char(&mut self, c: char) {
+        self.push(c);
+    }
+}
+
+/// A sink that compares what is rendered with bytes already in hand, holding nothing: a lock
+/// of 100,000 skills is checked against its file without its rendering ever being built.
+///
+/// # Example
+/// ```
+/// use asv_contracts::json::{Compare, Sink};
+/// let mut c = Compare::new(b"{}\n");
+/// c.put("{}");
+/// c.put_char('\n');
+/// assert!(c.matched());
+/// ```
+#[derive(Debug)]
+pub struct Compare<'a> {
+    rest: &'a [u8],
+    equal: bool,
+}
+
+impl<'a> Compare<'a> {
+    /// A comparison with `expected`.
+    pub fn new(expected: &'a [u8]) -> Self {
+        Compare {
+            rest: expected,
+            equal: true,
+        }
+    }
+
+    /// Whether everything put so far, and nothing more, is exactly the expected bytes.
+    pub fn matched(&self) -> bool {
+        self.equal && self.rest.is_empty()
+    }
+}
+
+impl Sink for Compare<'_> {
+    fn put(&mut self, text: &str) {
+        if !self.equal {
+            return;
+        }
+        match self.rest.strip_prefix(text.as_bytes()) {
+            Some(rest) => self.rest = rest,
+            None => self.equal = false,
+        }
+    }
+}
+
 /// The order `JSON.stringify` writes the keys of an object built by inserting keys sorted in
 /// UTF-16 order: JavaScript puts array-index keys ("0", "42", below 2^32 - 1) first, in numeric
 /// order, and then every other key in insertion order. Ids like `123` are valid, so this shows.
@@ -49,57 +114,57 @@ fn array_index(key: &str) -> Option<u32> {
     }
 }
 
-fn indent(out: &mut String, level: usize) {
+pub(crate) fn indent(out: &mut impl Sink, level: usize) {
     for _ in 0..level {
-        out.push_str("  ");
+        out.put("  ");
     }
 }
 
-fn write_value(out: &mut String, value: &Value, level: usize) {
+pub(crate) fn write_value(out: &mut impl Sink, value: &Value, level: usize) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => out.push_str(&asv_fs::quote::json_string(s)),
+        Value::Null => out.put("null"),
+        Value::Bool(b) => out.put(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.put(&n.to_string()),
+        Value::String(s) => out.put(&asv_fs::quote::json_string(s)),
         Value::Array(items) => {
             if items.is_empty() {
-                out.push_str("[]");
+                out.put("[]");
                 return;
             }
-            out.push_str("[\n");
+            out.put("[\n");
             for (i, item) in items.iter().enumerate() {
                 indent(out, level + 1);
                 write_value(out, item, level + 1);
                 if i + 1 < items.len() {
-                    out.push(',');
+                    out.put_char(',');
                 }
-                out.push('\n');
+                out.put_char('\n');
             }
             indent(out, level);
-            out.push(']');
+            out.put_char(']');
         }
         Value::Object(map) => {
             if map.is_empty() {
-                out.push_str("{}");
+                out.put("{}");
                 return;
             }
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_by(|a, b| js_property_order(a, b));
-            out.push_str("{\n");
+            out.put("{\n");
             for (i, key) in keys.iter().enumerate() {
                 indent(out, level + 1);
-                out.push_str(&asv_fs::quote::json_string(key));
-                out.push_str(": ");
+                out.put(&asv_fs::quote::json_string(key));
+                out.put(": ");
                 if let Some(v) = map.get(*key) {
                     write_value(out, v, level + 1);
                 }
                 if i + 1 < keys.len() {
-                    out.push(',');
+                    out.put_char(',');
                 }
-                out.push('\n');
+                out.put_char('\n');
             }
             indent(out, level);
-            out.push('}');
+            out.put_char('}');
         }
     }
 }

@@ -225,9 +225,7 @@ impl Lock {
             if ids.is_empty() {
                 continue;
             }
-            let mut sorted: Vec<&str> = ids.iter().map(ContractId::as_str).collect();
-            sorted.sort_by(|a, b| crate::digest::cmp_utf16(a, b));
-            sorted.dedup();
+            let sorted = sorted_ids(ids);
             deps.insert(
                 skill.clone(),
                 Value::Array(
@@ -239,65 +237,42 @@ impl Lock {
             );
         }
         root.insert("dependencies".into(), Value::Object(deps));
-        let mut res = Map::new();
-        for (id, r) in &self.resolutions {
-            let mut entry = Map::new();
-            entry.insert("digest".into(), Value::String(r.digest.to_string()));
-            if let Some(c) = r.conformance {
-                entry.insert("conformance".into(), Value::String(c.to_string()));
-            }
-            if r.kind == ContractKind::Raw {
-                entry.insert("kind".into(), Value::String("raw".into()));
-            }
-            res.insert(id.to_string(), Value::Object(entry));
-        }
-        root.insert("resolutions".into(), Value::Object(res));
+        root.insert("resolutions".into(), resolutions_value(&self.resolutions));
         if !self.sources.is_empty() {
-            let mut sources = Map::new();
-            for (name, pin) in &self.sources {
-                let mut entry = Map::new();
-                if pin.revision.format() == ObjectFormat::Sha256 {
-                    entry.insert("objectFormat".into(), Value::String("sha256".into()));
-                }
-                entry.insert(
-                    "repository".into(),
-                    Value::String(pin.repository.as_str().to_owned()),
-                );
-                entry.insert(
-                    "revision".into(),
-                    Value::String(pin.revision.as_str().to_owned()),
-                );
-                sources.insert(name.clone(), Value::Object(entry));
-            }
-            root.insert("sources".into(), Value::Object(sources));
+            root.insert("sources".into(), sources_value(&self.sources));
         }
-        let mut placements = Map::new();
-        for (skill, dests) in &self.placements {
-            if dests.is_empty() {
-                continue;
-            }
-            let mut by_dest = Map::new();
-            for (dest, p) in dests {
-                let mut entry = Map::new();
-                entry.insert("contract".into(), Value::String(p.contract.to_string()));
-                entry.insert("digest".into(), Value::String(p.digest.to_string()));
-                entry.insert("src".into(), Value::String(p.src.clone()));
-                by_dest.insert(dest.clone(), Value::Object(entry));
-            }
-            placements.insert(skill.clone(), Value::Object(by_dest));
-        }
-        if !placements.is_empty() {
-            root.insert("placements".into(), Value::Object(placements));
+        if let Some(placements) = placements_value(&self.placements) {
+            root.insert("placements".into(), placements);
         }
         Value::Object(root)
     }
 
     /// The lock's exact text: 2-space JSON, keys in UTF-16 order, one trailing LF.
     ///
-    /// It cannot fail: the lock is first built as a JSON value, and [`json::render`] writes
-    /// that value into a `String` itself, with no serializer that could refuse it.
+    /// It cannot fail: [`LockView::write`] writes into a `String` itself, with no serializer
+    /// that could refuse it.
     pub fn render(&self) -> String {
-        json::render(&self.to_value())
+        let mut out = String::new();
+        self.view(&self.dependencies_list()).write(&mut out);
+        out
+    }
+
+    /// `dependencies` as the borrowed list a [`LockView`] takes.
+    pub fn dependencies_list(&self) -> Vec<(&str, &[ContractId])> {
+        self.dependencies
+            .iter()
+            .map(|(skill, ids)| (skill.as_str(), ids.as_slice()))
+            .collect()
+    }
+
+    /// This lock seen through `dependencies` (usually [`Lock::dependencies_list`]).
+    pub fn view<'a>(&'a self, dependencies: &'a [(&'a str, &'a [ContractId])]) -> LockView<'a> {
+        LockView {
+            dependencies,
+            resolutions: &self.resolutions,
+            sources: &self.sources,
+            placements: &self.placements,
+        }
     }
 
     /// The pins whose source `manifest` still registers, each with the repository the table
@@ -473,6 +448,157 @@ fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
     Ok(out)
 }
 
+/// A lock's ids as written: sorted in UTF-16 order, each once.
+fn sorted_ids(ids: &[ContractId]) -> Vec<&str> {
+    let mut sorted: Vec<&str> = ids.iter().map(ContractId::as_str).collect();
+    sorted.sort_by(|a, b| crate::digest::cmp_utf16(a, b));
+    sorted.dedup();
+    sorted
+}
+
+fn resolutions_value(resolutions: &BTreeMap<ContractId, Resolution>) -> Value {
+    let mut res = Map::new();
+    for (id, r) in resolutions {
+        let mut entry = Map::new();
+        entry.insert("digest".into(), Value::String(r.digest.to_string()));
+        if let Some(c) = r.conformance {
+            entry.insert("conformance".into(), Value::String(c.to_string()));
+        }
+        if r.kind == ContractKind::Raw {
+            entry.insert("kind".into(), Value::String("raw".into()));
+        }
+        res.insert(id.to_string(), Value::Object(entry));
+    }
+    Value::Object(res)
+}
+
+fn sources_value(pins: &SourcePins) -> Value {
+    let mut sources = Map::new();
+    for (name, pin) in pins {
+        let mut entry = Map::new();
+        if pin.revision.format() == ObjectFormat::Sha256 {
+            entry.insert("objectFormat".into(), Value::String("sha256".into()));
+        }
+        entry.insert(
+            "repository".into(),
+            Value::String(pin.repository.as_str().to_owned()),
+        );
+        entry.insert(
+            "revision".into(),
+            Value::String(pin.revision.as_str().to_owned()),
+        );
+        sources.insert(name.clone(), Value::Object(entry));
+    }
+    Value::Object(sources)
+}
+
+/// `placements` as a value, or `None` when no skill has one (the key is then left out).
+fn placements_value(placements: &Placements) -> Option<Value> {
+    let mut out = Map::new();
+    for (skill, dests) in placements {
+        if dests.is_empty() {
+            continue;
+        }
+        let mut by_dest = Map::new();
+        for (dest, p) in dests {
+            let mut entry = Map::new();
+            entry.insert("contract".into(), Value::String(p.contract.to_string()));
+            entry.insert("digest".into(), Value::String(p.digest.to_string()));
+            entry.insert("src".into(), Value::String(p.src.clone()));
+            by_dest.insert(dest.clone(), Value::Object(entry));
+        }
+        out.insert(skill.clone(), Value::Object(by_dest));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// A lock to render, borrowed. `dependencies` is a plain list so that `verify` can render the
+/// lock its declarations give straight from the skills it read, with no second copy of every
+/// skill's ids (at 100,000 skills that copy, its JSON value and its text were most of the
+/// memory `verify` took).
+#[derive(Debug, Clone, Copy)]
+pub struct LockView<'a> {
+    /// Skill name → the ids it declares, in any order; a skill with none is left out.
+    pub dependencies: &'a [(&'a str, &'a [ContractId])],
+    /// Id → resolution.
+    pub resolutions: &'a BTreeMap<ContractId, Resolution>,
+    /// Source name → pin.
+    pub sources: &'a SourcePins,
+    /// What `gen` placed where.
+    pub placements: &'a Placements,
+}
+
+impl LockView<'_> {
+    /// Writes the lock's exact text into `out`: what [`json::render`] writes for
+    /// [`Lock::to_value`], with `dependencies` written directly, one skill at a time.
+    pub fn write(&self, out: &mut impl json::Sink) {
+        let mut parts: Vec<(&str, Option<Value>)> = vec![
+            ("dependencies", None),
+            ("resolutions", Some(resolutions_value(self.resolutions))),
+        ];
+        if !self.sources.is_empty() {
+            parts.push(("sources", Some(sources_value(self.sources))));
+        }
+        if let Some(placements) = placements_value(self.placements) {
+            parts.push(("placements", Some(placements)));
+        }
+        parts.sort_by(|a, b| json::js_property_order(a.0, b.0));
+        out.put("{\n");
+        for (i, (key, value)) in parts.iter().enumerate() {
+            json::indent(out, 1);
+            out.put(&asv_fs::quote::json_string(key));
+            out.put(": ");
+            match value {
+                Some(value) => json::write_value(out, value, 1),
+                None => self.write_dependencies(out),
+            }
+            if i + 1 < parts.len() {
+                out.put(",");
+            }
+            out.put("\n");
+        }
+        out.put("}\n");
+    }
+
+    /// The `dependencies` object at the second level, as `json::write_value` writes an
+    /// object of arrays of strings.
+    fn write_dependencies(&self, out: &mut impl json::Sink) {
+        let mut entries: Vec<&(&str, &[ContractId])> = self
+            .dependencies
+            .iter()
+            .filter(|(_, ids)| !ids.is_empty())
+            .collect();
+        if entries.is_empty() {
+            out.put("{}");
+            return;
+        }
+        entries.sort_by(|a, b| json::js_property_order(a.0, b.0));
+        out.put("{\n");
+        for (i, (skill, ids)) in entries.iter().enumerate() {
+            json::indent(out, 2);
+            out.put(&asv_fs::quote::json_string(skill));
+            out.put(": [\n");
+            let sorted = sorted_ids(ids);
+            for (j, id) in sorted.iter().enumerate() {
+                json::indent(out, 3);
+                out.put(&asv_fs::quote::json_string(id));
+                if j + 1 < sorted.len() {
+                    out.put(",");
+                }
+                out.put("\n");
+            }
+            json::indent(out, 2);
+            out.put("]");
+            if i + 1 < entries.len() {
+                out.put(",");
+            }
+            out.put("\n");
+        }
+        json::indent(out, 1);
+        out.put("}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -511,6 +637,32 @@ mod tests {
 
     const SHA1: &str = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
     const SHA256: &str = "0db72a1f69edeaabea98e6cb01de7218947c0dc6390800d38edf9270a7c88986";
+
+    #[test]
+    fn direct_rendering_is_the_value_rendering() {
+        let digest = d('a');
+        let text = format!(
+            "{{\"dependencies\": {{\"b\": [\"z\", \"a\", \"a\"], \"10\": [\"x\"], \"2\": [\"y\"], \"01\": [\"w\"], \"none\": [], \"é\": [\"q\"]}}, \"resolutions\": {{\"a\": {{\"digest\": \"{digest}\", \"kind\": \"raw\"}}, \"9\": {{\"digest\": \"{digest}\", \"conformance\": \"{digest}\"}}}}, \"sources\": {{\"w\": {{\"repository\": \"o/r\", \"revision\": \"{SHA1}\"}}}}, \"placements\": {{\"b\": {{\"x/y\": {{\"contract\": \"a\", \"digest\": \"{digest}\", \"src\": \"s\"}}}}, \"c\": {{}}}}}}"
+        );
+        let lock = Lock::parse(text.as_bytes()).unwrap();
+        let rendered = lock.render();
+        assert_eq!(rendered, json::render(&lock.to_value()));
+        assert!(rendered.contains("\"2\": [\n      \"y\"\n    ],\n    \"10\""));
+        let deps = lock.dependencies_list();
+        let mut same = json::Compare::new(rendered.as_bytes());
+        lock.view(&deps).write(&mut same);
+        assert!(same.matched());
+        // One byte more, one byte less, one byte other: each is a difference.
+        for other in [
+            format!("{rendered} "),
+            rendered[..rendered.len() - 1].to_owned(),
+            rendered.replacen('y', "Y", 1),
+        ] {
+            let mut c = json::Compare::new(other.as_bytes());
+            lock.view(&deps).write(&mut c);
+            assert!(!c.matched(), "{other}");
+        }
+    }
 
     fn with_sources(sources: &str) -> String {
         format!(

@@ -234,18 +234,55 @@ fn lock_line(lines: &[&str], path: &[&str]) -> Option<usize> {
     Some(at + 1)
 }
 
+/// The lock's top-level object with `dependencies` checked as JSON but not kept: no key of it
+/// is looked at here, and it is nearly all of a large lock (at 100,000 skills, a JSON value of
+/// it was the largest thing `verify` held).
+struct LockTop(serde_json::Map<String, serde_json::Value>);
+
+impl<'de> serde::Deserialize<'de> for LockTop {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Top;
+        impl<'de> serde::de::Visitor<'de> for Top {
+            type Value = LockTop;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LockTop, A::Error> {
+                let mut top = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = if key == "dependencies" {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        serde_json::Value::Null
+                    } else {
+                        map.next_value::<serde_json::Value>()?
+                    };
+                    top.insert(key, value);
+                }
+                Ok(LockTop(top))
+            }
+        }
+        deserializer.deserialize_map(Top)
+    }
+}
+
 /// Every key of the lock text `text` this tool does not read, in the order they stand: the
 /// top level, then each resolution, each source's pin and each placement. Nothing for a text
 /// that is not a JSON object (the lock's reader refuses that on its own).
 pub fn unknown_lock_keys(text: &str) -> Vec<UnknownKey> {
     use serde_json::Value;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) else {
+    let Ok(LockTop(top)) = serde_json::from_str::<LockTop>(text) else {
         return Vec::new();
     };
-    let lines: Vec<&str> = text.lines().collect();
+    // Split into lines only when some key is unknown: a lock of 100,000 skills has millions.
+    let lines: std::cell::OnceCell<Vec<&str>> = std::cell::OnceCell::new();
     let unknown = |key: &str, path: &[&str], known: &[&'static str], place: KeyPlace| UnknownKey {
-        line: lock_line(&lines, path),
+        line: lock_line(lines.get_or_init(|| text.lines().collect()), path),
         suggestion: nearest(key, known),
         key: key.to_owned(),
         place,

@@ -1,8 +1,6 @@
 //! A repository as the offline commands see it: skills and their declarations, the table of
 //! origins, the lock, and each declared contract's canonical text.
 
-use std::collections::BTreeMap;
-
 use asv_fs::{EntryKind, Root, join};
 
 use crate::declaration;
@@ -58,8 +56,9 @@ pub enum LockFile {
     Present {
         /// The exact bytes.
         bytes: Vec<u8>,
-        /// The parsed lock.
-        lock: Lock,
+        /// The parsed lock, shared with the [`Snapshot`](crate::snapshot::Snapshot) rather than
+        /// copied into it (at 100,000 skills a copy is tens of MiB).
+        lock: std::sync::Arc<Lock>,
     },
 }
 
@@ -68,7 +67,15 @@ impl LockFile {
     pub fn lock(&self) -> Lock {
         match self {
             LockFile::Missing => Lock::default(),
-            LockFile::Present { lock, .. } => lock.clone(),
+            LockFile::Present { lock, .. } => Lock::clone(lock),
+        }
+    }
+
+    /// The parsed lock shared, not copied (an empty one when the file is missing).
+    pub fn shared(&self) -> std::sync::Arc<Lock> {
+        match self {
+            LockFile::Missing => std::sync::Arc::default(),
+            LockFile::Present { lock, .. } => std::sync::Arc::clone(lock),
         }
     }
 
@@ -171,7 +178,7 @@ impl<'t> Repository<'t> {
             }
             None => LockFile::Missing,
             Some(bytes) => {
-                let lock = Lock::parse(&bytes)?;
+                let lock = std::sync::Arc::new(Lock::parse(&bytes)?);
                 LockFile::Present { bytes, lock }
             }
         };
@@ -197,15 +204,39 @@ impl<'t> Repository<'t> {
         })
     }
 
-    /// Every declared id with the skills declaring it (skill names in order).
-    pub fn declared(&self) -> BTreeMap<ContractId, Vec<String>> {
-        let mut out: BTreeMap<ContractId, Vec<String>> = BTreeMap::new();
-        for skill in &self.skills {
-            for id in &skill.declared {
-                out.entry(id.clone()).or_default().push(skill.name.clone());
-            }
-        }
-        out
+    /// `dependencies` as the declarations give it, borrowed: skill → the ids it declares, for
+    /// a [`LockView`](crate::lock::LockView) (which sorts them and leaves out a skill with none).
+    pub fn dependencies_list(&self) -> Vec<(&str, &[ContractId])> {
+        self.skills
+            .iter()
+            .map(|s| (s.name.as_str(), s.declared.as_slice()))
+            .collect()
+    }
+
+    /// Every declared id, once.
+    pub fn declared_ids(&self) -> std::collections::BTreeSet<ContractId> {
+        self.skills
+            .iter()
+            .flat_map(|s| s.declared.iter().cloned())
+            .collect()
+    }
+
+    /// The skills declaring `id`, in UTF-16 order of their names (a skill that declares it
+    /// twice is named twice). Asked only when a message names them, so no map of every id to
+    /// every skill is held (at 100,000 skills of ten ids, a million names).
+    pub fn declarers(&self, id: &ContractId) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .skills
+            .iter()
+            .flat_map(|s| {
+                s.declared
+                    .iter()
+                    .filter(|d| *d == id)
+                    .map(|_| s.name.clone())
+            })
+            .collect();
+        names.sort_by(|a, b| crate::digest::cmp_utf16(a, b));
+        names
     }
 
     /// Reads `id`'s canonical text and conformance tree.

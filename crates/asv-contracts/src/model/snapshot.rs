@@ -103,10 +103,10 @@ fn check_srcs_clear_of_conformance(
 /// Declarations, the lock and the canonical side of every contract either of them names.
 #[derive(Debug)]
 pub struct Snapshot {
-    /// Declared id → declaring skills (sorted in UTF-16 order).
-    pub declared: BTreeMap<ContractId, Vec<String>>,
-    /// The lock as read (empty when the file is missing).
-    pub lock: Lock,
+    /// Every declared id ([`Repository::declarers`] names the skills declaring one).
+    pub declared: BTreeSet<ContractId>,
+    /// The lock as read (empty when the file is missing), shared with the repository.
+    pub lock: std::sync::Arc<Lock>,
     /// Id → canonical side of each document contract the declarations or the lock name.
     pub canonical: BTreeMap<ContractId, Canonical>,
     /// Id → what the srcs hold, for each raw-byte contract (a `files` row of the table) the
@@ -120,12 +120,9 @@ impl Snapshot {
     /// # Errors
     /// A canonical text that is not UTF-8; a guarded-read refusal.
     pub fn take(repo: &Repository<'_>) -> Result<Self> {
-        let mut declared = repo.declared();
-        for skills in declared.values_mut() {
-            skills.sort_by(|a, b| crate::digest::cmp_utf16(a, b));
-        }
-        let lock = repo.lock_file.lock();
-        let ids: BTreeSet<&ContractId> = declared.keys().chain(lock.resolutions.keys()).collect();
+        let declared = repo.declared_ids();
+        let lock = repo.lock_file.shared();
+        let ids: BTreeSet<&ContractId> = declared.iter().chain(lock.resolutions.keys()).collect();
         check_kinds(repo, &lock)?;
         let mut canonical = BTreeMap::new();
         let mut raw = BTreeMap::new();
@@ -175,22 +172,22 @@ impl Snapshot {
     /// One `closure` violation per declared id whose canonical side is not there: document
     /// contracts first, then raw-byte ones, each by id. A contract from another repository is
     /// never a closure gap: without its text in the cache, what is missing is a fetch.
-    pub fn closure(&self) -> Vec<Violation> {
-        let documents = self.declared.iter().filter_map(|(id, skills)| {
+    pub fn closure(&self, repo: &Repository<'_>) -> Vec<Violation> {
+        let documents = self.declared.iter().filter_map(|id| {
             let c = self.canonical.get(id)?;
             (c.body.is_none() && c.remote.is_none()).then(|| Violation::Closure {
                 id: id.clone(),
-                skills: skills.clone(),
+                skills: repo.declarers(id),
                 path: c.path.clone(),
             })
         });
         let raw = self
             .declared
             .iter()
-            .filter_map(|(id, skills)| match self.raw.get(id)? {
+            .filter_map(|id| match self.raw.get(id)? {
                 RawState::Absent { src } => Some(Violation::Closure {
                     id: id.clone(),
-                    skills: skills.clone(),
+                    skills: repo.declarers(id),
                     path: src.clone(),
                 }),
                 RawState::Present { .. } | RawState::NotHeld { .. } => None,
@@ -245,7 +242,7 @@ impl Snapshot {
     /// for their source, or no text in the cache), by id, each with its source.
     pub fn remote_unknown(&self) -> Vec<(ContractId, SourceName)> {
         self.declared
-            .keys()
+            .iter()
             .filter_map(|id| {
                 let c = self.canonical.get(id)?;
                 let source = c.remote.as_ref()?;
@@ -261,26 +258,13 @@ impl Snapshot {
         manifest: &crate::manifest::Manifest,
     ) -> Vec<(ContractId, SourceName)> {
         self.declared
-            .keys()
+            .iter()
             .filter_map(|id| match self.raw.get(id)? {
                 RawState::NotHeld { .. } => manifest
                     .raw(id)
                     .and_then(|row| row.source.clone())
                     .map(|s| (id.clone(), s)),
                 _ => None,
-            })
-            .collect()
-    }
-
-    /// `dependencies` as the declarations give it: skill → sorted ids, empty skills left out.
-    pub fn dependencies(repo: &Repository<'_>) -> BTreeMap<String, Vec<ContractId>> {
-        repo.skills
-            .iter()
-            .filter(|s| !s.declared.is_empty())
-            .map(|s| {
-                let mut ids = s.declared.clone();
-                ids.sort();
-                (s.name.clone(), ids)
             })
             .collect()
     }
