@@ -73,6 +73,7 @@ pub struct FileReader {
     file: File,
     len: u64,
     executable: bool,
+    identity: Option<(u64, u64)>,
 }
 
 impl FileReader {
@@ -89,6 +90,11 @@ impl FileReader {
     /// Whether the owner's executable bit is set.
     pub fn is_executable(&self) -> bool {
         self.executable
+    }
+
+    /// The file's device and inode, where the platform names them exactly (`None` elsewhere).
+    pub(crate) fn identity(&self) -> Option<(u64, u64)> {
+        self.identity
     }
 
     /// The file's path, relative to the root.
@@ -464,6 +470,7 @@ impl Root {
             file,
             len: meta.len(),
             executable: platform::is_executable(&meta),
+            identity: platform::exact_identity(&meta),
         }))
     }
 

@@ -24,7 +24,7 @@ use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
 use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
-use crate::placing::fill_of;
+use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{At, Source, Taken, base_dir, check_source_path, keep_base, kept_base, take};
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
@@ -723,14 +723,29 @@ pub(crate) fn base_of(
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written; a guarded-read failure.
 pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
+    base_change_linking(root, tree, None)
+}
+
+/// As [`base_change`]; the files `tree` shares with the kept base `from` (its directory and
+/// tree) are hard links of that base's files. A kept base is never written in place, so the
+/// two may share them.
+fn base_change_linking(
+    root: &Root,
+    tree: &SkillTree,
+    from: Option<&(String, SkillTree)>,
+) -> Result<Option<Change>, Error> {
     let hash = tree.hash();
     if kept_base(root, &hash)?.is_some() {
         return Ok(None);
     }
     tree.check_paths()?;
+    let fill = match from {
+        Some((dir, same)) => fill_linking(root, tree, same, dir),
+        None => fill_of(root, tree),
+    };
     Ok(Some(Change::replace(
         base_dir(&hash),
-        fill_of(root, tree),
+        fill,
         Ownership::ToolState,
     )))
 }
@@ -857,10 +872,12 @@ pub fn pull_dry_run(
 /// What a pull of one skill writes, decided before anything is.
 #[derive(Default)]
 struct Writes {
-    /// The tree for `skills/<name>`, and the hash of the local copy it replaces.
-    place: Option<(SkillTree, String)>,
-    /// Trees to keep as bases.
-    bases: Vec<SkillTree>,
+    /// The tree for `skills/<name>`, and the local copy it replaces (its files unchanged in
+    /// the new tree are linked, not written again).
+    place: Option<(SkillTree, SkillTree)>,
+    /// Trees to keep as bases, each with the kept base directory and tree it may link the
+    /// files it shares with from.
+    bases: Vec<(SkillTree, Option<(String, SkillTree)>)>,
 }
 
 fn pull_as(
@@ -884,7 +901,7 @@ fn pull_as(
     // Judge every skill first: a refusal here has written nothing.
     let mut out = Vec::with_capacity(names.len());
     let mut places = Vec::new();
-    let mut bases: BTreeMap<String, SkillTree> = BTreeMap::new();
+    let mut bases: BTreeMap<String, (SkillTree, Option<(String, SkillTree)>)> = BTreeMap::new();
     for name in names {
         let (pulled, writes) = match pull_one(root, &name, &mut lock, write_conflicts, options) {
             Ok(decided) => decided,
@@ -896,11 +913,11 @@ fn pull_as(
             }
             Err(e) => return Err(e),
         };
-        if let Some((tree, expected)) = writes.place {
-            places.push((skill_dir(&name), tree, expected));
+        if let Some((tree, local)) = writes.place {
+            places.push((skill_dir(&name), tree, local));
         }
-        for tree in writes.bases {
-            bases.entry(tree.hash()).or_insert(tree);
+        for (tree, from) in writes.bases {
+            bases.entry(tree.hash()).or_insert((tree, from));
         }
         out.push(pulled);
     }
@@ -908,15 +925,15 @@ fn pull_as(
     // Then write every change in one transaction (planned in a dry run too, so it refuses
     // exactly what the real run would).
     let mut changes = Vec::with_capacity(places.len() + bases.len() + 1);
-    for (dir, tree, expected) in places {
-        changes.push(Change::replace(
-            dir,
-            fill_of(root, &tree),
-            still_local(expected),
-        ));
+    for (dir, tree, local) in places {
+        // The files the merge left as they were are linked, not written: a pull writes what
+        // changed, as `git merge` does. The ownership check hashes the directory they are
+        // linked from, so an edit made meanwhile is still refused, never mixed in.
+        let fill = fill_linking(root, &tree, &local, &dir);
+        changes.push(Change::replace(dir, fill, still_local(local.hash())));
     }
-    for tree in bases.values() {
-        changes.extend(base_change(root, tree)?);
+    for (tree, from) in bases.values() {
+        changes.extend(base_change_linking(root, tree, from.as_ref())?);
     }
     if lock != loaded {
         changes.push(lock_change(&loaded, &lock));
@@ -984,13 +1001,14 @@ fn pull_one(
         };
         return Ok((pulled, writes));
     }
-    let (base, fetched, lost_base) = match base_of(root, &name, &entry, options) {
-        Ok((base, fetched)) => (Some(base), fetched, None),
+    // `kept`: the base was read from its kept directory, which a new base may link from.
+    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, options) {
+        Ok((base, fetched)) => (Some(base), fetched, !fetched, None),
         // A local copy that still hashes to the lost base is that base.
         Err(Error::BaseUnavailable { .. }) if local.hash() == entry.base_hash => {
-            (Some(local.clone()), false, None)
+            (Some(local.clone()), false, false, None)
         }
-        Err(Error::BaseUnavailable { path, .. }) => (None, false, Some(path)),
+        Err(Error::BaseUnavailable { path, .. }) => (None, false, false, Some(path)),
         Err(e) => return Err(e),
     };
     let merged = match &base {
@@ -1010,9 +1028,10 @@ fn pull_one(
                     base_hash: upstream_hash,
                 });
             }
-            writes.place = Some((merged.tree, local.hash()));
-            writes.bases.push(upstream.tree);
-            writes.bases.extend(base.filter(|_| fetched));
+            let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
+            writes.place = Some((merged.tree, local));
+            writes.bases.push((upstream.tree, link_from));
+            writes.bases.extend(fetched_base.map(|b| (b, None)));
         }
         let pulled = Pulled::Conflicts {
             name,
@@ -1033,10 +1052,11 @@ fn pull_one(
     }
     let kept_local = merged.tree.hash() != upstream_hash;
     if merged.tree != local {
-        writes.place = Some((merged.tree, local.hash()));
+        writes.place = Some((merged.tree, local));
     }
-    writes.bases.push(upstream.tree);
-    writes.bases.extend(base.filter(|_| fetched));
+    let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
+    writes.bases.push((upstream.tree, link_from));
+    writes.bases.extend(fetched_base.map(|b| (b, None)));
     let pulled = Pulled::Updated {
         kept_local,
         name,
@@ -1045,6 +1065,23 @@ fn pull_one(
         lost_base,
     };
     Ok((pulled, writes))
+}
+
+/// The base a pull read, as what the new base may link from (a base kept under
+/// `.agentic-skill-vendor/skill-bases/`) or as a base to keep (one fetched again from its
+/// source).
+fn base_writes(
+    base: Option<SkillTree>,
+    fetched: bool,
+    kept: bool,
+    hash: &str,
+) -> (Option<(String, SkillTree)>, Option<SkillTree>) {
+    match base {
+        Some(base) if fetched => (None, Some(base)),
+        // A local copy standing in for a lost base is no kept base: nothing links to it.
+        Some(base) if kept => (Some((base_dir(hash), base)), None),
+        _ => (None, None),
+    }
 }
 
 /// Whether `data` holds a conflict marker line (`<<<<<<<`, `|||||||` or `>>>>>>>` opening a

@@ -11,6 +11,35 @@ pub(crate) fn fill_of(root: &Root, tree: &SkillTree) -> Fill {
     Fill::files(tree.files().iter().map(|f| new_file(root, f)).collect())
 }
 
+/// As [`fill_of`], but a file that `same` holds at the same path with the same bytes and
+/// executable bit (`same` read from `at`, a directory of `root`) is given as a hard link of
+/// that file ([`Body::Link`]): what did not change is not written again.
+pub(crate) fn fill_linking(root: &Root, tree: &SkillTree, same: &SkillTree, at: &str) -> Fill {
+    Fill::files(
+        tree.files()
+            .iter()
+            .map(|f| match same.get(&f.path) {
+                Some(was)
+                    if was.executable == f.executable
+                        && was.data.len() == f.data.len()
+                        && was.data.sha256() == f.data.sha256() =>
+                {
+                    NewFile {
+                        path: f.path.clone(),
+                        body: Body::Link(TreeFile {
+                            path: asv_fs::join(at, &f.path),
+                            len: f.data.len(),
+                            sha256: f.data.sha256(),
+                        }),
+                        executable: f.executable,
+                    }
+                }
+                _ => new_file(root, f),
+            })
+            .collect(),
+    )
+}
+
 fn new_file(root: &Root, f: &FileNode) -> NewFile {
     let body = match f.data.place() {
         Place::Memory(bytes) => Body::Shared(bytes),

@@ -237,6 +237,37 @@ impl Applier<'_, '_> {
     /// records are refused before the staged entry could be swapped in, so the plan rolls
     /// back. A file under `from` is named by its full path in the refusal, since it is not
     /// the repository's.
+    /// Gives the tree's file `source` the new name `staged` as a hard link, when it is still a
+    /// regular file of `source.len` bytes with the wanted executable bit and a link can be made
+    /// here. `false` (nothing made) tells the caller to copy it instead.
+    fn link_into(&self, source: &TreeFile, executable: bool, staged: &str) -> Result<bool> {
+        self.calls
+            .step()
+            .map_err(|e| Error::io(&source.path, "read", e))?;
+        // The guarded open vets the file (no link on the way, a regular file) and names its
+        // inode; the link made from the path must be that inode, or it is taken back.
+        let Some(reader) = self.tree.open_reader(&source.path)? else {
+            return Ok(false);
+        };
+        if reader.len() != source.len || reader.is_executable() != executable {
+            return Ok(false);
+        }
+        let Some(identity) = reader.identity() else {
+            return Ok(false);
+        };
+        let to = self.tree.abs(staged);
+        if platform::hard_link(&self.tree.abs(&source.path), &to).is_err() {
+            return Ok(false);
+        }
+        match platform::link_identity(&to) {
+            Some(made) if made == identity => Ok(true),
+            _ => {
+                self.op(staged, "remove", || fs::remove_file(&to))?;
+                Ok(false)
+            }
+        }
+    }
+
     fn copy_into(
         &self,
         from: Option<&Path>,
@@ -508,6 +539,11 @@ impl Applier<'_, '_> {
                         }
                     }
                     let rel = join(&staged, &file.path);
+                    if let Body::Link(source) = &file.body
+                        && self.link_into(source, file.executable, &rel)?
+                    {
+                        continue;
+                    }
                     let mode = if file.executable { 0o777 } else { 0o666 };
                     let mut out =
                         self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
@@ -516,7 +552,9 @@ impl Applier<'_, '_> {
                         Body::Shared(bytes) => {
                             self.op(&rel, "write", || out.write_all((**bytes).as_ref()))?;
                         }
-                        Body::Copy(source) => self.copy_into(None, source, &rel, &mut out)?,
+                        Body::Copy(source) | Body::Link(source) => {
+                            self.copy_into(None, source, &rel, &mut out)?;
+                        }
                         Body::CopyFrom { root, file, .. } => {
                             self.copy_into(Some(root), file, &rel, &mut out)?;
                         }

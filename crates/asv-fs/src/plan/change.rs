@@ -45,6 +45,15 @@ pub enum Body {
         /// temporary directory removed when its last holder goes), if anything does.
         hold: Option<Arc<dyn std::any::Any + Send + Sync>>,
     },
+    /// A file of the tree that already holds the bytes, given its new name as a hard link
+    /// rather than copied: the file is unchanged, so nothing is written but a directory entry
+    /// (a pull leaves the files neither side changed as they are, as `git merge` does). The
+    /// link is made only to the very file a guarded open found at `path` with `len` bytes and
+    /// the wanted executable bit; where no link can be made (another file system, no hard
+    /// links, another mode) the file is copied as [`Body::Copy`] copies it. A caller names
+    /// only files no one else writes in place while the plan runs, or checks them after (a
+    /// pull's ownership check hashes the directory the links were taken from).
+    Link(TreeFile),
 }
 
 impl Body {
@@ -53,7 +62,7 @@ impl Body {
         match self {
             Body::Bytes(bytes) => Some(bytes),
             Body::Shared(bytes) => Some((**bytes).as_ref()),
-            Body::Copy(_) | Body::CopyFrom { .. } => None,
+            Body::Copy(_) | Body::CopyFrom { .. } | Body::Link(_) => None,
         }
     }
 }
@@ -63,7 +72,7 @@ impl Body {
 impl PartialEq for Body {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (Body::Copy(a), Body::Copy(b)) => a == b,
+            (Body::Copy(a), Body::Copy(b)) | (Body::Link(a), Body::Link(b)) => a == b,
             (
                 Body::CopyFrom {
                     root: ra, file: fa, ..
@@ -85,6 +94,7 @@ impl fmt::Debug for Body {
             Body::Bytes(bytes) => f.debug_tuple("Bytes").field(bytes).finish(),
             Body::Shared(bytes) => f.debug_tuple("Shared").field(&(**bytes).as_ref()).finish(),
             Body::Copy(file) => f.debug_tuple("Copy").field(file).finish(),
+            Body::Link(file) => f.debug_tuple("Link").field(file).finish(),
             Body::CopyFrom { root, file, .. } => f
                 .debug_struct("CopyFrom")
                 .field("root", root)

@@ -1086,6 +1086,82 @@ fn copies_of_tree_files_are_checked_against_what_was_read() {
     assert_eq!(tree.kind("dir/keep").unwrap(), None);
 }
 
+/// A file given as a link of a tree file is that very file when it is still as read (same
+/// length and executable bit): nothing is copied, the inode is shared. Otherwise it is copied
+/// and checked as a copy is, so a file changed since it was read is refused.
+#[cfg(unix)]
+#[test]
+fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
+    use sha2::Digest as _;
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempdir();
+    let tree = Root::open(dir.path()).unwrap();
+    let bytes = b"unchanged\n".to_vec();
+    tree.write_file("old/same.txt", &bytes).unwrap();
+    let read = asv_fs::TreeFile {
+        path: "old/same.txt".into(),
+        len: bytes.len() as u64,
+        sha256: sha2::Sha256::digest(&bytes).into(),
+    };
+    let ino = |rel: &str| {
+        std::fs::symlink_metadata(dir.path().join(rel))
+            .unwrap()
+            .ino()
+    };
+    let fill = |source: asv_fs::TreeFile, executable: bool| {
+        Fill::files(vec![NewFile {
+            path: "same.txt".into(),
+            body: asv_fs::Body::Link(source),
+            executable,
+        }])
+    };
+    Plan::new(
+        &tree,
+        vec![Change::replace(
+            "new",
+            fill(read.clone(), false),
+            Ownership::Force,
+        )],
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+    assert_eq!(ino("new/same.txt"), ino("old/same.txt"));
+    // Another executable bit: a copy, made executable.
+    Plan::new(
+        &tree,
+        vec![Change::replace(
+            "exec",
+            fill(read.clone(), true),
+            Ownership::Force,
+        )],
+    )
+    .unwrap()
+    .apply()
+    .unwrap();
+    assert_ne!(ino("exec/same.txt"), ino("old/same.txt"));
+    assert_eq!(tree.read_file("exec/same.txt").unwrap().unwrap(), bytes);
+    assert!(
+        std::fs::metadata(dir.path().join("exec/same.txt"))
+            .unwrap()
+            .mode()
+            & 0o100
+            != 0
+    );
+    // Changed since it was read: refused, nothing placed.
+    tree.write_file("old/same.txt", b"edited meanwhile\n")
+        .unwrap();
+    let err = Plan::new(
+        &tree,
+        vec![Change::replace("late", fill(read, false), Ownership::Force)],
+    )
+    .unwrap()
+    .apply()
+    .unwrap_err();
+    assert!(matches!(err, Error::ChangedWhileRead { .. }), "{err}");
+    assert_eq!(tree.kind("late").unwrap(), None);
+}
+
 #[test]
 fn a_capped_read_refuses_past_its_limit_before_reading() {
     let dir = tempdir();

@@ -328,6 +328,71 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
     assert_eq!(changed, ["-one", "+ONE (ours)"], "{diff}");
 }
 
+/// The inode of the file at `rel` under `dir`.
+#[cfg(unix)]
+fn inode(dir: &Dir, rel: &str) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(dir.path().join(rel))
+        .unwrap()
+        .ino()
+}
+
+/// A pull writes what changed: a file neither side changed is left as it is (its inode
+/// stays), and the new base shares the files it has in common with the old one; what
+/// changed is written, and every tree still reads as the merge says.
+#[cfg(unix)]
+#[test]
+fn a_pull_links_what_did_not_change_and_writes_what_did() {
+    let (up, me, added) = imported();
+    me.write("skills/pdf/references/keep.md", "neither side edits this\n");
+    up.write("skills/pdf/references/keep.md", "neither side edits this\n");
+    // Re-imported so both sides and the base hold keep.md.
+    let me = {
+        drop(me);
+        let me = Dir::new();
+        lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+        me
+    };
+    let _ = added;
+    let old_base = lock(&me).entry("pdf").unwrap().base_hash.clone();
+    let keep_before = inode(&me, "skills/pdf/references/keep.md");
+    let script_before = inode(&me, "skills/pdf/scripts/run.sh");
+    let md_before = inode(&me, MD);
+    // A mode the tree does not record (not executable either way) stays with the file.
+    me.chmod("skills/pdf/scripts/run.sh", 0o600);
+    up.edit(MD, "seven\n", "SEVEN (theirs)\n");
+    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    pull(&me, false).unwrap();
+
+    // Unchanged on both sides: the same file, its own mode kept.
+    assert_eq!(inode(&me, "skills/pdf/references/keep.md"), keep_before);
+    assert_eq!(inode(&me, "skills/pdf/scripts/run.sh"), script_before);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(me.path().join("skills/pdf/scripts/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // Changed upstream: written anew.
+    assert_ne!(inode(&me, MD), md_before);
+    assert!(me.read(MD).contains("SEVEN (theirs)"));
+    // The new base shares keep.md with the old one and holds upstream's SKILL.md.
+    let new_base = base_dir(&upstream.hash());
+    let old_base = base_dir(&old_base);
+    assert_eq!(
+        inode(&me, &format!("{new_base}/references/keep.md")),
+        inode(&me, &format!("{old_base}/references/keep.md"))
+    );
+    assert_ne!(
+        inode(&me, &format!("{new_base}/SKILL.md")),
+        inode(&me, &format!("{old_base}/SKILL.md"))
+    );
+    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    assert_eq!(state(&me), State::Clean);
+}
+
 #[test]
 fn a_pull_of_an_unedited_skill_takes_upstream_exactly() {
     let (up, me, _) = imported();
