@@ -69,7 +69,7 @@ mod write;
 mod zip;
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -227,43 +227,17 @@ pub fn open_archive_file(path: &Path, limits: &Limits) -> Result<ArchiveFile> {
     })
 }
 
-/// The bytes of an archive file, read whole: opened as [`open_archive_file`] opens it. For a
-/// caller that needs the bytes themselves; [`Archive::open`] reads a file by offset instead.
-///
-/// # Errors
-/// As [`open_archive_file`]; [`Error::ReadArchive`] when the file cannot be read;
-/// [`Error::Refused`] `too-large` for a file that grew past `limits.max_archive` meanwhile.
-pub fn read_archive_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
-    let opened = open_archive_file(path, limits)?;
-    let mut bytes = Vec::new();
-    (&*opened.file)
-        .take(limits.max_archive.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::ReadArchive {
-            path: opened.path.clone(),
-            source,
-        })?;
-    if bytes.len() as u64 > limits.max_archive {
-        return Err(Error::refused(
-            &opened.path,
-            Refusal::of(Detail::TooLarge {
-                measure: Measure::Archive,
-                limit: limits.max_archive,
-            }),
-        ));
-    }
-    Ok(bytes)
-}
-
 impl Archive {
     /// Reads and parses an archive. Nothing is judged but its structure and the limits: a caller
     /// that only inspects sees links and unsafe names as entries.
     ///
     /// # Errors
-    /// As [`read_archive_file`] for a file; [`Error::Refused`] with `unreadable` for bytes that
-    /// are no archive of the format, `unsupported` for one this crate will not take (ZIP64, a
-    /// directory two readers would read differently, a tar entry cut short, a second compression
-    /// layer), `too-many-entries` / `too-large` past `options.limits`.
+    /// As [`open_archive_file`] for a file, and [`Error::ReadArchive`] when it cannot be read
+    /// (or a tarball's temporary spool cannot be written); [`Error::Refused`] with `unreadable`
+    /// for bytes that are no archive of the format, `unsupported` for one this crate will not
+    /// take (ZIP64, a directory two readers would read differently, a tar entry cut short, a
+    /// long-name or pax header over 1 MiB, a second compression layer), `too-many-entries` /
+    /// `too-large` past `options.limits`.
     ///
     /// # Example
     /// ```
