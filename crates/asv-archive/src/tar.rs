@@ -33,8 +33,8 @@ use crate::random_access::{CHUNK, Data, Fail, Region, Spool, Window};
 
 const BLOCK: usize = 512;
 
-/// The most bytes of data a long-name (`L`, `K`) or pax (`x`, `g`) header may carry: they are
-/// read into memory.
+/// The most bytes of data a long-name (`L`) or pax (`x`, `g`) header may carry: they are read
+/// into memory. A long link name (`K`) is skipped unread, so it has no such bound.
 pub(crate) const META_HEADER_LIMIT: u64 = 1024 * 1024;
 
 /// Where one entry's bytes lie in the inflated stream.
