@@ -45,11 +45,8 @@ pub(crate) struct Member {
 
 /// Inflates the one gzip layer, bounded, into a spool, and refuses a second layer.
 pub(crate) fn inflate(gz: &Data, limits: &Limits) -> Result<Data, Fail> {
-    let mut magic = [0u8; 2];
-    if gz.len() < 2 || {
-        gz.read_exact_at(0, &mut magic)?;
-        magic != [0x1f, 0x8b]
-    } {
+    let magic = gz.read_vec(0, gz.len().min(2) as usize)?;
+    if magic != [0x1f, 0x8b] {
         return Err(Refusal::of(Detail::NotGzip).into());
     }
     let failed = Cell::new(None);
@@ -61,6 +58,7 @@ pub(crate) fn inflate(gz: &Data, limits: &Limits) -> Result<Data, Fail> {
         loop {
             match decoder.read(&mut buf) {
                 Ok(0) => break Ok(()),
+                // A spool that cannot be written ends the open (`Fail::Io`), not the archive.
                 Ok(n) => spool.write_all(&buf[..n])?,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => break Err(Refusal::of(Detail::BadGzip).into()),
