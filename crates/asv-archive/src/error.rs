@@ -166,6 +166,11 @@ pub enum Detail {
     BadPax,
     /// A long-name or pax header with no entry after it.
     DanglingMetaHeader,
+    /// A long-name or pax header whose data is past what the reader holds in memory (1 MiB).
+    MetaHeaderTooLarge {
+        /// The most bytes of data such a header may carry.
+        limit: u64,
+    },
     /// A tar link, device or directory that declares data.
     NonFileData,
     /// Non-zero bytes after the tar end marker.
@@ -283,6 +288,7 @@ impl Detail {
             | D::Base256Size
             | D::BadPax
             | D::DanglingMetaHeader
+            | D::MetaHeaderTooLarge { .. }
             | D::NonFileData
             | D::DataAfterEnd
             | D::DataAfterGzip
@@ -357,6 +363,9 @@ impl fmt::Display for Detail {
             D::BadPax => write!(f, "a pax extended header does not parse"),
             D::DanglingMetaHeader => {
                 write!(f, "a long-name or pax header has no entry after it")
+            }
+            D::MetaHeaderTooLarge { limit } => {
+                write!(f, "a long-name or pax header holds more than {limit} bytes")
             }
             D::NonFileData => write!(f, "declares data though it is no regular file"),
             D::DataAfterEnd => write!(f, "data follows the tar end marker"),
@@ -516,7 +525,20 @@ pub enum Error {
         /// The path as given.
         path: String,
     },
-    /// The archive file could not be read (input side: it is the caller's source).
+    /// The bytes of an entry could not be handed on: the writer given to
+    /// [`crate::Archive::copy_to`] failed (environment side: a full disk, a failing device).
+    #[error("cannot write entry {entry:?} of archive {archive}: {source}")]
+    WriteEntry {
+        /// The archive's path or label.
+        archive: String,
+        /// The member's name as the archive spells it.
+        entry: String,
+        /// The writer's failure.
+        #[source]
+        source: io::Error,
+    },
+    /// The archive file could not be read (input side: it is the caller's source). Also a
+    /// failure of the temporary file a large tarball's inflated stream is spooled to.
     #[error("cannot read archive {path}: {source}")]
     ReadArchive {
         /// The path as given.
@@ -552,6 +574,7 @@ impl Error {
     pub fn side(&self) -> Side {
         match self {
             Error::Tree(e) => e.side(),
+            Error::WriteEntry { .. } => Side::Environment,
             _ => Side::Input,
         }
     }
@@ -568,7 +591,9 @@ impl Error {
     pub fn entry(&self) -> Option<&str> {
         match self {
             Error::Refused { refusal, .. } => refusal.entry.as_deref(),
-            Error::EntryRead { entry, .. } | Error::NotAnEntry { entry, .. } => Some(entry),
+            Error::EntryRead { entry, .. }
+            | Error::NotAnEntry { entry, .. }
+            | Error::WriteEntry { entry, .. } => Some(entry),
             _ => None,
         }
     }

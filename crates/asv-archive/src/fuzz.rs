@@ -24,14 +24,18 @@ pub fn tar_reader(data: &[u8]) {
 /// Opens `data` as `format`, judges the entry list and reads every entry; a refusal is fine,
 /// a panic is a bug. An accepted archive is re-zipped, and that ZIP (our own writer's output)
 /// must open, pass the same judgement and read back whole: the writer and the reader agree.
+/// One input in eight is also read from a temporary file, and must get the same answer there.
 ///
 /// # Panics
-/// When the re-zipped archive does not read back.
+/// When the re-zipped archive does not read back, or a file and its bytes are read apart.
 pub fn archive(data: &[u8], format: Format) {
     let options = ReadOptions {
         format,
         limits: LIMITS,
     };
+    if data.len().is_multiple_of(8) {
+        same_from_a_file(data, &options);
+    }
     let Ok(archive) = Archive::open(Source::bytes(data.to_vec(), "fuzz"), &options) else {
         return;
     };
@@ -61,6 +65,37 @@ pub fn archive(data: &[u8], format: Format) {
             panic!("an entry of our own ZIP does not read: {e}");
         }
     }
+}
+
+/// What opening, judging and reading every entry of an archive gives, as text.
+fn outcome(source: Source, options: &ReadOptions) -> String {
+    let opened = Archive::open(source, options);
+    let Ok(archive) = opened else {
+        return format!("{opened:?}");
+    };
+    let read: Vec<String> = archive
+        .entries()
+        .iter()
+        .map(|e| format!("{:?}", archive.read(e)))
+        .collect();
+    format!("{:?} {:?} {read:?}", archive.entries(), archive.judge())
+}
+
+/// `data` read from a temporary file gets the answer its bytes get.
+fn same_from_a_file(data: &[u8], options: &ReadOptions) {
+    use std::io::Write;
+    // A fuzz run has no use for a file it cannot write; the bytes are still read.
+    let Ok(mut file) = tempfile::NamedTempFile::new() else {
+        return;
+    };
+    if file.write_all(data).is_err() {
+        return;
+    }
+    let path = file.path().to_owned();
+    let from_file =
+        outcome(Source::file(&path), options).replace(&path.display().to_string(), "fuzz");
+    let from_bytes = outcome(Source::bytes(data.to_vec(), "fuzz"), options);
+    assert_eq!(from_file, from_bytes, "a file and its bytes are read apart");
 }
 
 #[cfg(test)]

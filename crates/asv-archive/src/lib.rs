@@ -7,13 +7,21 @@
 //! crate is the one way the tool reads or writes either format, so every lane gets the same
 //! answer to the same archive:
 //!
-//! - An archive is read whole into memory, bounded by [`Limits`] the caller must pass.
+//! - An archive is bounded by [`Limits`] the caller must pass, and is never read whole into
+//!   memory: a ZIP file is read by offset (its end record, its central directory and each
+//!   local header through a small cached window, each member in 64 KiB pieces), and a
+//!   tarball's gzip layer is inflated once into a spool (memory up to 4 MiB, then an unnamed
+//!   temporary file) that is read the same way. A long-name or pax header's data, which is
+//!   read into memory, is held to 1 MiB ([`Detail::MetaHeaderTooLarge`]). So the memory an
+//!   archive costs does not follow its size nor its members' ([`Archive::copy_to`] hands a
+//!   member on in pieces).
 //! - The ZIP and tar readers are our own and strict (see the `zip` and `tar` module docs): every
 //!   byte must be accounted for once, ZIP64 and second compression layers are refused.
 //! - Whether an archive may be written is decided from its whole entry list before a byte is
 //!   written ([`entry_refusal`]): only regular files and directories, each named safely on
 //!   every host (Windows' rules too), no two of them one name.
-//! - Nothing is extracted here: a caller takes each accepted file's bytes ([`Archive::read`])
+//! - Nothing is extracted here: a caller takes each accepted file's bytes ([`Archive::copy_to`],
+//!   [`Archive::read`])
 //!   and its executable bit, and writes them through `asv-fs` (`skill install` stages every
 //!   skill and swaps it in, all or none), so no link, special file or setuid bit an archive
 //!   declares ever reaches the disk.
@@ -55,12 +63,17 @@ pub mod error;
 pub mod fuzz;
 mod platform;
 mod policy;
+mod random_access;
 mod tar;
 mod write;
 mod zip;
 
-use std::io::Read;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use random_access::{Data, Fail};
 
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
@@ -70,8 +83,16 @@ pub use write::{FileEntry, zip_dir, zip_files};
 /// Where an archive is: a file, or bytes already in hand with the label a refusal names them by.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// An archive file, read once ([`read_archive_file`]).
+    /// An archive file ([`open_archive_file`]), read by offset, never whole; messages name it
+    /// by its path.
     File(PathBuf),
+    /// An archive file already opened ([`open_archive_file`]), named `label` in messages.
+    Opened {
+        /// The open file.
+        file: ArchiveFile,
+        /// What messages call it.
+        label: String,
+    },
     /// Bytes in hand.
     Bytes {
         /// The archive's bytes.
@@ -113,57 +134,97 @@ enum Members {
     Tar(Vec<tar::Member>),
 }
 
-/// An archive read into memory and parsed: what it lists, and each file's bytes on request.
+/// An archive opened and parsed: what it lists, and each file's bytes on request, read from
+/// where they are (the archive file, the bytes handed in, a tarball's spooled stream).
 /// Opening judges only the structure and the limits; the entry policy is applied by
 /// [`Archive::judge`] and [`Archive::to_zip`].
 #[derive(Debug)]
 pub struct Archive {
     label: String,
     /// A ZIP's own bytes, or a tarball's inflated tar stream.
-    data: Vec<u8>,
+    data: Data,
     entries: Vec<Entry>,
     members: Members,
 }
 
-/// The bytes of an archive file, read once: opened without blocking (a FIFO is refused, never
-/// waited on) and sized by `fstat` on that handle before a byte is read.
+/// An archive file opened to be read by offset, judged a regular file within the limits;
+/// cheap to clone (the handle is shared).
+#[derive(Debug, Clone)]
+pub struct ArchiveFile {
+    file: Arc<File>,
+    len: u64,
+    path: String,
+}
+
+impl ArchiveFile {
+    /// Its length in bytes, as `fstat` gave it when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Its path, as messages show it.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Its first `max` bytes (fewer when it is shorter): enough to tell a format by its magic
+    /// without reading the rest.
+    ///
+    /// # Errors
+    /// [`Error::ReadArchive`] when the file cannot be read.
+    pub fn head(&self, max: usize) -> Result<Vec<u8>> {
+        let len = usize::try_from(self.len).unwrap_or(usize::MAX).min(max);
+        self.data()
+            .read_vec(0, len)
+            .map_err(|source| Error::ReadArchive {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// The file's bytes, to be read by offset.
+    fn data(&self) -> Data {
+        Data::File {
+            file: Arc::clone(&self.file),
+            len: self.len,
+        }
+    }
+}
+
+/// Opens an archive file: without blocking (a FIFO is refused, never waited on), sized by
+/// `fstat` on that handle before a byte is read. Nothing is read.
 ///
 /// # Errors
-/// [`Error::ReadArchive`] when the file cannot be opened or read; [`Error::NotAFile`] for
-/// anything but a regular file; [`Error::Refused`] `too-large` for a file over
-/// `limits.max_archive` (unread).
-pub fn read_archive_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
+/// [`Error::ReadArchive`] when the file cannot be opened; [`Error::NotAFile`] for anything but
+/// a regular file; [`Error::Refused`] `too-large` for a file over `limits.max_archive`.
+pub fn open_archive_file(path: &Path, limits: &Limits) -> Result<ArchiveFile> {
     let shown = path.display().to_string();
-    let read_error = |source: std::io::Error| Error::ReadArchive {
+    let opened = platform::open_without_blocking(path).map_err(|source| Error::ReadArchive {
         path: shown.clone(),
         source,
-    };
-    let opened = platform::open_without_blocking(path).map_err(read_error)?;
+    })?;
     if !opened.is_regular {
         return Err(Error::NotAFile { path: shown });
     }
-    let too_large = || {
-        Error::refused(
+    if opened.len > limits.max_archive {
+        return Err(Error::refused(
             &shown,
             Refusal::of(Detail::TooLarge {
                 measure: Measure::Archive,
                 limit: limits.max_archive,
             }),
-        )
-    };
-    if opened.len > limits.max_archive {
-        return Err(too_large());
+        ));
     }
-    let mut bytes = Vec::new();
-    opened
-        .file
-        .take(limits.max_archive.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
-    if bytes.len() as u64 > limits.max_archive {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    Ok(ArchiveFile {
+        file: Arc::new(opened.file),
+        len: opened.len,
+        path: shown,
+    })
 }
 
 impl Archive {
@@ -171,10 +232,12 @@ impl Archive {
     /// that only inspects sees links and unsafe names as entries.
     ///
     /// # Errors
-    /// As [`read_archive_file`] for a file; [`Error::Refused`] with `unreadable` for bytes that
-    /// are no archive of the format, `unsupported` for one this crate will not take (ZIP64, a
-    /// directory two readers would read differently, a tar entry cut short, a second compression
-    /// layer), `too-many-entries` / `too-large` past `options.limits`.
+    /// As [`open_archive_file`] for a file, and [`Error::ReadArchive`] when it cannot be read
+    /// (or a tarball's temporary spool cannot be written); [`Error::Refused`] with `unreadable`
+    /// for bytes that are no archive of the format, `unsupported` for one this crate will not
+    /// take (ZIP64, a directory two readers would read differently, a tar entry cut short, a
+    /// long-name or pax header over 1 MiB, a second compression layer), `too-many-entries` /
+    /// `too-large` past `options.limits`.
     ///
     /// # Example
     /// ```
@@ -185,14 +248,16 @@ impl Archive {
     /// ```
     pub fn open(source: Source, options: &ReadOptions) -> Result<Self> {
         let limits = &options.limits;
-        let (bytes, label) = match source {
+        let (data, label) = match source {
             Source::File(path) => {
-                let bytes = read_archive_file(&path, limits)?;
-                (bytes, path.display().to_string())
+                let file = open_archive_file(&path, limits)?;
+                (file.data(), file.path)
             }
-            Source::Bytes { bytes, label } => (bytes, label),
+            Source::Opened { file, label } => (file.data(), label),
+            Source::Bytes { bytes, label } => (Data::Memory(bytes), label),
         };
-        if bytes.len() as u64 > limits.max_archive {
+        // A file was sized when it was opened; an opened file may have come under other limits.
+        if data.len() > limits.max_archive {
             return Err(Error::refused(
                 &label,
                 Refusal::of(Detail::TooLarge {
@@ -202,15 +267,21 @@ impl Archive {
             ));
         }
         let parsed = match options.format {
-            Format::Zip => zip::read(&bytes, limits)
-                .map(|(entries, members)| (bytes, entries, Members::Zip(members))),
-            Format::TarGz => tar::inflate(&bytes, limits).and_then(|inflated| {
-                drop(bytes);
+            Format::Zip => zip::read(&data, limits)
+                .map(|(entries, members)| (data, entries, Members::Zip(members))),
+            Format::TarGz => tar::inflate(&data, limits).and_then(|inflated| {
+                drop(data);
                 let (entries, members) = tar::read(&inflated, limits)?;
                 Ok((inflated, entries, Members::Tar(members)))
             }),
         };
-        let (data, entries, members) = parsed.map_err(|refusal| Error::refused(&label, refusal))?;
+        let (data, entries, members) = parsed.map_err(|fail| match fail {
+            Fail::Refused(refusal) => Error::refused(&label, refusal),
+            Fail::Io(source) => Error::ReadArchive {
+                path: label.clone(),
+                source,
+            },
+        })?;
         Ok(Archive {
             label,
             data,
@@ -229,12 +300,29 @@ impl Archive {
         &self.entries
     }
 
-    /// The bytes of one entry (empty for anything but a file), held to its declared size.
+    /// The bytes of one entry (empty for anything but a file), held to its declared size
+    /// ([`Archive::copy_to`] into memory).
+    ///
+    /// # Errors
+    /// As [`Archive::copy_to`].
+    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(usize::try_from(entry.size).unwrap_or(0).min(1 << 20));
+        self.copy_to(entry, &mut out)?;
+        Ok(out)
+    }
+
+    /// Writes one entry's bytes to `out` in 64 KiB pieces (nothing for anything but a file)
+    /// and returns how many: a ZIP member inflated (or copied) and held to its declared size
+    /// and its CRC-32, a tar member copied from the inflated stream. The whole member is
+    /// checked only once it has been written, so when this fails `out` may hold part of it, or
+    /// all of it with a wrong CRC: discard what was written.
     ///
     /// # Errors
     /// [`Error::EntryRead`] when a ZIP member does not inflate, inflates to another size than
-    /// it declares, or fails its CRC; [`Error::NotAnEntry`] for an entry this archive did not list.
-    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+    /// it declares, or fails its CRC; [`Error::NotAnEntry`] for an entry this archive did not
+    /// list; [`Error::WriteEntry`] when `out` fails; [`Error::ReadArchive`] when the archive
+    /// file (or a tarball's spool) cannot be read.
+    pub fn copy_to(&self, entry: &Entry, out: &mut dyn Write) -> Result<u64> {
         if self.entries.get(entry.index) != Some(entry) {
             return Err(Error::NotAnEntry {
                 archive: self.label.clone(),
@@ -242,24 +330,33 @@ impl Archive {
             });
         }
         if entry.kind != EntryKind::File {
-            return Ok(Vec::new());
+            return Ok(0);
         }
-        match &self.members {
+        let copied = match &self.members {
             Members::Zip(members) => {
-                zip::read_member(&self.data, &members[entry.index], entry.size).map_err(|problem| {
-                    Error::EntryRead {
-                        archive: self.label.clone(),
-                        entry: entry.name.clone(),
-                        problem,
-                    }
-                })
+                zip::copy_member(&self.data, &members[entry.index], entry.size, out)
             }
+            // The reader checked that the data lies inside the stream.
             Members::Tar(members) => {
-                let start = members[entry.index].start;
-                // The reader checked that the data lies inside the stream.
-                Ok(self.data[start..start + entry.size as usize].to_vec())
+                tar::copy_member(&self.data, members[entry.index].start, entry.size, out)
             }
-        }
+        };
+        copied.map_err(|fail| match fail {
+            zip::CopyFail::Problem(problem) => Error::EntryRead {
+                archive: self.label.clone(),
+                entry: entry.name.clone(),
+                problem,
+            },
+            zip::CopyFail::Read(source) => Error::ReadArchive {
+                path: self.label.clone(),
+                source,
+            },
+            zip::CopyFail::Write(source) => Error::WriteEntry {
+                archive: self.label.clone(),
+                entry: entry.name.clone(),
+                source,
+            },
+        })
     }
 
     /// Applies the entry policy ([`entry_refusal`]) to the whole entry list.

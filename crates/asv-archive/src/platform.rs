@@ -1,6 +1,6 @@
-//! The one call of this crate that depends on the operating system: opening an archive file
-//! without blocking on it (docs/PORTABILITY.md). It has no Linux-only call; its cargo feature
-//! `portable` only passes asv-fs's on.
+//! The calls of this crate that depend on the operating system: opening an archive file
+//! without blocking on it, and reading it at an offset (docs/PORTABILITY.md). It has no
+//! Linux-only call; its cargo feature `portable` only passes asv-fs's on.
 
 use std::fs::File;
 use std::io;
@@ -46,4 +46,29 @@ pub(crate) fn open_without_blocking(path: &Path) -> io::Result<Opened> {
         len: meta.len(),
         file,
     })
+}
+
+/// Fills `buf` from `file` at `offset` without moving a shared cursor, so one handle serves
+/// every reader of an archive at once.
+#[cfg(unix)]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Fills `buf` from `file` at `offset` (Windows' positioned read; not compiled on this
+/// project's machines).
+#[cfg(windows)]
+pub(crate) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

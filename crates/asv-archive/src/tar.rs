@@ -14,56 +14,128 @@
 //!   type byte as special;
 //! - an entry whose data runs past the stream, or a link or directory that declares data, is
 //!   refused; after the end marker only zero bytes may follow.
+//!
+//! A gzip stream cannot be read at an offset, so it is inflated once, in pieces, into a
+//! [`Spool`] (memory up to a few MiB, then an unnamed temporary file) and the tar stream is
+//! parsed from there by offset; a member's bytes are copied from it when they are read. The
+//! data of a long-name or pax header is read into memory and so is held to
+//! [`META_HEADER_LIMIT`] (1 MiB; GNU tar and libarchive write a few hundred bytes), refused as
+//! [`Detail::MetaHeaderTooLarge`] past it.
 
-use std::io::Read;
+use std::cell::Cell;
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 use flate2::bufread::GzDecoder;
 
 use crate::entry::{Entry, EntryKind, Limits, Special, name_of};
 use crate::error::{Detail, Measure, Refusal};
+use crate::random_access::{CHUNK, Data, Fail, Region, Spool, Window};
 
 const BLOCK: usize = 512;
+
+/// The most bytes of data a long-name (`L`) or pax (`x`, `g`) header may carry: they are read
+/// into memory. A long link name (`K`) is skipped unread, so it has no such bound.
+pub(crate) const META_HEADER_LIMIT: u64 = 1024 * 1024;
 
 /// Where one entry's bytes lie in the inflated stream.
 #[derive(Debug, Clone)]
 pub(crate) struct Member {
-    pub(crate) start: usize,
+    pub(crate) start: u64,
 }
 
-/// Inflates the one gzip layer, bounded, and refuses a second layer.
-pub(crate) fn inflate(bytes: &[u8], limits: &Limits) -> Result<Vec<u8>, Refusal> {
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(Refusal::of(Detail::NotGzip));
+/// Inflates the one gzip layer, bounded, into a spool, and refuses a second layer.
+pub(crate) fn inflate(gz: &Data, limits: &Limits) -> Result<Data, Fail> {
+    let magic = gz.read_vec(0, gz.len().min(2) as usize)?;
+    if magic != [0x1f, 0x8b] {
+        return Err(Refusal::of(Detail::NotGzip).into());
     }
-    let mut rest: &[u8] = bytes;
-    let mut out = Vec::new();
-    {
-        let decoder = GzDecoder::new(&mut rest);
-        decoder
-            .take(limits.max_expanded.saturating_add(1))
-            .read_to_end(&mut out)
-            .map_err(|_| Refusal::of(Detail::BadGzip))?;
+    let failed = Cell::new(None);
+    let mut spool = Spool::new();
+    let mut source = BufReader::with_capacity(CHUNK, Region::new(gz, 0, gz.len(), &failed));
+    let inflated: Result<(), Fail> = {
+        let mut decoder = GzDecoder::new(&mut source).take(limits.max_expanded.saturating_add(1));
+        let mut buf = vec![0; CHUNK];
+        loop {
+            match decoder.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                // A spool that cannot be written ends the open (`Fail::Io`), not the archive.
+                Ok(n) => spool.write_all(&buf[..n])?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break Err(Refusal::of(Detail::BadGzip).into()),
+            }
+        }
+    };
+    if let Some(e) = failed.take() {
+        return Err(Fail::Io(e));
     }
-    if out.len() as u64 > limits.max_expanded {
+    inflated?;
+    if spool.len() > limits.max_expanded {
         return Err(Refusal::of(Detail::TooLarge {
             measure: Measure::Expanded,
             limit: limits.max_expanded,
-        }));
+        })
+        .into());
     }
-    if !rest.is_empty() {
-        return Err(Refusal::of(Detail::DataAfterGzip));
+    // What the decoder left unread, in its buffer or after it.
+    let rest = source.fill_buf().map(|rest| !rest.is_empty());
+    if let Some(e) = failed.take() {
+        return Err(Fail::Io(e));
     }
+    if rest? {
+        return Err(Refusal::of(Detail::DataAfterGzip).into());
+    }
+    let out = spool.into_data();
+    let head = out.read_vec(0, out.len().min(6) as usize)?;
     let layers: [(&[u8], &'static str); 3] = [
         (&[0x1f, 0x8b], "gzip"),
         (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
         (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz"),
     ];
     for (magic, format) in layers {
-        if out.starts_with(magic) {
-            return Err(Refusal::of(Detail::SecondCompressionLayer { format }));
+        if head.starts_with(magic) {
+            return Err(Refusal::of(Detail::SecondCompressionLayer { format }).into());
         }
     }
     Ok(out)
+}
+
+/// Whether every byte of `data` from `at` on is zero, read in pieces.
+fn only_zeros_from(data: &Data, at: u64) -> io::Result<bool> {
+    let failed = Cell::new(None);
+    let mut region = Region::new(data, at, data.len().saturating_sub(at), &failed);
+    let mut buf = vec![0; CHUNK];
+    loop {
+        match region.read(&mut buf) {
+            Ok(0) => return Ok(true),
+            Ok(n) if buf[..n].iter().any(|b| *b != 0) => return Ok(false),
+            Ok(_) => {}
+            Err(e) => return Err(failed.take().unwrap_or(e)),
+        }
+    }
+}
+
+/// Copies the `size` bytes of data at `start` to `out`, in pieces.
+pub(crate) fn copy_member(
+    data: &Data,
+    start: u64,
+    size: u64,
+    out: &mut dyn Write,
+) -> Result<u64, crate::zip::CopyFail> {
+    use crate::zip::CopyFail;
+    let failed = Cell::new(None);
+    let mut region = Region::new(data, start, size, &failed);
+    let mut buf = vec![0; CHUNK];
+    let mut count = 0;
+    loop {
+        match region.read(&mut buf) {
+            Ok(0) => return Ok(count),
+            Ok(n) => {
+                out.write_all(&buf[..n]).map_err(CopyFail::Write)?;
+                count += n as u64;
+            }
+            Err(e) => return Err(CopyFail::Read(failed.take().unwrap_or(e))),
+        }
+    }
 }
 
 /// A header's checksum, as stored and as computed (unsigned and signed sums are both taken).
@@ -122,10 +194,11 @@ fn pax_records(mut data: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
 }
 
 /// Parses the inflated tar stream; its entries in archive order and where each one's data is.
-pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Refusal> {
+pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Fail> {
+    let mut window = Window::new(tar, CHUNK);
     let mut entries = Vec::new();
     let mut members = Vec::new();
-    let mut at = 0usize;
+    let mut at = 0u64;
     let mut long_name: Option<Vec<u8>> = None;
     let mut pax_path: Option<Vec<u8>> = None;
     let mut pax_size: Option<u64> = None;
@@ -137,26 +210,30 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
             // The stream ends without the end marker: accepted as GNU tar does, unless a
             // long-name or pax header is still waiting for its entry.
             if pending_meta {
-                return Err(Refusal::of(Detail::DanglingMetaHeader));
+                return Err(Refusal::of(Detail::DanglingMetaHeader).into());
             }
             if first {
-                return Err(Refusal::of(Detail::NotTar));
+                return Err(Refusal::of(Detail::NotTar).into());
             }
             break;
         }
-        let Some(header) = tar.get(at..at + BLOCK) else {
+        let Some(block) = window.get(at, BLOCK)? else {
             return Err(Refusal::of(if first {
                 Detail::NotTar
             } else {
                 Detail::CutShort
-            }));
+            })
+            .into());
         };
+        let mut header = [0u8; BLOCK];
+        header.copy_from_slice(block);
+        let header = &header[..];
         if header.iter().all(|b| *b == 0) {
             if pending_meta {
-                return Err(Refusal::of(Detail::DanglingMetaHeader));
+                return Err(Refusal::of(Detail::DanglingMetaHeader).into());
             }
-            if tar[at..].iter().any(|b| *b != 0) {
-                return Err(Refusal::of(Detail::DataAfterEnd));
+            if !only_zeros_from(tar, at)? {
+                return Err(Refusal::of(Detail::DataAfterEnd).into());
             }
             break;
         }
@@ -165,7 +242,8 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                 Detail::NotTar
             } else {
                 Detail::BadTarHeader
-            }));
+            })
+            .into());
         }
         first = false;
         let type_byte = header[156];
@@ -189,30 +267,39 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
         let (name, utf8) = name_of(&raw_name);
         let size_field = &header[124..136];
         let header_size = if size_field[0] & 0x80 != 0 {
-            return Err(Refusal::at(&name, Detail::Base256Size));
+            return Err(Refusal::at(&name, Detail::Base256Size).into());
         } else {
             octal(size_field).ok_or_else(|| Refusal::at(&name, Detail::BadTarHeader))?
         };
         let size = pax_size.take().unwrap_or(header_size);
-        let data_start = at + BLOCK;
+        let data_start = at + BLOCK as u64;
         let padded = size.div_ceil(BLOCK as u64).saturating_mul(BLOCK as u64);
-        let data_end = (data_start as u64).saturating_add(size);
-        let next = (data_start as u64).saturating_add(padded);
-        if next > tar.len() as u64 {
-            return Err(Refusal::at(&name, Detail::CutShort));
+        let next = data_start.saturating_add(padded);
+        if next > tar.len() {
+            return Err(Refusal::at(&name, Detail::CutShort).into());
         }
-        let data = &tar[data_start..data_end as usize];
-        let next = next as usize;
+        // The data of a long-name or pax header, read into memory, so held to a bound.
+        let meta_data = |window: &mut Window<'_>| -> Result<Vec<u8>, Fail> {
+            if size > META_HEADER_LIMIT {
+                return Err(Refusal::of(Detail::MetaHeaderTooLarge {
+                    limit: META_HEADER_LIMIT,
+                })
+                .into());
+            }
+            // In range: `next` is checked above and `size` is at most 1 MiB.
+            Ok(window.must(data_start, size as usize)?.to_vec())
+        };
         match type_byte {
             b'L' => {
-                long_name = Some(cstr(data).to_vec());
+                long_name = Some(cstr(&meta_data(&mut window)?).to_vec());
                 pending_meta = true;
             }
             b'K' => {
                 pending_meta = true;
             }
             b'x' => {
-                let records = pax_records(data).ok_or_else(|| Refusal::of(Detail::BadPax))?;
+                let data = meta_data(&mut window)?;
+                let records = pax_records(&data).ok_or_else(|| Refusal::of(Detail::BadPax))?;
                 for (key, value) in records {
                     match key {
                         b"path" => pax_path = Some(value.to_vec()),
@@ -229,7 +316,7 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
             b'g' => {
                 // Global attributes are parsed (a malformed one is refused) and otherwise ignored:
                 // nothing this reader takes from a header is global in practice.
-                pax_records(data).ok_or_else(|| Refusal::of(Detail::BadPax))?;
+                pax_records(&meta_data(&mut window)?).ok_or_else(|| Refusal::of(Detail::BadPax))?;
             }
             _ => {
                 pending_meta = false;
@@ -248,12 +335,13 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                 };
                 let modelled = !matches!(kind, EntryKind::Special(Special::TarType(_)));
                 if kind != EntryKind::File && modelled && size != 0 {
-                    return Err(Refusal::at(&name, Detail::NonFileData));
+                    return Err(Refusal::at(&name, Detail::NonFileData).into());
                 }
                 if entries.len() == limits.max_entries {
                     return Err(Refusal::of(Detail::TooManyEntries {
                         limit: limits.max_entries,
-                    }));
+                    })
+                    .into());
                 }
                 let mode = octal(&header[100..108]).unwrap_or(0);
                 let is_file = kind == EntryKind::File;
@@ -266,7 +354,8 @@ pub(crate) fn read(tar: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                                 measure: Measure::Expanded,
                                 limit: limits.max_expanded,
                             },
-                        ));
+                        )
+                        .into());
                     }
                 }
                 entries.push(Entry {

@@ -14,15 +14,19 @@
 //! - the local entries tile the bytes before the directory exactly: no stub before the first,
 //!   no gap between two, no overlap.
 //!
-//! A member's bytes are inflated only when read, bounded by the size its record declares, and
-//! checked against its CRC-32.
+//! The bytes are read by offset ([`Data`]), never whole: the end record from the last
+//! 22 + 65,535 bytes, the central directory and the local headers through a cached window.
+//! A member's bytes are inflated only when read, in pieces, bounded by the size its record
+//! declares, and checked against its CRC-32.
 
-use std::io::Read;
+use std::cell::Cell;
+use std::io::{self, Read, Write};
 
 use flate2::read::DeflateDecoder;
 
 use crate::entry::{Entry, EntryKind, Limits, Special, name_of};
 use crate::error::{Detail, Measure, ReadProblem, Refusal};
+use crate::random_access::{CHUNK, Data, Fail, Region, Window};
 
 const END_SIG: u32 = 0x0605_4b50;
 const CENTRAL_SIG: u32 = 0x0201_4b50;
@@ -40,7 +44,7 @@ pub(crate) struct Member {
     method: u16,
     crc: u32,
     compressed: u64,
-    data_start: usize,
+    data_start: u64,
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -142,37 +146,50 @@ struct Record {
     method: u16,
     crc: u32,
     compressed: u64,
-    offset: usize,
+    offset: u64,
     raw_name: Vec<u8>,
 }
 
+/// How much a miss of the central directory's window reads: the records follow each other.
+const DIRECTORY_AHEAD: usize = 64 * 1024;
+/// How much a miss of the local headers' window reads: a header, its name and usually its
+/// extra field, and the next headers when the members are small.
+const LOCAL_AHEAD: usize = 4 * 1024;
+
 /// Parses and checks the whole ZIP; its entries in directory order and where each one's bytes are.
-pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Refusal> {
-    let end = find_end(bytes)?;
-    let field = |at| u16_at(bytes, end + at).unwrap_or(0);
+pub(crate) fn read(data: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Fail> {
+    // The end record lies in the last 22 + 65,535 bytes; `find_end` looks at nothing else.
+    let len = data.len();
+    let tail_start = len.saturating_sub((END_LEN + usize::from(u16::MAX)) as u64);
+    let tail = data.read_vec(tail_start, (len - tail_start) as usize)?;
+    let end_in_tail = find_end(&tail)?;
+    let end = tail_start + end_in_tail as u64;
+    let field = |at| u16_at(&tail, end_in_tail + at).unwrap_or(0);
     let (disk, cd_disk, on_disk, total) = (field(4), field(6), field(8), field(10));
-    let cd_size = u32_at(bytes, end + 12).unwrap_or(0);
-    let cd_offset = u32_at(bytes, end + 16).unwrap_or(0);
-    if end >= 20 && has_sig(bytes, end - 20, ZIP64_LOCATOR_SIG) {
-        return Err(Refusal::of(Detail::Zip64));
+    let cd_size = u32_at(&tail, end_in_tail + 12).unwrap_or(0);
+    let cd_offset = u32_at(&tail, end_in_tail + 16).unwrap_or(0);
+    let mut directory = Window::new(data, DIRECTORY_AHEAD);
+    if end >= 20 && has_sig(directory.must(end - 20, 4)?, 0, ZIP64_LOCATOR_SIG) {
+        return Err(Refusal::of(Detail::Zip64).into());
     }
     if on_disk == u16::MAX || total == u16::MAX || cd_size == u32::MAX || cd_offset == u32::MAX {
-        return Err(Refusal::of(Detail::Zip64));
+        return Err(Refusal::of(Detail::Zip64).into());
     }
     if disk != 0 || cd_disk != 0 {
-        return Err(Refusal::of(Detail::MultiDisk));
+        return Err(Refusal::of(Detail::MultiDisk).into());
     }
     if on_disk != total {
-        return Err(Refusal::of(Detail::CountMismatch { on_disk, total }));
+        return Err(Refusal::of(Detail::CountMismatch { on_disk, total }).into());
     }
     if usize::from(total) > limits.max_entries {
         return Err(Refusal::of(Detail::TooManyEntries {
             limit: limits.max_entries,
-        }));
+        })
+        .into());
     }
-    let cd_start = cd_offset as usize;
-    if cd_start.checked_add(cd_size as usize) != Some(end) {
-        return Err(Refusal::of(Detail::DirectoryBounds));
+    let cd_start = u64::from(cd_offset);
+    if cd_start + u64::from(cd_size) != end {
+        return Err(Refusal::of(Detail::DirectoryBounds).into());
     }
 
     let mut records = Vec::with_capacity(usize::from(total));
@@ -180,11 +197,15 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Mem
     let mut expanded: u64 = 0;
     for index in 0..usize::from(total) {
         let damaged = || Refusal::of(Detail::DamagedDirectory { index });
-        if at + CENTRAL_LEN > end || !has_sig(bytes, at, CENTRAL_SIG) {
-            return Err(damaged());
+        if at + CENTRAL_LEN as u64 > end {
+            return Err(damaged().into());
         }
-        let r16 = |o| u16_at(bytes, at + o).unwrap_or(0);
-        let r32 = |o| u32_at(bytes, at + o).unwrap_or(0);
+        let header = directory.must(at, CENTRAL_LEN)?;
+        if !has_sig(header, 0, CENTRAL_SIG) {
+            return Err(damaged().into());
+        }
+        let r16 = |o| u16_at(header, o).unwrap_or(0);
+        let r32 = |o| u32_at(header, o).unwrap_or(0);
         let (made_by, flags, method) = (r16(4), r16(8), r16(10));
         let (crc, compressed, size) = (r32(16), r32(20), r32(24));
         let (name_len, extra_len, comment_len) = (
@@ -193,15 +214,16 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Mem
             usize::from(r16(32)),
         );
         let (start_disk, external, offset) = (r16(34), r32(38), r32(42));
-        let name_at = at + CENTRAL_LEN;
-        let next = name_at + name_len + extra_len + comment_len;
+        let name_at = at + CENTRAL_LEN as u64;
+        let next = name_at + (name_len + extra_len + comment_len) as u64;
         if next > end {
-            return Err(damaged());
+            return Err(damaged().into());
         }
-        let raw_name = bytes[name_at..name_at + name_len].to_vec();
-        let extra = &bytes[name_at + name_len..name_at + name_len + extra_len];
+        let name_and_extra = directory.must(name_at, name_len + extra_len)?;
+        let raw_name = name_and_extra[..name_len].to_vec();
+        let extra = &name_and_extra[name_len..];
         let (name, utf8) = name_of(&raw_name);
-        let refuse = |detail| Err(Refusal::at(&name, detail));
+        let refuse = |detail| Err(Fail::Refused(Refusal::at(&name, detail)));
         if compressed == u32::MAX || size == u32::MAX || offset == u32::MAX {
             return refuse(Detail::Zip64);
         }
@@ -241,40 +263,46 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Mem
             method,
             crc,
             compressed: u64::from(compressed),
-            offset: offset as usize,
+            offset: u64::from(offset),
             raw_name,
         });
         at = next;
     }
     if at != end {
-        return Err(Refusal::of(Detail::DirectoryBounds));
+        return Err(Refusal::of(Detail::DirectoryBounds).into());
     }
+    drop(directory);
 
     // Each record's local header, and the span of bytes its entry takes.
+    let mut local = Window::new(data, LOCAL_AHEAD);
     let mut spans = Vec::with_capacity(records.len());
     let mut members = Vec::with_capacity(records.len());
     for record in &records {
-        let refuse = |detail| Refusal::at(&record.entry.name, detail);
+        let refuse = |detail| Fail::Refused(Refusal::at(&record.entry.name, detail));
         let at = record.offset;
-        if at + LOCAL_LEN > cd_start || !has_sig(bytes, at, LOCAL_SIG) {
+        if at + LOCAL_LEN as u64 > cd_start {
             return Err(refuse(Detail::LocalHeaderMismatch));
         }
-        let l16 = |o| u16_at(bytes, at + o).unwrap_or(0);
-        let l32 = |o| u32_at(bytes, at + o).unwrap_or(0);
+        let header = local.must(at, LOCAL_LEN)?;
+        if !has_sig(header, 0, LOCAL_SIG) {
+            return Err(refuse(Detail::LocalHeaderMismatch));
+        }
+        let l16 = |o| u16_at(header, o).unwrap_or(0);
+        let l32 = |o| u32_at(header, o).unwrap_or(0);
         let (flags, method) = (l16(6), l16(8));
         let (crc, compressed, size) = (l32(14), l32(18), l32(22));
         let (name_len, extra_len) = (usize::from(l16(26)), usize::from(l16(28)));
-        let name_at = at + LOCAL_LEN;
-        if name_at + name_len > cd_start
-            || bytes[name_at..name_at + name_len] != record.raw_name[..]
+        let name_at = at + LOCAL_LEN as u64;
+        if name_at + name_len as u64 > cd_start
+            || local.must(name_at, name_len)? != &record.raw_name[..]
         {
             return Err(refuse(Detail::LocalHeaderMismatch));
         }
-        let extra_end = name_at + name_len + extra_len;
+        let extra_end = name_at + (name_len + extra_len) as u64;
         if extra_end > cd_start {
             return Err(refuse(Detail::LocalHeaderMismatch));
         }
-        if has_zip64_extra(&bytes[name_at + name_len..extra_end]) {
+        if has_zip64_extra(local.must(name_at + name_len as u64, extra_len)?) {
             return Err(refuse(Detail::Zip64));
         }
         let descriptor = record.flags & 0x0008 != 0;
@@ -288,23 +316,27 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Mem
         {
             return Err(refuse(Detail::LocalFieldsDisagree));
         }
-        let data_end = extra_end as u64 + record.compressed;
-        if data_end > cd_start as u64 {
+        let data_end = extra_end + record.compressed;
+        if data_end > cd_start {
             return Err(refuse(Detail::OverlappingEntries));
         }
-        let mut span_end = data_end as usize;
+        let mut span_end = data_end;
         if descriptor {
             // The optional signature, then CRC and the two sizes, which must agree too.
             let mut d = span_end;
-            if has_sig(bytes, d, DESCRIPTOR_SIG) {
+            if local
+                .get(d, 4)?
+                .is_some_and(|sig| has_sig(sig, 0, DESCRIPTOR_SIG))
+            {
                 d += 4;
             }
             if d + 12 > cd_start {
                 return Err(refuse(Detail::LocalFieldsDisagree));
             }
-            let agrees = u32_at(bytes, d) == Some(record.crc)
-                && u32_at(bytes, d + 4).map(u64::from) == Some(record.compressed)
-                && u32_at(bytes, d + 8).map(u64::from) == Some(record.entry.size);
+            let fields = local.must(d, 12)?;
+            let agrees = u32_at(fields, 0) == Some(record.crc)
+                && u32_at(fields, 4).map(u64::from) == Some(record.compressed)
+                && u32_at(fields, 8).map(u64::from) == Some(record.entry.size);
             if !agrees {
                 return Err(refuse(Detail::LocalFieldsDisagree));
             }
@@ -319,70 +351,105 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<(Vec<Entry>, Vec<Mem
         });
     }
     spans.sort();
-    let mut covered = 0usize;
+    let mut covered = 0u64;
     for (start, stop, name) in &spans {
         if *start > covered {
             return Err(if covered == 0 {
-                Refusal::of(Detail::StubBeforeFirstHeader {
-                    bytes: *start as u64,
-                })
+                Refusal::of(Detail::StubBeforeFirstHeader { bytes: *start })
             } else {
-                Refusal::of(Detail::UnlistedBytes {
-                    offset: covered as u64,
-                })
-            });
+                Refusal::of(Detail::UnlistedBytes { offset: covered })
+            }
+            .into());
         }
         if *start < covered {
-            return Err(Refusal::at(name, Detail::OverlappingEntries));
+            return Err(Refusal::at(name, Detail::OverlappingEntries).into());
         }
         covered = *stop;
     }
     if covered != cd_start {
         return Err(if covered == 0 {
-            Refusal::of(Detail::StubBeforeFirstHeader {
-                bytes: cd_start as u64,
-            })
+            Refusal::of(Detail::StubBeforeFirstHeader { bytes: cd_start })
         } else {
-            Refusal::of(Detail::UnlistedBytes {
-                offset: covered as u64,
-            })
-        });
+            Refusal::of(Detail::UnlistedBytes { offset: covered })
+        }
+        .into());
     }
     Ok((records.into_iter().map(|r| r.entry).collect(), members))
 }
 
-/// One member's bytes: inflated (or copied) up to one byte past its declared size, then held to
-/// that size and its CRC-32.
-pub(crate) fn read_member(
-    bytes: &[u8],
+/// Why copying a member stopped.
+#[derive(Debug)]
+pub(crate) enum CopyFail {
+    /// The member is not what its record declares.
+    Problem(ReadProblem),
+    /// The archive's bytes could not be read.
+    Read(io::Error),
+    /// The writer refused its bytes.
+    Write(io::Error),
+}
+
+/// Copies what `reader` gives, in pieces, to `out`: at most `size` bytes are written and their
+/// CRC-32 taken; the count is of every byte read.
+fn pump(reader: &mut dyn Read, size: u64, out: &mut dyn Write) -> Result<(u64, u32), CopyFail> {
+    let mut buf = vec![0; CHUNK];
+    let mut count: u64 = 0;
+    let mut hasher = crc32fast::Hasher::new();
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return Err(CopyFail::Problem(ReadProblem::DoesNotInflate)),
+        };
+        let keep = n.min(usize::try_from(size.saturating_sub(count)).unwrap_or(usize::MAX));
+        hasher.update(&buf[..keep]);
+        out.write_all(&buf[..keep]).map_err(CopyFail::Write)?;
+        count += n as u64;
+    }
+    Ok((count, hasher.finalize()))
+}
+
+/// Copies one member's bytes to `out`, inflated (or copied) in pieces up to one byte past its
+/// declared size, then held to that size and its CRC-32. The checks are those of a member read
+/// whole, in the same order; what was written before a failure is the caller's to discard.
+pub(crate) fn copy_member(
+    data: &Data,
     member: &Member,
     size: u64,
-) -> Result<Vec<u8>, ReadProblem> {
-    let start = member.data_start;
-    let stop = start + member.compressed as usize;
-    let data = &bytes[start..stop];
-    let out = if member.method == 0 {
-        data.to_vec()
-    } else {
-        let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(1 << 20));
-        DeflateDecoder::new(data)
-            .take(size.saturating_add(1))
-            .read_to_end(&mut out)
-            .map_err(|_| ReadProblem::DoesNotInflate)?;
-        out
-    };
-    if out.len() as u64 != size {
-        return Err(ReadProblem::SizeMismatch {
+    out: &mut dyn Write,
+) -> Result<u64, CopyFail> {
+    // A stored member's length is its compressed length: known before a byte is copied.
+    if member.method == 0 && member.compressed != size {
+        return Err(CopyFail::Problem(ReadProblem::SizeMismatch {
             declared: size,
-            found: out.len() as u64,
-        });
+            found: member.compressed,
+        }));
     }
-    let found = crc32fast::hash(&out);
+    let failed = Cell::new(None);
+    let copied = {
+        let mut region = Region::new(data, member.data_start, member.compressed, &failed);
+        if member.method == 0 {
+            pump(&mut region, size, out)
+        } else {
+            let mut inflated = DeflateDecoder::new(&mut region).take(size.saturating_add(1));
+            pump(&mut inflated, size, out)
+        }
+    };
+    if let Some(e) = failed.take() {
+        return Err(CopyFail::Read(e));
+    }
+    let (count, found) = copied?;
+    if count != size {
+        return Err(CopyFail::Problem(ReadProblem::SizeMismatch {
+            declared: size,
+            found: count,
+        }));
+    }
     if found != member.crc {
-        return Err(ReadProblem::CrcMismatch {
+        return Err(CopyFail::Problem(ReadProblem::CrcMismatch {
             declared: member.crc,
             found,
-        });
+        }));
     }
-    Ok(out)
+    Ok(count)
 }

@@ -3,6 +3,7 @@
 # limit, to show memory does not follow file size (issue 15 §3). Every tree is built under the
 # work dir (put it on tmpfs: /dev/shm), from sparse or generated files, and removed after its
 # row. Usage: memory-bench.sh <release binary> <work dir on tmpfs> [size, default 1G]
+# (`archive` instead of a size: only the installs from an 80 MB ZIP and tar.gz).
 # Prints one Markdown row per case: case | exit code | max RSS in MiB.
 set -eu
 bin=$1
@@ -47,8 +48,38 @@ raw_tree() {
   done
 }
 
+# archive_rows: an install from an archive, a skill of 80 random files of 1 MB as a stored ZIP
+# (80 MB) and as a tar.gz (80 MB: random bytes do not shrink), each into a fresh repository.
+archive_rows() {
+  t=$work/archive
+  rm -rf "$t"
+  mkdir -p "$t/s"
+  printf -- '---\nname: s\ndescription: Memory bench skill.\n---\n' > "$t/s/SKILL.md"
+  i=0
+  while [ "$i" -lt 80 ]; do
+    head -c 1000000 /dev/urandom > "$t/s/f$i.bin"
+    i=$((i + 1))
+  done
+  (cd "$t" && zip -qr -0 s.zip s && tar -czf s.tar.gz s)
+  rm -rf "$t/s"
+  for a in s.zip s.tar.gz; do
+    rm -rf "$t/repo"
+    mkdir -p "$t/repo"
+    git -C "$t/repo" init -q
+    rss "skill install from an 80 MB ${a#s.}" "$bin" skill install "$t/$a" --root "$t/repo"
+  done
+  rm -rf "$t"
+}
+
 echo "| case | exit | max RSS (MiB) |"
 echo "|---|---|---|"
+
+# `archive` instead of a size: the archive rows alone.
+if [ "$big" = archive ]; then
+  archive_rows
+  rm -f "$work/out" "$work/err"
+  exit 0
+fi
 
 t=$work/raw-big
 raw_tree "$t" "$big" 3
@@ -128,4 +159,6 @@ printf -- '---\nname: p\ndescription: Memory bench skill.\n---\n' > "$t/skills/p
 head -c 200M /dev/urandom > "$t/skills/p/data.bin"
 rss "skill install from a directory: 200M file" "$bin" skill install "$t/skills/p" --into "$t/out"
 rm -rf "$t"
+
+archive_rows
 rm -f "$work/out" "$work/err"

@@ -64,9 +64,13 @@ fn format_of(bytes: &[u8]) -> Option<Format> {
 
 /// The files of an archive, judged whole by the entry policy first; a host's litter
 /// (`__MACOSX/`, `.DS_Store`, `Thumbs.db`, `.git`) is left out, as a directory read leaves it.
+/// The archive is read from its file by offset and each member handed on in pieces, held in
+/// memory while the allowance lasts and written aside past it, so an install's memory does not
+/// follow the size of the archive or of its members.
 fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
-    let bytes = asv_archive::read_archive_file(path, &Limits::DEFAULT)?;
-    let Some(format) = format_of(&bytes) else {
+    let file = asv_archive::open_archive_file(path, &Limits::DEFAULT)?;
+    // The format is told by the first bytes alone.
+    let Some(format) = format_of(&file.head(4)?) else {
         return Err(Error::UnknownInput {
             input: label.to_owned(),
         });
@@ -75,7 +79,11 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         format,
         limits: Limits::DEFAULT,
     };
-    let archive = Archive::open(ArchiveSource::bytes(bytes, label), &options)?;
+    let source = ArchiveSource::Opened {
+        file,
+        label: label.to_owned(),
+    };
+    let archive = Archive::open(source, &options)?;
     archive.judge()?;
     let mut files = Vec::new();
     for entry in archive.entries().iter().filter(|e| e.is_file()) {
@@ -83,9 +91,17 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         if place.first() == Some(&"__MACOSX") || place.iter().any(|s| is_ignored_name(s)) {
             continue;
         }
+        let mut receiver = asv_skilltree::FileData::receiver(entry.size)?;
+        if let Err(e) = archive.copy_to(entry, &mut receiver) {
+            // A write that failed is told by the receiver, whole; anything else by the archive.
+            return Err(match receiver.failure() {
+                Some(failure) => failure.into(),
+                None => e.into(),
+            });
+        }
         files.push(FileNode {
             path: place.join("/"),
-            data: asv_skilltree::FileData::arrived(archive.read(entry)?)?,
+            data: receiver.finish()?,
             executable: entry.executable,
         });
     }

@@ -8,6 +8,7 @@
 //! the digest on the way, so a file edited after it was read is refused rather than mixed in.
 
 use std::borrow::Cow;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -240,41 +241,52 @@ impl FileData {
         Self::spill(&bytes)
     }
 
+    /// The streaming counterpart of [`FileData::arrived`], for bytes that arrive in pieces (an
+    /// archive's member as it inflates): a [`Receiver`] of exactly `len` bytes that collects
+    /// them in memory when the process's allowance covers `len`, and otherwise writes them
+    /// straight into a new file of the private temporary directory, taking their SHA-256 on
+    /// the way, so the file is never held whole. [`Receiver::finish`] gives the file.
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// use asv_skilltree::FileData;
+    /// let mut receiver = FileData::receiver(10)?;
+    /// receiver.write_all(b"piece ")?;
+    /// receiver.write_all(b"two\n")?;
+    /// assert_eq!(receiver.finish()?, FileData::from("piece two\n"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The temporary directory or its new file cannot be made ([`asv_fs::Error`]).
+    pub fn receiver(len: u64) -> Result<Receiver, Error> {
+        Self::receiver_held_if(len, take_allowance(len))
+    }
+
+    /// A receiver that collects in memory (`len` bytes already taken from the allowance) when
+    /// `held`, else writes into the spill directory.
+    fn receiver_held_if(len: u64, held: bool) -> Result<Receiver, Error> {
+        let into = if held {
+            Sink::Memory {
+                bytes: Vec::with_capacity(usize::try_from(len).unwrap_or(0)),
+                pooled: len,
+            }
+        } else {
+            Sink::Spill(SpillFile::new()?)
+        };
+        Ok(Receiver {
+            len,
+            received: 0,
+            into,
+            failed: None,
+        })
+    }
+
     /// `bytes` written to the process's spill directory and left there.
     fn spill(bytes: &[u8]) -> Result<Self, Error> {
-        let len = bytes.len() as u64;
-        let (dir, name) = {
-            let mut spill = SPILL
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let dir = match spill.0.upgrade() {
-                Some(dir) => dir,
-                None => {
-                    let dir = Arc::new(
-                        tempfile::Builder::new()
-                            .prefix("asv-spill-")
-                            .tempdir()
-                            .map_err(|e| asv_fs::Error::Io {
-                                path: std::env::temp_dir().display().to_string(),
-                                op: "create directory",
-                                source: e,
-                            })?,
-                    );
-                    spill.0 = Arc::downgrade(&dir);
-                    dir
-                }
-            };
-            spill.1 += 1;
-            (dir, spill.1.to_string())
-        };
-        asv_fs::Root::open(dir.path())?.write_file(&name, bytes)?;
-        Ok(FileData(Repr::Stored(Arc::new(Stored {
-            root: dir.path().to_owned(),
-            path: name,
-            len,
-            sha256: Sha256::digest(bytes).into(),
-            _spill: Some(dir),
-        }))))
+        let mut file = SpillFile::new()?;
+        file.write(bytes)?;
+        file.finish(bytes.len() as u64)
     }
 
     /// The number of bytes.
@@ -355,6 +367,197 @@ impl FileData {
             }
             Repr::Stored(s) => s.for_each_chunk(visit),
         }
+    }
+}
+
+/// The spill directory, made when the first spilled file of a process needs it and shared
+/// with every file spilled while any of them is alive.
+fn spill_dir() -> Result<(Arc<tempfile::TempDir>, String), Error> {
+    let mut spill = SPILL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = match spill.0.upgrade() {
+        Some(dir) => dir,
+        None => {
+            let dir = Arc::new(
+                tempfile::Builder::new()
+                    .prefix("asv-spill-")
+                    .tempdir()
+                    .map_err(|e| asv_fs::Error::Io {
+                        path: std::env::temp_dir().display().to_string(),
+                        op: "create directory",
+                        source: e,
+                    })?,
+            );
+            spill.0 = Arc::downgrade(&dir);
+            dir
+        }
+    };
+    spill.1 += 1;
+    Ok((dir, spill.1.to_string()))
+}
+
+/// A new file of the spill directory being written, with the SHA-256 of what it was given.
+/// Removed if it is dropped before [`SpillFile::finish`].
+struct SpillFile {
+    dir: Arc<tempfile::TempDir>,
+    name: String,
+    file: tempfile::NamedTempFile,
+    hasher: Sha256,
+}
+
+impl SpillFile {
+    /// A new, empty file of the spill directory.
+    fn new() -> Result<Self, Error> {
+        let (dir, name) = spill_dir()?;
+        // Named by the directory's count (no random part): the directory is the process's own.
+        let file = tempfile::Builder::new()
+            .prefix(&name)
+            .rand_bytes(0)
+            .tempfile_in(dir.path())
+            .map_err(|e| Self::failed(&dir, &name, "create", e))?;
+        Ok(SpillFile {
+            dir,
+            name,
+            file,
+            hasher: Sha256::new(),
+        })
+    }
+
+    fn failed(dir: &tempfile::TempDir, name: &str, op: &'static str, e: io::Error) -> Error {
+        Error::Fs(asv_fs::Error::Io {
+            path: dir.path().join(name).display().to_string(),
+            op,
+            source: e,
+        })
+    }
+
+    /// Appends `bytes`.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.hasher.update(bytes);
+        self.file
+            .write_all(bytes)
+            .map_err(|e| Self::failed(&self.dir, &self.name, "write", e))
+    }
+
+    /// The file left in place, as a [`Stored`] of `len` bytes.
+    fn finish(self, len: u64) -> Result<FileData, Error> {
+        let SpillFile {
+            dir,
+            name,
+            file,
+            hasher,
+        } = self;
+        file.keep()
+            .map_err(|e| Self::failed(&dir, &name, "keep", e.error))?;
+        Ok(FileData(Repr::Stored(Arc::new(Stored {
+            root: dir.path().to_owned(),
+            path: name,
+            len,
+            sha256: hasher.finalize().into(),
+            _spill: Some(dir),
+        }))))
+    }
+}
+
+/// Where a [`Receiver`] puts the bytes.
+enum Sink {
+    /// In memory, `pooled` bytes taken from the allowance (given back unless they are kept).
+    Memory { bytes: Vec<u8>, pooled: u64 },
+    /// Into a new file of the spill directory.
+    Spill(SpillFile),
+}
+
+/// A file's bytes arriving in pieces ([`FileData::receiver`]): write exactly the announced
+/// length, then [`Receiver::finish`]. Dropped unfinished, it keeps nothing: the allowance it
+/// took is given back and a file it began is removed.
+pub struct Receiver {
+    len: u64,
+    received: u64,
+    into: Sink,
+    /// Why a write failed, kept whole for [`Receiver::finish`] and [`Receiver::failure`] (the
+    /// writer's callers see only an `io::Error`).
+    failed: Option<Error>,
+}
+
+impl Receiver {
+    /// The file, once every announced byte has arrived: held, or left in the spill directory.
+    ///
+    /// # Errors
+    /// The failure of an earlier write; [`Error::ReceivedLength`] when fewer or more bytes
+    /// arrived than were announced; the spill file cannot be kept ([`asv_fs::Error`]).
+    pub fn finish(mut self) -> Result<FileData, Error> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if self.received != self.len {
+            return Err(Error::ReceivedLength {
+                declared: self.len,
+                received: self.received,
+            });
+        }
+        match std::mem::replace(
+            &mut self.into,
+            Sink::Memory {
+                bytes: Vec::new(),
+                pooled: 0,
+            },
+        ) {
+            Sink::Memory { bytes, .. } => Ok(FileData::kept(bytes)),
+            Sink::Spill(file) => file.finish(self.len),
+        }
+    }
+
+    /// Why a write failed, if one did: for a caller whose copy reported only the writer's
+    /// `io::Error`.
+    pub fn failure(mut self) -> Option<Error> {
+        self.failed.take()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        if let Sink::Memory { pooled, .. } = &mut self.into {
+            give_back_allowance(std::mem::take(pooled));
+        }
+    }
+}
+
+impl Write for Receiver {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(e) = &self.failed {
+            return Err(io::Error::other(e.to_string()));
+        }
+        let received = self.received.saturating_add(buf.len() as u64);
+        let wrote = if received > self.len {
+            Err(Error::ReceivedLength {
+                declared: self.len,
+                received,
+            })
+        } else {
+            match &mut self.into {
+                Sink::Memory { bytes, .. } => {
+                    bytes.extend_from_slice(buf);
+                    Ok(())
+                }
+                Sink::Spill(file) => file.write(buf),
+            }
+        };
+        match wrote {
+            Ok(()) => {
+                self.received = received;
+                Ok(buf.len())
+            }
+            Err(e) => {
+                let shown = io::Error::other(e.to_string());
+                self.failed = Some(e);
+                Err(shown)
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -456,6 +659,87 @@ mod tests {
         assert!(place.is_dir(), "still holds b");
         drop(b);
         assert!(!place.exists(), "removed with the last file");
+    }
+
+    /// What a receiver given `pieces` gives, held (`true`) or spilled.
+    fn received(held: bool, pieces: &[&[u8]]) -> Result<FileData, Error> {
+        let len = pieces.iter().map(|p| p.len() as u64).sum();
+        let mut receiver = FileData::receiver_held_if(len, held)?;
+        for piece in pieces {
+            receiver.write_all(piece).unwrap();
+        }
+        receiver.finish()
+    }
+
+    #[test]
+    fn a_receiver_holds_or_spills_what_arrives_in_pieces() {
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 253) as u8).collect();
+        let pieces: Vec<&[u8]> = big.chunks(65_536).collect();
+        let held = received(true, &pieces).unwrap();
+        assert_eq!(held.held(), Some(&big[..]));
+        let spilled = received(false, &pieces).unwrap();
+        let stored = spilled.stored_at().expect("spilled");
+        assert_eq!(stored.len(), big.len() as u64);
+        assert_eq!(stored.sha256(), <[u8; 32]>::from(Sha256::digest(&big)));
+        assert_eq!(spilled.read().unwrap().as_ref(), &big[..]);
+        assert_eq!(held, spilled);
+        // An empty file either way.
+        assert_eq!(received(true, &[]).unwrap(), FileData::from(""));
+        assert_eq!(received(false, &[]).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn a_receiver_refuses_too_few_or_too_many_bytes_and_keeps_nothing_unfinished() {
+        for held in [true, false] {
+            let mut short = FileData::receiver_held_if(10, held).unwrap();
+            short.write_all(b"nine byte").unwrap();
+            let e = short.finish().unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::ReceivedLength {
+                        declared: 10,
+                        received: 9
+                    }
+                ),
+                "{e:?}"
+            );
+            assert_eq!(e.side(), asv_fs::Side::Internal);
+            let mut long = FileData::receiver_held_if(3, held).unwrap();
+            long.write_all(b"ab").unwrap();
+            assert!(long.write_all(b"cd").is_err());
+            let e = long.failure().unwrap();
+            assert!(
+                matches!(
+                    e,
+                    Error::ReceivedLength {
+                        declared: 3,
+                        received: 4
+                    }
+                ),
+                "{e:?}"
+            );
+        }
+        // A spill file begun and dropped is removed; its directory goes with its last file.
+        let kept = FileData::spill(b"kept").unwrap();
+        let dir = kept.stored_at().unwrap().root().to_owned();
+        let mut dropped = FileData::receiver_held_if(4, false).unwrap();
+        dropped.write_all(b"gone").unwrap();
+        let names = || {
+            let mut names: Vec<_> = asv_fs::Root::open(&dir)
+                .unwrap()
+                .read_dir("")
+                .unwrap()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| e.name)
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names().len(), 2);
+        drop(dropped);
+        assert_eq!(names(), [kept.stored_at().unwrap().path()]);
     }
 
     #[test]

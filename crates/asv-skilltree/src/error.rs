@@ -80,6 +80,15 @@ pub enum Error {
         /// What the limit is for, worded to follow "over the N bytes".
         what: &'static str,
     },
+    /// A file handed on in pieces ([`crate::Receiver`]) that did not come to the length it was
+    /// announced with; its caller holds a source to that length (internal side).
+    #[error("a file announced as {declared} bytes arrived as {received}")]
+    ReceivedLength {
+        /// The length announced.
+        declared: u64,
+        /// The bytes that came (counted up to one past the announced length).
+        received: u64,
+    },
     /// Materializing into a directory that is not empty (destination side).
     #[error(
         "{}: is not empty; materialize into a new empty directory",
@@ -98,6 +107,7 @@ impl Error {
         match self {
             Error::Fs(e) => e.side(),
             Error::NotEmpty { .. } => Side::Destination,
+            Error::ReceivedLength { .. } => Side::Internal,
             _ => Side::Input,
         }
     }
@@ -113,6 +123,7 @@ impl Error {
             | Error::FileDirectory { path }
             | Error::TooLarge { path, .. }
             | Error::NotEmpty { path } => Some(Location::file(path.clone())),
+            Error::ReceivedLength { .. } => None,
         }
     }
 }

@@ -30,7 +30,7 @@ pub mod fuzz;
 pub mod merge;
 mod path;
 
-pub use data::{FileData, Place, Stored};
+pub use data::{FileData, Place, Receiver, Stored};
 pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
 

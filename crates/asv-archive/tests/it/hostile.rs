@@ -638,45 +638,78 @@ fn rows() -> Vec<Row> {
     rows
 }
 
+/// The two ways an archive reaches the reader: bytes in hand, and a file read by offset.
+#[derive(Clone, Copy, Debug)]
+enum Way {
+    Bytes,
+    File,
+}
+
+const WAYS: [Way; 2] = [Way::Bytes, Way::File];
+
+/// `bytes` as a source the `way` says, named `label` (the file's path for a file, kept alive
+/// by the returned directory), and the name messages give it.
+fn source_of(way: Way, bytes: &[u8], label: &str) -> (Source, String, Option<tempfile::TempDir>) {
+    match way {
+        Way::Bytes => (Source::bytes(bytes.to_vec(), label), label.to_owned(), None),
+        Way::File => {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(label);
+            std::fs::File::create(&path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
+                .unwrap();
+            let shown = path.display().to_string();
+            (Source::file(path), shown, Some(dir))
+        }
+    }
+}
+
 #[test]
 fn hostile_archives_are_refused() {
     let rows = rows();
     let mut failures = Vec::new();
-    for row in &rows {
-        let bytes = row.bytes.clone();
-        let options = ReadOptions {
-            format: row.format,
-            limits: row.limits,
-        };
-        // What every caller does before it uses a member: open (structure, limits), then
-        // judge the whole entry list.
-        let got = Archive::open(Source::bytes(bytes, "hostile"), &options)
-            .and_then(|archive| archive.judge());
-        match got {
-            Err(e @ Error::Refused { .. }) => {
-                if e.reason() != Some(row.reason) || e.entry().map(str::to_owned) != row.entry {
-                    failures.push(format!(
-                        "{}: want {} {:?}, got {} {:?} ({e})",
-                        row.what,
-                        row.reason,
-                        row.entry,
-                        e.reason().unwrap(),
-                        e.entry()
-                    ));
+    for way in WAYS {
+        for row in &rows {
+            let options = ReadOptions {
+                format: row.format,
+                limits: row.limits,
+            };
+            let (source, shown, _dir) = source_of(way, &row.bytes, "hostile");
+            // What every caller does before it uses a member: open (structure, limits), then
+            // judge the whole entry list.
+            let got = Archive::open(source, &options).and_then(|archive| archive.judge());
+            match got {
+                Err(e @ Error::Refused { .. }) => {
+                    if e.reason() != Some(row.reason) || e.entry().map(str::to_owned) != row.entry {
+                        failures.push(format!(
+                            "{} ({way:?}): want {} {:?}, got {} {:?} ({e})",
+                            row.what,
+                            row.reason,
+                            row.entry,
+                            e.reason().unwrap(),
+                            e.entry()
+                        ));
+                    }
+                    assert_eq!(e.side(), Side::Input);
+                    let text = e.to_string();
+                    assert!(
+                        text.starts_with(&format!("archive {shown} refused (")),
+                        "{text}"
+                    );
+                    assert!(!text.contains('\n') && !text.ends_with('.'), "{text}");
                 }
-                assert_eq!(e.side(), Side::Input);
-                let text = e.to_string();
-                assert!(text.starts_with("archive hostile refused ("), "{text}");
-                assert!(!text.contains('\n') && !text.ends_with('.'), "{text}");
+                other => failures.push(format!(
+                    "{} ({way:?}): want {}, got {other:?}",
+                    row.what, row.reason
+                )),
             }
-            other => failures.push(format!("{}: want {}, got {other:?}", row.what, row.reason)),
         }
     }
     assert!(
         failures.is_empty(),
         "{} of {} rows:\n{}",
         failures.len(),
-        rows.len(),
+        rows.len() * WAYS.len(),
         failures.join("\n")
     );
     // Every reason has at least one row.
@@ -685,6 +718,29 @@ fn hostile_archives_are_refused() {
             rows.iter().any(|r| r.reason == reason),
             "no row for {reason}"
         );
+    }
+}
+
+/// The same refusal, with the same message, for the same bytes whichever way they come.
+#[test]
+fn a_file_and_its_bytes_get_the_same_answer() {
+    for row in rows() {
+        let options = ReadOptions {
+            format: row.format,
+            limits: row.limits,
+        };
+        let answers: Vec<String> = WAYS
+            .iter()
+            .map(|way| {
+                let (source, shown, _dir) = source_of(*way, &row.bytes, "archive-under-test");
+                let got = Archive::open(source, &options).and_then(|archive| archive.judge());
+                format!(
+                    "{:?}",
+                    got.map_err(|e| e.to_string().replace(&shown, "<archive>"))
+                )
+            })
+            .collect();
+        assert_eq!(answers[0], answers[1], "{}", row.what);
     }
 }
 
@@ -775,11 +831,14 @@ fn members_that_lie_fail_when_read_not_at_open() {
         ),
         (garbage, ReadProblem::DoesNotInflate),
     ];
-    for (member, problem) in rows {
+    for ((member, problem), way) in rows
+        .into_iter()
+        .flat_map(|row| WAYS.map(|way| (row.clone(), way)))
+    {
         let name = String::from_utf8(member.name.clone()).unwrap();
         let zip = Zip::of(vec![ok_file(), member]).build();
-        let archive =
-            Archive::open(Source::bytes(zip.clone(), "lying.zip"), &zip_options()).unwrap();
+        let (source, _, _dir) = source_of(way, &zip, "lying.zip");
+        let archive = Archive::open(source, &zip_options()).unwrap();
         archive.judge().unwrap();
         let entry = &archive.entries()[1];
         match archive.read(entry) {
@@ -789,9 +848,9 @@ fn members_that_lie_fail_when_read_not_at_open() {
                 ..
             }) => {
                 assert_eq!(entry, name);
-                assert_eq!(got, problem, "{name}");
+                assert_eq!(got, problem, "{name} ({way:?})");
             }
-            other => panic!("{name}: {other:?}"),
+            other => panic!("{name} ({way:?}): {other:?}"),
         }
         // The good member still reads.
         assert_eq!(archive.read(&archive.entries()[0]).unwrap(), b"fine\n");
@@ -853,18 +912,18 @@ fn truncated_archives_are_errors_never_panics() {
             limits: Limits::DEFAULT,
         };
         assert!(Archive::open(Source::bytes(bytes.clone(), "whole"), &options).is_ok());
-        for cut in 0..bytes.len() {
-            let got = Archive::open(Source::bytes(bytes[..cut].to_vec(), "cut"), &options)
-                .and_then(|a| {
-                    a.judge()?;
-                    for e in a.entries() {
-                        a.read(e)?;
-                    }
-                    Ok(())
-                });
+        for (cut, way) in (0..bytes.len()).flat_map(|cut| WAYS.map(|way| (cut, way))) {
+            let (source, _, _dir) = source_of(way, &bytes[..cut], "cut");
+            let got = Archive::open(source, &options).and_then(|a| {
+                a.judge()?;
+                for e in a.entries() {
+                    a.read(e)?;
+                }
+                Ok(())
+            });
             assert!(
                 got.is_err(),
-                "{format:?} cut at {cut} of {} was accepted",
+                "{format:?} cut at {cut} of {} was accepted ({way:?})",
                 bytes.len()
             );
         }

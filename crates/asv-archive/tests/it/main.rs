@@ -1,8 +1,10 @@
-//! Integration tests of asv-archive: hostile archives, member modes, the writer, archives real tools write.
+//! Integration tests of asv-archive: hostile archives, archives read from files, member modes, the
+//! writer, archives real tools write.
 //!
 //! One test binary for the crate, a module per area: linked once, not once per file.
 #![allow(clippy::unwrap_used, clippy::vec_init_then_push)]
 
+mod file_source;
 mod hostile;
 mod modes;
 mod real_tools;
