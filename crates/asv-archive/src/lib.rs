@@ -78,7 +78,7 @@ use random_access::{Data, Fail};
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
-pub use write::{FileEntry, zip_dir, zip_files};
+pub use write::{FileEntry, zip_dir, zip_files, zip_files_owned};
 
 /// Where an archive is: a file, or bytes already in hand with the label a refusal names them by.
 #[derive(Debug, Clone)]

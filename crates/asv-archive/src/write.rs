@@ -97,58 +97,109 @@ pub(crate) fn zip_records(records: &[Record<'_>], what: &str) -> Result<Vec<u8>>
 
 /// [`zip_records`] with the window's size given, so tests can show it changes no byte.
 fn zip_records_in_windows(records: &[Record<'_>], what: &str, window: usize) -> Result<Vec<u8>> {
-    let Ok(count) = u16::try_from(records.len()) else {
-        return Err(Error::ZipTooLarge {
-            what: what.to_owned(),
-            detail: Detail::TooManyEntries {
-                limit: usize::from(u16::MAX - 1),
-            },
-        });
-    };
-    if count == u16::MAX {
-        return Err(too_large(what));
+    let mut zip = ZipWriter::new(records.len(), what)?;
+    for range in windows(
+        records.len(),
+        |i| records[i].data.map_or(0, <[u8]>::len),
+        window,
+    ) {
+        zip.window(&records[range], what)?;
     }
+    zip.finish(what)
+}
+
+/// The records split into windows: consecutive runs holding at most `window` bytes of data
+/// together (a single larger record is a window of its own).
+fn windows(
+    count: usize,
+    len_of: impl Fn(usize) -> usize,
+    window: usize,
+) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
-    let mut central = Vec::new();
     let mut next = 0;
-    while next < records.len() {
+    while next < count {
         let mut taken = 0;
         let mut end = next;
-        while end < records.len() {
-            let len = records[end].data.map_or(0, <[u8]>::len);
+        while end < count {
+            let len = len_of(end);
             if end > next && taken + len > window {
                 break;
             }
             taken += len;
             end += 1;
         }
-        let window = &records[next..end];
+        out.push(next..end);
+        next = end;
+    }
+    out
+}
+
+/// A ZIP being written, a window of records at a time: the local entries so far and the
+/// central directory to follow them.
+struct ZipWriter {
+    out: Vec<u8>,
+    central: Vec<u8>,
+    count: u16,
+}
+
+impl ZipWriter {
+    /// A ZIP of `records` records, refused up front when a ZIP without ZIP64 cannot count them.
+    fn new(records: usize, what: &str) -> Result<Self> {
+        let Ok(count) = u16::try_from(records) else {
+            return Err(Error::ZipTooLarge {
+                what: what.to_owned(),
+                detail: Detail::TooManyEntries {
+                    limit: usize::from(u16::MAX - 1),
+                },
+            });
+        };
+        if count == u16::MAX {
+            return Err(too_large(what));
+        }
+        Ok(ZipWriter {
+            out: Vec::new(),
+            central: Vec::new(),
+            count,
+        })
+    }
+
+    /// Deflates one window of records on every core and appends them in order.
+    fn window(&mut self, window: &[Record<'_>], what: &str) -> Result<()> {
         let deflated: Vec<Deflated> = window
             .par_iter()
             .map(|record| deflate(record.data.unwrap_or(&[])))
             .collect();
         for (record, deflated) in window.iter().zip(deflated) {
-            append(record, &deflated, &mut out, &mut central, what)?;
+            append(record, &deflated, &mut self.out, &mut self.central, what)?;
         }
-        next = end;
+        Ok(())
     }
-    let (Ok(cd_offset), Ok(cd_size)) = (u32::try_from(out.len()), u32::try_from(central.len()))
-    else {
-        return Err(too_large(what));
-    };
-    if cd_offset == u32::MAX || cd_size == u32::MAX {
-        return Err(too_large(what));
+
+    /// The central directory and the end record after the entries: the whole ZIP.
+    fn finish(self, what: &str) -> Result<Vec<u8>> {
+        let ZipWriter {
+            mut out,
+            central,
+            count,
+        } = self;
+        let (Ok(cd_offset), Ok(cd_size)) = (u32::try_from(out.len()), u32::try_from(central.len()))
+        else {
+            return Err(too_large(what));
+        };
+        if cd_offset == u32::MAX || cd_size == u32::MAX {
+            return Err(too_large(what));
+        }
+        out.extend_from_slice(&central);
+        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes()); // this disk
+        out.extend_from_slice(&0u16.to_le_bytes()); // disk with the directory
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&cd_size.to_le_bytes());
+        out.extend_from_slice(&cd_offset.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes()); // comment length
+        Ok(out)
     }
-    out.extend_from_slice(&central);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes()); // this disk
-    out.extend_from_slice(&0u16.to_le_bytes()); // disk with the directory
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&cd_size.to_le_bytes());
-    out.extend_from_slice(&cd_offset.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes()); // comment length
-    Ok(out)
 }
 
 /// Appends one record to the ZIP: its local header and data to `out`, its central directory
@@ -241,44 +292,100 @@ fn append(
 /// # }
 /// ```
 pub fn zip_files(files: &[FileEntry]) -> Result<Vec<u8>> {
-    zip_files_named(files, "files")
+    zip_files_as(files, "files")
 }
 
-fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
+/// [`zip_files`], naming the ZIP `what` in an error.
+fn zip_files_as(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
+    let plan = plan_files(files, |f| f.bytes.len())?;
+    let records: Vec<Record<'_>> = plan
+        .into_iter()
+        .map(|(name, file, executable)| Record {
+            name,
+            data: file.map(|i| files[i].bytes.as_slice()),
+            executable,
+        })
+        .collect();
+    zip_records(&records, what)
+}
+
+/// [`zip_files`] of files it takes: each file's bytes are let go once its entry is in the ZIP,
+/// so the files and the ZIP are not held whole side by side (a `skill pack` of 30 MiB that
+/// does not compress held 60 MiB). The bytes are the same as [`zip_files`] gives.
+///
+/// # Errors
+/// As [`zip_files`].
+///
+/// # Example
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use asv_archive::{FileEntry, zip_files, zip_files_owned};
+/// let files = vec![FileEntry { path: "a/b.txt".into(), bytes: b"hi\n".to_vec(), executable: false }];
+/// assert_eq!(zip_files_owned(files.clone())?, zip_files(&files)?);
+/// # Ok(())
+/// # }
+/// ```
+pub fn zip_files_owned(mut files: Vec<FileEntry>) -> Result<Vec<u8>> {
+    zip_files_owned_in_windows(&mut files, WINDOW_BYTES)
+}
+
+/// [`zip_files_owned`] with the window's size given, so tests can show it changes no byte.
+fn zip_files_owned_in_windows(files: &mut [FileEntry], window: usize) -> Result<Vec<u8>> {
+    let what = "files";
+    let plan = plan_files(files, |f| f.bytes.len())?;
+    let len_of = |i: usize| plan[i].1.map_or(0, |f| files[f].bytes.len());
+    let ranges = windows(plan.len(), len_of, window);
+    let mut zip = ZipWriter::new(plan.len(), what)?;
+    for range in ranges {
+        // This window's bytes, taken from the files and dropped once written.
+        let held: Vec<Option<Vec<u8>>> = plan[range.clone()]
+            .iter()
+            .map(|(_, file, _)| file.map(|i| std::mem::take(&mut files[i].bytes)))
+            .collect();
+        let records: Vec<Record<'_>> = plan[range]
+            .iter()
+            .zip(&held)
+            .map(|((name, _, executable), data)| Record {
+                name: name.clone(),
+                data: data.as_deref(),
+                executable: *executable,
+            })
+            .collect();
+        zip.window(&records, what)?;
+    }
+    zip.finish(what)
+}
+
+/// The entries a ZIP of `files` holds, sorted by name: each directory above a file (no index)
+/// and each file (its index in `files`), judged by the entry policy first. `len` gives a
+/// file's size.
+fn plan_files(
+    files: &[FileEntry],
+    len: impl Fn(&FileEntry) -> usize,
+) -> Result<Vec<(String, Option<usize>, bool)>> {
     use std::collections::BTreeMap;
 
     use crate::entry::{Entry, EntryKind};
     use crate::policy::{entry_refusal, place_of};
 
     let mut entries = Vec::with_capacity(files.len());
-    let mut records: BTreeMap<String, Record<'_>> = BTreeMap::new();
+    let mut records: BTreeMap<String, (Option<usize>, bool)> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
         let place = place_of(&file.path);
         for depth in 1..place.len() {
             let dir = format!("{}/", place[..depth].join("/"));
-            records.entry(dir.clone()).or_insert(Record {
-                name: dir,
-                data: None,
-                executable: false,
-            });
+            records.entry(dir).or_insert((None, false));
         }
         let name = place.join("/");
         entries.push(Entry {
             name: file.path.clone(),
             kind: EntryKind::File,
-            size: file.bytes.len() as u64,
+            size: len(file) as u64,
             executable: file.executable,
             index,
             utf8: true,
         });
-        records.insert(
-            name.clone(),
-            Record {
-                name,
-                data: Some(&file.bytes),
-                executable: file.executable,
-            },
-        );
+        records.insert(name, (Some(index), file.executable));
     }
     if let Some(refusal) = entry_refusal(&entries) {
         return Err(Error::Unzippable {
@@ -286,8 +393,10 @@ fn zip_files_named(files: &[FileEntry], what: &str) -> Result<Vec<u8>> {
             detail: refusal.detail,
         });
     }
-    let records: Vec<Record<'_>> = records.into_values().collect();
-    zip_records(&records, what)
+    Ok(records
+        .into_iter()
+        .map(|(name, (file, executable))| (name, file, executable))
+        .collect())
 }
 
 /// The bytes of a reproducible ZIP of the directory `dir` of `tree` ([`zip_files`] of every
@@ -370,7 +479,7 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
             executable: asv_fs::platform::is_executable(&meta),
         });
     }
-    zip_files_named(&files, what)
+    zip_files_as(&files, what)
 }
 
 #[cfg(test)]
@@ -427,5 +536,36 @@ mod tests {
             .unwrap()
             .install(|| zip_records_in_windows(&records, "t", usize::MAX).unwrap());
         assert_eq!(one, whole);
+    }
+
+    #[test]
+    fn files_taken_zip_to_the_same_bytes_and_are_let_go() {
+        let files: Vec<FileEntry> = data()
+            .into_iter()
+            .enumerate()
+            .map(|(i, bytes)| FileEntry {
+                path: format!("s/d{}/f{i:02}", i % 4),
+                bytes,
+                executable: i % 2 == 0,
+            })
+            .collect();
+        let whole = zip_files(&files).unwrap();
+        for window in [0, 1, 5_000, WINDOW_BYTES] {
+            let mut taken = files.clone();
+            assert_eq!(
+                zip_files_owned_in_windows(&mut taken, window).unwrap(),
+                whole,
+                "window of {window} bytes"
+            );
+            assert!(taken.iter().all(|f| f.bytes.is_empty()));
+        }
+        assert_eq!(zip_files_owned(files.clone()).unwrap(), whole);
+        // The same refusal as from borrowed files.
+        let mut twice = files[..2].to_vec();
+        twice[1].path = twice[0].path.clone();
+        assert_eq!(
+            zip_files_owned(twice.clone()).unwrap_err().to_string(),
+            zip_files(&twice).unwrap_err().to_string()
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! bytes depend only on the files: entries sorted, fixed timestamps, fixed modes (`0644`, or
 //! `0755` for an executable file), so the same skill packs to the same ZIP on every machine.
 
-use asv_archive::{FileEntry, zip_files};
+use asv_archive::{FileEntry, zip_files_owned};
 use asv_fs::Root;
 use asv_skilltree::SkillTree;
 
@@ -97,7 +97,10 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
             limit: API_LIMIT,
         });
     }
-    let zip = zip_files(&entries)?;
+    let files = entries.len();
+    // Each file's bytes are let go once its entry is in the ZIP, so the skill and its ZIP are
+    // not held whole side by side (issue 15 §3).
+    let zip = zip_files_owned(entries)?;
     let size = zip.len() as u64;
     if size > UPLOAD_LIMIT {
         warnings.push(Finding::new(
@@ -111,7 +114,7 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     }
     Ok(Packed {
         name,
-        files: entries.len(),
+        files,
         hash,
         zip,
         warnings,
