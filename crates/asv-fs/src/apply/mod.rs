@@ -19,6 +19,7 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::error::{EntryKind, Error, Result, StrandedEntry};
 use crate::plan::{
@@ -128,6 +129,10 @@ struct Applier<'a, 'f> {
     /// Directories already seen or made on the way to a destination in this apply, so a plan
     /// of many files in few directories inspects each directory once.
     known_dirs: std::sync::Mutex<HashSet<String>>,
+    /// The trees outside this one that copies come from ([`Body::CopyFrom`]), each opened
+    /// once: a guarded root checks each directory on the way to a file once, so a skill of
+    /// many files copied from one place is not checked again per file.
+    sources: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<Root>>>,
 }
 
 impl<'a> Applier<'a, '_> {
@@ -138,6 +143,7 @@ impl<'a> Applier<'a, '_> {
             calls: Calls::none(),
             no_exchange: false,
             known_dirs: Default::default(),
+            sources: Default::default(),
         }
     }
 }
@@ -268,6 +274,20 @@ impl Applier<'_, '_> {
         }
     }
 
+    /// The guarded root of the tree at `from`, opened once per apply.
+    fn source_root(&self, from: &Path) -> Result<Arc<Root>> {
+        let mut sources = self
+            .sources
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(root) = sources.get(from) {
+            return Ok(Arc::clone(root));
+        }
+        let root = Arc::new(Root::open(from)?);
+        sources.insert(from.to_owned(), Arc::clone(&root));
+        Ok(root)
+    }
+
     fn copy_into(
         &self,
         from: Option<&Path>,
@@ -287,7 +307,7 @@ impl Applier<'_, '_> {
             .map_err(|e| Error::io(&source.path, "read", e))?;
         let reader = match from {
             None => self.tree.open_reader(&source.path)?,
-            Some(from) => Root::open(from)?.open_reader(&source.path)?,
+            Some(from) => self.source_root(from)?.open_reader(&source.path)?,
         };
         let Some(reader) = reader else {
             return Err(changed());
@@ -782,6 +802,7 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
         calls: Calls::new(faults.as_ref()),
         no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
         known_dirs: Default::default(),
+        sources: Default::default(),
     };
     entries.retain(|entry| entry.planned.action().is_active());
     let mut tracks: Vec<Track> = Vec::new();
