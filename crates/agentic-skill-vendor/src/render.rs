@@ -716,7 +716,12 @@ pub fn diff(format: Format, name: &str, from: &str, to: &str, text: &str) -> Vec
                     },
                 ),
         ],
-        _ => text.lines().map(str::to_owned).collect(),
+        // Split at LF only: a CR before it belongs to the line (a CRLF file's diff keeps its
+        // CRs, as `git diff` prints them and `git apply` needs them).
+        _ => text
+            .split_inclusive('\n')
+            .map(|l| l.strip_suffix('\n').unwrap_or(l).to_owned())
+            .collect(),
     }
 }
 

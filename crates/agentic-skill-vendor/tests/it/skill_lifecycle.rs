@@ -116,6 +116,45 @@ fn a_clean_pull_keeps_local_edits_and_takes_upstream_ones() {
     assert!(again.stdout.starts_with("pdf: up to date at "), "{again:?}");
 }
 
+/// A file with CRLF line ends diffs with its CRs kept, byte for byte as `git diff` shows it,
+/// and `git apply` takes the diff back to the base.
+#[test]
+fn a_diff_of_a_crlf_file_keeps_its_carriage_returns() {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write("skills/pdf/notes.md", "one\r\ntwo\r\nthree\r\n");
+    let me = Repo::empty();
+    let out = me.run(&["skill", "add", &source(&up), "skills/pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    edit(&me, "skills/pdf/notes.md", "two\r\n", "TWO\r\n");
+    let diff = me.run(&["skill", "diff", "pdf"]);
+    assert_eq!(diff.code, 0, "{diff:?}");
+    assert_eq!(
+        diff.stdout,
+        "diff --git a/skills/pdf/notes.md b/skills/pdf/notes.md\n\
+         --- a/skills/pdf/notes.md\n\
+         +++ b/skills/pdf/notes.md\n\
+         @@ -1,3 +1,3 @@\n \
+         one\r\n\
+         -two\r\n\
+         +TWO\r\n \
+         three\r\n"
+    );
+    let patch = me.path().join("crlf.patch");
+    std::fs::write(&patch, &diff.stdout).unwrap();
+    let applied = std::process::Command::new("git")
+        .args(["apply", "--reverse"])
+        .arg(&patch)
+        .current_dir(me.path())
+        .output()
+        .unwrap();
+    assert!(applied.status.success(), "{applied:?}");
+    assert_eq!(
+        me.read_string("skills/pdf/notes.md"),
+        "one\r\ntwo\r\nthree\r\n"
+    );
+}
+
 #[test]
 fn the_exec_bit_and_content_merge_independently() {
     let (up, me) = imported();
