@@ -149,11 +149,17 @@ fn write_lock(root: &Root, lock: &Lock) -> Result<()> {
 }
 
 fn manifest_text(root: &Root) -> Result<String> {
-    Ok(match root.read_file(MANIFEST_FILE)? {
-        None => String::new(),
-        Some(bytes) => String::from_utf8(bytes)
-            .map_err(|_| Error::Contracts(asv_contracts::Error::not_utf8(MANIFEST_FILE)))?,
-    })
+    Ok(
+        match root.read_file_capped(
+            MANIFEST_FILE,
+            asv_model::layout::SETTINGS_LIMIT,
+            asv_model::layout::SETTINGS_LIMIT_WHAT,
+        )? {
+            None => String::new(),
+            Some(bytes) => String::from_utf8(bytes)
+                .map_err(|_| Error::Contracts(asv_contracts::Error::not_utf8(MANIFEST_FILE)))?,
+        },
+    )
 }
 
 fn warn_if_not_ignored(root: &Root, events: &mut Vec<Event>) -> Result<()> {

@@ -36,3 +36,19 @@ pub const SKILL_LOCK: &str = "vendor-skills-lock.json";
 /// The intent of the skill side: which skills to take from where and which agents mirror
 /// `skills/`, at the root. Hand-edited; the tool edits it line by line.
 pub const SKILL_INTENT: &str = "vendor-skills.yaml";
+
+/// The most bytes a settings file may hold: `vendor-manifest.yaml`, `vendor-skills.yaml`, or a
+/// `.gitignore` the tool reads. 16 MiB, far past any real table (their YAML is also held to a
+/// node budget when parsed); each is refused before more than this is read (issue 15 §3).
+pub const SETTINGS_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// How the refusal of a file past [`SETTINGS_LIMIT`] names the limit.
+pub const SETTINGS_LIMIT_WHAT: &str = "a settings file may hold";
+
+/// The most bytes a lock may hold: `vendor-lock.json` or `vendor-skills-lock.json`. 256 MiB,
+/// about ten times the contract lock of 100,000 skills declaring ten contracts each; refused
+/// before more than this is read (issue 15 §3).
+pub const LOCK_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// How the refusal of a lock past [`LOCK_LIMIT`] names the limit.
+pub const LOCK_LIMIT_WHAT: &str = "a lock may hold";

@@ -104,7 +104,11 @@ impl Intent {
     /// target no agent answers to or a skill name that is not one; [`Error::Lock`] as
     /// [`SkillLock::load`]; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Intent, Error> {
-        match root.read_file(INTENT_FILE)? {
+        match root.read_file_capped(
+            INTENT_FILE,
+            asv_model::layout::SETTINGS_LIMIT,
+            asv_model::layout::SETTINGS_LIMIT_WHAT,
+        )? {
             Some(bytes) => Intent::parse(&bytes),
             None => Ok(Intent::of_lock(&SkillLock::load(root)?)),
         }
@@ -314,7 +318,11 @@ pub fn rows_change(
     lock: &SkillLock,
     rows: &[(String, Wanted)],
 ) -> Result<asv_fs::Change, Error> {
-    let before = root.read_file(INTENT_FILE)?;
+    let before = root.read_file_capped(
+        INTENT_FILE,
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?;
     let mut text: Option<String> = match &before {
         Some(bytes) => Some(
             std::str::from_utf8(bytes)
@@ -347,7 +355,12 @@ pub fn rows_change(
 /// # Errors
 /// As [`without_row`]; a guarded-read refusal; a file that is not UTF-8.
 pub fn rows_removed(root: &Root, names: &[String]) -> Result<Option<asv_fs::Change>, Error> {
-    let Some(bytes) = root.read_file(INTENT_FILE)? else {
+    let Some(bytes) = root.read_file_capped(
+        INTENT_FILE,
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?
+    else {
         return Ok(None);
     };
     let before = std::str::from_utf8(&bytes).map_err(|_| refuse(None, IntentProblem::NotUtf8))?;

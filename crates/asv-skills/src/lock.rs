@@ -69,7 +69,12 @@ impl SkillLock {
     /// # Errors
     /// [`Error::Lock`] for a file that is not this format; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Self, Error> {
-        let Some(bytes) = root.read_file(SKILL_LOCK_FILE)? else {
+        let Some(bytes) = root.read_file_capped(
+            SKILL_LOCK_FILE,
+            asv_model::layout::LOCK_LIMIT,
+            asv_model::layout::LOCK_LIMIT_WHAT,
+        )?
+        else {
             return Ok(SkillLock {
                 version: VERSION,
                 ..SkillLock::default()

@@ -58,6 +58,57 @@ fn a_document_contract_past_64_mib_is_refused_naming_it_and_nothing_is_written()
     assert_eq!(names(&repo), before, "nothing written");
 }
 
+/// The tool's settings files and locks are refused past their limits before they are read,
+/// by every command that reads them, and nothing is written.
+#[test]
+fn settings_files_and_locks_past_their_limits_are_refused_unread() {
+    let cases: [(&str, u64, &str, &[&[&str]]); 4] = [
+        (
+            "vendor-lock.json",
+            256 * MIB + 1,
+            "a lock may hold",
+            &[&["verify"], &["gen"]],
+        ),
+        (
+            "vendor-manifest.yaml",
+            16 * MIB + 1,
+            "a settings file may hold",
+            &[&["verify"], &["gen"]],
+        ),
+        (
+            "vendor-skills-lock.json",
+            256 * MIB + 1,
+            "a lock may hold",
+            &[&["skill", "status"], &["skill", "verify"]],
+        ),
+        (
+            "vendor-skills.yaml",
+            16 * MIB + 1,
+            "a settings file may hold",
+            &[&["skill", "verify"], &["skill", "sync"]],
+        ),
+    ];
+    for (file, len, what, commands) in cases {
+        let repo = Repo::empty();
+        repo.write("skills/a/SKILL.md", skill_md("a", &[]));
+        sparse(&repo, file, len);
+        let before = names(&repo);
+        for args in commands {
+            let run = repo.run(args);
+            assert_eq!(run.code, 2, "{file} {args:?}: {run:?}");
+            assert_eq!(
+                run.stderr,
+                format!(
+                    "error: {file}: {len} bytes, over the {} bytes {what}; make it smaller\n",
+                    len - 1
+                ),
+                "{file} {args:?}"
+            );
+        }
+        assert_eq!(names(&repo), before, "{file}: nothing written");
+    }
+}
+
 #[test]
 fn a_skill_md_past_1_mib_is_refused_by_gen_verify_and_validate() {
     let repo = Repo::empty();

@@ -432,10 +432,10 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
     assert_eq!(me.run(&["skill", "validate"]).code, 0);
     let status = me.run(&["skill", "status"]);
     assert_eq!(status.stdout, "pdf-reader: modified\n", "{status:?}");
-    // The base is upstream's, so the diff from it is the one line.
+    // The base is upstream's, so the diff from it is the one line (its CRLF kept).
     let diff = me.run(&["skill", "diff", "pdf-reader"]);
     assert!(
-        diff.stdout.contains("\n-name: pdf\n+name: pdf-reader\n"),
+        diff.stdout.contains("\n-name: pdf\r\n+name: pdf-reader\r\n"),
         "{diff:?}"
     );
 

@@ -70,7 +70,11 @@ pub fn init(root: &Root) -> Result<Vec<Made>> {
             }
         }
     }
-    let ignore = root.read_file(".gitignore")?;
+    let ignore = root.read_file_capped(
+        ".gitignore",
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?;
     let ignore_text = match &ignore {
         None => None,
         Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::not_utf8(".gitignore"))?),

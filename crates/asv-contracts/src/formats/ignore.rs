@@ -23,7 +23,11 @@ impl IgnoreRules {
     /// A link or wrong kind at the file (guarded read), or an I/O failure.
     pub fn add_dir(&mut self, root: &Root, dir: &str) -> Result<()> {
         let path = join(dir, ".gitignore");
-        if let Some(bytes) = root.read_file(&path)? {
+        if let Some(bytes) = root.read_file_capped(
+            &path,
+            asv_model::layout::SETTINGS_LIMIT,
+            asv_model::layout::SETTINGS_LIMIT_WHAT,
+        )? {
             // The root is the empty path, so each list's base is its directory + "/".
             self.search
                 .add_patterns_buffer(

@@ -128,7 +128,12 @@ impl Manifest {
     /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape, or a row this
     /// build cannot act on; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Self> {
-        let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
+        let Some(bytes) = root.read_file_capped(
+            MANIFEST_FILE,
+            asv_model::layout::SETTINGS_LIMIT,
+            asv_model::layout::SETTINGS_LIMIT_WHAT,
+        )?
+        else {
             return Ok(Manifest::default());
         };
         Self::from_bytes(&bytes)

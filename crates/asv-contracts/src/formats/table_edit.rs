@@ -236,7 +236,12 @@ pub fn with_rows(text: &str, rows: &[(ContractId, String)]) -> Result<String> {
 /// `contracts` block where a row must be added; a link or wrong kind at a canonical text.
 pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
     let root: &Root = repo.root;
-    let Some(bytes) = root.read_file(MANIFEST_FILE)? else {
+    let Some(bytes) = root.read_file_capped(
+        MANIFEST_FILE,
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?
+    else {
         return Ok(None);
     };
     let before = String::from_utf8(bytes).map_err(|_| Error::not_utf8(MANIFEST_FILE))?;

@@ -172,7 +172,11 @@ impl<'t> Repository<'t> {
     pub fn load(root: &'t Root) -> Result<Self> {
         let skills = load_skills(root)?;
         let manifest = Manifest::load(root)?;
-        let lock_file = match root.read_file(LOCK_FILE)? {
+        let lock_file = match root.read_file_capped(
+            LOCK_FILE,
+            asv_model::layout::LOCK_LIMIT,
+            asv_model::layout::LOCK_LIMIT_WHAT,
+        )? {
             None if root.kind(LEGACY_LOCK_FILE)?.is_some() => {
                 return Err(Error::LegacyLock);
             }
