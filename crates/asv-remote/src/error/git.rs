@@ -433,8 +433,11 @@ impl GitFailure {
             "authentication failed",
             "access denied",
             "http basic",
-            "401",
-            "403",
+            // As git words an HTTP status ("The requested URL returned error: 403"): a bare
+            // "401" would also match a port or a path (`https://h:40135/`), and a refused
+            // certificate there was taken for a password prompt.
+            "returned error: 401",
+            "returned error: 403",
         ]) {
             GitFailure::Credentials
         } else if has(&[
@@ -540,6 +543,22 @@ mod tests {
             (
                 "fatal: unable to access 'https://h/': SSL certificate problem: unable to get local issuer certificate",
                 "TLS",
+            ),
+            (
+                "fatal: unable to access 'https://127.0.0.1:40395/c.git/': SSL certificate problem: unable to get local issuer certificate",
+                "TLS",
+            ),
+            (
+                "fatal: unable to access 'https://h/401/': server certificate verification failed",
+                "TLS",
+            ),
+            (
+                "fatal: unable to access 'https://h/': The requested URL returned error: 403",
+                "credentials",
+            ),
+            (
+                "fatal: unable to access 'https://h/': The requested URL returned error: 401",
+                "credentials",
             ),
             (
                 "fatal: repository 'https://h/x.git/' not found",
