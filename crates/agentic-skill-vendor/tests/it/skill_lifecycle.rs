@@ -435,7 +435,8 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
     // The base is upstream's, so the diff from it is the one line (its CRLF kept).
     let diff = me.run(&["skill", "diff", "pdf-reader"]);
     assert!(
-        diff.stdout.contains("\n-name: pdf\r\n+name: pdf-reader\r\n"),
+        diff.stdout
+            .contains("\n-name: pdf\r\n+name: pdf-reader\r\n"),
         "{diff:?}"
     );
 
