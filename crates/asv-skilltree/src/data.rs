@@ -623,6 +623,17 @@ impl From<String> for FileData {
 mod tests {
     use super::*;
 
+    /// The spill directory is the process's: tests that spill and look at it take turns, or
+    /// one test's files keep the directory another expects gone (`cargo test` runs tests as
+    /// threads of one process).
+    static SPILLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn spilling() -> std::sync::MutexGuard<'static, ()> {
+        SPILLING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// A root over `dir` with the file `f` holding `bytes`.
     fn with_file(dir: &tempfile::TempDir, bytes: &[u8]) -> asv_fs::Root {
         let root = asv_fs::Root::open(dir.path()).unwrap();
@@ -644,6 +655,7 @@ mod tests {
 
     #[test]
     fn spilled_bytes_read_back_and_their_directory_goes_with_the_last_of_them() {
+        let _turn = spilling();
         let a = FileData::spill(b"spilled bytes").unwrap();
         let b = FileData::spill(b"more").unwrap();
         let place = a.stored_at().unwrap().root().to_owned();
@@ -673,6 +685,7 @@ mod tests {
 
     #[test]
     fn a_receiver_holds_or_spills_what_arrives_in_pieces() {
+        let _turn = spilling();
         let big: Vec<u8> = (0..200_000u32).map(|i| (i % 253) as u8).collect();
         let pieces: Vec<&[u8]> = big.chunks(65_536).collect();
         let held = received(true, &pieces).unwrap();
@@ -690,6 +703,7 @@ mod tests {
 
     #[test]
     fn a_receiver_refuses_too_few_or_too_many_bytes_and_keeps_nothing_unfinished() {
+        let _turn = spilling();
         for held in [true, false] {
             let mut short = FileData::receiver_held_if(10, held).unwrap();
             short.write_all(b"nine byte").unwrap();
