@@ -19,19 +19,17 @@ pub(crate) fn fill_linking(root: &Root, tree: &SkillTree, same: &SkillTree, at: 
         tree.files()
             .iter()
             .map(|f| match same.get(&f.path) {
-                Some(was)
-                    if was.executable == f.executable
-                        && was.data.len() == f.data.len()
-                        && was.data.sha256() == f.data.sha256() =>
-                {
+                // Compared by content as the tree compares files: bytes in memory, or digests
+                // already known, so nothing is hashed here for it.
+                Some(was) if was.executable == f.executable && was.data == f.data => {
+                    let fallback = new_file(root, f);
                     NewFile {
-                        path: f.path.clone(),
-                        body: Body::Link(TreeFile {
+                        body: Body::Link {
                             path: asv_fs::join(at, &f.path),
                             len: f.data.len(),
-                            sha256: f.data.sha256(),
-                        }),
-                        executable: f.executable,
+                            fallback: Box::new(fallback.body),
+                        },
+                        ..fallback
                     }
                 }
                 _ => new_file(root, f),

@@ -238,31 +238,26 @@ impl Applier<'_, '_> {
         Ok(())
     }
 
-    /// Copies the file `source` (of the tree, or under `from`) into `out` (the staged file
-    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source`
-    /// records are refused before the staged entry could be swapped in, so the plan rolls
-    /// back. A file under `from` is named by its full path in the refusal, since it is not
-    /// the repository's.
     /// Gives the tree's file `source` the new name `staged` as a hard link, when it is still a
-    /// regular file of `source.len` bytes with the wanted executable bit and a link can be made
-    /// here. `false` (nothing made) tells the caller to copy it instead.
-    fn link_into(&self, source: &TreeFile, executable: bool, staged: &str) -> Result<bool> {
+    /// regular file of `len` bytes with the wanted executable bit and a link can be made
+    /// here. `false` (nothing made) tells the caller to write the link's fallback instead.
+    fn link_into(&self, source: &str, len: u64, executable: bool, staged: &str) -> Result<bool> {
         self.calls
             .step()
-            .map_err(|e| Error::io(&source.path, "read", e))?;
+            .map_err(|e| Error::io(source, "read", e))?;
         // The guarded open vets the file (no link on the way, a regular file) and names its
         // inode; the link made from the path must be that inode, or it is taken back.
-        let Some(reader) = self.tree.open_reader(&source.path)? else {
+        let Some(reader) = self.tree.open_reader(source)? else {
             return Ok(false);
         };
-        if reader.len() != source.len || reader.is_executable() != executable {
+        if reader.len() != len || reader.is_executable() != executable {
             return Ok(false);
         }
         let Some(identity) = reader.identity() else {
             return Ok(false);
         };
         let to = self.tree.abs(staged);
-        if platform::hard_link(&self.tree.abs(&source.path), &to).is_err() {
+        if platform::hard_link(&self.tree.abs(source), &to).is_err() {
             return Ok(false);
         }
         match platform::link_identity(&to) {
@@ -288,6 +283,22 @@ impl Applier<'_, '_> {
         Ok(root)
     }
 
+    /// Writes `body` into `out`, the staged file `rel`; a link not made writes its fallback.
+    fn write_body(&self, body: &Body, rel: &str, out: &mut File) -> Result<()> {
+        match body {
+            Body::Bytes(bytes) => self.op(rel, "write", || out.write_all(bytes)),
+            Body::Shared(bytes) => self.op(rel, "write", || out.write_all((**bytes).as_ref())),
+            Body::Copy(source) => self.copy_into(None, source, rel, out),
+            Body::CopyFrom { root, file, .. } => self.copy_into(Some(root), file, rel, out),
+            Body::Link { fallback, .. } => self.write_body(fallback, rel, out),
+        }
+    }
+
+    /// Copies the file `source` (of the tree, or under `from`) into `out` (the staged file
+    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source`
+    /// records are refused before the staged entry could be swapped in, so the plan rolls
+    /// back. A file under `from` is named by its full path in the refusal, since it is not
+    /// the repository's.
     fn copy_into(
         &self,
         from: Option<&Path>,
@@ -559,26 +570,15 @@ impl Applier<'_, '_> {
                         }
                     }
                     let rel = join(&staged, &file.path);
-                    if let Body::Link(source) = &file.body
-                        && self.link_into(source, file.executable, &rel)?
+                    if let Body::Link { path, len, .. } = &file.body
+                        && self.link_into(path, *len, file.executable, &rel)?
                     {
                         continue;
                     }
                     let mode = if file.executable { 0o777 } else { 0o666 };
                     let mut out =
                         self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
-                    match &file.body {
-                        Body::Bytes(bytes) => self.op(&rel, "write", || out.write_all(bytes))?,
-                        Body::Shared(bytes) => {
-                            self.op(&rel, "write", || out.write_all((**bytes).as_ref()))?;
-                        }
-                        Body::Copy(source) | Body::Link(source) => {
-                            self.copy_into(None, source, &rel, &mut out)?;
-                        }
-                        Body::CopyFrom { root, file, .. } => {
-                            self.copy_into(Some(root), file, &rel, &mut out)?;
-                        }
-                    }
+                    self.write_body(&file.body, &rel, &mut out)?;
                 }
             }
             Operation::Replace(Fill::Copy(source)) => {

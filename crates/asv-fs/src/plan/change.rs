@@ -50,10 +50,17 @@ pub enum Body {
     /// (a pull leaves the files neither side changed as they are, as `git merge` does). The
     /// link is made only to the very file a guarded open found at `path` with `len` bytes and
     /// the wanted executable bit; where no link can be made (another file system, no hard
-    /// links, another mode) the file is copied as [`Body::Copy`] copies it. A caller names
-    /// only files no one else writes in place while the plan runs, or checks them after (a
-    /// pull's ownership check hashes the directory the links were taken from).
-    Link(TreeFile),
+    /// links, another mode) `fallback` is written instead. A caller names only files no one
+    /// else writes in place while the plan runs, or checks them after (a pull's ownership
+    /// check hashes the directory the links were taken from).
+    Link {
+        /// The file to link, relative to the plan's root.
+        path: String,
+        /// Its length when it was read.
+        len: u64,
+        /// What is written when no link is made (never a link itself).
+        fallback: Box<Body>,
+    },
 }
 
 impl Body {
@@ -62,7 +69,8 @@ impl Body {
         match self {
             Body::Bytes(bytes) => Some(bytes),
             Body::Shared(bytes) => Some((**bytes).as_ref()),
-            Body::Copy(_) | Body::CopyFrom { .. } | Body::Link(_) => None,
+            Body::Copy(_) | Body::CopyFrom { .. } => None,
+            Body::Link { fallback, .. } => fallback.in_memory(),
         }
     }
 }
@@ -72,7 +80,8 @@ impl Body {
 impl PartialEq for Body {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (Body::Copy(a), Body::Copy(b)) | (Body::Link(a), Body::Link(b)) => a == b,
+            (Body::Copy(a), Body::Copy(b)) => a == b,
+            (Body::Link { fallback: a, .. }, b) | (b, Body::Link { fallback: a, .. }) => **a == *b,
             (
                 Body::CopyFrom {
                     root: ra, file: fa, ..
@@ -94,7 +103,16 @@ impl fmt::Debug for Body {
             Body::Bytes(bytes) => f.debug_tuple("Bytes").field(bytes).finish(),
             Body::Shared(bytes) => f.debug_tuple("Shared").field(&(**bytes).as_ref()).finish(),
             Body::Copy(file) => f.debug_tuple("Copy").field(file).finish(),
-            Body::Link(file) => f.debug_tuple("Link").field(file).finish(),
+            Body::Link {
+                path,
+                len,
+                fallback,
+            } => f
+                .debug_struct("Link")
+                .field("path", path)
+                .field("len", len)
+                .field("fallback", fallback)
+                .finish(),
             Body::CopyFrom { root, file, .. } => f
                 .debug_struct("CopyFrom")
                 .field("root", root)

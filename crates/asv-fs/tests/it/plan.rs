@@ -1111,7 +1111,11 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
     let fill = |source: asv_fs::TreeFile, executable: bool| {
         Fill::files(vec![NewFile {
             path: "same.txt".into(),
-            body: asv_fs::Body::Link(source),
+            body: asv_fs::Body::Link {
+                path: source.path.clone(),
+                len: source.len,
+                fallback: Box::new(asv_fs::Body::Copy(source)),
+            },
             executable,
         }])
     };
