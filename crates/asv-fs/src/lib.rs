@@ -34,6 +34,7 @@ mod faults;
 pub mod plan;
 pub mod platform;
 pub mod quote;
+mod stamp;
 mod tree;
 mod writer_lock;
 
@@ -45,5 +46,6 @@ pub use plan::{
     Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
     PlannedChange, SharedBytes, TreeFile, Verdict,
 };
+pub use stamp::FileStamp;
 pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{EntryKind, Error, Result};
 use crate::platform;
+use crate::stamp::FileStamp;
 
 /// One entry of a directory listing, as `lstat` sees it (links are not followed).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +75,7 @@ pub struct FileReader {
     len: u64,
     executable: bool,
     identity: Option<(u64, u64)>,
+    stamp: Option<FileStamp>,
 }
 
 impl FileReader {
@@ -95,6 +97,11 @@ impl FileReader {
     /// The file's device and inode, where the platform names them exactly (`None` elsewhere).
     pub(crate) fn identity(&self) -> Option<(u64, u64)> {
         self.identity
+    }
+
+    /// The file's stamp as it was opened (`None` where the platform gives none).
+    pub fn stamp(&self) -> Option<FileStamp> {
+        self.stamp
     }
 
     /// The file's path, relative to the root.
@@ -471,7 +478,26 @@ impl Root {
             len: meta.len(),
             executable: platform::is_executable(&meta),
             identity: platform::exact_identity(&meta),
+            stamp: FileStamp::of(&meta),
         }))
+    }
+
+    /// The stamp of the regular file at `rel`, looked at without following a link; `None`
+    /// when nothing stands there, something else than a regular file does, or the platform
+    /// gives no stamp.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] / [`Error::WrongKind`] for a directory on the way that is not a
+    /// real one; [`Error::Io`] when it cannot be looked at.
+    pub fn stamp(&self, rel: &str) -> Result<Option<FileStamp>> {
+        if !self.check_ancestors(rel)? {
+            return Ok(None);
+        }
+        match fs::symlink_metadata(self.abs(rel)) {
+            Ok(meta) => Ok(FileStamp::of(&meta)),
+            Err(e) if is_not_found(&e) || platform::is_not_a_directory(&e) => Ok(None),
+            Err(e) => Err(Error::io(rel, "inspect", e)),
+        }
     }
 
     /// Opens the regular file at `rel` for reading; `None` when nothing stands there.

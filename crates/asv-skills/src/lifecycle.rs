@@ -16,16 +16,19 @@
 //! a conflict, resolved as any other.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
 use asv_remote::Options;
 use asv_skilltree::merge::{Conflict, merge, merge_text, merge_without_base};
-use asv_skilltree::{SKILL_MANIFEST, SkillTree};
+use asv_skilltree::{SKILL_MANIFEST, SkillTree, Stamps};
 
 use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::placing::{fill_linking, fill_of};
-use crate::upstream::{At, Source, Taken, base_dir, check_source_path, keep_base, kept_base, take};
+use crate::upstream::{
+    At, Source, Taken, base_dir, check_source_path, keep_base, kept_base, kept_base_unless, take,
+};
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
 
@@ -304,6 +307,23 @@ pub(crate) fn still_local(expected: String) -> Ownership {
         Ok(match SkillTree::read_hash(root, dest) {
             Ok(hash) if hash == expected => Verdict::Ours,
             Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
+}
+
+/// Ownership of an imported skill's directory during a pull: it must still hold exactly the
+/// local tree the merge read (`local`, read with `stamps`), so an edit made while the pull ran
+/// is never overwritten. Files whose stamps say they are untouched are not read again
+/// ([`Stamps::still_hold`]).
+pub(crate) fn still_read(local: SkillTree, stamps: Stamps) -> Ownership {
+    Ownership::tool_made(move |root, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match stamps.still_hold(root, dest, &local) {
+            Ok(true) => Verdict::Ours,
+            Ok(false) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
             Err(e) => Verdict::NotOurs(e.to_string()),
         })
     })
@@ -685,9 +705,10 @@ pub(crate) fn base_of(
     root: &Root,
     name: &str,
     entry: &Entry,
+    kept: Option<SkillTree>,
     options: &Options,
 ) -> Result<(SkillTree, bool), Error> {
-    if let Some(tree) = kept_base(root, &entry.base_hash)? {
+    if let Some(tree) = kept {
         return Ok((tree, false));
     }
     let source = Source::parse(&entry.source)?;
@@ -873,8 +894,8 @@ pub fn pull_dry_run(
 #[derive(Default)]
 struct Writes {
     /// The tree for `skills/<name>`, and the local copy it replaces (its files unchanged in
-    /// the new tree are linked, not written again).
-    place: Option<(SkillTree, SkillTree)>,
+    /// the new tree are linked, not written again) with the stamps it was read with.
+    place: Option<(SkillTree, SkillTree, Stamps)>,
     /// Trees to keep as bases, each with the kept base directory and tree it may link the
     /// files it shares with from.
     bases: Vec<(SkillTree, Option<(String, SkillTree)>)>,
@@ -913,8 +934,8 @@ fn pull_as(
             }
             Err(e) => return Err(e),
         };
-        if let Some((tree, local)) = writes.place {
-            places.push((skill_dir(&name), tree, local));
+        if let Some((tree, local, stamps)) = writes.place {
+            places.push((skill_dir(&name), tree, local, stamps));
         }
         for (tree, from) in writes.bases {
             bases.entry(tree.hash()).or_insert((tree, from));
@@ -925,12 +946,12 @@ fn pull_as(
     // Then write every change in one transaction (planned in a dry run too, so it refuses
     // exactly what the real run would).
     let mut changes = Vec::with_capacity(places.len() + bases.len() + 1);
-    for (dir, tree, local) in places {
+    for (dir, tree, local, stamps) in places {
         // The files the merge left as they were are linked, not written: a pull writes what
-        // changed, as `git merge` does. The ownership check hashes the directory they are
-        // linked from, so an edit made meanwhile is still refused, never mixed in.
+        // changed, as `git merge` does. The ownership check looks again at the directory they
+        // are linked from, so an edit made meanwhile is still refused, never mixed in.
         let fill = fill_linking(root, &tree, &local, &dir);
-        changes.push(Change::replace(dir, fill, still_local(local.hash())));
+        changes.push(Change::replace(dir, fill, still_read(local, stamps)));
     }
     for (tree, from) in bases.values() {
         changes.extend(base_change_linking(root, tree, from.as_ref())?);
@@ -963,18 +984,28 @@ fn pull_one(
         });
     }
     let dir = require_imported(root, name, &entry)?;
-    // The local tree and upstream's are read side by side: two independent passes over
-    // files (and, for a remote, a fetch), each on a core of its own. A local read that fails
-    // is still the error reported first, as when they were read in turn.
-    let (local, upstream) = std::thread::scope(|scope| {
-        let upstream = scope.spawn(|| upstream_of(root, &entry, options));
-        let local = SkillTree::read(root, &dir);
-        let upstream = upstream
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (local, upstream)
+    // The local tree, upstream's and the kept base are read side by side: independent passes
+    // over files (and, for a remote, a fetch). The base is read ahead of knowing it is
+    // wanted, and given up as soon as it is not: when upstream still hashes to it, or a read
+    // fails. Errors come in the order of reads in turn: local, upstream, then the base.
+    let stop = AtomicBool::new(false);
+    let (local, upstream, kept) = std::thread::scope(|scope| {
+        let upstream = scope.spawn(|| {
+            let upstream = upstream_of(root, &entry, options);
+            if !matches!(&upstream, Ok(Ok(u)) if u.tree.hash() != entry.base_hash) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            upstream
+        });
+        let kept = scope.spawn(|| kept_base_unless(root, &entry.base_hash, &stop));
+        let local = SkillTree::read_stamped(root, &dir);
+        if local.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        let upstream = joined(upstream);
+        (local, upstream, joined(kept))
     });
-    let local = local?;
+    let (local, stamps) = local?;
     let name = name.to_owned();
     let mut writes = Writes::default();
     let upstream = match upstream? {
@@ -1002,7 +1033,7 @@ fn pull_one(
         return Ok((pulled, writes));
     }
     // `kept`: the base was read from its kept directory, which a new base may link from.
-    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, options) {
+    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept?, options) {
         Ok((base, fetched)) => (Some(base), fetched, !fetched, None),
         // A local copy that still hashes to the lost base is that base.
         Err(Error::BaseUnavailable { .. }) if local.hash() == entry.base_hash => {
@@ -1029,7 +1060,7 @@ fn pull_one(
                 });
             }
             let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
-            writes.place = Some((merged.tree, local));
+            writes.place = Some((merged.tree, local, stamps));
             writes.bases.push((upstream.tree, link_from));
             writes.bases.extend(fetched_base.map(|b| (b, None)));
         }
@@ -1050,9 +1081,10 @@ fn pull_one(
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
     }
-    let kept_local = merged.tree.hash() != upstream_hash;
+    // Compared by files: the merged tree's hash would read again every file it left on disk.
+    let kept_local = merged.tree != upstream.tree;
     if merged.tree != local {
-        writes.place = Some((merged.tree, local));
+        writes.place = Some((merged.tree, local, stamps));
     }
     let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
     writes.bases.push((upstream.tree, link_from));
@@ -1065,6 +1097,13 @@ fn pull_one(
         lost_base,
     };
     Ok((pulled, writes))
+}
+
+/// What the scoped thread `handle` returned; its panic goes on in this thread.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// The base a pull read, as what the new base may link from (a base kept under
@@ -1170,7 +1209,13 @@ fn base_for_diff(
     entry: &Entry,
     options: &Options,
 ) -> Result<SkillTree, Error> {
-    match base_of(root, name, entry, options) {
+    match base_of(
+        root,
+        name,
+        entry,
+        kept_base(root, &entry.base_hash)?,
+        options,
+    ) {
         Ok((tree, fetched)) => {
             if fetched {
                 keep_base(root, &tree)?;

@@ -294,7 +294,8 @@ pub fn sync(
                     return Err(differs);
                 }
                 if root.kind(&dir)?.is_none() {
-                    let (tree, _) = base_of(root, name, entry, options)?;
+                    let kept = crate::upstream::kept_base(root, &entry.base_hash)?;
+                    let (tree, _) = base_of(root, name, entry, kept, options)?;
                     tree.check_paths()?;
                     changes.push(Change::replace(
                         dir.clone(),

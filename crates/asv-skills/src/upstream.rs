@@ -6,6 +6,7 @@
 //! submodule refused by name, so the tree hashed is exactly the tree written.
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use asv_fs::{Change, Ownership, Plan, Root};
 use asv_model::source::{RepositorySpec, Revision};
@@ -395,12 +396,24 @@ pub fn keep_base(root: &Root, tree: &SkillTree) -> Result<(), Error> {
 /// # Errors
 /// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
 pub fn kept_base(root: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
+    kept_base_unless(root, hash, &AtomicBool::new(false))
+}
+
+/// [`kept_base`] read ahead of knowing whether it is wanted: `None` too once `stop` is set.
+///
+/// # Errors
+/// As [`kept_base`].
+pub fn kept_base_unless(
+    root: &Root,
+    hash: &str,
+    stop: &AtomicBool,
+) -> Result<Option<SkillTree>, Error> {
     let dir = base_dir(hash);
     if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
         return Ok(None);
     }
-    match SkillTree::read_strict(root, &dir) {
-        Ok(tree) if tree.hash() == hash => Ok(Some(tree)),
+    match SkillTree::read_strict_unless(root, &dir, stop) {
+        Ok(Some(tree)) if tree.hash() == hash => Ok(Some(tree)),
         Ok(_)
         | Err(asv_skilltree::Error::Unsupported { .. })
         | Err(asv_skilltree::Error::IgnoredMetadata { .. }) => Ok(None),

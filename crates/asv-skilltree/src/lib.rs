@@ -34,8 +34,11 @@ pub use data::{FileData, Place, Receiver, Stored};
 pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
 
-use asv_fs::{EntryKind, Root, join};
+use asv_fs::{EntryKind, FileStamp, Root, join};
 use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
 
 /// Names skipped wherever they appear.
 pub const SKIPPED_NAMES: &[&str] = &[".git", ".DS_Store", "Thumbs.db"];
@@ -73,15 +76,22 @@ pub struct FileNode {
 #[derive(Debug, Clone)]
 pub struct SkillTree {
     files: Vec<FileNode>,
-    /// The tree hash, worked out when the tree is made: by the read itself for a tree read
-    /// from disk, so no file is read twice for it.
-    hash: String,
+    /// The tree hash. A read works it out as it goes, so no file is read twice for it; a
+    /// merge leaves it to the first [`SkillTree::hash`], since working it out means reading
+    /// again every merged file left on disk and a pull never asks (it compares files).
+    hash: OnceLock<String>,
 }
 
-/// Two trees are equal when their files are (by content, wherever the bytes are).
+/// Two trees are equal when their files are (by content, wherever the bytes are). Hashes
+/// already known answer a difference without looking at the files.
 impl PartialEq for SkillTree {
     fn eq(&self, other: &Self) -> bool {
-        self.hash == other.hash && self.files == other.files
+        if let (Some(a), Some(b)) = (self.hash.get(), other.hash.get())
+            && a != b
+        {
+            return false;
+        }
+        self.files == other.files
     }
 }
 
@@ -92,7 +102,7 @@ impl Default for SkillTree {
     fn default() -> Self {
         SkillTree {
             files: Vec::new(),
-            hash: TreeHasher::default().finish(),
+            hash: OnceLock::from(TreeHasher::default().finish()),
         }
     }
 }
@@ -103,17 +113,25 @@ impl SkillTree {
     ///
     /// # Errors
     /// As [`Stored::for_each_chunk`], for a file left on disk that changed since it was read.
-    pub fn from_files(mut files: Vec<FileNode>) -> Result<Self, Error> {
-        files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    pub fn from_files(files: Vec<FileNode>) -> Result<Self, Error> {
+        let tree = SkillTree::from_files_unhashed(files);
         let mut h = TreeHasher::default();
-        for f in &files {
+        for f in &tree.files {
             h.head(&f.path, f.executable, f.data.len());
             f.data.for_each_chunk(&mut |chunk| h.data(chunk))?;
         }
-        Ok(SkillTree {
+        let _ = tree.hash.set(h.finish());
+        Ok(tree)
+    }
+
+    /// Builds a tree from files in any order (sorted here), its hash left to the first
+    /// [`SkillTree::hash`].
+    pub(crate) fn from_files_unhashed(mut files: Vec<FileNode>) -> Self {
+        files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+        SkillTree {
             files,
-            hash: h.finish(),
-        })
+            hash: OnceLock::new(),
+        }
     }
 
     /// Reads the directory `dir` of `root`; a missing directory is an empty tree.
@@ -123,6 +141,26 @@ impl SkillTree {
     /// guarded-read refusal.
     pub fn read(root: &Root, dir: &str) -> Result<Self, Error> {
         read_tree(root, dir, false, Budget::unlimited())
+    }
+
+    /// [`SkillTree::read`], with the stamp of every file as it was opened: what
+    /// [`Stamps::still_hold`] needs to tell later, mostly without reading, that `dir` still
+    /// holds the tree.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read`].
+    pub fn read_stamped(root: &Root, dir: &str) -> Result<(Self, Stamps), Error> {
+        let taken = SystemTime::now();
+        let mut listing = Vec::new();
+        list_into(root, dir, "", false, &mut listing)?;
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
+        reading.stamps = Some(Vec::with_capacity(listing.len()));
+        for (rel, full) in listing {
+            reading.file(&full, rel)?;
+        }
+        let files = reading.stamps.take().unwrap_or_default();
+        Ok((reading.finish(), Stamps { taken, files }))
     }
 
     /// The tree hash of `dir` as [`SkillTree::read`] would give it, worked out in one pass
@@ -195,6 +233,21 @@ impl SkillTree {
     pub fn read_strict(root: &Root, dir: &str) -> Result<Self, Error> {
         require_directory(root, dir)?;
         read_tree(root, dir, true, Budget::unlimited())
+    }
+
+    /// [`SkillTree::read_strict`] that gives up, answering `None`, once `stop` is set: for a
+    /// read made ahead of knowing whether it is wanted, beside the reads that will say. The
+    /// flag is looked at before each file.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read_strict`].
+    pub fn read_strict_unless(
+        root: &Root,
+        dir: &str,
+        stop: &AtomicBool,
+    ) -> Result<Option<Self>, Error> {
+        require_directory(root, dir)?;
+        read_stopping(root, dir, true, Budget::unlimited(), u64::MAX, stop)
     }
 
     /// One regular file as a one-file tree whose only path is `name`.
@@ -314,8 +367,80 @@ impl SkillTree {
 
     /// The tree hash: SHA-256 over, per file, the path, one byte `1`/`0` for executable, and
     /// the data, each prefixed by its length as a big-endian u64; printed `sha256:<hex>`.
+    ///
+    /// Known from the start for a tree read or made by [`SkillTree::from_files`]. A merge's
+    /// tree ([`merge::merge`]) works it out here the first time, reading again the files it
+    /// left on disk. Should one of them no longer hold what was read (or not read at all), the
+    /// hash is that of a stream opening with a path length no tree has, then that file's
+    /// path: it matches no tree that can be read.
     pub fn hash(&self) -> String {
-        self.hash.clone()
+        self.hash
+            .get_or_init(|| {
+                let mut h = TreeHasher::default();
+                for f in &self.files {
+                    h.head(&f.path, f.executable, f.data.len());
+                    if f.data.for_each_chunk(&mut |chunk| h.data(chunk)).is_err() {
+                        let mut unreadable = TreeHasher::default();
+                        unreadable.data(&u64::MAX.to_be_bytes());
+                        unreadable.data(f.path.as_bytes());
+                        return unreadable.finish();
+                    }
+                }
+                h.finish()
+            })
+            .clone()
+    }
+}
+
+/// The stamps of a tree's files as [`SkillTree::read_stamped`] opened them, and when that
+/// read began.
+#[derive(Debug, Clone)]
+pub struct Stamps {
+    taken: SystemTime,
+    /// One per file of the tree, in its order.
+    files: Vec<Option<FileStamp>>,
+}
+
+impl Stamps {
+    /// Whether `dir` of `root` still holds `tree` (the tree read with these stamps): the same
+    /// paths, and each file the same bytes and executable bit. A file whose stamp is as it
+    /// was and was settled when the read began ([`FileStamp::settled_before`]) is taken as
+    /// unchanged without being read; any other is read and compared. The answer is the one
+    /// comparing [`SkillTree::read_hash`] with the tree's hash would give, at the cost of a
+    /// listing and an `lstat` per file.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read`]: an entry that cannot be in a tree, or a read failure.
+    pub fn still_hold(&self, root: &Root, dir: &str, tree: &SkillTree) -> Result<bool, Error> {
+        let mut listing = Vec::new();
+        list_into(root, dir, "", false, &mut listing)?;
+        if listing.len() != tree.files.len() || self.files.len() != tree.files.len() {
+            return Ok(false);
+        }
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        for ((rel, full), (file, then)) in listing.iter().zip(tree.files.iter().zip(&self.files)) {
+            if *rel != file.path {
+                return Ok(false);
+            }
+            if let Some(then) = then
+                && then.settled_before(self.taken)
+                && root.stamp(full)? == Some(*then)
+            {
+                continue;
+            }
+            let Some(reader) = root.open_reader(full)? else {
+                return Ok(false);
+            };
+            if reader.is_executable() != file.executable || reader.len() != file.data.len() {
+                return Ok(false);
+            }
+            let mut now = Sha256::new();
+            reader.for_each_chunk(&mut |chunk| now.update(chunk))?;
+            if <[u8; 32]>::from(now.finalize()) != file.data.sha256() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -418,14 +543,31 @@ fn read_holding(
     budget: Budget,
     held: u64,
 ) -> Result<SkillTree, Error> {
+    let never = AtomicBool::new(false);
+    // Never stopped, so never `None`.
+    Ok(read_stopping(root, top, strict, budget, held, &never)?.unwrap_or_default())
+}
+
+/// [`read_holding`] that answers `None` once `stop` is set (looked at before each file).
+fn read_stopping(
+    root: &Root,
+    top: &str,
+    strict: bool,
+    budget: Budget,
+    held: u64,
+    stop: &AtomicBool,
+) -> Result<Option<SkillTree>, Error> {
     let mut listing = Vec::new();
     list_into(root, top, "", strict, &mut listing)?;
     listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut reading = Reading::new(root, budget, held);
     for (rel, full) in listing {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
         reading.file(&full, rel)?;
     }
-    Ok(reading.finish())
+    Ok(Some(reading.finish()))
 }
 
 /// Lists the regular files under `top/sub` as (path under `top`, path under the root).
@@ -471,6 +613,8 @@ struct Reading<'r> {
     held_left: u64,
     hasher: TreeHasher,
     files: Vec<FileNode>,
+    /// Each file's stamp as it was opened, when asked for ([`SkillTree::read_stamped`]).
+    stamps: Option<Vec<Option<FileStamp>>>,
 }
 
 impl<'r> Reading<'r> {
@@ -481,6 +625,7 @@ impl<'r> Reading<'r> {
             held_left: held,
             hasher: TreeHasher::default(),
             files: Vec::new(),
+            stamps: None,
         }
     }
 
@@ -494,6 +639,9 @@ impl<'r> Reading<'r> {
             });
         };
         let len = reader.len();
+        if let Some(stamps) = &mut self.stamps {
+            stamps.push(reader.stamp());
+        }
         // Judged before a byte is read; the read refuses a file that grows meanwhile.
         if len > self.budget.left() {
             return Err(self.budget.refuse(len));
@@ -548,7 +696,7 @@ impl<'r> Reading<'r> {
     fn finish(self) -> SkillTree {
         SkillTree {
             files: self.files,
-            hash: self.hasher.finish(),
+            hash: OnceLock::from(self.hasher.finish()),
         }
     }
 }
@@ -614,6 +762,65 @@ mod tests {
         );
         root.create_dir_all("out").unwrap();
         assert!(left.materialize(&root, "out").is_err());
+    }
+
+    #[test]
+    fn stamps_tell_a_directory_that_still_holds_the_tree_from_one_edited_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        mixed(&root);
+        let (tree, stamps) = SkillTree::read_stamped(&root, "s").unwrap();
+        assert_eq!(tree, SkillTree::read(&root, "s").unwrap());
+        assert_eq!(tree.hash(), SkillTree::read(&root, "s").unwrap().hash());
+        let holds = || stamps.still_hold(&root, "s", &tree).unwrap();
+        assert!(holds());
+        // Just written, so nothing is settled: an edit in the same clock tick, same size,
+        // is still seen because such a file is read again.
+        root.write_file("s/a.md", b"ONE\ntwo\n").unwrap();
+        assert!(!holds());
+        // The same bytes again: stamps moved, content did not.
+        root.write_file("s/a.md", b"one\ntwo\n").unwrap();
+        assert!(holds());
+        root.write_file_mode("s/a.md", b"one\ntwo\n", true).unwrap();
+        assert!(!holds());
+        root.write_file_mode("s/a.md", b"one\ntwo\n", false)
+            .unwrap();
+        assert!(holds());
+        root.write_file("s/a/new.md", b"new").unwrap();
+        assert!(!holds());
+        root.remove_file("s/a/new.md").unwrap();
+        assert!(holds());
+        root.remove_file("s/z/deep/x.txt").unwrap();
+        assert!(!holds());
+        root.write_file("s/z/deep/x.txt", b"").unwrap();
+        assert!(holds());
+        root.remove_all("s").unwrap();
+        assert!(!holds());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_settled_file_is_trusted_by_its_stamp_and_a_later_edit_still_shows() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        mixed(&root);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (tree, stamps) = SkillTree::read_stamped(&root, "s").unwrap();
+        let now = |path: &str| root.stamp(&join("s", path)).unwrap();
+        // Each stamp is as read (on a file system with fine time stamps, such as tmpfs or
+        // ext4, every file is settled by now and is not read again).
+        for (file, stamp) in tree.files().iter().zip(&stamps.files) {
+            assert_eq!(
+                now(&file.path),
+                Some(stamp.expect("a Unix file has a stamp"))
+            );
+        }
+        assert!(stamps.still_hold(&root, "s", &tree).unwrap());
+        // An edit well after the read moves the change time, so the stamp shows it.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        root.write_file("s/a.md", b"ONE\ntwo\n").unwrap();
+        assert_ne!(now("a.md"), stamps.files[1]);
+        assert!(!stamps.still_hold(&root, "s", &tree).unwrap());
     }
 
     #[test]

@@ -352,7 +352,7 @@ fn finish(
     conflicts.sort();
     conflicts.dedup_by(|a, b| a.path == b.path);
     Ok(TreeMerge {
-        tree: SkillTree::from_files(out)?,
+        tree: SkillTree::from_files_unhashed(out),
         conflicts,
     })
 }

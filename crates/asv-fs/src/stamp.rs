@@ -1,0 +1,135 @@
+//! File stamps: what `lstat` says of a regular file that moves whenever its content can
+//! change, so a file read once can be known unchanged later without reading it again, as
+//! `git status` knows a file from its index entry.
+
+use std::fs::Metadata;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A regular file's device, inode, size, mode, and modification and change times (seconds
+/// and nanoseconds since the epoch).
+///
+/// Every write to a file sets its change time to the file system's clock, and nothing can set
+/// it back, so two equal stamps of one path show no write between them — provided the file
+/// was last changed clearly before the first stamp was taken: a write within the same tick
+/// of a coarse clock could leave every field as it was ([`FileStamp::settled_before`]; git
+/// calls such an entry "racily clean").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    device: u64,
+    inode: u64,
+    size: u64,
+    mode: u32,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+/// How far a file system's clock may lag the process's when its time stamps carry
+/// sub-millisecond detail: the kernel stamps files from a clock updated once a tick (1 to 10
+/// ms), so this is several ticks.
+const FINE_LAG: Duration = Duration::from_millis(50);
+
+/// The same for time stamps that stop at whole milliseconds, which is what a file system
+/// storing them coarsely shows (whole seconds, or FAT's two seconds): a write up to that
+/// much later can carry the same stamp.
+const COARSE_LAG: Duration = Duration::from_secs(3);
+
+impl FileStamp {
+    /// The stamp of a regular file from its metadata; `None` for another kind of entry, and
+    /// on a platform whose standard library does not give every field.
+    pub fn of(meta: &Metadata) -> Option<FileStamp> {
+        if !meta.file_type().is_file() {
+            return None;
+        }
+        stamp_of(meta)
+    }
+
+    /// Whether the file was last changed far enough before `taken` (when a read of it
+    /// began) that a later write must show in its stamp. An unsettled file may have been
+    /// written again within the same clock tick; whoever trusts the stamp must read it
+    /// again.
+    pub fn settled_before(&self, taken: SystemTime) -> bool {
+        let (secs, nanos) = self.changed;
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
+            return false;
+        };
+        let lag = if nanos % 1_000_000 == 0 {
+            COARSE_LAG
+        } else {
+            FINE_LAG
+        };
+        let changed = UNIX_EPOCH + Duration::new(secs, nanos);
+        changed
+            .checked_add(lag)
+            .is_some_and(|settled| settled < taken)
+    }
+}
+
+#[cfg(unix)]
+fn stamp_of(meta: &Metadata) -> Option<FileStamp> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileStamp {
+        device: meta.dev(),
+        inode: meta.ino(),
+        size: meta.size(),
+        mode: meta.mode(),
+        modified: (meta.mtime(), meta.mtime_nsec()),
+        changed: (meta.ctime(), meta.ctime_nsec()),
+    })
+}
+
+/// Stable std gives no inode or change time here: no stamp, so every check reads the file.
+#[cfg(not(unix))]
+fn stamp_of(_meta: &Metadata) -> Option<FileStamp> {
+    None
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn stamp(changed: (i64, i64)) -> FileStamp {
+        FileStamp {
+            device: 1,
+            inode: 2,
+            size: 3,
+            mode: 0o100644,
+            modified: changed,
+            changed,
+        }
+    }
+
+    #[test]
+    fn a_file_changed_within_the_lag_of_a_read_is_not_settled() {
+        let at = |secs: u64, nanos: u32| UNIX_EPOCH + Duration::new(secs, nanos);
+        let fine = stamp((1_000, 123_456_789));
+        assert!(fine.settled_before(at(1_000, 200_000_000)));
+        assert!(!fine.settled_before(at(1_000, 150_000_000)));
+        assert!(!fine.settled_before(at(999, 0)));
+        // Whole seconds (or milliseconds): the file system may keep no more, so a write up
+        // to seconds later can look the same.
+        let coarse = stamp((1_000, 0));
+        assert!(!coarse.settled_before(at(1_001, 0)));
+        assert!(!coarse.settled_before(at(1_002, 999_000_000)));
+        assert!(coarse.settled_before(at(1_003, 1)));
+        // Before the epoch: never trusted.
+        assert!(!stamp((-5, 0)).settled_before(at(1_000, 0)));
+    }
+
+    #[test]
+    fn a_write_changes_the_stamp_and_a_directory_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let stamp_now = || FileStamp::of(&std::fs::symlink_metadata(&path).unwrap());
+        std::fs::write(&path, b"one").unwrap();
+        let first = stamp_now().unwrap();
+        assert_eq!(stamp_now(), Some(first));
+        // Just written: not to be trusted by a read starting now.
+        assert!(!first.settled_before(SystemTime::now()));
+        std::fs::write(&path, b"three").unwrap();
+        assert_ne!(stamp_now(), Some(first));
+        assert_eq!(
+            FileStamp::of(&std::fs::symlink_metadata(dir.path()).unwrap()),
+            None
+        );
+    }
+}
