@@ -25,8 +25,8 @@ pub struct FileStamp {
 
 /// How far a file system's clock may lag the process's when its time stamps carry
 /// sub-millisecond detail: the kernel stamps files from a clock updated once a tick (1 to 10
-/// ms), so this is several ticks.
-const FINE_LAG: Duration = Duration::from_millis(50);
+/// ms), so this is two of the longest ticks.
+const FINE_LAG: Duration = Duration::from_millis(20);
 
 /// The same for time stamps that stop at whole milliseconds, which is what a file system
 /// storing them coarsely shows (whole seconds, or FAT's two seconds): a write up to that
@@ -102,8 +102,8 @@ mod tests {
     fn a_file_changed_within_the_lag_of_a_read_is_not_settled() {
         let at = |secs: u64, nanos: u32| UNIX_EPOCH + Duration::new(secs, nanos);
         let fine = stamp((1_000, 123_456_789));
-        assert!(fine.settled_before(at(1_000, 200_000_000)));
-        assert!(!fine.settled_before(at(1_000, 150_000_000)));
+        assert!(fine.settled_before(at(1_000, 150_000_000)));
+        assert!(!fine.settled_before(at(1_000, 140_000_000)));
         assert!(!fine.settled_before(at(999, 0)));
         // Whole seconds (or milliseconds): the file system may keep no more, so a write up
         // to seconds later can look the same.

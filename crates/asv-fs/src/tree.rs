@@ -141,6 +141,12 @@ impl FileReader {
             }
             left -= n as u64;
             visit(&buf[..n]);
+            // A regular file reads short only at its end: having asked for one byte more
+            // than was left and got exactly the rest, the file ends here, and a call to see
+            // it end would cost a system call per file.
+            if left == 0 && n < want {
+                break;
+            }
         }
         if left != 0 {
             return Err(Error::ChangedWhileRead { path: self.path });

@@ -145,7 +145,8 @@ impl SkillTree {
 
     /// [`SkillTree::read`], with the stamp of every file as it was opened: what
     /// [`Stamps::still_hold`] needs to tell later, mostly without reading, that `dir` still
-    /// holds the tree.
+    /// holds the tree. The tree's hash is left to the first [`SkillTree::hash`] (which reads
+    /// again the files left on disk): a pull compares its local copy by files.
     ///
     /// # Errors
     /// As [`SkillTree::read`].
@@ -156,6 +157,7 @@ impl SkillTree {
         listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         reading.stamps = Some(Vec::with_capacity(listing.len()));
+        reading.hasher = None;
         for (rel, full) in listing {
             reading.file(&full, rel)?;
         }
@@ -611,7 +613,8 @@ struct Reading<'r> {
     root: &'r Root,
     budget: Budget,
     held_left: u64,
-    hasher: TreeHasher,
+    /// The tree hash so far; `None` leaves it to the first [`SkillTree::hash`].
+    hasher: Option<TreeHasher>,
     files: Vec<FileNode>,
     /// Each file's stamp as it was opened, when asked for ([`SkillTree::read_stamped`]).
     stamps: Option<Vec<Option<FileStamp>>>,
@@ -623,7 +626,7 @@ impl<'r> Reading<'r> {
             root,
             budget,
             held_left: held,
-            hasher: TreeHasher::default(),
+            hasher: Some(TreeHasher::default()),
             files: Vec::new(),
             stamps: None,
         }
@@ -647,8 +650,10 @@ impl<'r> Reading<'r> {
             return Err(self.budget.refuse(len));
         }
         let executable = reader.is_executable();
-        self.hasher.head(&rel, executable, len);
-        let hasher = &mut self.hasher;
+        if let Some(hasher) = &mut self.hasher {
+            hasher.head(&rel, executable, len);
+        }
+        let mut hasher = self.hasher.as_mut();
         // Every SKILL.md is kept whatever its size: each command parses it, and it is capped
         // where it is judged.
         let manifest = rel.rsplit('/').next() == Some(SKILL_MANIFEST);
@@ -656,7 +661,9 @@ impl<'r> Reading<'r> {
         let data = if keep {
             let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
             let read = reader.for_each_chunk(&mut |chunk| {
-                hasher.data(chunk);
+                if let Some(hasher) = hasher.as_mut() {
+                    hasher.data(chunk);
+                }
                 bytes.extend_from_slice(chunk);
             });
             if let Err(e) = read {
@@ -674,7 +681,9 @@ impl<'r> Reading<'r> {
         } else {
             let mut own = Sha256::new();
             reader.for_each_chunk(&mut |chunk| {
-                hasher.data(chunk);
+                if let Some(hasher) = hasher.as_mut() {
+                    hasher.data(chunk);
+                }
                 own.update(chunk);
             })?;
             FileData::stored(
@@ -696,7 +705,10 @@ impl<'r> Reading<'r> {
     fn finish(self) -> SkillTree {
         SkillTree {
             files: self.files,
-            hash: OnceLock::from(self.hasher.finish()),
+            hash: self
+                .hasher
+                .map(|h| OnceLock::from(h.finish()))
+                .unwrap_or_default(),
         }
     }
 }
