@@ -323,12 +323,6 @@ pub(crate) fn identity_of(meta: &Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
 }
 
-/// An entry's `(device, inode)` where it is exact (Unix), to tell one file from another.
-#[cfg(unix)]
-pub(crate) fn exact_identity(meta: &Metadata) -> Option<(u64, u64)> {
-    Some(identity_of(meta))
-}
-
 /// A hard link `to` of the entry `from`; a link at `from` is linked itself, never followed.
 #[cfg(unix)]
 pub(crate) fn hard_link(from: &Path, to: &Path) -> io::Result<()> {
@@ -340,15 +334,6 @@ pub(crate) fn hard_link(from: &Path, to: &Path) -> io::Result<()> {
         rustix::fs::AtFlags::empty(),
     )
     .map_err(io::Error::from)
-}
-
-/// The exact identity of the regular file at `path`, not following a link.
-#[cfg(unix)]
-pub(crate) fn link_identity(path: &Path) -> Option<(u64, u64)> {
-    fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.file_type().is_file())
-        .map(|m| identity_of(&m))
 }
 
 /// The file system an entry is on, to refuse a rename across two of them up front.
@@ -555,22 +540,10 @@ pub(crate) fn identity_of(meta: &Metadata) -> (u64, u64) {
     (0, meta.creation_time())
 }
 
-/// Not exact from stable std (see [`identity_of`]): no file is taken to be another.
-#[cfg(not(unix))]
-pub(crate) fn exact_identity(_meta: &Metadata) -> Option<(u64, u64)> {
-    None
-}
-
-/// Not made here: a caller copies instead (hard links need an identity to check them by).
+/// Not made here: a caller copies instead.
 #[cfg(not(unix))]
 pub(crate) fn hard_link(_from: &Path, _to: &Path) -> io::Result<()> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
-}
-
-/// Not exact from stable std.
-#[cfg(not(unix))]
-pub(crate) fn link_identity(_path: &Path) -> Option<(u64, u64)> {
-    None
 }
 
 /// Not known from stable std: every entry is taken to be on one volume (a rename across two

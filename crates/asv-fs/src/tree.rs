@@ -74,7 +74,6 @@ pub struct FileReader {
     file: File,
     len: u64,
     executable: bool,
-    identity: Option<(u64, u64)>,
     stamp: Option<FileStamp>,
 }
 
@@ -92,11 +91,6 @@ impl FileReader {
     /// Whether the owner's executable bit is set.
     pub fn is_executable(&self) -> bool {
         self.executable
-    }
-
-    /// The file's device and inode, where the platform names them exactly (`None` elsewhere).
-    pub(crate) fn identity(&self) -> Option<(u64, u64)> {
-        self.identity
     }
 
     /// The file's stamp as it was opened (`None` where the platform gives none).
@@ -294,7 +288,7 @@ impl Root {
 
     /// Checks that every directory on the way to `rel` (excluding `rel`) is a real directory.
     /// Returns `false` when one of them is missing.
-    fn check_ancestors(&self, rel: &str) -> Result<bool> {
+    pub(crate) fn check_ancestors(&self, rel: &str) -> Result<bool> {
         self.check_names(rel)?;
         let parent = parent_of(rel);
         self.check_dir_chain(parent)
@@ -483,7 +477,6 @@ impl Root {
             file,
             len: meta.len(),
             executable: platform::is_executable(&meta),
-            identity: platform::exact_identity(&meta),
             stamp: FileStamp::of(&meta),
         }))
     }

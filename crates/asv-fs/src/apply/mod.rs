@@ -245,28 +245,26 @@ impl Applier<'_, '_> {
         self.calls
             .step()
             .map_err(|e| Error::io(source, "read", e))?;
-        // The guarded open vets the file (no link on the way, a regular file) and names its
-        // inode; the link made from the path must be that inode, or it is taken back.
-        let Some(reader) = self.tree.open_reader(source)? else {
-            return Ok(false);
-        };
-        if reader.len() != len || reader.is_executable() != executable {
+        // Only real directories on the way, as for a guarded read; the entry itself is judged
+        // once linked, where it is the very inode: no open is needed to vet it first.
+        if !self.tree.check_ancestors(source)? {
             return Ok(false);
         }
-        let Some(identity) = reader.identity() else {
-            return Ok(false);
-        };
         let to = self.tree.abs(staged);
         if platform::hard_link(&self.tree.abs(source), &to).is_err() {
             return Ok(false);
         }
-        match platform::link_identity(&to) {
-            Some(made) if made == identity => Ok(true),
-            _ => {
-                self.op(staged, "remove", || fs::remove_file(&to))?;
-                Ok(false)
-            }
+        // A link at the source is linked as itself (never followed), and refused here with
+        // anything but a regular file of the planned length and executable bit.
+        let fits = fs::symlink_metadata(&to).is_ok_and(|meta| {
+            meta.file_type().is_file()
+                && meta.len() == len
+                && platform::is_executable(&meta) == executable
+        });
+        if !fits {
+            self.op(staged, "remove", || fs::remove_file(&to))?;
         }
+        Ok(fits)
     }
 
     /// The guarded root of the tree at `from`, opened once per apply.
