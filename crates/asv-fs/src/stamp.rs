@@ -43,6 +43,21 @@ impl FileStamp {
         stamp_of(meta)
     }
 
+    /// The file's size in bytes.
+    pub fn len(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    /// Whether the owner's executable bit is set.
+    pub fn is_executable(&self) -> bool {
+        self.mode & 0o100 != 0
+    }
+
     /// Whether the file was last changed far enough before `taken` (when a read of it
     /// began) that a later write must show in its stamp. An unsettled file may have been
     /// written again within the same clock tick; whoever trusts the stamp must read it

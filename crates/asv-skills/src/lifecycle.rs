@@ -27,7 +27,8 @@ use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
-    At, Source, Taken, base_dir, check_source_path, keep_base, kept_base, kept_base_unless, take,
+    At, Source, Taken, base_changes, base_dir, check_source_path, keep_base, kept_base,
+    listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
@@ -739,11 +740,12 @@ pub(crate) fn base_of(
     Ok((taken.tree, true))
 }
 
-/// The change that keeps `tree` as a base, unless it is kept already.
+/// The changes that keep `tree` as a base (its directory and digest list), unless it is kept
+/// already.
 ///
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written; a guarded-read failure.
-pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Option<Change>, Error> {
+pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Vec<Change>, Error> {
     base_change_linking(root, tree, None)
 }
 
@@ -754,21 +756,17 @@ fn base_change_linking(
     root: &Root,
     tree: &SkillTree,
     from: Option<&(String, SkillTree)>,
-) -> Result<Option<Change>, Error> {
+) -> Result<Vec<Change>, Error> {
     let hash = tree.hash();
     if kept_base(root, &hash)?.is_some() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     tree.check_paths()?;
     let fill = match from {
         Some((dir, same)) => fill_linking(root, tree, same, dir),
         None => fill_of(root, tree),
     };
-    Ok(Some(Change::replace(
-        base_dir(&hash),
-        fill,
-        Ownership::ToolState,
-    )))
+    Ok(base_changes(tree, fill).into())
 }
 
 /// The change that writes `lock` over the lock `loaded` was read from. The file must still
@@ -997,7 +995,7 @@ fn pull_one(
             }
             upstream
         });
-        let kept = scope.spawn(|| kept_base_unless(root, &entry.base_hash, &stop));
+        let kept = scope.spawn(|| listed_base_unless(root, &entry.base_hash, &stop));
         let local = SkillTree::read_stamped(root, &dir);
         if local.is_err() {
             stop.store(true, Ordering::Relaxed);
@@ -1033,7 +1031,16 @@ fn pull_one(
         return Ok((pulled, writes));
     }
     // `kept`: the base was read from its kept directory, which a new base may link from.
-    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept?, options) {
+    // A base taken from its digest list has had no byte read: the files the merge reads
+    // (changed on both sides) are checked first, and should one not hold what the list says,
+    // the base is read whole, which judges it.
+    let kept = match kept? {
+        Some(base) if !reads_back(&base, &local, &upstream.tree) => {
+            kept_base(root, &entry.base_hash)?
+        }
+        kept => kept,
+    };
+    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept, options) {
         Ok((base, fetched)) => (Some(base), fetched, !fetched, None),
         // A local copy that still hashes to the lost base is that base.
         Err(Error::BaseUnavailable { .. }) if local.hash() == entry.base_hash => {
@@ -1097,6 +1104,21 @@ fn pull_one(
         lost_base,
     };
     Ok((pulled, writes))
+}
+
+/// Whether every file of `base` a merge with `local` and `upstream` reads (one both changed,
+/// each their own way) still holds its bytes ([`asv_skilltree::FileData::for_each_chunk`]
+/// checks a file left on disk against its digest).
+fn reads_back(base: &SkillTree, local: &SkillTree, upstream: &SkillTree) -> bool {
+    base.files().iter().all(|b| {
+        let (Some(l), Some(u)) = (local.get(&b.path), upstream.get(&b.path)) else {
+            return true;
+        };
+        l.data == b.data
+            || u.data == b.data
+            || l.data == u.data
+            || b.data.for_each_chunk(&mut |_| {}).is_ok()
+    })
 }
 
 /// What the scoped thread `handle` returned; its panic goes on in this thread.

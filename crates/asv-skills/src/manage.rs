@@ -17,7 +17,7 @@ use asv_skilltree::SkillTree;
 use crate::error::Error;
 use crate::lifecycle::{SKILLS_DIR, State, lock_change, skill_dir, status};
 use crate::lock::{Entry, SkillLock};
-use crate::upstream::{At, Source, base_dir, kept_base, resolve};
+use crate::upstream::{At, Source, base_digests, base_dir, kept_base, resolve};
 use crate::{Severity, validate_tree};
 
 /// A skill `skill remove` removed.
@@ -185,9 +185,13 @@ pub fn removal_changes(
     let hashes =
         std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
     for hash in hashes {
-        let kept = base_dir(hash);
-        if !in_use.contains(hash.as_str()) && root.kind(&kept)?.is_some() {
-            changes.push(Change::remove(kept, Ownership::ToolState));
+        if in_use.contains(hash.as_str()) {
+            continue;
+        }
+        for kept in [base_dir(hash), base_digests(hash)] {
+            if root.kind(&kept)?.is_some() {
+                changes.push(Change::remove(kept, Ownership::ToolState));
+            }
         }
     }
     let removed = Removed {

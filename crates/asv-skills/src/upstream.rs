@@ -243,7 +243,8 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
             revision: "the directory as it stands".to_owned(),
         });
     }
-    let tree = SkillTree::read(&source, rel)?;
+    // Digests as it is read: the tree is compared file by file and kept with its list.
+    let tree = SkillTree::read_digested(&source, rel)?;
     if tree.is_empty() {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),
@@ -369,6 +370,27 @@ pub fn base_dir(hash: &str) -> String {
     )
 }
 
+/// Where the digest list of the base with tree hash `hash` is kept, beside its directory
+/// ([`SkillTree::digest_list`]).
+pub fn base_digests(hash: &str) -> String {
+    format!("{}.json", base_dir(hash))
+}
+
+/// The changes that keep `tree` as a base: its directory, filled by `fill`, and its digest
+/// list, in one transaction. Should only one of them land (a run killed between the two),
+/// the base is read whole, as one kept without a list is.
+pub(crate) fn base_changes(tree: &SkillTree, fill: asv_fs::Fill) -> [Change; 2] {
+    let hash = tree.hash();
+    [
+        Change::replace(base_dir(&hash), fill, Ownership::ToolState),
+        Change::replace_file(
+            base_digests(&hash),
+            tree.digest_list(),
+            Ownership::ToolState,
+        ),
+    ]
+}
+
 /// Keeps `tree` as a base (under [`BASES_DIR`], by its hash); nothing happens when it is
 /// already kept.
 ///
@@ -377,37 +399,56 @@ pub fn base_dir(hash: &str) -> String {
 /// guarded-read or write failure.
 pub fn keep_base(root: &Root, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
-    let dir = base_dir(&hash);
     if kept_base(root, &hash)?.is_some() {
         return Ok(());
     }
     tree.check_paths()?;
-    let change = Change::replace(
-        dir,
-        crate::placing::fill_of(root, tree),
-        Ownership::ToolState,
-    );
-    Plan::new(root, vec![change])?.apply()?;
+    let changes = base_changes(tree, crate::placing::fill_of(root, tree));
+    Plan::new(root, changes.into())?.apply()?;
     Ok(())
 }
 
-/// The base with tree hash `hash`, when it is kept and still hashes so.
+/// The base with tree hash `hash`, when it is kept and still hashes so: read whole.
 ///
 /// # Errors
 /// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
 pub fn kept_base(root: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
-    kept_base_unless(root, hash, &AtomicBool::new(false))
+    read_kept_base(root, hash, &AtomicBool::new(false))
 }
 
-/// [`kept_base`] read ahead of knowing whether it is wanted: `None` too once `stop` is set.
+/// The base with tree hash `hash` as a pull takes it, ahead of knowing whether it is wanted
+/// (`None` too once `stop` is set): from its digest list when one fits the directory
+/// ([`SkillTree::read_listed`]; no file is read, and each is checked against the list when it
+/// is), else read whole as [`kept_base`] reads it (a base kept by an earlier version has no
+/// list).
 ///
 /// # Errors
 /// As [`kept_base`].
-pub fn kept_base_unless(
+pub fn listed_base_unless(
     root: &Root,
     hash: &str,
     stop: &AtomicBool,
 ) -> Result<Option<SkillTree>, Error> {
+    let dir = base_dir(hash);
+    if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
+        return Ok(None);
+    }
+    // A list that cannot be read is no list: the whole read judges the base.
+    let list = root.read_file_capped(
+        &base_digests(hash),
+        asv_model::layout::LOCK_LIMIT,
+        asv_model::layout::LOCK_LIMIT_WHAT,
+    );
+    if let Ok(Some(list)) = list
+        && let Some(tree) = SkillTree::read_listed(root, &dir, &list, hash)?
+    {
+        return Ok(Some(tree));
+    }
+    read_kept_base(root, hash, stop)
+}
+
+/// [`kept_base`], giving up (`None`) once `stop` is set.
+fn read_kept_base(root: &Root, hash: &str, stop: &AtomicBool) -> Result<Option<SkillTree>, Error> {
     let dir = base_dir(hash);
     if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
         return Ok(None);

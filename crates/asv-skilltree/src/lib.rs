@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 
 mod data;
+mod digests;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzz;
@@ -31,6 +32,7 @@ pub mod merge;
 mod path;
 
 pub use data::{FileData, Place, Receiver, Stored};
+pub use digests::DIGESTS_VERSION;
 pub use error::Error;
 pub use path::{PathProblem, validate_relative_path};
 
@@ -143,10 +145,29 @@ impl SkillTree {
         read_tree(root, dir, false, Budget::unlimited())
     }
 
+    /// [`SkillTree::read`], each file's SHA-256 worked out as it is read besides the tree
+    /// hash: for a tree that will be compared file by file or kept with its digest list
+    /// ([`SkillTree::digest_list`]), on the thread that reads it.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read`].
+    pub fn read_digested(root: &Root, dir: &str) -> Result<Self, Error> {
+        let mut listing = Vec::new();
+        list_into(root, dir, "", false, &mut listing)?;
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
+        reading.digests = true;
+        for (rel, full) in listing {
+            reading.file(&full, rel)?;
+        }
+        Ok(reading.finish())
+    }
+
     /// [`SkillTree::read`], with the stamp of every file as it was opened: what
     /// [`Stamps::still_hold`] needs to tell later, mostly without reading, that `dir` still
     /// holds the tree. The tree's hash is left to the first [`SkillTree::hash`] (which reads
-    /// again the files left on disk): a pull compares its local copy by files.
+    /// again the files left on disk), and each file's SHA-256 is worked out as it is read: a
+    /// pull compares its local copy by files.
     ///
     /// # Errors
     /// As [`SkillTree::read`].
@@ -158,6 +179,7 @@ impl SkillTree {
         let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         reading.stamps = Some(Vec::with_capacity(listing.len()));
         reading.hasher = None;
+        reading.digests = true;
         for (rel, full) in listing {
             reading.file(&full, rel)?;
         }
@@ -618,6 +640,9 @@ struct Reading<'r> {
     files: Vec<FileNode>,
     /// Each file's stamp as it was opened, when asked for ([`SkillTree::read_stamped`]).
     stamps: Option<Vec<Option<FileStamp>>>,
+    /// Whether each file's SHA-256 is worked out as it is read (a file left on disk always
+    /// has it; one held has it on first ask otherwise).
+    digests: bool,
 }
 
 impl<'r> Reading<'r> {
@@ -629,6 +654,7 @@ impl<'r> Reading<'r> {
             hasher: Some(TreeHasher::default()),
             files: Vec::new(),
             stamps: None,
+            digests: false,
         }
     }
 
@@ -693,6 +719,10 @@ impl<'r> Reading<'r> {
                 own.finalize().into(),
             )
         };
+        if self.digests {
+            // Worked out here, on the reading thread, while the bytes are still in cache.
+            data.sha256();
+        }
         self.budget.used += len;
         self.files.push(FileNode {
             path: rel,

@@ -7,7 +7,7 @@ use asv_skills::lifecycle::{
     self, AddRequest, Added, Pin, Pulled, State, Version, has_conflict_markers,
 };
 use asv_skills::lock::SkillLock;
-use asv_skills::upstream::{base_dir, kept_base};
+use asv_skills::upstream::{base_digests, base_dir, kept_base};
 use asv_skilltree::SkillTree;
 
 use crate::support::{Dir, GitRepo, skill_md};
@@ -774,6 +774,64 @@ fn an_edited_kept_base_counts_as_lost() {
         ),
         "{pulled:?}"
     );
+}
+
+/// A kept base is taken from its digest list: a file of it edited in place that the merge
+/// does not read changes nothing (the list says what the base holds), and the pull keeps the
+/// new base with its own list. The edited file, linked into the new base as it stands, is
+/// refused where a later merge reads it: the base then counts as lost, and its bytes are
+/// never merged.
+#[test]
+fn a_kept_base_is_taken_from_its_digest_list() {
+    let (up, me, added) = imported();
+    let kept = base_dir(&added.hash);
+    assert!(me.exists(&base_digests(&added.hash)));
+    me.edit(MD, "one", "ONE");
+    up.edit(MD, "eight", "EIGHT");
+    // Neither side changed run.sh, so the merge never reads the base's copy of it.
+    me.edit(&format!("{kept}/scripts/run.sh"), "run", "RUN");
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                kept_local: true,
+                lost_base: None,
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    let merged = me.read(MD);
+    assert!(
+        merged.contains("ONE") && merged.contains("EIGHT"),
+        "{merged}"
+    );
+    assert_eq!(
+        me.read("skills/pdf/scripts/run.sh"),
+        "#!/bin/sh\necho run\n"
+    );
+    let now = lock(&me).skills["pdf"].base_hash.clone();
+    assert!(me.exists(&base_dir(&now)) && me.exists(&base_digests(&now)));
+    // Both sides now change run.sh: the merge must read the base's copy, which no longer
+    // holds what the list says.
+    me.edit("skills/pdf/scripts/run.sh", "echo run", "echo ours");
+    up.edit("skills/pdf/scripts/run.sh", "#!/bin/sh", "#!/bin/bash");
+    let pulled = pull(&me, false).unwrap();
+    assert!(
+        matches!(
+            &pulled[..],
+            [Pulled::Updated {
+                lost_base: Some(_),
+                ..
+            } | Pulled::Conflicts {
+                lost_base: Some(_),
+                ..
+            }]
+        ),
+        "{pulled:?}"
+    );
+    assert!(!me.read("skills/pdf/scripts/run.sh").contains("RUN"));
 }
 
 /// `skill diff` cannot show a lost base unless the local copy or upstream still is it; its

@@ -7,7 +7,7 @@ use asv_skills::edits::EditKind;
 use asv_skills::lifecycle::{self, AddRequest, State};
 use asv_skills::lock::SkillLock;
 use asv_skills::manage::{self, Listed, Origin, OwnState, Removed};
-use asv_skills::upstream::base_dir;
+use asv_skills::upstream::{base_digests, base_dir};
 
 use crate::support::{Dir, GitRepo, skill_md};
 
@@ -48,8 +48,9 @@ fn lock(me: &Dir) -> SkillLock {
 fn remove_takes_the_directory_the_entry_and_the_base() {
     let (_up, me) = imported();
     let pdf_base = base_dir(&lock(&me).skills["pdf"].base_hash);
+    let pdf_list = base_digests(&lock(&me).skills["pdf"].base_hash);
     let doc_base = base_dir(&lock(&me).skills["doc"].base_hash);
-    assert!(me.exists(&pdf_base));
+    assert!(me.exists(&pdf_base) && me.exists(&pdf_list));
     let removed = manage::remove(&me.fs, &names(&["pdf", "pdf"]), false).unwrap();
     assert_eq!(
         removed,
@@ -61,7 +62,7 @@ fn remove_takes_the_directory_the_entry_and_the_base() {
         }]
     );
     assert!(!me.exists("skills/pdf"));
-    assert!(!me.exists(&pdf_base));
+    assert!(!me.exists(&pdf_base) && !me.exists(&pdf_list));
     assert_eq!(lock(&me).skills.keys().collect::<Vec<_>>(), ["doc"]);
     // the other skill and its base are untouched
     assert!(me.exists("skills/doc/SKILL.md") && me.exists(&doc_base));
