@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -96,7 +96,9 @@ impl AsRef<[u8]> for Held {
 /// and what it held then.
 #[derive(Debug)]
 pub struct Stored {
-    root: PathBuf,
+    /// The guarded root it was read under, shared by the files of one read so that the
+    /// directories on the way are checked once, not once per read again.
+    root: Arc<asv_fs::Root>,
     path: String,
     len: u64,
     sha256: [u8; 32],
@@ -109,8 +111,8 @@ pub struct Stored {
 /// Two places are the same when they name the same file with the same content.
 impl PartialEq for Stored {
     fn eq(&self, other: &Self) -> bool {
-        (&self.root, &self.path, self.len, self.sha256)
-            == (&other.root, &other.path, other.len, other.sha256)
+        (self.root.root(), &self.path, self.len, self.sha256)
+            == (other.root.root(), &other.path, other.len, other.sha256)
     }
 }
 
@@ -124,7 +126,7 @@ static SPILL: std::sync::Mutex<(std::sync::Weak<tempfile::TempDir>, u64)> =
 impl Stored {
     /// The directory the file was read under (the root of the [`asv_fs::Root`] read).
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.root()
     }
 
     /// The file's path under [`Stored::root`].
@@ -168,8 +170,7 @@ impl Stored {
                 path: self.path.clone(),
             })
         };
-        let root = asv_fs::Root::open(&self.root)?;
-        let Some(reader) = root.open_reader(&self.path)? else {
+        let Some(reader) = self.root.open_reader(&self.path)? else {
             return Err(changed());
         };
         if reader.len() != self.len {
@@ -217,9 +218,14 @@ impl FileData {
     }
 
     /// A file left where it was read, known by its length and SHA-256.
-    pub(crate) fn stored(root: &Path, path: String, len: u64, sha256: [u8; 32]) -> Self {
+    pub(crate) fn stored(
+        root: &Arc<asv_fs::Root>,
+        path: String,
+        len: u64,
+        sha256: [u8; 32],
+    ) -> Self {
         FileData(Repr::Stored(Arc::new(Stored {
-            root: root.to_owned(),
+            root: Arc::clone(root),
             path,
             len,
             sha256,
@@ -451,7 +457,7 @@ impl SpillFile {
         file.keep()
             .map_err(|e| Self::failed(&dir, &name, "keep", e.error))?;
         Ok(FileData(Repr::Stored(Arc::new(Stored {
-            root: dir.path().to_owned(),
+            root: Arc::new(asv_fs::Root::open(dir.path())?),
             path: name,
             len,
             sha256: hasher.finalize().into(),
@@ -646,7 +652,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         with_file(&dir, b"same bytes");
         let digest: [u8; 32] = Sha256::digest(b"same bytes").into();
-        let stored = FileData::stored(dir.path(), "f".into(), 10, digest);
+        let root = Arc::new(asv_fs::Root::open(dir.path()).unwrap());
+        let stored = FileData::stored(&root, "f".into(), 10, digest);
         assert_eq!(stored, FileData::from("same bytes"));
         assert_ne!(stored, FileData::from("other byte"));
         assert_eq!(stored.read().unwrap().as_ref(), b"same bytes");
@@ -759,9 +766,9 @@ mod tests {
     #[test]
     fn a_stored_file_edited_since_it_was_read_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let root = with_file(&dir, b"same bytes");
+        let root = Arc::new(with_file(&dir, b"same bytes"));
         let digest: [u8; 32] = Sha256::digest(b"same bytes").into();
-        let stored = FileData::stored(dir.path(), "f".into(), 10, digest);
+        let stored = FileData::stored(&root, "f".into(), 10, digest);
         root.write_file("f", b"SAME BYTES").unwrap();
         let refused = stored.read().unwrap_err();
         assert!(

@@ -128,6 +128,9 @@ impl SkillTree {
         }
         listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut files = Vec::with_capacity(listing.len());
+        // One guarded root for every file left on disk: the directories on the way are
+        // checked once.
+        let shared = std::sync::Arc::new(Root::open(root.root())?);
         for ((rel, full), entry) in listing.into_iter().zip(list.files) {
             let Some(sha256) = unhex(&entry.sha256) else {
                 return Ok(None);
@@ -141,7 +144,7 @@ impl SkillTree {
             let data = if entry.size == 0 {
                 FileData::from(Vec::new())
             } else {
-                FileData::stored(root.root(), full, entry.size, sha256)
+                FileData::stored(&shared, full, entry.size, sha256)
             };
             files.push(FileNode {
                 path: rel,

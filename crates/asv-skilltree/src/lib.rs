@@ -643,6 +643,8 @@ struct Reading<'r> {
     /// Whether each file's SHA-256 is worked out as it is read (a file left on disk always
     /// has it; one held has it on first ask otherwise).
     digests: bool,
+    /// The guarded root the files left on disk share, opened at the first of them.
+    shared: Option<std::sync::Arc<Root>>,
 }
 
 impl<'r> Reading<'r> {
@@ -655,6 +657,7 @@ impl<'r> Reading<'r> {
             files: Vec::new(),
             stamps: None,
             digests: false,
+            shared: None,
         }
     }
 
@@ -712,12 +715,13 @@ impl<'r> Reading<'r> {
                 }
                 own.update(chunk);
             })?;
-            FileData::stored(
-                self.root.root(),
-                full.to_owned(),
-                len,
-                own.finalize().into(),
-            )
+            let shared = match &self.shared {
+                Some(shared) => shared,
+                None => self
+                    .shared
+                    .insert(std::sync::Arc::new(Root::open(self.root.root())?)),
+            };
+            FileData::stored(shared, full.to_owned(), len, own.finalize().into())
         };
         if self.digests {
             // Worked out here, on the reading thread, while the bytes are still in cache.

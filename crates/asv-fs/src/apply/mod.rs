@@ -436,18 +436,25 @@ impl Applier<'_, '_> {
                 platform::set_path_mode(abs, mode | 0o700)
             })?;
         }
+        // The listing's own entry types (no `lstat` each): only a directory needs looking at
+        // before it goes, and unlinking never follows a link.
         let names = self.op(rel, "list", || {
             let mut names = Vec::new();
             for entry in fs::read_dir(abs)? {
-                names.push(entry?.file_name());
+                let entry = entry?;
+                names.push((entry.file_name(), entry.file_type()?.is_dir()));
             }
             names.sort();
             Ok(names)
         })?;
-        for name in names {
+        for (name, is_dir) in names {
             let child = abs.join(&name);
             let child_rel = join(rel, &name.to_string_lossy());
-            self.remove_tree_at(&child, &child_rel)?;
+            if is_dir {
+                self.remove_tree_at(&child, &child_rel)?;
+            } else {
+                self.op(&child_rel, "remove", || fs::remove_file(&child))?;
+            }
         }
         self.op(rel, "remove", || fs::remove_dir(abs))
     }
