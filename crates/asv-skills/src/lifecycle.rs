@@ -1031,6 +1031,14 @@ fn pull_one(
         return Ok((pulled, writes));
     }
     // `kept`: the base was read from its kept directory, which a new base may link from.
+    // Upstream's file digests (to compare with the base, and for its own list), worked out on
+    // every core now that the reads are done rather than on upstream's reading thread.
+    {
+        use rayon::prelude::*;
+        upstream.tree.files().par_iter().for_each(|f| {
+            f.data.sha256();
+        });
+    }
     // A base taken from its digest list has had no byte read: the files the merge reads
     // (changed on both sides) are checked first, and should one not hold what the list says,
     // the base is read whole, which judges it.

@@ -243,8 +243,7 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
             revision: "the directory as it stands".to_owned(),
         });
     }
-    // Digests as it is read: the tree is compared file by file and kept with its list.
-    let tree = SkillTree::read_digested(&source, rel)?;
+    let tree = SkillTree::read(&source, rel)?;
     if tree.is_empty() {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),

@@ -145,24 +145,6 @@ impl SkillTree {
         read_tree(root, dir, false, Budget::unlimited())
     }
 
-    /// [`SkillTree::read`], each file's SHA-256 worked out as it is read besides the tree
-    /// hash: for a tree that will be compared file by file or kept with its digest list
-    /// ([`SkillTree::digest_list`]), on the thread that reads it.
-    ///
-    /// # Errors
-    /// As [`SkillTree::read`].
-    pub fn read_digested(root: &Root, dir: &str) -> Result<Self, Error> {
-        let mut listing = Vec::new();
-        list_into(root, dir, "", false, &mut listing)?;
-        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
-        reading.digests = true;
-        for (rel, full) in listing {
-            reading.file(&full, rel)?;
-        }
-        Ok(reading.finish())
-    }
-
     /// [`SkillTree::read`], with the stamp of every file as it was opened: what
     /// [`Stamps::still_hold`] needs to tell later, mostly without reading, that `dir` still
     /// holds the tree. The tree's hash is left to the first [`SkillTree::hash`] (which reads
