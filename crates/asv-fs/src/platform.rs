@@ -24,6 +24,22 @@ use std::path::Path;
 
 use crate::error::EntryKind;
 
+/// The clock the kernel stamps file changes with (`CLOCK_REALTIME_COARSE`, advanced once a
+/// tick), read now: a change made from now on gets a change time no earlier than this.
+#[cfg(target_os = "linux")]
+pub(crate) fn stamp_clock() -> Option<std::time::SystemTime> {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+    let secs = u64::try_from(now.tv_sec).ok()?;
+    let nanos = u32::try_from(now.tv_nsec).ok()?;
+    Some(std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos))
+}
+
+/// Not known here: the caller allows for the longest lag a tick can give.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn stamp_clock() -> Option<std::time::SystemTime> {
+    None
+}
+
 // ---------------------------------------------------------------------------------------
 // Linux-only calls, and their fallbacks for any other system (or `portable`).
 

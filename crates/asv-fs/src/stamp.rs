@@ -24,7 +24,8 @@ pub struct FileStamp {
 }
 
 /// How far a file system's clock may lag the process's when its time stamps carry
-/// sub-millisecond detail: the kernel stamps files from a clock updated once a tick (1 to 10
+/// sub-millisecond detail, where that clock cannot be read itself
+/// ([`FileStamp::clock`]): the kernel stamps files from a clock advanced once a tick (1 to 10
 /// ms), so this is two of the longest ticks.
 const FINE_LAG: Duration = Duration::from_millis(20);
 
@@ -58,19 +59,32 @@ impl FileStamp {
         self.mode & 0o100 != 0
     }
 
-    /// Whether the file was last changed far enough before `taken` (when a read of it
-    /// began) that a later write must show in its stamp. An unsettled file may have been
-    /// written again within the same clock tick; whoever trusts the stamp must read it
-    /// again.
+    /// Now, as the file system stamps changes: no later than the change time of a write made
+    /// from now on. On Linux that is the kernel's coarse clock, read directly; elsewhere the
+    /// process's clock less the longest lag a tick can give.
+    pub fn clock() -> SystemTime {
+        crate::platform::stamp_clock().unwrap_or_else(|| {
+            let now = SystemTime::now();
+            now.checked_sub(FINE_LAG).unwrap_or(now)
+        })
+    }
+
+    /// Whether the file was last changed far enough before `taken` (what
+    /// [`FileStamp::clock`] said when a read of it began) that a later write must show in its
+    /// stamp: strictly before it, for time stamps with sub-millisecond detail. An unsettled
+    /// file may have been written again within the same clock tick; whoever trusts the stamp
+    /// must read it again.
     pub fn settled_before(&self, taken: SystemTime) -> bool {
         let (secs, nanos) = self.changed;
         let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
             return false;
         };
+        // A file system keeping whole seconds (or milliseconds) truncates the time of a
+        // later write, which can then fall before `taken`.
         let lag = if nanos % 1_000_000 == 0 {
             COARSE_LAG
         } else {
-            FINE_LAG
+            Duration::ZERO
         };
         let changed = UNIX_EPOCH + Duration::new(secs, nanos);
         changed
@@ -117,8 +131,8 @@ mod tests {
     fn a_file_changed_within_the_lag_of_a_read_is_not_settled() {
         let at = |secs: u64, nanos: u32| UNIX_EPOCH + Duration::new(secs, nanos);
         let fine = stamp((1_000, 123_456_789));
-        assert!(fine.settled_before(at(1_000, 150_000_000)));
-        assert!(!fine.settled_before(at(1_000, 140_000_000)));
+        assert!(fine.settled_before(at(1_000, 123_456_790)));
+        assert!(!fine.settled_before(at(1_000, 123_456_789)));
         assert!(!fine.settled_before(at(999, 0)));
         // Whole seconds (or milliseconds): the file system may keep no more, so a write up
         // to seconds later can look the same.
@@ -138,8 +152,6 @@ mod tests {
         std::fs::write(&path, b"one").unwrap();
         let first = stamp_now().unwrap();
         assert_eq!(stamp_now(), Some(first));
-        // Just written: not to be trusted by a read starting now.
-        assert!(!first.settled_before(SystemTime::now()));
         std::fs::write(&path, b"three").unwrap();
         assert_ne!(stamp_now(), Some(first));
         assert_eq!(
