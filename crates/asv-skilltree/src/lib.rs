@@ -852,6 +852,40 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_on_every_core_reports_the_first_failure_in_path_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        for (side, word) in [("b", "base"), ("l", "local"), ("r", "remote")] {
+            for name in ["a.md", "m.md", "z.md"] {
+                let text = format!("top\n{word}\nbottom\n");
+                let text = if side == "b" || name == "z.md" || side == "r" {
+                    text
+                } else {
+                    text.replace("bottom", "BOTTOM")
+                };
+                root.write_file(&format!("{side}/{name}"), text.as_bytes())
+                    .unwrap();
+            }
+        }
+        let read = |side| read_holding(&root, side, false, Budget::unlimited(), 0).unwrap();
+        let (base, local, remote) = (read("b"), read("l"), read("r"));
+        // Both sides changed every file, so each is read again to be merged; two of the local
+        // ones are gone from under the tree.
+        root.write_file("l/m.md", b"changed").unwrap();
+        root.write_file("l/z.md", b"changed").unwrap();
+        for _ in 0..20 {
+            let refused = merge::merge(&base, &local, &remote, &|b, l, r| {
+                merge::merge_text(b, l, r, ["l", "b", "r"])
+            })
+            .unwrap_err();
+            assert!(
+                matches!(&refused, Error::Fs(asv_fs::Error::ChangedWhileRead { path }) if path == "l/m.md"),
+                "{refused:?}"
+            );
+        }
+    }
+
+    #[test]
     fn the_memory_allowance_is_taken_in_path_order() {
         let dir = tempfile::tempdir().unwrap();
         let root = Root::open(dir.path()).unwrap();

@@ -139,9 +139,13 @@ pub fn is_text(data: &[u8]) -> bool {
 
 type Side<'a> = Option<&'a FileNode>;
 
+/// What one path merges to: the file kept (none for a path both sides deleted), and the
+/// conflict there, if any.
+type PathMerge = (Option<FileNode>, Option<ConflictKind>);
+
 /// A three-way text merger: (base, local, remote) to the merged bytes or a conflict.
 /// [`merge_text`] with fixed labels is the usual one.
-pub type TextMerger<'a> = dyn Fn(&[u8], &[u8], &[u8]) -> TextMerge + 'a;
+pub type TextMerger<'a> = dyn Fn(&[u8], &[u8], &[u8]) -> TextMerge + Sync + 'a;
 
 fn same(a: Side<'_>, b: Side<'_>) -> bool {
     match (a, b) {
@@ -160,7 +164,9 @@ fn same(a: Side<'_>, b: Side<'_>) -> bool {
 /// rename is the deletion and addition it is recorded as.
 ///
 /// Files are compared by content wherever their bytes are; only a file both sides changed is
-/// read (its three versions), so a merge of trees left on disk holds one file at a time.
+/// read (its three versions), so a merge of trees left on disk holds one file at a time on
+/// each core it runs on (paths are merged on every core, the result kept in path order).
+/// The first error in path order is the one returned.
 ///
 /// # Errors
 /// A file left on disk that cannot be read again or changed since it was read
@@ -192,41 +198,49 @@ pub fn merge(
 ) -> Result<TreeMerge, Error> {
     let (b, l, r) = (index(base), index(local), index(remote));
     let paths: BTreeSet<&str> = b.keys().chain(l.keys()).chain(r.keys()).copied().collect();
+    let paths: Vec<&str> = paths.into_iter().collect();
+    // Each path on its own: comparing by digests, and merging the texts both sides changed,
+    // on every core.
+    let merged: Vec<Result<PathMerge, Error>> = {
+        use rayon::prelude::*;
+        paths
+            .par_iter()
+            .map(|&path| {
+                let (bs, ls, rs) = (
+                    b.get(path).copied(),
+                    l.get(path).copied(),
+                    r.get(path).copied(),
+                );
+                if same(ls, rs) || same(bs, rs) {
+                    return Ok((ls.cloned(), None));
+                }
+                if same(bs, ls) {
+                    return Ok((rs.cloned(), None));
+                }
+                match (ls, rs) {
+                    (Some(lf), Some(rf)) => {
+                        let (node, kind) = merge_file(path, bs, lf, rf, merge_text)?;
+                        Ok((Some(node), kind))
+                    }
+                    // One side deleted what the other changed: keep the changed file for a
+                    // user resolving by hand.
+                    (kept, other) => {
+                        Ok((kept.or(other).cloned(), Some(ConflictKind::DeleteModify)))
+                    }
+                }
+            })
+            .collect()
+    };
     let mut out = Vec::with_capacity(paths.len());
     let mut conflicts = Vec::new();
-    for path in paths {
-        let (bs, ls, rs) = (
-            b.get(path).copied(),
-            l.get(path).copied(),
-            r.get(path).copied(),
-        );
-        let taken = if same(ls, rs) || same(bs, rs) {
-            ls.cloned()
-        } else if same(bs, ls) {
-            rs.cloned()
-        } else {
-            match (ls, rs) {
-                (Some(lf), Some(rf)) => {
-                    let (node, kind) = merge_file(path, bs, lf, rf, merge_text)?;
-                    if let Some(kind) = kind {
-                        conflicts.push(Conflict {
-                            path: path.to_owned(),
-                            kind,
-                        });
-                    }
-                    Some(node)
-                }
-                // One side deleted what the other changed: keep the changed file for a user
-                // resolving by hand.
-                (kept, other) => {
-                    conflicts.push(Conflict {
-                        path: path.to_owned(),
-                        kind: ConflictKind::DeleteModify,
-                    });
-                    kept.or(other).cloned()
-                }
-            }
-        };
+    for (path, result) in paths.into_iter().zip(merged) {
+        let (taken, kind) = result?;
+        if let Some(kind) = kind {
+            conflicts.push(Conflict {
+                path: path.to_owned(),
+                kind,
+            });
+        }
         out.extend(taken);
     }
     finish(out, conflicts, &l)
