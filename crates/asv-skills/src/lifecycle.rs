@@ -1030,7 +1030,6 @@ fn pull_one(
         };
         return Ok((pulled, writes));
     }
-    // `kept`: the base was read from its kept directory, which a new base may link from.
     // Upstream's file digests (to compare with the base, and for its own list), worked out on
     // every core now that the reads are done rather than on upstream's reading thread.
     {
@@ -1043,11 +1042,12 @@ fn pull_one(
     // (changed on both sides) are checked first, and should one not hold what the list says,
     // the base is read whole, which judges it.
     let kept = match kept? {
-        Some(base) if !reads_back(&base, &local, &upstream.tree) => {
+        Some((base, true)) if !reads_back(&base, &local, &upstream.tree) => {
             kept_base(root, &entry.base_hash)?
         }
-        kept => kept,
+        kept => kept.map(|(base, _)| base),
     };
+    // `kept`: the base was read from its kept directory, which a new base may link from.
     let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept, options) {
         Ok((base, fetched)) => (Some(base), fetched, !fetched, None),
         // A local copy that still hashes to the lost base is that base.

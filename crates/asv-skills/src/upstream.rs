@@ -419,7 +419,7 @@ pub fn kept_base(root: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
 /// (`None` too once `stop` is set): from its digest list when one fits the directory
 /// ([`SkillTree::read_listed`]; no file is read, and each is checked against the list when it
 /// is), else read whole as [`kept_base`] reads it (a base kept by an earlier version has no
-/// list).
+/// list). The flag says it came from its list.
 ///
 /// # Errors
 /// As [`kept_base`].
@@ -427,7 +427,7 @@ pub fn listed_base_unless(
     root: &Root,
     hash: &str,
     stop: &AtomicBool,
-) -> Result<Option<SkillTree>, Error> {
+) -> Result<Option<(SkillTree, bool)>, Error> {
     let dir = base_dir(hash);
     if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
         return Ok(None);
@@ -441,9 +441,9 @@ pub fn listed_base_unless(
     if let Ok(Some(list)) = list
         && let Some(tree) = SkillTree::read_listed(root, &dir, &list, hash)?
     {
-        return Ok(Some(tree));
+        return Ok(Some((tree, true)));
     }
-    read_kept_base(root, hash, stop)
+    Ok(read_kept_base(root, hash, stop)?.map(|tree| (tree, false)))
 }
 
 /// [`kept_base`], giving up (`None`) once `stop` is set.

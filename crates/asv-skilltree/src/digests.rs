@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use asv_fs::Root;
 
-use crate::{Error, FileData, FileNode, SkillTree, list_into};
+use crate::{Error, FileData, FileNode, SkillTree, sorted_files};
 
 /// The version a digest list is written with; a list of another version is not used.
 pub const DIGESTS_VERSION: u32 = 1;
@@ -117,16 +117,14 @@ impl SkillTree {
         if list.version != DIGESTS_VERSION || list.hash != hash {
             return Ok(None);
         }
-        let mut listing = Vec::new();
-        match list_into(root, dir, "", true, &mut listing) {
-            Ok(()) => {}
+        let listing = match sorted_files(root, dir, true) {
+            Ok(listing) => listing,
             Err(Error::Unsupported { .. } | Error::IgnoredMetadata { .. }) => return Ok(None),
             Err(e) => return Err(e),
-        }
+        };
         if listing.len() != list.files.len() {
             return Ok(None);
         }
-        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut files = Vec::with_capacity(listing.len());
         // One guarded root for every file left on disk: the directories on the way are
         // checked once.

@@ -155,9 +155,7 @@ impl SkillTree {
     /// As [`SkillTree::read`].
     pub fn read_stamped(root: &Root, dir: &str) -> Result<(Self, Stamps), Error> {
         let taken = FileStamp::clock();
-        let mut listing = Vec::new();
-        list_into(root, dir, "", false, &mut listing)?;
-        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let listing = sorted_files(root, dir, false)?;
         let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         reading.stamps = Some(Vec::with_capacity(listing.len()));
         reading.hasher = None;
@@ -175,9 +173,7 @@ impl SkillTree {
     /// # Errors
     /// As [`SkillTree::read`].
     pub fn read_hash(root: &Root, dir: &str) -> Result<String, Error> {
-        let mut listing = Vec::new();
-        list_into(root, dir, "", false, &mut listing)?;
-        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let listing = sorted_files(root, dir, false)?;
         let mut h = TreeHasher::default();
         for (rel, full) in listing {
             let Some(reader) = root.open_reader(&full)? else {
@@ -418,12 +414,10 @@ impl Stamps {
     /// # Errors
     /// As [`SkillTree::read`]: an entry that cannot be in a tree, or a read failure.
     pub fn still_hold(&self, root: &Root, dir: &str, tree: &SkillTree) -> Result<bool, Error> {
-        let mut listing = Vec::new();
-        list_into(root, dir, "", false, &mut listing)?;
+        let listing = sorted_files(root, dir, false)?;
         if listing.len() != tree.files.len() || self.files.len() != tree.files.len() {
             return Ok(false);
         }
-        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         for ((rel, full), (file, then)) in listing.iter().zip(tree.files.iter().zip(&self.files)) {
             if *rel != file.path {
                 return Ok(false);
@@ -563,9 +557,7 @@ fn read_stopping(
     held: u64,
     stop: &AtomicBool,
 ) -> Result<Option<SkillTree>, Error> {
-    let mut listing = Vec::new();
-    list_into(root, top, "", strict, &mut listing)?;
-    listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let listing = sorted_files(root, top, strict)?;
     let mut reading = Reading::new(root, budget, held);
     for (rel, full) in listing {
         if stop.load(Ordering::Relaxed) {
@@ -574,6 +566,15 @@ fn read_stopping(
         reading.file(&full, rel)?;
     }
     Ok(Some(reading.finish()))
+}
+
+/// The regular files under `top` as (path under `top`, path under the root), in tree order
+/// (bytewise by path).
+fn sorted_files(root: &Root, top: &str, strict: bool) -> Result<Vec<(String, String)>, Error> {
+    let mut listing = Vec::new();
+    list_into(root, top, "", strict, &mut listing)?;
+    listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    Ok(listing)
 }
 
 /// Lists the regular files under `top/sub` as (path under `top`, path under the root).
