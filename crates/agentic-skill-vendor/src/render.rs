@@ -326,6 +326,16 @@ pub fn violation(format: Format, v: &Violation) -> String {
 
 /// Renders a run of this tool that was killed while it changed the tree, as a reader finds it.
 pub fn interrupted(format: Format, run: &asv_fs::Interrupted) -> String {
+    if let Some(problem) = &run.refused {
+        // Not a run this tool will put right: a file to delete, said as the writers say it.
+        let message = format!(
+            "{}: a journal no command acts on: {problem}; if no run of agentic-skill-vendor is changing this repository, delete this file",
+            asv_fs::quote::DisplayPath(&run.journal)
+        );
+        return Line::new(Level::Error, "journal-refused", message)
+            .at(&run.journal)
+            .render_finding(format);
+    }
     let message = format!(
         "{}: `{}` was killed while it changed the tree, which is part old, part new; run it again (a command that writes first {} what it changed)",
         asv_fs::quote::DisplayPath(&run.journal),

@@ -183,6 +183,19 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A journal in the tree is not one a writer may act on (input side): it was not written
+    /// by this machine's run in this tree, or it names a path outside the tree, through a
+    /// link or in `.git`, or what it names changed since. Nothing was moved or removed.
+    #[error(
+        "{}: not acted on: {problem}; nothing was moved or removed. If no run of agentic-skill-vendor is changing this repository, delete this file and run the command again",
+        DisplayPath(journal)
+    )]
+    JournalRefused {
+        /// The journal, relative to the root.
+        journal: String,
+        /// What is wrong with it.
+        problem: JournalProblem,
+    },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
     InjectedFault {
@@ -512,7 +525,8 @@ impl Error {
             | Error::SourceLink { .. }
             | Error::SourceWrongKind { .. }
             | Error::SourceUnreadable { .. }
-            | Error::TooLarge { .. } => Side::Input,
+            | Error::TooLarge { .. }
+            | Error::JournalRefused { .. } => Side::Input,
             Error::DestOccupied { .. }
             | Error::NotOwned { .. }
             | Error::DestChanged { .. }
@@ -536,7 +550,8 @@ impl Error {
             | Error::TooLarge { path, .. }
             | Error::ChangedWhileRead { path }
             | Error::Io { path, .. }
-            | Error::Recovery { journal: path, .. } => path,
+            | Error::Recovery { journal: path, .. }
+            | Error::JournalRefused { journal: path, .. } => path,
             _ => return None,
         };
         Some(Location::file(path.clone()))
@@ -547,6 +562,85 @@ impl Error {
             path: path.to_owned(),
             op,
             source,
+        }
+    }
+}
+
+/// Why a journal found in the tree is not acted on ([`Error::JournalRefused`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JournalProblem {
+    /// It stands at the root, where only an earlier version kept journals.
+    AtRoot,
+    /// It is a journal of another format (an earlier version's).
+    OtherFormat,
+    /// It does not parse as a journal.
+    NotAJournal,
+    /// Something other than a regular file stands there.
+    NotAFile {
+        /// What stands there.
+        found: EntryKind,
+    },
+    /// It is larger than any journal this version writes.
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The run id it records is not the one in its name.
+    OtherRun,
+    /// It is not the file its run wrote (a copy, a checkout, a file written by hand).
+    NotItself,
+    /// It was written in another tree.
+    OtherTree,
+    /// Git tracks it: it came with the repository.
+    Tracked,
+    /// It names a path that is not a plain relative path below the root, or one in `.git`.
+    OutsidePath {
+        /// The path as recorded.
+        path: String,
+    },
+    /// A path it names is reached through a symbolic link.
+    LinkOnTheWay {
+        /// The link.
+        path: String,
+    },
+    /// A destination it names holds an entry its run did not make, while the entry it
+    /// replaced waits to go back.
+    ChangedSince {
+        /// The destination.
+        path: String,
+    },
+}
+
+impl fmt::Display for JournalProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JournalProblem::AtRoot => f.write_str("a journal at the root of the tree was kept by an earlier version or put there by hand (journals live in .agentic-skill-vendor/)"),
+            JournalProblem::OtherFormat => f.write_str("it is a journal of an earlier version"),
+            JournalProblem::NotAJournal => f.write_str("it is not a journal this version writes"),
+            JournalProblem::NotAFile { found } => write!(f, "{found} stands where a journal would"),
+            JournalProblem::TooLarge { size, limit } => {
+                write!(f, "it is {size} bytes, over the {limit}-byte limit of a journal")
+            }
+            JournalProblem::OtherRun => f.write_str("the run it records is not the one its name gives"),
+            JournalProblem::NotItself => f.write_str("it is not the file a run on this machine wrote (it was copied, checked out or written by hand)"),
+            JournalProblem::OtherTree => f.write_str("it was written in another tree"),
+            JournalProblem::Tracked => f.write_str("git tracks it, so it came with the repository"),
+            JournalProblem::OutsidePath { path } => write!(
+                f,
+                "it names {}, which is not a plain path below the root outside .git",
+                DisplayPath(path)
+            ),
+            JournalProblem::LinkOnTheWay { path } => {
+                write!(f, "a path it names is reached through the link {}", DisplayPath(path))
+            }
+            JournalProblem::ChangedSince { path } => write!(
+                f,
+                "{} holds an entry the interrupted run did not make",
+                DisplayPath(path)
+            ),
         }
     }
 }

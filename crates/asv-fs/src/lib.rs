@@ -31,6 +31,7 @@ pub mod apply;
 pub mod corpus;
 pub mod error;
 mod faults;
+mod git_index;
 pub mod plan;
 pub mod platform;
 pub mod quote;
@@ -39,9 +40,10 @@ mod tree;
 mod writer_lock;
 
 pub use apply::{
-    Applied, Interrupted, Warning, is_journal_name, is_parked_tree_entry, is_tree_change_residue,
+    Applied, Interrupted, STATE_DIR, Warning, is_journal_name, is_journal_path,
+    is_parked_tree_entry, is_tree_change_residue,
 };
-pub use error::{EntryKind, Error, Location, Result, Side, StrandedEntry};
+pub use error::{EntryKind, Error, JournalProblem, Location, Result, Side, StrandedEntry};
 pub use plan::{
     Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
     PlannedChange, SharedBytes, TreeFile, Verdict,

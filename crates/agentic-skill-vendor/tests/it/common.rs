@@ -115,14 +115,13 @@ impl Repo {
         run_bin_in(&all, None, Some(&self.join(rel)))
     }
 
-    /// Waits until a tree change has begun in this repository (its journal stands at the
-    /// root), for at most `limit`; panics naming `what` past it.
+    /// Waits until a tree change has begun in this repository (its journal stands in the
+    /// tool's state directory), for at most `limit`; panics naming `what` past it.
     pub fn wait_for_journal(&self, limit: std::time::Duration, what: &str) {
         let started = std::time::Instant::now();
-        while !fs::read_dir(self.path())
-            .expect("read_dir")
-            .any(|e| asv_fs::is_journal_name(&e.expect("entry").file_name().to_string_lossy()))
-        {
+        while !fs::read_dir(self.join(asv_fs::STATE_DIR)).is_ok_and(|mut dir| {
+            dir.any(|e| e.is_ok_and(|e| asv_fs::is_journal_name(&e.file_name().to_string_lossy())))
+        }) {
             assert!(started.elapsed() < limit, "{what} never began its change");
             std::thread::sleep(std::time::Duration::from_millis(2));
         }

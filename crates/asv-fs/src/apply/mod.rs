@@ -35,7 +35,9 @@ mod names;
 use crate::faults::Calls;
 pub use crate::faults::FaultPlan;
 use journal::{Identity, Journal};
-pub use journal::{Interrupted, is_journal_name, this_command_line};
+pub use journal::{
+    Interrupted, JOURNAL_LIMIT, STATE_DIR, is_journal_name, is_journal_path, this_command_line,
+};
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 use names::{parked_name, staged_name};
 
@@ -124,6 +126,9 @@ struct Track {
 
 struct Applier<'a, 'f> {
     tree: &'a Root,
+    /// This apply's run id: in its journal and in every name it stages or parks, so a
+    /// recovery acts on this run's entries alone.
+    run: String,
     calls: Calls<'f>,
     no_exchange: bool,
     /// Directories already seen or made on the way to a destination in this apply, so a plan
@@ -136,10 +141,12 @@ struct Applier<'a, 'f> {
 }
 
 impl<'a> Applier<'a, '_> {
-    /// An applier with no faults to inject and nothing known yet (for a recovery).
-    fn plain(tree: &'a Root) -> Self {
+    /// An applier with no faults to inject and nothing known yet, acting for the run `run`
+    /// (for a recovery: what it moves aside carries the interrupted run's id).
+    fn for_run(tree: &'a Root, run: &str) -> Self {
         Applier {
             tree,
+            run: run.to_owned(),
             calls: Calls::none(),
             no_exchange: false,
             known_dirs: Default::default(),
@@ -344,7 +351,7 @@ impl Applier<'_, '_> {
     /// Makes a fresh staged directory beside `dest`.
     fn staged_dir(&self, dest: &str) -> Result<String> {
         loop {
-            let staged = staged_name(dest);
+            let staged = staged_name(dest, &self.run);
             let made = self.op(&staged, "create directory", || {
                 match fs::create_dir(self.tree.abs(&staged)) {
                     Ok(()) => Ok(true),
@@ -367,7 +374,7 @@ impl Applier<'_, '_> {
         dir: Option<&platform::Dir>,
     ) -> Result<(String, File)> {
         loop {
-            let staged = staged_name(dest);
+            let staged = staged_name(dest, &self.run);
             let made = self.op(&staged, "create", || {
                 let created = match dir {
                     Some(dir) => dir.create_new(base_name(&staged), mode),
@@ -394,7 +401,7 @@ impl Applier<'_, '_> {
     /// Moves `from` to a fresh parked name beside `dest`; the name.
     fn park(&self, from: &str, dest: &str) -> Result<String> {
         loop {
-            let parked = parked_name(dest);
+            let parked = parked_name(dest, &self.run);
             match self.rename_noreplace(from, &parked, "park the previous entry") {
                 Ok(()) => return Ok(parked),
                 Err(Error::Io { source, .. }) if is_exists(&source) => continue,
@@ -548,7 +555,7 @@ impl Applier<'_, '_> {
             }
             Operation::Replace(Fill::Link(target)) => {
                 let staged = loop {
-                    let staged = staged_name(&dest);
+                    let staged = staged_name(&dest, &self.run);
                     let abs = self.tree.abs(&staged);
                     let made = self.op(&staged, "create link", || {
                         match platform::symlink(target, &abs) {
@@ -696,7 +703,7 @@ impl Applier<'_, '_> {
                         true
                     }
                     Ok(false) => {
-                        let aside = staged_name(dest);
+                        let aside = staged_name(dest, &self.run);
                         match self.rename_noreplace(dest, &aside, "move aside") {
                             Ok(()) => {
                                 new_at = Some(aside);
@@ -725,7 +732,7 @@ impl Applier<'_, '_> {
             }
         } else if track.old_at.is_none() && new_at.as_deref() == Some(dest.as_str()) {
             // A created entry: move it off the destination in one step, then remove it.
-            let aside = staged_name(dest);
+            let aside = staged_name(dest, &self.run);
             if self.rename_noreplace(dest, &aside, "move aside").is_err() {
                 leftovers.push(dest.clone());
                 return;
@@ -812,6 +819,7 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
     } = plan;
     let applier = Applier {
         tree,
+        run: names::new_run_id(),
         calls: Calls::new(faults.as_ref()),
         no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
         known_dirs: Default::default(),
@@ -1064,6 +1072,19 @@ fn forward(
     if let Some((_, e)) = failures.into_iter().min_by_key(|(i, _)| *i) {
         return Err(e);
     }
+    // What was staged, by identity, before anything is swapped: after a kill, only an entry
+    // the journal names so may be moved off its destination. A file made in place needs no
+    // record (it stands in a directory the journal names as made).
+    let staged: Vec<(&str, &str)> = tracks
+        .iter()
+        .filter_map(|t| {
+            t.new_at
+                .as_deref()
+                .filter(|at| *at != t.dest)
+                .map(|at| (t.dest.as_str(), at))
+        })
+        .collect();
+    applier.journal_staged(journal, &staged)?;
     // Swap each into place, parking what was there. Each swap is one write of the tree's
     // write budget, so a caller injecting faults with `Root::fail_writes_after` sees a plan
     // stop (and roll back) between destinations.

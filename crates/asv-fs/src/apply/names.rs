@@ -7,28 +7,39 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::tree::{join, parent_of};
 
 /// Whether a directory entry's name is one an apply makes beside a destination — a staged
-/// new entry (`.<name>.asv-staged-<random>`) or a parked previous one (the same with
-/// `.previous`) — which a listing beside a destination must skip.
+/// new entry (`.<name>.asv-staged-<run><sequence>`, 20 lowercase hex digits; 12 in names an
+/// earlier version made) or a parked previous one (the same with `.previous`) — which a
+/// listing beside a destination must skip.
 ///
 /// # Example
 /// ```
 /// use asv_fs::is_tree_change_residue;
 /// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab"));
 /// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab.previous"));
+/// assert!(is_tree_change_residue(".a.asv-staged-0123456789ab01234567"));
 /// assert!(!is_tree_change_residue("a.asv-staged-0123456789ab"));
 /// assert!(!is_tree_change_residue(".a"));
 /// ```
 pub fn is_tree_change_residue(name: &str) -> bool {
-    let body = name.strip_suffix(".previous").unwrap_or(name).as_bytes();
-    const MARK: &[u8] = b".asv-staged-";
-    if !name.starts_with('.') || body.len() < 1 + MARK.len() + SUFFIX_LEN {
-        return false;
+    residue_suffix(name).is_some()
+}
+
+/// The hex suffix of a staged or parked name (`None`: not one).
+fn residue_suffix(name: &str) -> Option<&str> {
+    let body = name.strip_suffix(".previous").unwrap_or(name);
+    if !name.starts_with('.') {
+        return None;
     }
-    let (head, suffix) = body.split_at(body.len() - SUFFIX_LEN);
-    head.ends_with(MARK)
-        && suffix
-            .iter()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    [RUN_SUFFIX_LEN, SUFFIX_LEN].into_iter().find_map(|len| {
+        let at = body.len().checked_sub(len)?;
+        let (head, suffix) = (body.get(..at)?, body.get(at..)?);
+        (head.len() > MARK.len()
+            && head.ends_with(MARK)
+            && suffix
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+        .then_some(suffix)
+    })
 }
 
 /// Whether a directory entry's name is a parked previous entry
@@ -38,7 +49,15 @@ pub fn is_parked_tree_entry(name: &str) -> bool {
     name.ends_with(".previous") && is_tree_change_residue(name)
 }
 
+/// What stands between a destination's kept name and the suffix.
+const MARK: &str = ".asv-staged-";
+/// The suffix of a name an earlier version made: 12 random hex digits.
 const SUFFIX_LEN: usize = 12;
+/// The suffix of a name this version makes: the run id (12 hex digits, also in the run's
+/// journal) then a sequence number (8), so recovery can tell its run's entries from any other.
+const RUN_SUFFIX_LEN: usize = RUN_ID_LEN + 8;
+/// How long a run id is, in hex digits.
+pub(super) const RUN_ID_LEN: usize = 12;
 /// Longest part of a destination's name kept in a staged name, so the sibling's name stays
 /// within the usual 255-byte limit.
 const NAME_KEPT: usize = 100;
@@ -54,25 +73,54 @@ pub(super) fn random_suffix() -> String {
     format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
 }
 
-/// A fresh sibling name for `dest`: `<dir>/.<name>.asv-staged-<random>`.
-pub(super) fn staged_name(dest: &str) -> String {
+/// A fresh id for one apply: 12 lowercase hex digits, in its journal's name and record and in
+/// every name it stages.
+pub(super) fn new_run_id() -> String {
+    random_suffix()
+}
+
+/// Whether `id` has the shape of a run id.
+pub(super) fn is_run_id(id: &str) -> bool {
+    id.len() == RUN_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A fresh sibling name for `dest` in the run `run`:
+/// `<dir>/.<name>.asv-staged-<run><sequence>`.
+pub(super) fn staged_name(dest: &str, run: &str) -> String {
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let base = &dest[dest.rfind('/').map_or(0, |i| i + 1)..];
     let end = kept_len(base);
+    let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xffff_ffff;
     join(
         parent_of(dest),
-        &format!(".{}.asv-staged-{}", &base[..end], random_suffix()),
+        &format!(".{}{MARK}{run}{seq:08x}", &base[..end]),
     )
 }
 
-/// Whether `name` is a staged or parked sibling this tool makes for an entry named `base`
-/// (the part of `base` a staged name keeps, then the mark and a random suffix).
-pub(super) fn is_residue_of(base: &str, name: &str) -> bool {
+/// Whether `name` is a staged or parked sibling the run `run` made for an entry named `base`
+/// (the part of `base` a staged name keeps, then the mark, the run id and a sequence number):
+/// what recovery may move or remove, and nothing else.
+pub(super) fn is_residue_of_run(base: &str, name: &str, run: &str) -> bool {
     let kept = &base[..kept_len(base)];
-    is_tree_change_residue(name)
-        && name[1..].strip_prefix(kept).is_some_and(|rest| {
-            rest.starts_with(".asv-staged-")
-                && rest.len() <= ".asv-staged-".len() + SUFFIX_LEN + ".previous".len()
-        })
+    residue_suffix(name).is_some_and(|suffix| {
+        suffix.len() == RUN_SUFFIX_LEN
+            && suffix.starts_with(run)
+            && name[1..]
+                .strip_prefix(kept)
+                .is_some_and(|rest| rest.starts_with(MARK))
+            && name.len()
+                == 1 + kept.len()
+                    + MARK.len()
+                    + RUN_SUFFIX_LEN
+                    + if name.ends_with(".previous") {
+                        ".previous".len()
+                    } else {
+                        0
+                    }
+    })
 }
 
 /// How much of a destination's name a staged name keeps: at most [`NAME_KEPT`] bytes, cut at
@@ -85,8 +133,8 @@ fn kept_len(base: &str) -> usize {
     end
 }
 
-pub(super) fn parked_name(dest: &str) -> String {
-    format!("{}.previous", staged_name(dest))
+pub(super) fn parked_name(dest: &str, run: &str) -> String {
+    format!("{}.previous", staged_name(dest, run))
 }
 
 #[cfg(test)]
@@ -96,15 +144,28 @@ mod tests {
 
     #[test]
     fn residue_names() {
-        let staged = staged_name("skills/a");
+        let run = new_run_id();
+        assert!(is_run_id(&run));
+        let staged = staged_name("skills/a", &run);
         let name = &staged["skills/".len()..];
         assert!(is_tree_change_residue(name), "{name}");
         assert!(!is_parked_tree_entry(name));
-        let parked = parked_name("x");
+        assert!(is_residue_of_run("a", name, &run));
+        assert!(!is_residue_of_run("a", name, &new_run_id()));
+        assert!(!is_residue_of_run("ab", name, &run));
+        let parked = parked_name("x", &run);
         assert!(is_tree_change_residue(&parked) && is_parked_tree_entry(&parked));
+        assert!(is_residue_of_run("x", &parked, &run));
+        // A name an earlier version made is residue, but of no run this version knows.
+        assert!(!is_residue_of_run(
+            "a",
+            ".a.asv-staged-0123456789ab",
+            "0123456789ab"
+        ));
         let long = "é".repeat(150);
-        let staged = staged_name(&long);
+        let staged = staged_name(&long, &run);
         assert!(staged.len() < 255 && is_tree_change_residue(&staged));
+        assert!(is_residue_of_run(&long, &staged, &run));
         let rows: &[(&str, bool)] = &[
             (".a.asv-staged-0123456789ab", true),
             (".a.asv-staged-0123456789ab.previous", true),

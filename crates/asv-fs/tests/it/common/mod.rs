@@ -69,12 +69,14 @@ fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Node>) {
     }
 }
 
-/// The snapshot without the apply's own staged and parked entries (and what lies in them) and
-/// its journal.
+/// The snapshot without the apply's own staged and parked entries (and what lies in them), its
+/// journal and the state directory the journal stands in (these trees have none of their own).
 pub fn without_residue(snap: &BTreeMap<String, Node>) -> BTreeMap<String, Node> {
     snap.iter()
         .filter(|(path, _)| {
-            !path.split('/').any(asv_fs::is_tree_change_residue) && !asv_fs::is_journal_name(path)
+            !path.split('/').any(asv_fs::is_tree_change_residue)
+                && !asv_fs::is_journal_path(path)
+                && path.as_str() != asv_fs::STATE_DIR
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
