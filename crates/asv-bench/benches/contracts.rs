@@ -38,7 +38,11 @@ fn verify_tree(c: &mut Criterion) {
     asv_bench::generate(&spec, dir.path()).expect("generate");
     let tree = asv_fs::Root::open(dir.path()).expect("open");
     let repo = asv_contracts::Repository::load(&tree).expect("load");
-    asv_contracts::generate(&repo).expect("gen");
+    let lock = tree
+        .lock_for_writing(std::time::Duration::from_secs(2))
+        .expect("lock");
+    asv_contracts::generate(&repo, &lock).expect("gen");
+    drop(lock);
     let mut group = c.benchmark_group("in-process");
     group.sample_size(20);
     group.bench_function("verify 200 x 10", |b| {

@@ -21,7 +21,8 @@
 //! tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
 //!
 //! let repo = asv_contracts::Repository::load(&tree)?;
-//! let outcome = asv_contracts::generate(&repo)?;
+//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let outcome = asv_contracts::generate(&repo, &lock)?;
 //! let asv_contracts::GenOutcome::Done { events, .. } = outcome else { panic!() };
 //! assert!(events[0].line_text().starts_with("adopted: style sha256:"));
 //!

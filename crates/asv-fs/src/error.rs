@@ -196,6 +196,16 @@ pub enum Error {
         /// What is wrong with it.
         problem: JournalProblem,
     },
+    /// A plan was applied under the writer lock of another tree (a defect of the caller,
+    /// environment side): nothing was changed.
+    #[error(
+        "{}: a change was about to be made without this repository's writer lock; nothing was changed (report this as a bug)",
+        DisplayPath(path)
+    )]
+    NotLocked {
+        /// The tree the plan changes.
+        path: String,
+    },
     /// A write failed because a fault was injected (tests of interrupted runs only).
     #[error("{}: injected write failure", DisplayPath(path))]
     InjectedFault {
@@ -536,6 +546,7 @@ impl Error {
             | Error::InjectedFault { .. }
             | Error::ChangedWhileRead { .. }
             | Error::Busy { .. }
+            | Error::NotLocked { .. }
             | Error::Recovery { .. } => Side::Environment,
         }
     }

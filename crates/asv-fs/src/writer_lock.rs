@@ -31,15 +31,40 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// The lock on a repository held by the one run allowed to change it; dropping it (or the
 /// process ending) releases it.
+///
+/// Applying a [`crate::Plan`] takes one ([`crate::Plan::apply`]): code that changes a tree
+/// without holding its lock, and so without having recovered what a killed run left, does not
+/// compile.
+///
+/// It derefs to the tree it is held on, so a function that changes a tree takes the lock in
+/// place of the tree and reads through it as through the tree.
 #[derive(Debug)]
-pub struct WriterLock {
+pub struct WriterLock<'r> {
+    /// The tree the lock is held on.
+    tree: &'r Root,
     /// The open root directory the lock is held on; `None` where the file system cannot lock.
     _held: Option<File>,
+    /// The device and inode of the locked directory: a plan checks it changes this tree.
+    root: (u64, u64),
     /// The interrupted runs put right once the lock was taken.
     recovered: Vec<Interrupted>,
 }
 
-impl WriterLock {
+impl std::ops::Deref for WriterLock<'_> {
+    type Target = Root;
+
+    fn deref(&self) -> &Root {
+        self.tree
+    }
+}
+
+impl WriterLock<'_> {
+    /// Whether this lock is held on the tree at `tree` (the same directory, by identity,
+    /// whatever path reaches it).
+    pub(crate) fn holds(&self, tree: &Root) -> bool {
+        std::fs::metadata(tree.root()).is_ok_and(|m| platform::identity_of(&m) == self.root)
+    }
+
     /// The runs of this tool that had been killed while changing the tree, and that taking
     /// the lock recovered from (see [`Root::recover_interrupted`]): the command can say so.
     pub fn recovered(&self) -> &[Interrupted] {
@@ -76,23 +101,28 @@ impl Root {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock> {
+    pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock<'_>> {
         let dir = platform::open_lock_target(self.root())
             .map_err(|e| Error::io("", "open the directory", e))?;
+        let root = platform::identity_of(&dir.metadata().map_err(|e| Error::io("", "inspect", e))?);
         let deadline = Instant::now() + wait;
         loop {
             match dir.try_lock() {
                 Ok(()) => {
                     let recovered = self.recover_interrupted()?;
                     return Ok(WriterLock {
+                        tree: self,
                         _held: Some(dir),
+                        root,
                         recovered,
                     });
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {}
                 Err(std::fs::TryLockError::Error(e)) if platform::cannot_lock_here(&e) => {
                     return Ok(WriterLock {
+                        tree: self,
                         _held: None,
+                        root,
                         recovered: Vec::new(),
                     });
                 }

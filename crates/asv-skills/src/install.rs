@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use asv_archive::{Archive, Format, Limits, ReadOptions, Source as ArchiveSource, place_of};
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, join};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
@@ -254,7 +254,8 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
 
 /// Installs every skill of `input` under `into` of `dest` in one transaction. Without
 /// `force`, anything already standing at a skill's destination refuses the whole install;
-/// with it, what stands there is replaced. A `dry_run` plans and writes nothing.
+/// with it, what stands there is replaced. It writes under `writer`, the writer lock of `dest`;
+/// without one (a dry run) it plans and writes nothing.
 ///
 /// # Errors
 /// As [`find`]; [`Error::DuplicateSkill`]; [`Error::Unwritable`] for a path some host cannot
@@ -268,9 +269,9 @@ pub fn install(
     input: &Path,
     label: &str,
     force: bool,
-    dry_run: bool,
+    writer: Option<&WriterLock<'_>>,
 ) -> Result<Installed, Error> {
-    install_into(dest, &[into], input, label, force, dry_run)
+    install_into(dest, &[into], input, label, force, writer)
 }
 
 /// Installs every skill of `input` under each directory of `intos` (all of `dest`) in one
@@ -286,8 +287,9 @@ pub fn install_into(
     input: &Path,
     label: &str,
     force: bool,
-    dry_run: bool,
+    writer: Option<&WriterLock<'_>>,
 ) -> Result<Installed, Error> {
+    let dry_run = writer.is_none();
     let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
     for into in intos {
         let into = into.trim_end_matches('/');
@@ -371,8 +373,8 @@ pub fn install_into(
         other => Error::Fs(other),
     })?;
     let description: Vec<asv_fs::PlannedChange> = plan.changes().cloned().collect();
-    if !dry_run {
-        plan.apply()?;
+    if let Some(writer) = writer {
+        plan.apply(writer)?;
     }
     Ok(Installed {
         skills,

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::merge::{Conflict, merge, merge_text, merge_without_base};
 use asv_skilltree::{SKILL_MANIFEST, SkillTree, Stamps};
@@ -370,7 +370,7 @@ pub(crate) fn default_name(source: &Source, path: &str) -> String {
 /// [`Error::Rename`] for a `--name` the SKILL.md cannot take; [`Error::Invalid`] for a skill
 /// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
 /// guarded-write failure. Every refusal comes before anything is written.
-pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Result<Added, Error> {
     let mut lock = SkillLock::load(root)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
@@ -438,7 +438,7 @@ pub fn add(root: &Root, request: &AddRequest, options: &Options) -> Result<Added
         reference: request.reference.clone(),
     };
     changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
-    Plan::new(root, changes)?.apply()?;
+    Plan::new(root, changes)?.apply(root)?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
         _ => Pin::Commit(taken.revision),
@@ -497,7 +497,7 @@ fn skills_under(tree: &SkillTree) -> Result<BTreeMap<String, SkillTree>, Error> 
 /// As [`add`] (with [`Error::OccupiedForAll`] for a skill's directory taken);
 /// [`Error::NoSkillsUnder`] when no directory under `dir` holds a `SKILL.md`.
 pub fn add_all(
-    root: &Root,
+    root: &WriterLock<'_>,
     request: &AddAllRequest,
     options: &Options,
 ) -> Result<Vec<Added>, Error> {
@@ -601,7 +601,7 @@ pub fn add_all(
     }
     changes.push(lock_change(&loaded, &lock));
     changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
-    Plan::new(root, changes)?.apply()?;
+    Plan::new(root, changes)?.apply(root)?;
     Ok(added)
 }
 
@@ -865,12 +865,12 @@ fn upstream_of(
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
 /// [`Error::PullRefused`] naming it.
 pub fn pull(
-    root: &Root,
+    root: &WriterLock<'_>,
     names: &[String],
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, false, options)
+    pull_as(root, names, write_conflicts, Some(root), options)
 }
 
 /// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
@@ -885,7 +885,7 @@ pub fn pull_dry_run(
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, true, options)
+    pull_as(root, names, write_conflicts, None, options)
 }
 
 /// What a pull of one skill writes, decided before anything is.
@@ -899,11 +899,12 @@ struct Writes {
     bases: Vec<(SkillTree, Option<(String, SkillTree)>)>,
 }
 
+/// A pull under `writer` (the writer lock of `root`), or without one a dry run.
 fn pull_as(
     root: &Root,
     names: &[String],
     write_conflicts: bool,
-    dry_run: bool,
+    writer: Option<&WriterLock<'_>>,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
     let loaded = SkillLock::load(root)?;
@@ -959,8 +960,8 @@ fn pull_as(
     }
     if !changes.is_empty() {
         let plan = Plan::new(root, changes)?;
-        if !dry_run {
-            plan.apply()?;
+        if let Some(writer) = writer {
+            plan.apply(writer)?;
         }
     }
     Ok(out)
@@ -1171,7 +1172,7 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`];
 /// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
-pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
+pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let Some(pending) = entry.pending.clone() else {
@@ -1196,7 +1197,7 @@ pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
         e.base_hash = pending.base_hash;
         e.pending = None;
     }
-    Plan::new(root, vec![lock_change(&loaded, &lock)])?.apply()?;
+    Plan::new(root, vec![lock_change(&loaded, &lock)])?.apply(root)?;
     Ok(pending.revision)
 }
 
@@ -1208,7 +1209,7 @@ pub fn resolve(root: &Root, name: &str) -> Result<String, Error> {
 /// [`Error::BaseMismatch`]); a guarded-read refusal of the local copy; as [`take`] for
 /// [`Version::Upstream`] (or for a base not kept here).
 pub fn diff(
-    root: &Root,
+    root: &WriterLock<'_>,
     name: &str,
     from: Version,
     to: Version,
@@ -1234,7 +1235,7 @@ pub fn diff(
 /// The base `skill diff` shows: as [`base_of`], kept when read again; a lost base is found
 /// again when the local copy or upstream now still hashes to it.
 fn base_for_diff(
-    root: &Root,
+    root: &WriterLock<'_>,
     name: &str,
     entry: &Entry,
     options: &Options,

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::SkillTree;
 
@@ -47,7 +47,7 @@ pub struct Removed {
 /// [`Error::WouldLose`] for local edits or pending conflicts without `force`; a refusal of
 /// what stands at the skill's directory (a link, a file) or of its content (without `force`);
 /// a tree-change refusal or failure. Every refusal comes before anything is written.
-pub fn remove(root: &Root, names: &[String], force: bool) -> Result<Vec<Removed>, Error> {
+pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Vec<Removed>, Error> {
     let loaded = SkillLock::load(root)?;
     let names = imported_names(root, &loaded, names)?;
     if names.is_empty() {
@@ -83,7 +83,7 @@ pub fn remove(root: &Root, names: &[String], force: bool) -> Result<Vec<Removed>
         &out.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
     )?);
     changes.push(lock_change(&loaded, &after));
-    Plan::new(root, changes)?.apply()?;
+    Plan::new(root, changes)?.apply(root)?;
     Ok(out)
 }
 

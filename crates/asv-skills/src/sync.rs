@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
@@ -261,8 +261,8 @@ pub(crate) fn projections_removed(
 /// lock does not, restores imported skills whose directory is missing at their locked
 /// revision, drops skills the intent no longer names (refused while they hold local edits,
 /// unless `force`), then mirrors every skill of `skills/` into each target's project directory
-/// and removes mirrored copies of skills no longer there. With `dry_run`, decides all of it
-/// and writes nothing. Nothing to do writes nothing, the lock included.
+/// and removes mirrored copies of skills no longer there, under `writer`, the tree's writer
+/// lock. Without one (a dry run), decides all of it and writes nothing. Nothing to do writes nothing, the lock included.
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read;
@@ -275,7 +275,7 @@ pub(crate) fn projections_removed(
 pub fn sync(
     root: &Root,
     force: bool,
-    dry_run: bool,
+    writer: Option<&WriterLock<'_>>,
     options: &Options,
 ) -> Result<Vec<Synced>, Error> {
     let loaded = SkillLock::load(root)?;
@@ -595,8 +595,8 @@ pub fn sync(
         return Ok(out);
     }
     let plan = Plan::new(root, changes)?;
-    if !dry_run {
-        plan.apply()?;
+    if let Some(writer) = writer {
+        plan.apply(writer)?;
     }
     Ok(out)
 }

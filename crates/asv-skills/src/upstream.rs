@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use asv_fs::{Change, Ownership, Plan, Root};
+use asv_fs::{Change, Ownership, Plan, Root, WriterLock};
 use asv_model::source::{RepositorySpec, Revision};
 use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
@@ -396,14 +396,14 @@ pub(crate) fn base_changes(tree: &SkillTree, fill: asv_fs::Fill) -> [Change; 2] 
 /// # Errors
 /// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
 /// guarded-read or write failure.
-pub fn keep_base(root: &Root, tree: &SkillTree) -> Result<(), Error> {
+pub fn keep_base(root: &WriterLock<'_>, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
     if kept_base(root, &hash)?.is_some() {
         return Ok(());
     }
     tree.check_paths()?;
     let changes = base_changes(tree, crate::placing::fill_of(root, tree));
-    Plan::new(root, changes.into())?.apply()?;
+    Plan::new(root, changes.into())?.apply(root)?;
     Ok(())
 }
 

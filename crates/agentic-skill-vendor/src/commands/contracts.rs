@@ -163,10 +163,10 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 /// A refusal of the tree; a failed write.
 pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
     let repo = Repository::load(&tree)?;
     let warnings = repository_warnings(&repo);
-    let mut report = match asv_contracts::generate(&repo)? {
+    let mut report = match asv_contracts::generate(&repo, &lock)? {
         GenOutcome::Closure(found) => {
             let mut report = contract_violations(&tree, settings.format, &found);
             report.status = ExitStatus::Violations;

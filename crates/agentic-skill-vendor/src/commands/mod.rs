@@ -22,10 +22,10 @@ const WRITER_WAIT: Duration = Duration::from_secs(2);
 /// # Errors
 /// Another run still changes the repository after [`WRITER_WAIT`]; the root cannot be locked;
 /// what a killed run left cannot be put right.
-fn lock_for_writing(
+fn lock_for_writing<'t>(
     settings: &Settings,
-    tree: &asv_fs::Root,
-) -> anyhow::Result<asv_fs::WriterLock> {
+    tree: &'t asv_fs::Root,
+) -> anyhow::Result<asv_fs::WriterLock<'t>> {
     let lock = tree.lock_for_writing(WRITER_WAIT)?;
     if !settings.quiet {
         let told: Vec<String> = lock.recovered().iter().map(recovered_message).collect();
@@ -80,11 +80,11 @@ fn recovered_message(run: &asv_fs::Interrupted) -> String {
 ///
 /// # Errors
 /// As [`lock_for_writing`].
-fn lock_unless_dry(
+fn lock_unless_dry<'t>(
     settings: &Settings,
-    tree: &asv_fs::Root,
+    tree: &'t asv_fs::Root,
     dry_run: bool,
-) -> anyhow::Result<Option<asv_fs::WriterLock>> {
+) -> anyhow::Result<Option<asv_fs::WriterLock<'t>>> {
     if dry_run {
         Ok(None)
     } else {

@@ -28,10 +28,10 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 /// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
 pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_unless_dry(settings, &tree, dry_run)?;
+    let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
     let options = settings.transport_options()?;
-    let done = asv_skills::sync::sync(&tree, force, dry_run, &options)?;
+    let done = asv_skills::sync::sync(&tree, force, lock.as_ref(), &options)?;
     let mut report = Report::new(
         done.iter()
             .map(|d| render::synced(settings.format, d))
@@ -155,7 +155,7 @@ pub fn add(
     reference: Option<&str>,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     let request = lifecycle::AddRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -163,7 +163,7 @@ pub fn add(
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
     };
-    let added = lifecycle::add(&tree, &request, &options)?;
+    let added = lifecycle::add(&lock, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
     Ok(Report::new(lines, false))
@@ -180,6 +180,9 @@ pub fn add_all(
     reference: Option<&str>,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
+    // Like every writer: waits for another run, and puts right what a killed one left,
+    // before anything is read.
+    let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
     let request = lifecycle::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -187,7 +190,7 @@ pub fn add_all(
         reference: reference.map(str::to_owned),
     };
     let mut lines = Vec::new();
-    for added in lifecycle::add_all(&tree, &request, &options)? {
+    for added in lifecycle::add_all(&lock, &request, &options)? {
         lines.extend(findings(settings.format, &added.warnings));
         lines.push(render::added(settings.format, &added));
     }
@@ -255,12 +258,11 @@ pub fn pull(
     dry_run: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_unless_dry(settings, &tree, dry_run)?;
+    let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
-    let pulled = if dry_run {
-        lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?
-    } else {
-        lifecycle::pull(&tree, names, write_conflicts, &options)?
+    let pulled = match &lock {
+        None => lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?,
+        Some(lock) => lifecycle::pull(lock, names, write_conflicts, &options)?,
     };
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut report = Report::new(
@@ -287,8 +289,8 @@ pub fn pull(
 /// A refusal of the tree or the skill.
 pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
-    let revision = lifecycle::resolve(&tree, name)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
+    let revision = lifecycle::resolve(&lock, name)?;
     Ok(Report::new(
         vec![render::resolved(settings.format, name, &revision)],
         false,
@@ -307,9 +309,9 @@ pub fn diff(
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let text = lifecycle::diff(&tree, name, version(from), version(to), &options)?;
+    let text = lifecycle::diff(&lock, name, version(from), version(to), &options)?;
 
     let lines = render::diff(
         settings.format,
@@ -374,7 +376,7 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
     // Whichever tree is written is locked, and put right first should a killed run have
     // left it part-way: the repository, or an agent's directory elsewhere.
     let dest = dest.as_ref().unwrap_or(&tree);
-    let _lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
+    let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
     let installed = asv_skills::install::install_into(
@@ -383,7 +385,7 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
         args.input,
         &label,
         args.force,
-        args.dry_run,
+        lock.as_ref(),
     )?;
     let mut lines = findings(settings.format, &installed.warnings);
     lines.extend(render::installed(settings.format, &installed, &shown_root));
@@ -418,8 +420,8 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
 pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
-    let removed = asv_skills::manage::remove(&tree, names, force)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
+    let removed = asv_skills::manage::remove(&lock, names, force)?;
     Ok(Report::new(
         removed
             .iter()

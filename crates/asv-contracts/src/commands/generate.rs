@@ -64,7 +64,8 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
     Ok(extra)
 }
 
-/// Brings every vendored copy and the lock up to date with the canonical texts.
+/// Brings every vendored copy and the lock up to date with the canonical texts, under `lock`,
+/// the tree's writer lock.
 ///
 /// Every change of the run is one plan of `asv-fs`'s tree-change layer: a failure before its
 /// last swap leaves every destination as it was, and the lock is swapped after every copy, so
@@ -84,14 +85,15 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// tree.write_file("contracts/c.md", b"Shared text\n")?;
 /// tree.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
 /// let repo = asv_contracts::Repository::load(&tree)?;
-/// asv_contracts::generate(&repo)?;
+/// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+/// asv_contracts::generate(&repo, &lock)?;
 /// let repo = asv_contracts::Repository::load(&tree)?;
 /// assert!(asv_contracts::verify(&repo)?.is_empty());
 /// # Ok(())
 /// # }
 /// ```
-pub fn generate(repo: &Repository<'_>) -> Result<GenOutcome> {
-    run(repo, Mode::Write).map(|(outcome, _)| outcome)
+pub fn generate(repo: &Repository<'_>, lock: &asv_fs::WriterLock<'_>) -> Result<GenOutcome> {
+    run(repo, Mode::Write(lock)).map(|(outcome, _)| outcome)
 }
 
 /// What [`generate`] would change, decided exactly as it decides (every refusal included),
@@ -110,14 +112,15 @@ pub fn plan_generate(
 }
 
 /// Whether a run writes its plan or only shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Write,
+#[derive(Debug, Clone, Copy)]
+enum Mode<'l> {
+    /// Writes, under the tree's writer lock.
+    Write(&'l asv_fs::WriterLock<'l>),
     Plan,
 }
 
 /// `gen`'s decisions, then its writes (in [`Mode::Write`]) or its plan (in [`Mode::Plan`]).
-fn run(repo: &Repository<'_>, mode: Mode) -> Result<(GenOutcome, Vec<asv_fs::PlannedChange>)> {
+fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs::PlannedChange>)> {
     // Asked before anything else: what follows reads a cache filled from the repository the
     // lock names and rewrites the lock with the table's repository, so carrying on would
     // distribute bytes the table attributes elsewhere and leave no trace of the disagreement.
@@ -400,7 +403,7 @@ fn write_tree(
     derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
-    mode: Mode,
+    mode: Mode<'_>,
 ) -> Result<(usize, Vec<asv_fs::PlannedChange>, HandWritten)> {
     use asv_fs::{Change, Ownership};
     use std::sync::Arc;
@@ -475,14 +478,14 @@ fn write_tree(
     if writes == 0 {
         return Ok((0, Vec::new(), found));
     }
-    if mode == Mode::Plan {
+    let Mode::Write(lock) = mode else {
         let plan = asv_fs::Plan::new(repo.root, changes)?;
         return Ok((writes, plan.changes().cloned().collect(), found));
-    }
+    };
     // Planning writes nothing, so its refusal is the tree's, as it is; only a failure of the
     // apply says how far the tree change got.
     asv_fs::Plan::new(repo.root, changes)?
-        .apply()
+        .apply(lock)
         .map_err(crate::error::Error::from_gen_apply)?;
     Ok((writes, Vec::new(), found))
 }

@@ -37,7 +37,7 @@ fn gen_failing_after(dir: &std::path::Path, n: usize) -> bool {
     let before = files(dir);
     let root = Root::open(dir).expect("open").fail_writes_after(n);
     let repo = Repository::load(&root).expect("load");
-    match generate(&repo) {
+    match generate(&repo, &locked(&root)) {
         Ok(GenOutcome::Done { .. }) => true,
         Ok(GenOutcome::Closure(c)) => panic!("unexpected closure {c:?}"),
         Err(e @ Error::RolledBack { .. }) => {
@@ -117,7 +117,7 @@ fn edited_texts_and_a_withdrawn_declaration() {
         write(root, "skills/one/SKILL.md", &skill(&["a", "b"]));
         write(root, "skills/two/SKILL.md", &skill(&["a", "b"]));
         let repo = Repository::load(root).expect("load");
-        generate(&repo).expect("first gen");
+        generate(&repo, &locked(root)).expect("first gen");
         write(root, "contracts/a.md", "A, edited\n");
         write(root, "contracts/b.md", "B, edited\n");
         write(root, "skills/two/SKILL.md", &skill(&["a"]));
@@ -140,7 +140,7 @@ fn raw_dests_replaced_cleared_and_placed() {
         write(root, "skills/one/SKILL.md", &skill(&["rt", "c", "doc"]));
         write(root, "skills/two/SKILL.md", &skill(&["rt", "c"]));
         let repo = Repository::load(root).expect("load");
-        generate(&repo).expect("first gen");
+        generate(&repo, &locked(root)).expect("first gen");
         // Change the files, withdraw c from skill two, add a new skill.
         write(root, "tools/rt/a.py", "a = 10\n");
         write(root, "contracts/doc.md", "Doc, edited\n");
@@ -166,7 +166,7 @@ fn raw_runtime(root: &Root, files_line: &str) {
 fn migration_splitting_a_directory_into_its_parts() {
     check_every_interruption(|root| {
         raw_runtime(root, "      tools/rt/: scripts/rt/\n");
-        generate(&Repository::load(root).expect("load")).expect("first gen");
+        generate(&Repository::load(root).expect("load"), &locked(root)).expect("first gen");
         raw_runtime(
             root,
             "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
@@ -181,7 +181,13 @@ fn migration_gathering_parts_into_a_directory() {
             root,
             "      tools/rt/a.py: scripts/rt/a.py\n      tools/rt/lib/: scripts/rt/lib/\n",
         );
-        generate(&Repository::load(root).expect("load")).expect("first gen");
+        generate(&Repository::load(root).expect("load"), &locked(root)).expect("first gen");
         raw_runtime(root, "      tools/rt/: scripts/rt/\n");
     });
+}
+
+/// The tree's writer lock, as `gen` takes it before it changes the tree.
+fn locked(root: &Root) -> asv_fs::WriterLock<'_> {
+    root.lock_for_writing(std::time::Duration::from_secs(5))
+        .expect("lock")
 }

@@ -78,7 +78,14 @@ fn end_to_end(format: ObjectFormat) {
     }
 
     let repo = Repository::load(&tree).expect("load");
-    let GenOutcome::Done { events, .. } = asv_contracts::generate(&repo).expect("gen") else {
+    let GenOutcome::Done { events, .. } = asv_contracts::generate(
+        &repo,
+        &repo
+            .root
+            .lock_for_writing(std::time::Duration::from_secs(5))
+            .expect("lock"),
+    )
+    .expect("gen") else {
         panic!("closure");
     };
     let gen_lines: Vec<String> = events.iter().map(|e| e.line_text()).collect();
@@ -103,8 +110,14 @@ fn end_to_end(format: ObjectFormat) {
     tree.remove_all(".agentic-skill-vendor").expect("rm");
     commands::fetch(&tree, &options(&tls)).expect("fetch");
     let repo = Repository::load(&tree).expect("load");
-    let GenOutcome::Done { events, writes, .. } = asv_contracts::generate(&repo).expect("gen")
-    else {
+    let GenOutcome::Done { events, writes, .. } = asv_contracts::generate(
+        &repo,
+        &repo
+            .root
+            .lock_for_writing(std::time::Duration::from_secs(5))
+            .expect("lock"),
+    )
+    .expect("gen") else {
         panic!("closure");
     };
     assert!(events.is_empty() && writes == 0);

@@ -787,7 +787,8 @@ impl Plan<'_> {
         self
     }
 
-    /// Carries the plan out: stages every new entry beside its destination (a sibling named
+    /// Carries the plan out, under `lock`, the writer lock of the plan's tree (taking it is
+    /// what recovers from a killed run first): stages every new entry beside its destination (a sibling named
     /// `.<name>.asv-staged-<random>`), then at each destination parks the previous entry
     /// (`.<name>.asv-staged-<random>.previous`) and moves the staged one in (exchanged in one
     /// step where the file system can), and only when every destination holds its new state
@@ -801,12 +802,18 @@ impl Plan<'_> {
     /// the result. A tree that is removed is made owner-writable first.
     ///
     /// # Errors
-    /// The failure that stopped the change, unchanged, once rolled back: [`Error::Io`] for a
+    /// [`Error::NotLocked`] when `lock` is held on another tree (nothing is done). The
+    /// failure that stopped the change, unchanged, once rolled back: [`Error::Io`] for a
     /// failing call, [`Error::DestChanged`] when a destination changed since planning, the
     /// copy source's errors, a callback's own error. When the rollback cannot complete,
     /// [`Error::RollbackIncomplete`] naming every destination whose previous entry is still
     /// parked (and where), with the failure as its source.
-    pub fn apply(self) -> Result<Applied> {
+    pub fn apply(self, lock: &crate::WriterLock<'_>) -> Result<Applied> {
+        if !lock.holds(self.root) {
+            return Err(Error::NotLocked {
+                path: self.root.root().display().to_string(),
+            });
+        }
         apply(self)
     }
 }

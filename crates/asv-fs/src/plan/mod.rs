@@ -40,7 +40,8 @@
 //!     plan.describe(),
 //!     "replace notes.md (forced)\ncreate skills/new\nremove skills/old (forced)\n"
 //! );
-//! let applied = plan.apply()?;
+//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let applied = plan.apply(&lock)?;
 //! assert!(applied.warnings().is_empty());
 //! assert_eq!(tree.read_file("skills/new/SKILL.md")?.as_deref(), Some(&b"new\n"[..]));
 //! assert_eq!(tree.kind("skills/old")?, None);
@@ -473,6 +474,11 @@ impl<'t> Plan<'t> {
     /// Whether applying the plan would touch nothing (every change is `keep` or `subsumed`).
     pub fn is_noop(&self) -> bool {
         !self.changes().any(|planned| planned.action.is_active())
+    }
+
+    /// The tree the plan changes: the one whose writer lock [`Plan::apply`] takes.
+    pub fn root(&self) -> &'t Root {
+        self.root
     }
 
     /// The dry run: one line per destination, `<action> <path>` and the reason in

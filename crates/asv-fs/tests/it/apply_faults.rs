@@ -6,6 +6,7 @@
 // A broken fixture is a failed test: helpers panic rather than return errors.
 
 use crate::common;
+use common::ApplyLocked as _;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -163,7 +164,7 @@ fn baseline(no_exchange: bool) -> (usize, usize, BTreeMap<String, Node>) {
     } else {
         FaultPlan::new()
     };
-    let applied = plan.with_faults(faults).apply().unwrap();
+    let applied = plan.with_faults(faults).apply_locked().unwrap();
     assert!(applied.warnings().is_empty());
     let after = snapshot(&f.root);
     check_after(&after);
@@ -216,7 +217,7 @@ fn sweep(no_exchange: bool) {
             if no_exchange {
                 faults = faults.without_exchange();
             }
-            let outcome = plan(&tree, &f).with_faults(faults).apply();
+            let outcome = plan(&tree, &f).with_faults(faults).apply_locked();
             let now = snapshot(&f.root);
             if n < commit {
                 let error = outcome.expect_err(&format!("{name} at call {n} must fail"));
@@ -352,7 +353,10 @@ fn failing_rollbacks(no_exchange: bool) {
             if no_exchange {
                 faults = faults.without_exchange();
             }
-            let error = plan(&tree, &f).with_faults(faults).apply().unwrap_err();
+            let error = plan(&tree, &f)
+                .with_faults(faults)
+                .apply_locked()
+                .unwrap_err();
             if matches!(error, Error::RollbackIncomplete { .. }) {
                 incomplete += 1;
             }
@@ -389,7 +393,10 @@ fn rollback_incomplete_message() {
         let faults = FaultPlan::new()
             .fail_call(n, Errno::NOSPC.raw_os_error())
             .fail_call(m, Errno::BUSY.raw_os_error());
-        let error = plan(&tree, &f).with_faults(faults).apply().unwrap_err();
+        let error = plan(&tree, &f)
+            .with_faults(faults)
+            .apply_locked()
+            .unwrap_err();
         let Error::RollbackIncomplete {
             stranded,
             leftovers,

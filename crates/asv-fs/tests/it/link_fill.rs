@@ -2,6 +2,7 @@
 //! fill, and put back byte for byte when the apply fails at any call.
 
 use crate::common;
+use common::ApplyLocked as _;
 
 use asv_fs::apply::FaultPlan;
 use asv_fs::{Change, Fill, Ownership, Plan, Root};
@@ -34,7 +35,7 @@ fn a_link_fill_creates_and_replaces() {
         plan.describe(),
         "replace .claude/skills/old (forced)\ncreate .claude/skills/pdf\n"
     );
-    plan.apply().unwrap();
+    plan.apply_locked().unwrap();
     for dest in [".claude/skills/pdf", ".claude/skills/old"] {
         let path = dir.path().join(dest);
         assert_eq!(
@@ -74,7 +75,7 @@ fn a_failing_link_fill_leaves_everything_as_it_was() {
         )
         .unwrap()
         .with_faults(FaultPlan::new().fail_call(n, Errno::NOSPC.raw_os_error()));
-        match plan.apply() {
+        match plan.apply_locked() {
             Err(_) => {
                 assert_eq!(snapshot(dir.path()), before, "fault at call {n}");
                 n += 1;

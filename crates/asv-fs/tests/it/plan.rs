@@ -6,6 +6,7 @@
 // A broken fixture is a failed test: helpers panic rather than return errors.
 
 use crate::common;
+use common::ApplyLocked as _;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -112,7 +113,7 @@ subsumed twice.md (also changed by an earlier change)
     assert_eq!(actions[7], ("new/skill".into(), Action::Create, None));
     assert!(!plan.is_noop());
 
-    let applied = plan.apply().unwrap();
+    let applied = plan.apply_locked().unwrap();
     assert!(applied.warnings().is_empty());
     let after = snapshot(root);
     let bytes = |p: &str| match after.get(p) {
@@ -512,7 +513,7 @@ fn the_recogniser_sees_the_entry_and_decides() {
         seen.lock().unwrap().as_slice(),
         &[("ours".to_owned(), EntryKind::Directory)]
     );
-    plan.apply().unwrap();
+    plan.apply_locked().unwrap();
     assert_eq!(tree.read_file("ours/a.md").unwrap(), None);
     assert_eq!(tree.read_file("ours/b").unwrap().as_deref(), Some(&b""[..]));
     // Theirs: refused, with the recogniser's reason.
@@ -554,7 +555,7 @@ fn read_only_trees_are_replaced_and_removed() {
         ],
     )
     .unwrap();
-    let applied = plan.apply().unwrap();
+    let applied = plan.apply_locked().unwrap();
     assert!(applied.warnings().is_empty(), "{:?}", applied.warnings());
     let after = snapshot(root);
     assert_eq!(
@@ -588,7 +589,7 @@ fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
         ],
     )
     .unwrap();
-    let error = plan.apply().unwrap_err();
+    let error = plan.apply_locked().unwrap_err();
     assert!(
         matches!(error, Error::Symlink { ref path } if path == "pretend"),
         "{error}"
@@ -604,7 +605,7 @@ fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
         )],
     )
     .unwrap();
-    plan.apply().unwrap();
+    plan.apply_locked().unwrap();
     assert_eq!(
         tree.read_file("skill/deep/new.md").unwrap().as_deref(),
         Some(&b"new\n"[..])
@@ -628,7 +629,7 @@ fn a_destination_changed_since_planning_stops_the_apply() {
     .unwrap();
     put(root, "b/foreign.md", b"mine\n");
     let before = snapshot(root);
-    let error = plan.apply().unwrap_err();
+    let error = plan.apply_locked().unwrap_err();
     assert_eq!(
         error.to_string(),
         "b: changed since the change was planned (expected nothing, found a directory); run again"
@@ -650,7 +651,7 @@ fn a_destination_changed_since_planning_stops_the_apply() {
     assert_eq!(plan.describe(), "replace empty (empty directory)\n");
     put(root, "empty/foreign.md", b"mine\n");
     let before = snapshot(root);
-    let error = plan.apply().unwrap_err();
+    let error = plan.apply_locked().unwrap_err();
     assert!(matches!(error, Error::DestOccupied { .. }), "{error}");
     assert_eq!(snapshot(root), before);
 }
@@ -676,7 +677,7 @@ fn copies_keep_file_modes_and_open_directories_to_their_owner() {
         )],
     )
     .unwrap()
-    .apply()
+    .apply_locked()
     .unwrap();
     let after = snapshot(&root);
     let mode = |p: &str| match &after[p] {
@@ -908,7 +909,7 @@ fn hostile_copy_sources() {
                 assert_eq!(snapshot(&root), before, "{}: nothing written", row.name);
             }
             None => {
-                outcome.unwrap().apply().unwrap();
+                outcome.unwrap().apply_locked().unwrap();
                 let after = snapshot(&root);
                 let mut copied: Vec<&str> = after
                     .keys()
@@ -1061,7 +1062,7 @@ fn copies_of_tree_files_are_checked_against_what_was_read() {
     stale.sha256[0] ^= 1;
     let err = Plan::new(&tree, changes(stale))
         .unwrap()
-        .apply()
+        .apply_locked()
         .unwrap_err();
     assert!(
         matches!(&err, Error::ChangedWhileRead { path } if path == "src/big.bin"),
@@ -1076,11 +1077,14 @@ fn copies_of_tree_files_are_checked_against_what_was_read() {
     let mut longer = read.clone();
     longer.len += 1;
     assert!(matches!(
-        Plan::new(&tree, changes(longer)).unwrap().apply(),
+        Plan::new(&tree, changes(longer)).unwrap().apply_locked(),
         Err(Error::ChangedWhileRead { .. })
     ));
     // As read: copied byte for byte.
-    Plan::new(&tree, changes(read)).unwrap().apply().unwrap();
+    Plan::new(&tree, changes(read))
+        .unwrap()
+        .apply_locked()
+        .unwrap();
     assert_eq!(tree.read_file("out/old.bin").unwrap().unwrap(), bytes);
     assert_eq!(tree.read_file("dir/a/big.bin").unwrap().unwrap(), bytes);
     assert_eq!(tree.kind("dir/keep").unwrap(), None);
@@ -1128,7 +1132,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
         )],
     )
     .unwrap()
-    .apply()
+    .apply_locked()
     .unwrap();
     assert_eq!(ino("new/same.txt"), ino("old/same.txt"));
     // Another executable bit: a copy, made executable.
@@ -1141,7 +1145,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
         )],
     )
     .unwrap()
-    .apply()
+    .apply_locked()
     .unwrap();
     assert_ne!(ino("exec/same.txt"), ino("old/same.txt"));
     assert_eq!(tree.read_file("exec/same.txt").unwrap().unwrap(), bytes);
@@ -1160,7 +1164,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
         vec![Change::replace("late", fill(read, false), Ownership::Force)],
     )
     .unwrap()
-    .apply()
+    .apply_locked()
     .unwrap_err();
     assert!(matches!(err, Error::ChangedWhileRead { .. }), "{err}");
     assert_eq!(tree.kind("late").unwrap(), None);

@@ -18,7 +18,8 @@ fn names(found: &[asv_skills::install::Found]) -> Vec<&str> {
 }
 
 fn install_from(dest: &Dir, input: &Path, force: bool, dry_run: bool) -> Result<Installed, Error> {
-    install(&dest.fs, INTO, input, "input", force, dry_run)
+    let lock = (!dry_run).then(|| dest.lock());
+    install(&dest.fs, INTO, input, "input", force, lock.as_ref())
 }
 
 /// An input directory holding the skills `pdf` and `csv` and a sibling that is no skill.
@@ -363,7 +364,15 @@ fn warnings_of_installed_skills_are_returned() {
         "---\nname: pdf\ndescription: d\nfavourite: yes\n---\n",
     );
     let dest = Dir::new();
-    let installed = install(&dest.fs, "skills/", input.path(), "input", false, false).unwrap();
+    let installed = install(
+        &dest.fs,
+        "skills/",
+        input.path(),
+        "input",
+        false,
+        Some(&dest.lock()),
+    )
+    .unwrap();
     let rules: Vec<(asv_skills::Rule, &str)> = installed
         .warnings
         .iter()

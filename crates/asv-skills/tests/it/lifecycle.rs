@@ -29,7 +29,8 @@ fn imported() -> (Dir, Dir, Added) {
     up.write(MD, &skill_md("pdf"));
     up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho run\n");
     let me = Dir::new();
-    let added = lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    let added =
+        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     (up, me, added)
 }
 
@@ -48,7 +49,7 @@ fn state(me: &Dir) -> State {
 }
 
 fn pull(me: &Dir, write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
-    lifecycle::pull(&me.fs, &[], write_conflicts, &Options::default())
+    lifecycle::pull(&me.lock(), &[], write_conflicts, &Options::default())
 }
 
 fn lock(me: &Dir) -> SkillLock {
@@ -84,7 +85,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
     up.write("pdf/SKILL.md", &skill_md("pdf"));
     let me = Dir::new();
     let added = lifecycle::add(
-        &me.fs,
+        &me.lock(),
         &request(&up, "deep/nested/tool/"),
         &Options::default(),
     )
@@ -97,7 +98,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
         path: ".".to_owned(),
         ..AddRequest::default()
     };
-    let added = lifecycle::add(&me.fs, &root, &Options::default()).unwrap();
+    let added = lifecycle::add(&me.lock(), &root, &Options::default()).unwrap();
     assert_eq!(added.name, "pdf");
     assert_eq!(me.read(MD), skill_md("pdf"));
 }
@@ -161,14 +162,15 @@ fn add_refusals_write_nothing() {
     ];
     let before = me.snapshot();
     for (what, req, want) in rows {
-        let e = lifecycle::add(&me.fs, &req, &Options::default()).unwrap_err();
+        let e = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap_err();
         assert!(want(&e), "{what}: {e:?}");
         assert_eq!(me.snapshot(), before, "{what}: wrote something");
     }
     // A second add of an imported name is refused before the source is read.
-    lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     let before = me.snapshot();
-    let e = lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap_err();
+    let e =
+        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::AlreadyImported { name } if name == "pdf"),
         "{e:?}"
@@ -185,7 +187,7 @@ fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    let added = lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    let added = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
     assert_eq!(added.name, "reader");
     // The line ending of the file is kept; nothing else changes.
     assert_eq!(
@@ -231,7 +233,7 @@ fn a_name_the_skill_md_cannot_take_is_refused() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    let e = lifecycle::add(&me.fs, &req, &Options::default()).unwrap_err();
+    let e = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::Rename { name } if name == "reader"),
         "{e:?}"
@@ -314,7 +316,7 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
     assert_eq!(state(&me), State::Modified);
     // What is left against the new base is exactly the local edit.
     let diff = lifecycle::diff(
-        &me.fs,
+        &me.lock(),
         "pdf",
         Version::Base,
         Version::Local,
@@ -350,7 +352,7 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     let me = {
         drop(me);
         let me = Dir::new();
-        lifecycle::add(&me.fs, &request(&up, "skills/pdf"), &Options::default()).unwrap();
+        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
         me
     };
     let _ = added;
@@ -487,13 +489,13 @@ fn written_conflicts_wait_for_resolve() {
         "{e:?}"
     );
     // Markers left in are refused by name.
-    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(
         matches!(&e, Error::MarkersRemain { path } if path == MD),
         "{e:?}"
     );
     me.write(MD, &skill_md("pdf").replace("four\n", "FOUR (both)\n"));
-    assert_eq!(lifecycle::resolve(&me.fs, "pdf").unwrap(), upstream);
+    assert_eq!(lifecycle::resolve(&me.lock(), "pdf").unwrap(), upstream);
     let entry = lock(&me).entry("pdf").unwrap().clone();
     assert_eq!(
         (
@@ -504,7 +506,7 @@ fn written_conflicts_wait_for_resolve() {
         (upstream.as_str(), upstream.as_str(), None)
     );
     assert_eq!(state(&me), State::Modified);
-    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
 }
 
@@ -516,7 +518,7 @@ fn a_resolve_that_breaks_the_rules_is_refused() {
     pull(&me, true).unwrap();
     me.write(MD, "---\nname: pdf\n---\nno description\n");
     let before = lock(&me);
-    let e = lifecycle::resolve(&me.fs, "pdf").unwrap_err();
+    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(
         matches!(&e, Error::Invalid { first, .. } if first.rule == asv_skills::Rule::DescriptionMissing),
         "{e:?}"
@@ -564,7 +566,8 @@ fn a_merge_that_breaks_the_rules_is_refused_and_changes_nothing() {
 #[test]
 fn pull_refuses_a_missing_copy_and_an_unknown_name() {
     let (up, me, _) = imported();
-    let e = lifecycle::pull(&me.fs, &["nope".to_owned()], false, &Options::default()).unwrap_err();
+    let e =
+        lifecycle::pull(&me.lock(), &["nope".to_owned()], false, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::NotImported { name } if name == "nope"),
         "{e:?}"
@@ -590,7 +593,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         name: again.name.clone(),
         reference: again.reference.clone(),
     };
-    let added = lifecycle::add(&me.fs, &again, &Options::default()).unwrap();
+    let added = lifecycle::add(&me.lock(), &again, &Options::default()).unwrap();
     assert_eq!(me.read(MD), up.read(MD));
     assert_eq!(lock(&me).entry("pdf").unwrap().base_hash, added.hash);
     assert_eq!(state(&me), State::Clean);
@@ -599,7 +602,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         [Pulled::UpToDate { .. }]
     ));
     // With the directory there, a second add is still refused.
-    let e = lifecycle::add(&me.fs, &again, &Options::default()).unwrap_err();
+    let e = lifecycle::add(&me.lock(), &again, &Options::default()).unwrap_err();
     assert!(matches!(e, Error::AlreadyImported { .. }), "{e:?}");
 }
 
@@ -612,9 +615,9 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
     me.fs.remove_all("skills/reader").unwrap();
-    let e = lifecycle::resolve(&me.fs, "reader").unwrap_err();
+    let e = lifecycle::resolve(&me.lock(), "reader").unwrap_err();
     assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
     let e = pull(&me, false).unwrap_err();
     assert!(
@@ -633,7 +636,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         name: again.name,
         reference: again.reference,
     };
-    lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
     assert!(me.read("skills/reader/SKILL.md").contains("name: reader\n"));
 }
 
@@ -731,7 +734,10 @@ fn a_lost_base_of_an_edited_copy_is_merged_without_one() {
             .replace("eight", "EIGHT"),
     );
     let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
-    assert_eq!(lifecycle::resolve(&me.fs, "pdf").unwrap(), upstream.hash());
+    assert_eq!(
+        lifecycle::resolve(&me.lock(), "pdf").unwrap(),
+        upstream.hash()
+    );
     assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
     // From here on the pull has its base again: a further upstream edit merges cleanly.
     up.edit(MD, "four", "FOUR");
@@ -842,7 +848,7 @@ fn diff_of_a_lost_base_names_a_pull_and_the_pull_gives_it_a_base() {
     let lost = base_dir(&added.hash);
     let diff = |me: &Dir| {
         lifecycle::diff(
-            &me.fs,
+            &me.lock(),
             "pdf",
             Version::Base,
             Version::Local,
@@ -891,14 +897,14 @@ fn imported_two() -> (Dir, Dir) {
     up.write("skills/doc/SKILL.md", &skill_md("doc"));
     let me = Dir::new();
     for path in ["skills/pdf", "skills/doc"] {
-        lifecycle::add(&me.fs, &request(&up, path), &Options::default()).unwrap();
+        lifecycle::add(&me.lock(), &request(&up, path), &Options::default()).unwrap();
     }
     (up, me)
 }
 
 fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
     let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-    lifecycle::pull(&me.fs, &names, write_conflicts, &Options::default())
+    lifecycle::pull(&me.lock(), &names, write_conflicts, &Options::default())
 }
 
 /// A run of several skills judges every one first: one refused writes nothing of the others,
@@ -918,7 +924,8 @@ fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
             |up, me| {
                 me.edit("skills/doc/SKILL.md", "four", "FOUR (ours)");
                 up.edit("skills/doc/SKILL.md", "four", "FOUR (theirs)");
-                lifecycle::pull(&me.fs, &["doc".to_owned()], true, &Options::default()).unwrap();
+                lifecycle::pull(&me.lock(), &["doc".to_owned()], true, &Options::default())
+                    .unwrap();
             },
             |e| matches!(e, Error::Conflicted { .. }),
         ),
@@ -1013,7 +1020,10 @@ fn a_pull_failing_at_any_write_leaves_the_tree_as_it_was() {
         up.edit("skills/doc/SKILL.md", "two", "TWO");
         let before = me.snapshot();
         let faulty = asv_fs::Root::open(me.path()).unwrap().fail_writes_after(n);
-        match lifecycle::pull(&faulty, &[], false, &Options::default()) {
+        let faulty_lock = faulty
+            .lock_for_writing(std::time::Duration::from_secs(5))
+            .unwrap();
+        match lifecycle::pull(&faulty_lock, &[], false, &Options::default()) {
             Err(e) => {
                 failed += 1;
                 assert!(
@@ -1046,7 +1056,7 @@ fn imported_from_git() -> (GitRepo, Dir, String) {
         reference: Some("main".to_owned()),
         ..request(&up.dir, "skills/pdf")
     };
-    let added = lifecycle::add(&me.fs, &req, &Options::default()).unwrap();
+    let added = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
     assert_eq!(added.pin, Pin::Commit(first.clone()));
     (up, me, first)
 }
@@ -1106,7 +1116,7 @@ fn a_lost_base_of_a_git_source_is_read_again_at_the_locked_commit() {
     up.dir.edit(MD, "eight", "EIGHT");
     up.commit("edit");
     let diff = lifecycle::diff(
-        &me.fs,
+        &me.lock(),
         "pdf",
         Version::Base,
         Version::Upstream,
@@ -1157,7 +1167,8 @@ fn a_base_that_no_longer_hashes_as_locked_is_refused() {
 #[test]
 fn diff_between_versions() {
     let (up, me, _) = imported();
-    let diff = |from, to| lifecycle::diff(&me.fs, "pdf", from, to, &Options::default()).unwrap();
+    let diff =
+        |from, to| lifecycle::diff(&me.lock(), "pdf", from, to, &Options::default()).unwrap();
     assert_eq!(diff(Version::Base, Version::Local), "");
     me.edit(MD, "two\n", "TWO\n");
     up.write("skills/pdf/extra.md", "new\n");
@@ -1175,7 +1186,7 @@ fn diff_between_versions() {
         "{upstream}"
     );
     let e = lifecycle::diff(
-        &me.fs,
+        &me.lock(),
         "nope",
         Version::Base,
         Version::Local,

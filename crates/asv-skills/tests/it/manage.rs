@@ -20,7 +20,7 @@ fn add(me: &Dir, up: &Dir, path: &str, name: Option<&str>, reference: Option<&st
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
     };
-    lifecycle::add(&me.fs, &request, &Options::default()).unwrap();
+    lifecycle::add(&me.lock(), &request, &Options::default()).unwrap();
 }
 
 /// An upstream directory holding `skills/pdf` and `skills/doc`, and a repository that took
@@ -51,7 +51,7 @@ fn remove_takes_the_directory_the_entry_and_the_base() {
     let pdf_list = base_digests(&lock(&me).skills["pdf"].base_hash);
     let doc_base = base_dir(&lock(&me).skills["doc"].base_hash);
     assert!(me.exists(&pdf_base) && me.exists(&pdf_list));
-    let removed = manage::remove(&me.fs, &names(&["pdf", "pdf"]), false).unwrap();
+    let removed = manage::remove(&me.lock(), &names(&["pdf", "pdf"]), false).unwrap();
     assert_eq!(
         removed,
         [Removed {
@@ -76,7 +76,7 @@ fn local_edits_refuse_naming_what_would_be_lost_and_change_nothing() {
     std::fs::remove_file(me.path().join("skills/pdf/scripts/run.sh")).unwrap();
     let before = me.snapshot();
     // several names: the clean one is not removed either
-    let refused = manage::remove(&me.fs, &names(&["doc", "pdf"]), false).unwrap_err();
+    let refused = manage::remove(&me.lock(), &names(&["doc", "pdf"]), false).unwrap_err();
     let Error::WouldLose {
         name,
         path,
@@ -104,7 +104,7 @@ fn local_edits_refuse_naming_what_would_be_lost_and_change_nothing() {
     assert_eq!(me.snapshot(), before);
 
     // --force removes both, saying the edits were discarded
-    let removed = manage::remove(&me.fs, &names(&["doc", "pdf"]), true).unwrap();
+    let removed = manage::remove(&me.lock(), &names(&["doc", "pdf"]), true).unwrap();
     assert_eq!(
         removed.iter().map(|r| r.discarded).collect::<Vec<_>>(),
         [false, true]
@@ -119,7 +119,7 @@ fn an_edit_without_a_kept_base_is_refused_without_naming_files() {
     me.edit(MD, "one", "ONE");
     std::fs::remove_dir_all(me.path().join(".agentic-skill-vendor")).unwrap();
     let before = me.snapshot();
-    let refused = manage::remove(&me.fs, &names(&["pdf"]), false).unwrap_err();
+    let refused = manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap_err();
     assert!(
         matches!(&refused, Error::WouldLose { edits: None, .. }),
         "{refused:?}"
@@ -136,10 +136,10 @@ fn a_skill_waiting_for_resolve_is_refused_unless_forced() {
     let (up, me) = imported();
     me.edit(MD, "four", "FOUR (ours)");
     up.edit(MD, "four", "FOUR (theirs)");
-    lifecycle::pull(&me.fs, &names(&["pdf"]), true, &Options::default()).unwrap();
+    lifecycle::pull(&me.lock(), &names(&["pdf"]), true, &Options::default()).unwrap();
     let pending = lock(&me).skills["pdf"].pending.clone().unwrap();
     let before = me.snapshot();
-    let refused = manage::remove(&me.fs, &names(&["pdf"]), false).unwrap_err();
+    let refused = manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap_err();
     assert!(
         matches!(
             &refused,
@@ -157,7 +157,7 @@ fn a_skill_waiting_for_resolve_is_refused_unless_forced() {
         "{refused}"
     );
     assert_eq!(me.snapshot(), before);
-    manage::remove(&me.fs, &names(&["pdf"]), true).unwrap();
+    manage::remove(&me.lock(), &names(&["pdf"]), true).unwrap();
     // the upstream version the pull kept goes too
     assert!(!me.exists(&base_dir(&pending.base_hash)));
     assert!(!me.exists("skills/pdf"));
@@ -168,24 +168,24 @@ fn names_that_are_not_imported_are_refused_saying_what_they_are() {
     let (_up, me) = imported();
     me.write("skills/mine/SKILL.md", &skill_md("mine"));
     let before = me.snapshot();
-    let own = manage::remove(&me.fs, &names(&["pdf", "mine"]), true).unwrap_err();
+    let own = manage::remove(&me.lock(), &names(&["pdf", "mine"]), true).unwrap_err();
     assert_eq!(
         own.to_string(),
         "skills/mine: is not an imported skill (vendor-skills-lock.json does not list it) but one of this repository's own; to remove it, delete the directory"
     );
-    let unknown = manage::remove(&me.fs, &names(&["nope"]), false).unwrap_err();
+    let unknown = manage::remove(&me.lock(), &names(&["nope"]), false).unwrap_err();
     assert_eq!(
         unknown.to_string(),
         "the skill \"nope\" is not imported; the imported skills are doc, pdf (skill status shows each one's state)"
     );
-    let odd = manage::remove(&me.fs, &names(&["../x"]), false).unwrap_err();
+    let odd = manage::remove(&me.lock(), &names(&["../x"]), false).unwrap_err();
     assert!(
         matches!(&odd, Error::NotImportedAmong { name, .. } if name == "../x"),
         "{odd:?}"
     );
     assert_eq!(me.snapshot(), before);
     let empty = Dir::new();
-    let none = manage::remove(&empty.fs, &names(&["pdf"]), false).unwrap_err();
+    let none = manage::remove(&empty.lock(), &names(&["pdf"]), false).unwrap_err();
     assert_eq!(
         none.to_string(),
         "the skill \"pdf\" is not imported, and no skill is; skill add imports one"
@@ -203,9 +203,9 @@ fn a_base_another_skill_uses_is_kept() {
         lock(&me).skills["pdf"].base_hash
     );
     // the renamed copy is a local edit of the same base: forced
-    manage::remove(&me.fs, &names(&["pdf-copy"]), true).unwrap();
+    manage::remove(&me.lock(), &names(&["pdf-copy"]), true).unwrap();
     assert!(me.exists(&base), "pdf still uses it");
-    manage::remove(&me.fs, &names(&["pdf"]), false).unwrap();
+    manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap();
     assert!(!me.exists(&base));
 }
 
@@ -213,7 +213,7 @@ fn a_base_another_skill_uses_is_kept() {
 fn a_missing_directory_loses_only_its_entry_and_base() {
     let (_up, me) = imported();
     std::fs::remove_dir_all(me.path().join("skills/pdf")).unwrap();
-    let removed = manage::remove(&me.fs, &names(&["pdf"]), false).unwrap();
+    let removed = manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap();
     assert!(!removed[0].present && !removed[0].discarded);
     assert!(!lock(&me).skills.contains_key("pdf"));
 }
@@ -224,7 +224,7 @@ fn a_link_where_the_skill_belongs_is_refused_even_when_forced() {
     std::fs::remove_dir_all(me.path().join("skills/pdf")).unwrap();
     std::os::unix::fs::symlink("doc", me.path().join("skills/pdf")).unwrap();
     let before = me.snapshot();
-    let refused = manage::remove(&me.fs, &names(&["pdf"]), true).unwrap_err();
+    let refused = manage::remove(&me.lock(), &names(&["pdf"]), true).unwrap_err();
     assert!(
         matches!(&refused, Error::Fs(asv_fs::Error::Symlink { .. })),
         "{refused:?}"
@@ -241,7 +241,10 @@ fn a_remove_failing_at_any_write_leaves_the_tree_as_it_was() {
         let (_up, me) = imported();
         let before = me.snapshot();
         let faulty = asv_fs::Root::open(me.path()).unwrap().fail_writes_after(n);
-        match manage::remove(&faulty, &names(&["pdf", "doc"]), false) {
+        let faulty_lock = faulty
+            .lock_for_writing(std::time::Duration::from_secs(5))
+            .unwrap();
+        match manage::remove(&faulty_lock, &names(&["pdf", "doc"]), false) {
             Err(e) => {
                 failed += 1;
                 assert!(

@@ -22,6 +22,13 @@ pub struct Dir {
 }
 
 impl Dir {
+    /// The tree's writer lock, as a command takes it before it changes the tree.
+    pub fn lock(&self) -> asv_fs::WriterLock<'_> {
+        self.fs
+            .lock_for_writing(std::time::Duration::from_secs(5))
+            .unwrap()
+    }
+
     pub fn new() -> Dir {
         let dir = tempfile::tempdir().unwrap();
         let fs = Root::open(dir.path()).unwrap();

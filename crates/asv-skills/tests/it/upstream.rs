@@ -252,7 +252,7 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
     .unwrap();
     let hash = tree.hash();
     assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
-    keep_base(&me.fs, &tree).unwrap();
+    keep_base(&me.lock(), &tree).unwrap();
     let dir = base_dir(&hash);
     assert_eq!(
         dir,
@@ -264,7 +264,7 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
     assert_eq!(kept_base(&me.fs, &hash).unwrap(), Some(tree.clone()));
     // Keeping it again changes nothing.
     let before = me.snapshot();
-    keep_base(&me.fs, &tree).unwrap();
+    keep_base(&me.lock(), &tree).unwrap();
     assert_eq!(me.snapshot(), before);
     // An edit, or an entry a read would skip, and it is no longer that base.
     me.write(&format!("{dir}/.DS_Store"), "junk");
@@ -274,6 +274,6 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
     me.chmod(&format!("{dir}/bin/run"), 0o644);
     assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
     // Keeping it again restores it whole.
-    keep_base(&me.fs, &tree).unwrap();
+    keep_base(&me.lock(), &tree).unwrap();
     assert_eq!(kept_base(&me.fs, &hash).unwrap(), Some(tree));
 }

@@ -158,3 +158,18 @@ pub fn recovered(root: &Path) -> BTreeMap<String, Node> {
     assert_eq!(without_residue(&after), after, "nothing of the run is left");
     after
 }
+
+/// Applies a plan under its tree's writer lock, taken for the one call, as a command does.
+pub trait ApplyLocked {
+    /// [`asv_fs::Plan::apply`] under a fresh writer lock of the plan's tree.
+    fn apply_locked(self) -> asv_fs::Result<asv_fs::Applied>;
+}
+
+impl ApplyLocked for asv_fs::Plan<'_> {
+    fn apply_locked(self) -> asv_fs::Result<asv_fs::Applied> {
+        let lock = self
+            .root()
+            .lock_for_writing(std::time::Duration::from_secs(5))?;
+        self.apply(&lock)
+    }
+}
