@@ -669,11 +669,24 @@ pub fn list_agent(
     Ok(out)
 }
 
-/// A refusal of the lock or the intent as `skill verify` reports it; any other error as it is.
+/// A refusal of an entry of the lock or the intent as `skill verify` reports it; any other
+/// error (a file that does not parse at all, another version) as it is.
 fn state_problem(e: Error) -> Result<Problem, Error> {
+    use crate::error::{IntentProblem, LockProblem};
     let kind = match &e {
-        Error::Lock { .. } => "lock",
-        Error::Intent { .. } => "intent",
+        Error::Lock {
+            problem:
+                LockProblem::BadName { .. }
+                | LockProblem::BadHash { .. }
+                | LockProblem::BadPath { .. }
+                | LockProblem::BadProjection { .. }
+                | LockProblem::Duplicate { .. },
+            ..
+        } => "lock",
+        Error::Intent {
+            problem: IntentProblem::BadName { .. } | IntentProblem::BadPath { .. },
+            ..
+        } => "intent",
         _ => return Err(e),
     };
     let path = e
@@ -703,12 +716,14 @@ pub struct Problem {
 /// projection missing, edited or stale; a skill under `skills/` that breaks the Agent Skills
 /// rules. Local edits to an imported skill are not a problem.
 ///
-/// A lock or intent that cannot be used is a problem too (`lock` or `intent`, the refusal a
-/// writer gives as its message), and the only one reported: nothing is judged against a
-/// file that could be crafted to name paths outside what the tool writes (issue 27 §3).
+/// An entry of the lock or the intent that a writer refuses (a name, hash or path it could
+/// not have written, a key given twice) is a problem too (`lock` or `intent`, the refusal as
+/// its message), and the only one reported: nothing is judged against a file that could be
+/// crafted to name paths outside what the tool writes (issue 27 §3).
 ///
 /// # Errors
-/// A guarded-read failure.
+/// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
+/// JSON or YAML of its shape, another version); a guarded-read failure.
 pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     let (lock, intent) = match SkillLock::load(root).and_then(|l| Ok((l, Intent::load(root)?))) {
         Ok(both) => both,

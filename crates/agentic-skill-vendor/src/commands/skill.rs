@@ -48,7 +48,8 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
 /// A refusal of the tree, the intent or the lock.
 pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    // A lock or intent that cannot be used is one of verify's findings, not a refusal.
+    // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
+    // verify itself tells which it is.
     let unknown_keys = match asv_skills::intent::Intent::load(&tree) {
         Ok(intent) => intent.unknown_keys,
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),

@@ -546,3 +546,43 @@ fn a_crafted_contract_lock_is_refused_by_gen_and_verify() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
 }
+
+#[test]
+fn an_intent_row_whose_path_leaves_its_source_is_refused_and_reported() {
+    for (path, why) in [
+        ("../../outside", "has a `.` or `..` segment"),
+        ("/etc", "is absolute"),
+        (".git/objects", "has a .git segment (in some case)"),
+    ] {
+        let world = World::new();
+        let intent = world.read("repo/vendor-skills.yaml");
+        let text = intent.replacen("path: skills/pdf", &format!("path: {path}"), 1);
+        assert_ne!(text, intent);
+        world.write("repo/vendor-skills.yaml", &text);
+        let line = text[..text.find("path:").unwrap()].lines().count();
+        let says = format!(
+            "vendor-skills.yaml:{line}: the path {} of the skill \"pdf\" {why}; give . or the skill's directory inside its source as a plain relative path",
+            asv_fs::quote::json_string(path)
+        );
+        let before = world.guarded();
+        for args in [
+            &["skill", "sync", "--force"][..],
+            &["skill", "remove", "pdf", "--force"],
+        ] {
+            let out = world.run(args);
+            assert_eq!(
+                (out.code, out.stdout.as_str(), out.stderr.clone()),
+                (2, "", format!("error: {says}\n")),
+                "{path}: {args:?}"
+            );
+        }
+        let verify = world.run(&["skill", "verify"]);
+        assert_eq!(
+            (verify.code, verify.stdout.clone(), verify.stderr.as_str()),
+            (1, format!("intent: {says}\n"), ""),
+            "{path}"
+        );
+        assert_eq!(world.guarded(), before, "{path}");
+        assert_eq!(world.read("repo/vendor-skills.yaml"), text);
+    }
+}
