@@ -52,3 +52,16 @@ pub const LOCK_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// How the refusal of a lock past [`LOCK_LIMIT`] names the limit.
 pub const LOCK_LIMIT_WHAT: &str = "a lock may hold";
+
+/// Whether a path segment names a git directory: `.git` in any case, as a volume that folds
+/// case (macOS, Windows) opens it. A path read from a state file (a lock, a digest list) with
+/// such a segment is refused before use: those files travel through pull requests, and a
+/// crafted one must never name the repository's own `.git` (issue 27 §3).
+///
+/// ```
+/// assert!(asv_model::layout::is_git_dir_name(".GiT"));
+/// assert!(!asv_model::layout::is_git_dir_name(".github"));
+/// ```
+pub fn is_git_dir_name(segment: &str) -> bool {
+    segment.eq_ignore_ascii_case(".git")
+}

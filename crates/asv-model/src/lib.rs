@@ -1,6 +1,7 @@
 //! The vocabulary every layer shares, below contracts, sources and skills alike: where things
 //! live in a repository ([`layout`]), how a Markdown text splits at its frontmatter
-//! ([`frontmatter`]), how YAML is read ([`yaml`]), what a SKILL.md declares ([`declaration`],
+//! ([`frontmatter`]), how YAML is read ([`yaml`]), how a JSON
+//! lock's keys stand in its text ([`json`]), what a SKILL.md declares ([`declaration`],
 //! [`id`]) and the values that name other repositories ([`source`]).
 //!
 //! It exists so the skill commands can read a SKILL.md and name a repository exactly as the
@@ -13,6 +14,7 @@ pub mod frontmatter;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod id;
+pub mod json;
 pub mod layout;
 pub mod source;
 pub mod yaml;

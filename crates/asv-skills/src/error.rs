@@ -33,6 +33,15 @@ pub enum IntentProblem {
         /// Why not.
         problem: &'static str,
     },
+    /// A row's `path` that is not `.` or a plain relative path inside the source.
+    BadPath {
+        /// The skill.
+        name: String,
+        /// The path as written.
+        path: String,
+        /// Why not.
+        problem: asv_skilltree::PathProblem,
+    },
     /// A target that names no agent.
     UnknownTarget {
         /// As written.
@@ -68,6 +77,16 @@ impl fmt::Display for IntentProblem {
                 f,
                 "the skill name {} {problem}",
                 asv_fs::quote::json_string(name)
+            ),
+            IntentProblem::BadPath {
+                name,
+                path,
+                problem,
+            } => write!(
+                f,
+                "the path {} of the skill {} {problem}; give . or the skill's directory inside its source as a plain relative path",
+                json_string(path),
+                json_string(name)
             ),
             IntentProblem::UnknownTarget {
                 name,
@@ -112,12 +131,31 @@ pub enum LockProblem {
         /// Why it is not a skill name ([`crate::name_problem`]).
         problem: &'static str,
     },
-    /// A projection whose directory, skill name or hash is not one.
+    /// A projection whose directory, skill name or hash is not one a sync could have
+    /// recorded.
     BadProjection {
         /// The directory as written.
         dir: String,
         /// The skill name as written.
         name: String,
+        /// What is wrong with it.
+        problem: ProjectionProblem,
+    },
+    /// An object of the file holds one key twice (serde would keep the last one without a
+    /// word, while a reader of the file sees the first).
+    Duplicate {
+        /// The keys from the top level down to the repeated one, it last.
+        path: Vec<String>,
+    },
+    /// An entry's `path` (the skill's directory in its source) that is not `.` or a plain
+    /// relative path.
+    BadPath {
+        /// The skill whose entry holds it.
+        name: String,
+        /// The value as written.
+        path: String,
+        /// Why not.
+        problem: asv_skilltree::PathProblem,
     },
     /// A `baseHash` (of the entry or of its pending pull) is not a tree hash.
     BadHash {
@@ -140,9 +178,41 @@ impl fmt::Display for LockProblem {
                     "version {found} is not the version {read} this build reads"
                 )
             }
-            LockProblem::BadProjection { dir, name } => write!(
+            LockProblem::BadProjection { dir, name, problem } => {
+                let at = asv_model::json::display_path(&["projections", dir, name]);
+                match problem {
+                    ProjectionProblem::UnknownDir => write!(
+                        f,
+                        "{at}: {} is not the project skills directory of an agent skill sync knows (such as .claude/skills or .agents/skills)",
+                        json_string(dir)
+                    ),
+                    ProjectionProblem::BadName(why) => {
+                        write!(f, "{at}: the skill name {} {why}", json_string(name))
+                    }
+                    ProjectionProblem::BadHash => {
+                        write!(f, "{at}: is not a tree hash (sha256:<64 hex digits>)")
+                    }
+                }
+            }
+            LockProblem::Duplicate { path } => {
+                let (key, within) = path
+                    .split_last()
+                    .map_or(("", &[][..]), |(k, w)| (k.as_str(), w));
+                write!(f, "the key {} appears twice", json_string(key))?;
+                if !within.is_empty() {
+                    write!(f, " in {}", asv_model::json::display_path(within))?;
+                }
+                Ok(())
+            }
+            LockProblem::BadPath {
+                name,
+                path,
+                problem,
+            } => write!(
                 f,
-                "the projection of {name:?} in {dir:?} is not a skill name and tree hash under a relative directory"
+                "{}: {} {problem}, not . or a plain relative path inside the source",
+                asv_model::json::display_path(&["skills", name, "path"]),
+                json_string(path)
             ),
             LockProblem::BadName { name, problem } => {
                 write!(f, "the skill name {name:?} {problem}")
@@ -153,6 +223,34 @@ impl fmt::Display for LockProblem {
             ),
         }
     }
+}
+
+impl LockProblem {
+    /// What to do about it, as the refusal ends.
+    pub fn advice(&self) -> &'static str {
+        match self {
+            LockProblem::BadProjection { .. } => {
+                "remove the entry (skill sync records again what it places and claims identical copies)"
+            }
+            LockProblem::Duplicate { .. } => "keep one of them and remove the other",
+            LockProblem::BadPath { .. } => {
+                "fix or remove the entry, then add the skill again with skill add"
+            }
+            _ => "fix or remove the file, then add the skills again",
+        }
+    }
+}
+
+/// What is wrong with one entry of the lock's `projections`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectionProblem {
+    /// The directory is not the project directory of a known agent
+    /// ([`crate::targets::AGENTS`]), the only places sync mirrors into.
+    UnknownDir,
+    /// The skill name is not one ([`crate::name_problem`] says why).
+    BadName(&'static str),
+    /// The value is not a tree hash.
+    BadHash,
 }
 
 /// Why a repository argument is not a usable source.
@@ -367,12 +465,16 @@ pub enum Error {
     },
     /// The skill lock cannot be read (input side).
     #[error(
-        "{}: {problem}; fix or remove the file, then add the skills again",
-        DisplayPath(path)
+        "{}{}: {problem}; {}",
+        DisplayPath(path),
+        line.map(|l| format!(":{l}")).unwrap_or_default(),
+        problem.advice()
     )]
     Lock {
         /// The lock file.
         path: String,
+        /// The 1-based line at fault, when known (a parse error names its own).
+        line: Option<usize>,
         /// What is wrong.
         problem: LockProblem,
     },
@@ -676,6 +778,17 @@ impl Error {
             Error::Fs(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
+            Error::Lock {
+                path,
+                line,
+                problem,
+            } => Some(Location::at(
+                path.clone(),
+                match problem {
+                    LockProblem::NotValid(e) => Some(e.line()),
+                    _ => *line,
+                },
+            )),
             Error::Intent { line, .. } => {
                 Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
             }
@@ -692,7 +805,6 @@ impl Error {
             Error::TooLarge { path, .. }
             | Error::Residue { path }
             | Error::AlreadyInstalled { path }
-            | Error::Lock { path, .. }
             | Error::Occupied { path }
             | Error::OccupiedForAll { path }
             | Error::Missing { path }
@@ -856,6 +968,7 @@ mod tests {
     fn lock(problem: LockProblem) -> Error {
         Error::Lock {
             path: crate::lock::SKILL_LOCK_FILE.to_owned(),
+            line: None,
             problem,
         }
     }
@@ -924,6 +1037,10 @@ mod tests {
             assert_eq!(error.to_string(), text);
             assert_eq!(error.side(), Side::Input, "{text}");
             let want = match &error {
+                Error::Lock {
+                    problem: LockProblem::NotValid(_),
+                    ..
+                } => Some(Location::at(crate::lock::SKILL_LOCK_FILE, Some(1))),
                 Error::Lock { .. } => Some(Location::file(crate::lock::SKILL_LOCK_FILE)),
                 _ => None,
             };

@@ -73,6 +73,21 @@ fn key_line(text: &str, indent: usize, key: &str, from: usize) -> Option<usize> 
         .map(|(i, _)| i + 1)
 }
 
+/// The 1-based line of the field `key` of the row whose key stands on line `row` (1-based):
+/// a line of the row's block (indented four or more), `None` when the row is written in flow
+/// style or holds no such line.
+fn field_line(text: &str, row: usize, key: &str) -> Option<usize> {
+    let block = text
+        .lines()
+        .enumerate()
+        .skip(row)
+        .take_while(|(_, l)| {
+            l.trim().is_empty() || l.trim_start().starts_with('#') || l.starts_with("    ")
+        })
+        .count();
+    key_line(text, 4, key, row).filter(|l| *l <= row + block)
+}
+
 /// The known key nearest to `key`, within two edits.
 fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
     known
@@ -278,6 +293,20 @@ impl Intent {
             };
             let source = field("source", true)?.unwrap_or_default();
             let path = field("path", true)?.unwrap_or_default();
+            // The file travels through pull requests: a path that leaves the source (or names
+            // a .git) is refused here, before sync or verify builds anything from it.
+            if let Err(Error::PathEscapes { problem, .. }) =
+                crate::upstream::check_source_path(&path)
+            {
+                return Err(refuse(
+                    line.and_then(|l| field_line(text, l, "path")).or(line),
+                    IntentProblem::BadPath {
+                        name: name.clone(),
+                        path,
+                        problem,
+                    },
+                ));
+            }
             let reference = field("ref", false)?;
             intent.skills.insert(
                 name.clone(),
@@ -608,6 +637,22 @@ mod tests {
                 "the skill name",
             ),
             ("skills: [a]\n", Some(1), "skills: is not a mapping"),
+            // Issue 27 §3: a row's path stays inside its source.
+            (
+                "skills:\n  pdf:\n    source: a/b\n    path: ../x\n",
+                Some(4),
+                "the path \"../x\" of the skill \"pdf\" has a `.` or `..` segment",
+            ),
+            (
+                "skills:\n  pdf: {source: a/b, path: .GIT/x}\n  doc:\n    source: a/b\n    path: d\n",
+                Some(2),
+                "has a .git segment",
+            ),
+            (
+                "skills:\n  pdf:\n    path: /etc\n    source: a/b\n",
+                Some(3),
+                "is absolute",
+            ),
         ];
         for (text, line, says) in cases {
             match Intent::parse(text.as_bytes()) {

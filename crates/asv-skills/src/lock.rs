@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use asv_fs::Root;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, LockProblem};
+use crate::error::{Error, LockProblem, ProjectionProblem};
 
 /// The skill lock's path, relative to the repository root.
 pub const SKILL_LOCK_FILE: &str = asv_model::layout::SKILL_LOCK;
@@ -83,51 +83,116 @@ impl SkillLock {
         Self::parse(&bytes)
     }
 
-    /// Parses the lock file's bytes: JSON of this format and [`VERSION`], every name a skill
-    /// name, every hash a tree hash, every projection directory a plain relative path.
+    /// Parses the lock file's bytes: JSON of this format and [`VERSION`], no object holding a
+    /// key twice, every name a skill name, every hash a tree hash, every entry's `path` `.` or
+    /// a plain relative path with no `.git`, every projection directory the project skills
+    /// directory of a known agent ([`crate::targets::AGENTS`]).
+    ///
+    /// The lock travels through pull requests and can be crafted, and sync removes what its
+    /// projections name (with `--force`, whatever stands there): so nothing in it is trusted
+    /// to name a path until it is one the tool could have written (issue 27 §3).
     ///
     /// # Errors
-    /// [`Error::Lock`] for bytes that are not such a lock.
+    /// [`Error::Lock`] for bytes that are not such a lock, with the line of the key at fault
+    /// where it is found.
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
-        let problem = |problem: LockProblem| Error::Lock {
+        let refuse = |line: Option<usize>, problem: LockProblem| Error::Lock {
             path: SKILL_LOCK_FILE.to_owned(),
+            line,
             problem,
         };
         let lock: SkillLock =
-            serde_json::from_slice(bytes).map_err(|e| problem(LockProblem::NotValid(e)))?;
+            serde_json::from_slice(bytes).map_err(|e| refuse(None, LockProblem::NotValid(e)))?;
+        // serde_json has accepted the bytes, so they are UTF-8 (it checks every string, and
+        // JSON outside strings is ASCII).
+        let text = std::str::from_utf8(bytes).unwrap_or_default();
+        if let Some(twice) = asv_model::json::duplicate_key(text) {
+            return Err(refuse(
+                Some(twice.line),
+                LockProblem::Duplicate { path: twice.path },
+            ));
+        }
+        let line = |path: &[&str]| asv_model::json::key_line(text, path);
         if lock.version != VERSION {
-            return Err(problem(LockProblem::Version {
-                found: lock.version,
-                read: VERSION,
-            }));
+            return Err(refuse(
+                line(&["version"]),
+                LockProblem::Version {
+                    found: lock.version,
+                    read: VERSION,
+                },
+            ));
         }
         for (name, entry) in &lock.skills {
             if let Some(p) = crate::name_problem(name) {
-                return Err(problem(LockProblem::BadName {
-                    name: name.clone(),
-                    problem: p,
-                }));
-            }
-            let hashes = std::iter::once(&entry.base_hash)
-                .chain(entry.pending.as_ref().map(|p| &p.base_hash));
-            for hash in hashes {
-                if !is_tree_hash(hash) {
-                    return Err(problem(LockProblem::BadHash {
+                return Err(refuse(
+                    line(&["skills", name]),
+                    LockProblem::BadName {
                         name: name.clone(),
-                        hash: hash.clone(),
-                    }));
+                        problem: p,
+                    },
+                ));
+            }
+            if entry.path != "."
+                && let Err(problem) = asv_skilltree::validate_stored_path(&entry.path)
+            {
+                return Err(refuse(
+                    line(&["skills", name, "path"]),
+                    LockProblem::BadPath {
+                        name: name.clone(),
+                        path: entry.path.clone(),
+                        problem,
+                    },
+                ));
+            }
+            let hashes = std::iter::once((&entry.base_hash, false))
+                .chain(entry.pending.as_ref().map(|p| (&p.base_hash, true)));
+            for (hash, pending) in hashes {
+                if !is_tree_hash(hash) {
+                    return Err(refuse(
+                        if pending {
+                            line(&["skills", name, "pending", "baseHash"])
+                        } else {
+                            line(&["skills", name, "baseHash"])
+                        },
+                        LockProblem::BadHash {
+                            name: name.clone(),
+                            hash: hash.clone(),
+                        },
+                    ));
                 }
             }
         }
         for (dir, skills) in &lock.projections {
             for (name, hash) in skills {
-                if crate::name_problem(name).is_some() || !is_tree_hash(hash) || !is_plain_dir(dir)
-                {
-                    return Err(problem(LockProblem::BadProjection {
-                        dir: dir.clone(),
-                        name: name.clone(),
-                    }));
+                let problem = if !is_agent_dir(dir) {
+                    Some(ProjectionProblem::UnknownDir)
+                } else if let Some(why) = crate::name_problem(name) {
+                    Some(ProjectionProblem::BadName(why))
+                } else if !is_tree_hash(hash) {
+                    Some(ProjectionProblem::BadHash)
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err(refuse(
+                        line(&["projections", dir, name]),
+                        LockProblem::BadProjection {
+                            dir: dir.clone(),
+                            name: name.clone(),
+                            problem,
+                        },
+                    ));
                 }
+            }
+            if skills.is_empty() && !is_agent_dir(dir) {
+                return Err(refuse(
+                    line(&["projections", dir]),
+                    LockProblem::BadProjection {
+                        dir: dir.clone(),
+                        name: String::new(),
+                        problem: ProjectionProblem::UnknownDir,
+                    },
+                ));
             }
         }
         Ok(lock)
@@ -166,13 +231,12 @@ impl SkillLock {
     }
 }
 
-/// Whether `dir` is a plain relative path (no empty, `.` or `..` segment, no backslash).
-fn is_plain_dir(dir: &str) -> bool {
-    !dir.is_empty()
-        && !dir.contains('\\')
-        && dir
-            .split('/')
-            .all(|s| !s.is_empty() && s != "." && s != "..")
+/// Whether `dir` is the project skills directory of a known agent: the only directories
+/// sync mirrors skills into, so the only ones a projection it recorded can name. Checking
+/// against the table, rather than for a plain relative path, keeps `.git`, `src` and any
+/// other directory of the repository out of reach of a crafted lock.
+fn is_agent_dir(dir: &str) -> bool {
+    crate::targets::AGENTS.iter().any(|a| a.project == dir)
 }
 
 /// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.
@@ -271,6 +335,7 @@ mod tests {
         ];
         root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
         assert!(SkillLock::load(&root).is_ok());
+        assert!(SkillLock::load(&root).unwrap().projections.is_empty());
         for (name, text, want) in rows {
             root.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();
             match SkillLock::load(&root) {
@@ -278,5 +343,180 @@ mod tests {
                 other => panic!("{name}: {other:?}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod hostile {
+    //! Issue 27 §3: a crafted lock names nothing the tool could not have written.
+    use super::*;
+
+    fn hash(c: char) -> String {
+        format!("sha256:{}", c.to_string().repeat(64))
+    }
+
+    /// A lock as the tool renders it, with `projections` set to `projections` (JSON text).
+    fn with_projections(projections: &str) -> String {
+        format!(
+            "{{\n  \"version\": 1,\n  \"skills\": {{\n    \"pdf\": {{\n      \"source\": \"./up\",\n      \"path\": \"skills/pdf\",\n      \"revision\": \"r\",\n      \"baseHash\": \"{}\"\n    }}\n  }},\n  \"projections\": {projections}\n}}\n",
+            hash('a')
+        )
+    }
+
+    fn refusal(text: &str) -> (Option<usize>, LockProblem) {
+        match SkillLock::parse(text.as_bytes()) {
+            Err(Error::Lock { line, problem, .. }) => (line, problem),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn projections_only_under_a_known_agent_directory() {
+        let h = hash('b');
+        // (dir, name) of one projection; its name on line 13 of the rendering.
+        let unknown = [
+            ".git",
+            ".GIT",
+            "..",
+            "../outside",
+            "/tmp/x",
+            "",
+            ".",
+            "src",
+            ".claude/skills/a",
+            ".claude//skills",
+            ".claude\\skills",
+            ".claude/skills/",
+            "skills",
+        ];
+        for dir in unknown {
+            let dir_json = serde_json::to_string(dir).unwrap();
+            let text = with_projections(&format!(
+                "{{\n    {dir_json}: {{\n      \"objects\": \"{h}\"\n    }}\n  }}"
+            ));
+            let (line, problem) = refusal(&text);
+            assert_eq!(line, Some(13), "{dir:?}");
+            assert!(
+                matches!(&problem, LockProblem::BadProjection { problem: ProjectionProblem::UnknownDir, dir: d, .. } if d == dir),
+                "{dir:?}: {problem:?}"
+            );
+        }
+        for name in [".git", "..", ".", "", "a/b", "A", "a\\b"] {
+            let name_json = serde_json::to_string(name).unwrap();
+            let text = with_projections(&format!(
+                "{{\n    \".claude/skills\": {{\n      {name_json}: \"{h}\"\n    }}\n  }}"
+            ));
+            let (line, problem) = refusal(&text);
+            assert_eq!(line, Some(13), "{name:?}");
+            assert!(
+                matches!(
+                    &problem,
+                    LockProblem::BadProjection {
+                        problem: ProjectionProblem::BadName(_),
+                        ..
+                    }
+                ),
+                "{name:?}: {problem:?}"
+            );
+        }
+        let text = with_projections(
+            "{\n    \".claude/skills\": {\n      \"pdf\": \"sha256:0\"\n    }\n  }",
+        );
+        assert!(matches!(
+            refusal(&text).1,
+            LockProblem::BadProjection {
+                problem: ProjectionProblem::BadHash,
+                ..
+            }
+        ));
+        // An empty map under an unknown directory names nothing, but is no lock sync wrote.
+        let text = with_projections("{\n    \".git\": {}\n  }");
+        assert_eq!(refusal(&text).0, Some(12));
+        // Every known agent's directory is accepted.
+        for agent in crate::targets::AGENTS {
+            let text = with_projections(&format!(
+                "{{\n    \"{}\": {{\n      \"pdf\": \"{h}\"\n    }}\n  }}",
+                agent.project
+            ));
+            let lock = SkillLock::parse(text.as_bytes()).unwrap();
+            assert_eq!(lock.projections[agent.project]["pdf"], h);
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_with_its_line() {
+        let h = hash('b');
+        let projections = with_projections(&format!(
+            "{{\n    \".claude/skills\": {{\n      \"pdf\": \"{h}\",\n      \"pdf\": \"{h}\"\n    }}\n  }}"
+        ));
+        let (line, problem) = refusal(&projections);
+        assert_eq!(line, Some(14));
+        assert!(
+            matches!(&problem, LockProblem::Duplicate { path } if path == &["projections", ".claude/skills", "pdf"]),
+            "{problem:?}"
+        );
+        let dirs = with_projections(&format!(
+            "{{\n    \".claude/skills\": {{}},\n    \".claude/skills\": {{\n      \"pdf\": \"{h}\"\n    }}\n  }}"
+        ));
+        assert_eq!(refusal(&dirs).0, Some(13));
+        let base = with_projections("{}");
+        let entry = base
+            [base.find("    \"pdf\"").unwrap()..base.find("  },\n  \"projections").unwrap()]
+            .to_owned();
+        let skills = base.replacen(&entry, &format!("{}  ,\n{entry}", entry.trim_end()), 1);
+        let (line, problem) = refusal(&skills);
+        assert_eq!(line, Some(10), "{skills}");
+        assert!(
+            matches!(&problem, LockProblem::Duplicate { path } if path == &["skills", "pdf"]),
+            "{problem:?}"
+        );
+        let fields = base.replacen(
+            "\"revision\": \"r\",",
+            "\"revision\": \"r\",\n      \"revision\": \"s\",",
+            1,
+        );
+        assert!(matches!(refusal(&fields).1, LockProblem::NotValid(_)));
+    }
+
+    #[test]
+    fn an_entry_path_stays_inside_its_source() {
+        let base = with_projections("{}");
+        for path in [
+            "..",
+            "../x",
+            "/etc",
+            "a//b",
+            ".git",
+            "skills/.Git/x",
+            "",
+            "a\\\\b",
+        ] {
+            let text = base.replacen("\"skills/pdf\"", &serde_json::to_string(path).unwrap(), 1);
+            let (line, problem) = refusal(&text);
+            assert_eq!(line, Some(6), "{path:?}");
+            assert!(
+                matches!(&problem, LockProblem::BadPath { path: p, .. } if p == path),
+                "{path:?}: {problem:?}"
+            );
+        }
+        let root = base.replacen("\"skills/pdf\"", "\".\"", 1);
+        assert!(SkillLock::parse(root.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn refusals_read_as_one_line_that_says_what_to_do() {
+        let h = hash('b');
+        let text = with_projections(&format!(
+            "{{\n    \".git\": {{\n      \"objects\": \"{h}\"\n    }}\n  }}"
+        ));
+        let e = SkillLock::parse(text.as_bytes()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "vendor-skills-lock.json:13: projections.\".git\".objects: \".git\" is not the project skills directory of an agent skill sync knows (such as .claude/skills or .agents/skills); remove the entry (skill sync records again what it places and claims identical copies)"
+        );
+        assert_eq!(
+            e.location(),
+            Some(asv_fs::Location::at(SKILL_LOCK_FILE, Some(13)))
+        );
     }
 }

@@ -669,10 +669,41 @@ pub fn list_agent(
     Ok(out)
 }
 
+/// A refusal of an entry of the lock or the intent as `skill verify` reports it; any other
+/// error (a file that does not parse at all, another version) as it is.
+fn state_problem(e: Error) -> Result<Problem, Error> {
+    use crate::error::{IntentProblem, LockProblem};
+    let kind = match &e {
+        Error::Lock {
+            problem:
+                LockProblem::BadName { .. }
+                | LockProblem::BadHash { .. }
+                | LockProblem::BadPath { .. }
+                | LockProblem::BadProjection { .. }
+                | LockProblem::Duplicate { .. },
+            ..
+        } => "lock",
+        Error::Intent {
+            problem: IntentProblem::BadName { .. } | IntentProblem::BadPath { .. },
+            ..
+        } => "intent",
+        _ => return Err(e),
+    };
+    let path = e
+        .location()
+        .map(|at| at.file)
+        .unwrap_or_else(|| crate::lock::SKILL_LOCK_FILE.to_owned());
+    Ok(Problem {
+        kind,
+        path,
+        message: e.to_string(),
+    })
+}
+
 /// One problem `skill verify` reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    /// `missing`, `invalid`, `conflicted`, `intent` or `projection`.
+    /// `missing`, `invalid`, `conflicted`, `intent`, `projection` or `lock`.
     pub kind: &'static str,
     /// The path it is about.
     pub path: String,
@@ -685,11 +716,19 @@ pub struct Problem {
 /// projection missing, edited or stale; a skill under `skills/` that breaks the Agent Skills
 /// rules. Local edits to an imported skill are not a problem.
 ///
+/// An entry of the lock or the intent that a writer refuses (a name, hash or path it could
+/// not have written, a key given twice) is a problem too (`lock` or `intent`, the refusal as
+/// its message), and the only one reported: nothing is judged against a file that could be
+/// crafted to name paths outside what the tool writes (issue 27 §3).
+///
 /// # Errors
-/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; a guarded-read failure.
+/// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
+/// JSON or YAML of its shape, another version); a guarded-read failure.
 pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
-    let lock = SkillLock::load(root)?;
-    let intent = Intent::load(root)?;
+    let (lock, intent) = match SkillLock::load(root).and_then(|l| Ok((l, Intent::load(root)?))) {
+        Ok(both) => both,
+        Err(e) => return state_problem(e).map(|p| vec![p]),
+    };
     let mut out = Vec::new();
     for (name, wanted) in &intent.skills {
         match lock.skills.get(name) {

@@ -12,7 +12,9 @@ use asv_fs::{Change, Ownership, Plan, Root, WriterLock};
 use asv_model::source::{RepositorySpec, Revision};
 use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
-use asv_skilltree::{FileNode, SkillTree, is_ignored_name, validate_relative_path};
+use asv_skilltree::{
+    FileNode, SkillTree, is_ignored_name, validate_relative_path, validate_stored_path,
+};
 
 use crate::error::{Error, RepositoryProblem};
 
@@ -84,7 +86,9 @@ pub struct Taken {
     pub tree: SkillTree,
 }
 
-/// Checks a path in a source: `.` for the root, else a plain relative path.
+/// Checks a path in a source: `.` for the root, else a plain relative path with no `.git`
+/// segment (the path is kept in the lock and the intent, which are read as hostile: see
+/// [`asv_skilltree::validate_stored_path`]).
 ///
 /// # Errors
 /// [`Error::PathEscapes`].
@@ -93,7 +97,7 @@ pub fn check_source_path(path: &str) -> Result<&str, Error> {
     if path == "." || path.is_empty() {
         return Ok(".");
     }
-    validate_relative_path(path).map_err(|problem| Error::PathEscapes {
+    validate_stored_path(path).map_err(|problem| Error::PathEscapes {
         path: path.to_owned(),
         problem,
     })?;

@@ -117,6 +117,17 @@ impl SkillTree {
         if list.version != DIGESTS_VERSION || list.hash != hash {
             return Ok(None);
         }
+        // The list is a state file (a crafted one can travel through a pull request): a path
+        // that is not plain, or names a `.git`, makes it no list, before anything is compared
+        // or opened. The files opened come from the directory's own listing in any case; this
+        // keeps a hostile list from standing for a tree at all (issue 27 §3).
+        if list
+            .files
+            .iter()
+            .any(|entry| crate::path::validate_stored_path(&entry.path).is_err())
+        {
+            return Ok(None);
+        }
         let listing = match sorted_files(root, dir, true) {
             Ok(listing) => listing,
             Err(Error::Unsupported { .. } | Error::IgnoredMetadata { .. }) => return Ok(None),
@@ -237,6 +248,29 @@ mod tests {
         root.remove_file("k/.DS_Store").unwrap();
         root.remove_file("k/empty").unwrap();
         assert!(!listed(&list, &hash));
+    }
+
+    #[test]
+    fn a_list_naming_a_path_outside_the_base_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let read = kept(&root);
+        let hash = read.hash();
+        let text = String::from_utf8(read.digest_list()).unwrap();
+        for hostile in [
+            "../x",
+            "/etc/passwd",
+            "",
+            "a//b.md",
+            ".git/config",
+            ".GIT/x",
+            "a\\\\b",
+        ] {
+            let crafted = text.replace(r#""path":"a/b.md""#, &format!(r#""path":"{hostile}""#));
+            assert_ne!(crafted, text);
+            let listed = SkillTree::read_listed(&root, "k", crafted.as_bytes(), &hash).unwrap();
+            assert!(listed.is_none(), "{hostile:?}");
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ mod path;
 pub use data::{FileData, Place, Receiver, Stored};
 pub use digests::DIGESTS_VERSION;
 pub use error::Error;
-pub use path::{PathProblem, validate_relative_path};
+pub use path::{PathProblem, validate_relative_path, validate_stored_path};
 
 use asv_fs::{EntryKind, FileStamp, Root, join};
 use sha2::{Digest, Sha256};

@@ -20,6 +20,9 @@ pub enum PathProblem {
     DotSegment,
     /// A segment is one a read skips (`.git`, `.DS_Store`, `Thumbs.db`).
     Skipped,
+    /// A segment is `.git` in some case (`.GIT`), which a case-folding volume opens as the
+    /// repository's own git directory.
+    GitDir,
 }
 
 impl std::fmt::Display for PathProblem {
@@ -34,6 +37,7 @@ impl std::fmt::Display for PathProblem {
             PathProblem::Skipped => {
                 "names an entry a skill read skips (.git, .DS_Store, Thumbs.db)"
             }
+            PathProblem::GitDir => "has a .git segment (in some case)",
         })
     }
 }
@@ -73,6 +77,28 @@ pub fn validate_relative_path(path: &str) -> Result<(), PathProblem> {
     Ok(())
 }
 
+/// Checks a path a state file records (a digest list, the skill lock): as
+/// [`validate_relative_path`], and no segment `.git` in any case. State files travel through
+/// pull requests, so what they name is judged as hostile before any path is built from it
+/// (issue 27 §3).
+///
+/// # Errors
+/// The first [`PathProblem`] found.
+///
+/// # Example
+/// ```
+/// use asv_skilltree::{validate_stored_path, PathProblem};
+/// assert!(validate_stored_path("skills/pdf").is_ok());
+/// assert_eq!(validate_stored_path("a/.Git/objects"), Err(PathProblem::GitDir));
+/// ```
+pub fn validate_stored_path(path: &str) -> Result<(), PathProblem> {
+    validate_relative_path(path)?;
+    if path.split('/').any(asv_model::layout::is_git_dir_name) {
+        return Err(PathProblem::GitDir);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +123,23 @@ mod tests {
         ];
         for (path, want) in rows {
             assert_eq!(validate_relative_path(path), *want, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn stored_paths() {
+        let rows: &[(&str, Result<(), PathProblem>)] = &[
+            ("SKILL.md", Ok(())),
+            (".github/x", Ok(())),
+            (".gitignore", Ok(())),
+            ("a/.git", Err(PathProblem::GitDir)),
+            (".GIT/objects", Err(PathProblem::GitDir)),
+            ("../x", Err(PathProblem::DotSegment)),
+            ("/etc/passwd", Err(PathProblem::Absolute)),
+            ("", Err(PathProblem::Empty)),
+        ];
+        for (path, want) in rows {
+            assert_eq!(validate_stored_path(path), *want, "{path:?}");
         }
     }
 }

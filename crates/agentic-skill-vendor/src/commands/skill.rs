@@ -48,7 +48,13 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
 /// A refusal of the tree, the intent or the lock.
 pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let intent = asv_skills::intent::Intent::load(&tree)?;
+    // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
+    // verify itself tells which it is.
+    let unknown_keys = match asv_skills::intent::Intent::load(&tree) {
+        Ok(intent) => intent.unknown_keys,
+        Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
     let problems = asv_skills::sync::verify(&tree)?;
     let mut report = Report::new(
         problems
@@ -57,7 +63,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
             .collect(),
         !problems.is_empty(),
     );
-    report.warnings = intent.unknown_keys;
+    report.warnings = unknown_keys;
     super::with_interrupted(settings, &tree, report)
 }
 

@@ -18,6 +18,14 @@ pub enum LockProblem {
     NotObject,
     /// A required top-level key is missing.
     Missing(&'static str),
+    /// An object of the lock holds one key twice (a JSON reader keeps one of them without a
+    /// word; which one differs between readers).
+    DuplicateKey {
+        /// 1-based line of the second occurrence.
+        line: usize,
+        /// The keys from the top level down to the repeated one, it last.
+        path: Vec<String>,
+    },
     /// A top-level key holds something other than an object.
     NotAnObject(&'static str),
     /// A `resolutions` key is not an id.
@@ -62,6 +70,20 @@ impl std::fmt::Display for LockProblem {
                 write!(f, "line {line}: is not valid JSON ({message})")
             }
             LockProblem::NotObject => f.write_str("is not a JSON object"),
+            LockProblem::DuplicateKey { line, path } => {
+                let (key, within) = path
+                    .split_last()
+                    .map_or(("", &[][..]), |(k, w)| (k.as_str(), w));
+                write!(
+                    f,
+                    "line {line}: the key {} appears twice",
+                    asv_fs::quote::json_string(key)
+                )?;
+                if !within.is_empty() {
+                    write!(f, " in {}", asv_model::json::display_path(within))?;
+                }
+                Ok(())
+            }
             LockProblem::Missing(key) => write!(f, "has no \"{key}\" object"),
             LockProblem::NotAnObject(key) => write!(f, "\"{key}\" is not an object"),
             LockProblem::BadResolutionId(id) => write!(

@@ -238,7 +238,9 @@ impl Error {
             Error::Lock { problem } => Some(Location::at(
                 LOCK_FILE,
                 match problem {
-                    LockProblem::NotJson { line, .. } => Some(*line),
+                    LockProblem::NotJson { line, .. } | LockProblem::DuplicateKey { line, .. } => {
+                        Some(*line)
+                    }
                     _ => None,
                 },
             )),

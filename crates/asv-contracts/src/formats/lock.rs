@@ -111,6 +111,16 @@ impl Lock {
                 message: e.to_string(),
             })
         })?;
+        // serde_json keeps the last of two equal keys; the lock travels through pull requests,
+        // so a key given twice (an entry a reviewer reads, shadowed by one acted on) is
+        // refused (issue 27 §3). Valid locks, which the TypeScript tool writes and reads
+        // alike, hold no such key.
+        if let Some(twice) = asv_model::json::duplicate_key(text) {
+            return Err(problem(LockProblem::DuplicateKey {
+                line: twice.line,
+                path: twice.path,
+            }));
+        }
         let Value::Object(mut root) = value else {
             return Err(problem(LockProblem::NotObject));
         };
@@ -373,11 +383,25 @@ fn parse_sources(map: Map<String, Value>) -> Result<SourcePins, Error> {
     Ok(out)
 }
 
-/// Whether a lock key names one directory directly under `skills/`: not empty, not `.` or
-/// `..`, no `/` and no NUL. Both `dependencies` and `placements` keys are judged by it before
-/// any path is built from them.
+/// Whether a lock key names one directory directly under `skills/`: not empty, not `.`,
+/// `..` or `.git` (in any case), no `/` and no NUL. Both `dependencies` and `placements`
+/// keys are judged by it before any path is built from them. (A backslash is an ordinary
+/// character of a skill directory's name on the hosts the TypeScript tool runs on, which
+/// reads such a lock; it is no separator here.)
 fn is_skill_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !asv_model::layout::is_git_dir_name(name)
+        && !name.contains(['/', '\0'])
+}
+
+/// Whether a placement's dest (its trailing `/` taken off) is a path inside the skill: a
+/// plain relative path ([`crate::manifest::is_safe_relative_path`]) with no `.git` segment in
+/// any case, so a crafted lock cannot have `gen` judge, replace or remove a git directory.
+fn is_placement_dest(dest: &str) -> bool {
+    crate::manifest::is_safe_relative_path(dest)
+        && !dest.split('/').any(asv_model::layout::is_git_dir_name)
 }
 
 fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
@@ -399,7 +423,7 @@ fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
         for (dest, entry) in dests {
             let at = format!("placements.{skill}.{dest}");
             let bare = dest.strip_suffix('/').unwrap_or(&dest);
-            if !crate::manifest::is_safe_relative_path(bare) {
+            if !is_placement_dest(bare) {
                 return Err(problem(LockProblem::BadPlacement {
                     at,
                     what: "is not a path inside the skill",
@@ -787,6 +811,7 @@ mod tests {
             "{\"dependencies\": {\"..\": []}, \"resolutions\": {}}",
             "{\"dependencies\": {\"\": []}, \"resolutions\": {}}",
             "{\"dependencies\": {\"a\\u0000b\": []}, \"resolutions\": {}}",
+            "{\"dependencies\": {\".git\": []}, \"resolutions\": {}}",
         ];
         for row in rows {
             assert!(
@@ -794,5 +819,114 @@ mod tests {
                 "{row}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod hostile {
+    //! Issue 27 §3: a crafted `vendor-lock.json` names nothing outside a skill, no `.git`, and
+    //! no entry twice.
+    use super::*;
+
+    const DIGEST: &str = "sha256:17f99ce24157f2824815f5ab1b8bda6f297e28e2f6edf187ce18fe0bb4274a51";
+
+    fn with_placements(placements: &str) -> String {
+        format!(
+            "{{\n  \"dependencies\": {{}},\n  \"resolutions\": {{}},\n  \"placements\": {placements}\n}}\n"
+        )
+    }
+
+    fn placement(skill: &str, dest: &str) -> String {
+        with_placements(&format!(
+            "{{\n    {}: {{\n      {}: {{\n        \"contract\": \"c\",\n        \"digest\": \"{DIGEST}\",\n        \"src\": \"x\"\n      }}\n    }}\n  }}",
+            serde_json::to_string(skill).unwrap(),
+            serde_json::to_string(dest).unwrap()
+        ))
+    }
+
+    fn refused(text: &str) -> LockProblem {
+        match Lock::parse(text.as_bytes()) {
+            Err(Error::Lock { problem }) => problem,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn placements_stay_inside_their_skill() {
+        assert!(Lock::parse(placement("a", "docs/x.md").as_bytes()).is_ok());
+        assert!(Lock::parse(placement("a", "docs/").as_bytes()).is_ok());
+        assert!(Lock::parse(placement("a", ".github/x").as_bytes()).is_ok());
+        // A backslash is part of a skill directory's name, as the TypeScript tool reads it.
+        assert!(Lock::parse(placement("back\\slash", "x").as_bytes()).is_ok());
+        for dest in [
+            "..",
+            "../x",
+            "../",
+            "/etc/passwd",
+            "",
+            "a//b",
+            "./a",
+            ".git",
+            ".GIT/config",
+            "a/.git/",
+            "a\\b",
+        ] {
+            let problem = refused(&placement("a", dest));
+            assert!(
+                matches!(
+                    &problem,
+                    LockProblem::BadPlacement {
+                        what: "is not a path inside the skill",
+                        ..
+                    }
+                ),
+                "{dest:?}: {problem:?}"
+            );
+        }
+        for skill in ["..", ".", ".git", ".Git", "", "a/b"] {
+            let problem = refused(&placement(skill, "x"));
+            assert!(
+                matches!(
+                    &problem,
+                    LockProblem::BadPlacement {
+                        what: "does not name one skill directory",
+                        ..
+                    }
+                ),
+                "{skill:?}: {problem:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_with_its_line() {
+        let one = placement("a", "x");
+        let entry_at = one.find("      \"x\"").unwrap();
+        let entry_end = one.find("\n    }\n  }").unwrap();
+        let entry = &one[entry_at..entry_end];
+        let twice = format!("{},\n{entry}{}", &one[..entry_end], &one[entry_end..]);
+        let problem = refused(&twice);
+        assert_eq!(
+            problem,
+            LockProblem::DuplicateKey {
+                line: 11,
+                path: vec!["placements".into(), "a".into(), "x".into()],
+            },
+            "{twice}"
+        );
+        assert_eq!(
+            problem.to_string(),
+            "line 11: the key \"x\" appears twice in placements.a"
+        );
+        let top = "{\"dependencies\": {}, \"resolutions\": {},\n\"resolutions\": {}}";
+        assert_eq!(
+            refused(top),
+            LockProblem::DuplicateKey {
+                line: 2,
+                path: vec!["resolutions".into()],
+            }
+        );
+        let deps = "{\"dependencies\": {\"a\": [], \"a\": []}, \"resolutions\": {}}";
+        assert!(matches!(refused(deps), LockProblem::DuplicateKey { .. }));
     }
 }
