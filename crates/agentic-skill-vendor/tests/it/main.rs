@@ -20,6 +20,7 @@ mod differential;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
 mod help;
+mod hostile_journal;
 mod hostile_state;
 mod limits;
 mod lint_selfcontain;
