@@ -41,7 +41,7 @@ impl World {
         };
         world.write("outside/victim/data", "canary\n");
         world.write("up/skills/pdf/SKILL.md", PDF);
-        world.write("up/skills/csv/SKILL.md", &PDF.replace("pdf", "csv"));
+        world.write("up/skills/csv/SKILL.md", PDF.replace("pdf", "csv"));
         world.write(
             "repo/skills/own/SKILL.md",
             "---\nname: own\ndescription: Ours.\n---\n",
