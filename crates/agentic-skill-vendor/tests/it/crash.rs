@@ -442,3 +442,32 @@ fn pack_and_install_refuse_a_skill_holding_residue() {
     );
     assert_eq!(tree(into.path()), before);
 }
+
+/// `skill add --all` of every skill of an upstream: before issue 27 it took no writer lock,
+/// so a rerun after a kill left the journal for the next writer to "put back" over it.
+#[test]
+fn skill_add_all_killed_anywhere_then_run_again_ends_as_one_run() {
+    let up = Repo::empty();
+    for name in ["csv", "doc", "pdf"] {
+        up.write(&format!("skills/{name}/SKILL.md"), PDF.replace("pdf", name));
+        up.write(&format!("skills/{name}/notes/more.md"), format!("{name}\n"));
+    }
+    let start = Repo::empty();
+    start.write(
+        "skills/own/SKILL.md",
+        "---\nname: own\ndescription: Ours.\n---\n",
+    );
+    Scenario {
+        name: "skill add --all",
+        start,
+        args: owned(&[
+            "skill",
+            "add",
+            &up.path().display().to_string(),
+            "skills",
+            "--all",
+        ]),
+        reader: vec!["skill", "validate"],
+    }
+    .check();
+}
