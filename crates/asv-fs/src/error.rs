@@ -196,6 +196,17 @@ pub enum Error {
         /// What is wrong with it.
         problem: JournalProblem,
     },
+    /// Something at a destination changed between the moment the change was decided and its
+    /// swap (destination side): an edit saved while the tool ran. The change is rolled back;
+    /// the edit is kept.
+    #[error(
+        "{}: changed while agentic-skill-vendor ran; nothing was changed, and the edit is kept; run it again",
+        DisplayPath(path)
+    )]
+    ChangedDuringRun {
+        /// The entry that changed, relative to the root.
+        path: String,
+    },
     /// A plan was applied under the writer lock of another tree (a defect of the caller,
     /// environment side): nothing was changed.
     #[error(
@@ -540,6 +551,7 @@ impl Error {
             Error::DestOccupied { .. }
             | Error::NotOwned { .. }
             | Error::DestChanged { .. }
+            | Error::ChangedDuringRun { .. }
             | Error::RollbackIncomplete { .. } => Side::Destination,
             Error::Io { .. }
             | Error::CrossDevice { .. }
@@ -560,6 +572,7 @@ impl Error {
             | Error::NonUtf8Name { path }
             | Error::TooLarge { path, .. }
             | Error::ChangedWhileRead { path }
+            | Error::ChangedDuringRun { path }
             | Error::Io { path, .. }
             | Error::Recovery { journal: path, .. }
             | Error::JournalRefused { journal: path, .. } => path,

@@ -68,6 +68,22 @@ impl<'f> Calls<'f> {
         }
     }
 
+    /// Where a test may hold the apply between staging and swapping, to change the tree
+    /// meanwhile (`ASV_TEST_PAUSE_BEFORE_SWAP=<path>`, `test-hooks` builds only: the apply
+    /// creates `<path>` and waits, at most 30 s, until it is gone).
+    pub(crate) fn pause_before_swap(&self) {
+        #[cfg(feature = "test-hooks")]
+        if let Some(path) = std::env::var_os("ASV_TEST_PAUSE_BEFORE_SWAP") {
+            let path = std::path::PathBuf::from(path);
+            if std::fs::write(&path, b"paused\n").is_ok() {
+                let started = std::time::Instant::now();
+                while path.exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            }
+        }
+    }
+
     pub(crate) fn count(&self) -> usize {
         self.count.load(Ordering::Relaxed)
     }

@@ -17,6 +17,7 @@ use support::git_server;
 mod cli_surface;
 mod crash;
 mod differential;
+mod edit_during_run;
 // `gen` is a reserved keyword in Rust 2024.
 mod gen_command;
 mod help;

@@ -1092,12 +1092,30 @@ fn forward(
         })
         .collect();
     applier.journal_staged(journal, &staged)?;
+    // What stood at each destination when the change was decided, to look at once more just
+    // before its swap: an edit saved while staging ran refuses the change instead of being
+    // parked and removed with what it edited.
+    let seen: std::collections::HashMap<&str, &crate::plan::seen::Seen> = entries
+        .iter()
+        .filter_map(|e| e.seen.as_ref().map(|seen| (e.planned.dest(), seen)))
+        .collect();
+    applier.calls.pause_before_swap();
     // Swap each into place, parking what was there. Each swap is one write of the tree's
     // write budget, so a caller injecting faults with `Root::fail_writes_after` sees a plan
     // stop (and roll back) between destinations.
     let mut held = None;
     for track in tracks.iter_mut() {
         applier.tree.spend_write(&track.dest)?;
+        if let Some(seen) = seen.get(track.dest.as_str()) {
+            let now = applier
+                .calls
+                .step()
+                .map_err(|e| Error::io(&track.dest, "inspect", e))
+                .and_then(|()| crate::plan::seen::Seen::take(applier.tree, &track.dest))?;
+            if let Some(path) = seen.first_change(&track.dest, now.as_ref()) {
+                return Err(Error::ChangedDuringRun { path });
+            }
+        }
         applier.swap(track, &mut held)?;
     }
     drop(held);

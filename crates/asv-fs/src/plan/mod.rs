@@ -59,6 +59,7 @@ use crate::error::{EntryKind, Error, Result};
 use crate::faults::{Calls, FaultPlan};
 use crate::tree::{Root, join, parent_of};
 mod change;
+pub(crate) mod seen;
 mod source;
 
 pub use change::{
@@ -74,6 +75,9 @@ pub(crate) struct Entry {
     pub(crate) planned: PlannedChange,
     /// For a copy: whether the source is a directory (else a regular file).
     pub(crate) source_is_dir: bool,
+    /// What stood at the destination when the change was decided (`None`: nothing did, or
+    /// the tool's own state): compared again just before the swap.
+    pub(crate) seen: Option<seen::Seen>,
 }
 
 /// A list of tree changes, each decided with no side effect, ready to apply.
@@ -337,6 +341,11 @@ impl<'t> Plan<'t> {
             Operation::Replace(Fill::With(_)) | Operation::ReplaceFile(_) => {}
             Operation::Remove(_) => {}
         }
+        // Taken before the recogniser reads the entry: whatever it judged is no older.
+        let seen = match (existing, &change.ownership) {
+            (None, _) | (_, Ownership::ToolState) => None,
+            _ => seen::Seen::take(root, dest)?,
+        };
         let (action, reason) = match (&change.operation, existing) {
             (Operation::Remove(_), None) => (Action::Keep, Some("already absent")),
             (Operation::Remove(Some(content)), Some(kind))
@@ -366,6 +375,7 @@ impl<'t> Plan<'t> {
             },
             change,
             source_is_dir,
+            seen: seen.filter(|_| action.is_active()),
         })
     }
 
