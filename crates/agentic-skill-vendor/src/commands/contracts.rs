@@ -300,8 +300,8 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 /// `.gitignore` belongs (nothing is made then).
 pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
-    let made = asv_contracts::init::init(&tree)?;
+    let lock = super::lock_for_writing(settings, &tree)?;
+    let made = asv_contracts::init::init(&lock)?;
     Ok(Report::new(
         made.iter()
             .map(|m| render::made(settings.format, m))

@@ -471,3 +471,18 @@ fn skill_add_all_killed_anywhere_then_run_again_ends_as_one_run() {
     }
     .check();
 }
+
+/// `init` on a repository with a `.gitignore` of its own: before issue 27 it wrote each part
+/// on its own, so a kill left it part-done.
+#[test]
+fn init_killed_anywhere_then_run_again_ends_as_one_run() {
+    let start = Repo::empty();
+    start.write(".gitignore", "target/\n");
+    Scenario {
+        name: "init",
+        start,
+        args: owned(&["init"]),
+        reader: vec!["verify"],
+    }
+    .check();
+}

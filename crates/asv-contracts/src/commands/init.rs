@@ -1,7 +1,7 @@
 //! `init`: lay out a repository for the tool — `contracts/`, `skills/`, and the tool's working
 //! directory ignored by git — making what is missing and never touching what is there.
 
-use asv_fs::{EntryKind, Root};
+use asv_fs::{Change, EntryKind, Fill, Ownership, Plan, WriterLock};
 use asv_model::layout::{SKILLS_DIR, TOOL_DIR};
 
 use crate::error::{Error, Result};
@@ -47,13 +47,15 @@ fn ignores_tool_dir(line: &str) -> bool {
 }
 
 /// Makes `contracts/`, `skills/` and the `.gitignore` rule where they are missing, in that
-/// order, and says what it made (nothing when all three are there).
+/// order, and says what it made (nothing when all three are there). It is one change of the
+/// tree, under `root`'s writer lock: a run killed part-way is put back by the next writer,
+/// and a rerun makes all of it.
 ///
 /// # Errors
 /// Something other than a directory at `contracts` or `skills`, or other than a file at
 /// `.gitignore` (refused before anything is made); a `.gitignore` that is not UTF-8; a write
 /// that fails.
-pub fn init(root: &Root) -> Result<Vec<Made>> {
+pub fn init(root: &WriterLock<'_>) -> Result<Vec<Made>> {
     // Judge everything first, so a refusal makes nothing.
     let mut dirs = Vec::new();
     for dir in [CONTRACTS_DIR, SKILLS_DIR] {
@@ -80,13 +82,23 @@ pub fn init(root: &Root) -> Result<Vec<Made>> {
         Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::not_utf8(".gitignore"))?),
     };
     let mut made = Vec::new();
+    let mut changes = Vec::new();
     for dir in dirs {
-        root.create_dir_all(dir)?;
+        // An empty directory: nothing may stand there, and a fill of no files makes it.
+        changes.push(Change::replace(
+            dir,
+            Fill::files(Vec::new()),
+            Ownership::MustBeFree,
+        ));
         made.push(Made::Directory(dir));
     }
     match ignore_text {
         None => {
-            root.write_file(".gitignore", format!("{IGNORE_RULE}\n").as_bytes())?;
+            changes.push(Change::replace_file(
+                ".gitignore",
+                format!("{IGNORE_RULE}\n").into_bytes(),
+                Ownership::MustBeFree,
+            ));
             made.push(Made::IgnoreRule { created: true });
         }
         Some(text) if !text.lines().any(ignores_tool_dir) => {
@@ -98,10 +110,18 @@ pub fn init(root: &Root) -> Result<Vec<Made>> {
             }
             new.push_str(IGNORE_RULE);
             new.push_str(eol);
-            root.write_file(".gitignore", new.as_bytes())?;
+            // The user's file, read just now: an edit saved meanwhile refuses the change.
+            changes.push(Change::replace_file(
+                ".gitignore",
+                new.into_bytes(),
+                Ownership::Force,
+            ));
             made.push(Made::IgnoreRule { created: false });
         }
         Some(_) => {}
+    }
+    if !changes.is_empty() {
+        Plan::new(root, changes)?.apply(root)?;
     }
     Ok(made)
 }
