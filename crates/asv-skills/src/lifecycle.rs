@@ -15,7 +15,7 @@
 //! [`merge_without_base`] takes what both sides hold alike and makes every other difference
 //! a conflict, resolved as any other.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
@@ -27,8 +27,8 @@ use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
-    At, Source, Taken, base_changes, base_dir, check_source_path, keep_base, kept_base,
-    listed_base_unless, take,
+    At, Source, Taken, base_changes, base_digests, base_dir, check_source_path, keep_base,
+    kept_base, listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
@@ -430,7 +430,8 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         Ownership::MustBeFree,
     )];
     changes.extend(base_change(root, &taken.tree)?);
-    changes.push(lock_change(&loaded, &lock));
+    // An entry replaced (its directory was gone) may leave its old base unreferenced.
+    changes.extend(lock_changes(root, &loaded, &lock)?);
     // The intent records what was asked for, beside the lock's record of what was resolved.
     let wanted = crate::intent::Wanted {
         source: source.as_str().to_owned(),
@@ -599,7 +600,7 @@ pub fn add_all(
             warnings,
         });
     }
-    changes.push(lock_change(&loaded, &lock));
+    changes.extend(lock_changes(root, &loaded, &lock)?);
     changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
     Plan::new(root, changes)?.apply(root)?;
     Ok(added)
@@ -767,6 +768,58 @@ fn base_change_linking(
         None => fill_of(root, tree),
     };
     Ok(base_changes(tree, fill).into())
+}
+
+/// The hashes of the kept bases `lock` refers to: each entry's base and a pending pull's
+/// upstream version (the base `skill resolve` records).
+pub(crate) fn referenced_bases(lock: &SkillLock) -> BTreeSet<&str> {
+    lock.skills
+        .values()
+        .flat_map(|e| {
+            std::iter::once(e.base_hash.as_str())
+                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
+        })
+        .collect()
+}
+
+/// The changes that remove each kept base (directory and digest list) that `loaded` refers
+/// to and `lock` no longer does: the writer that drops a base's last reference removes it in
+/// the same transaction as the lock change, so kept bases do not pile up with every pull
+/// (issue 27 §6). A base no entry of `loaded` named is left alone: it may belong to the lock
+/// of another branch.
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn dropped_bases(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let still = referenced_bases(lock);
+    let mut changes = Vec::new();
+    for hash in referenced_bases(loaded).difference(&still) {
+        for kept in [base_dir(hash), base_digests(hash)] {
+            if root.kind(&kept)?.is_some() {
+                changes.push(Change::remove(kept, Ownership::ToolState));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// The change that writes `lock` over the lock `loaded` was read from, with the removal of
+/// every kept base it no longer refers to ([`dropped_bases`]).
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn lock_changes(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let mut changes = dropped_bases(root, loaded, lock)?;
+    changes.push(lock_change(loaded, lock));
+    Ok(changes)
 }
 
 /// The change that writes `lock` over the lock `loaded` was read from. The file must still
@@ -952,11 +1005,16 @@ fn pull_as(
         let fill = fill_linking(root, &tree, &local, &dir);
         changes.push(Change::replace(dir, fill, still_read(local, stamps)));
     }
-    for (tree, from) in bases.values() {
-        changes.extend(base_change_linking(root, tree, from.as_ref())?);
+    // A base fetched again only to merge from is not kept once the lock no longer refers to
+    // it; the kept bases it no longer refers to go in the same transaction.
+    let referenced = referenced_bases(&lock);
+    for (hash, (tree, from)) in &bases {
+        if referenced.contains(hash.as_str()) {
+            changes.extend(base_change_linking(root, tree, from.as_ref())?);
+        }
     }
     if lock != loaded {
-        changes.push(lock_change(&loaded, &lock));
+        changes.extend(lock_changes(root, &loaded, &lock)?);
     }
     if !changes.is_empty() {
         let plan = Plan::new(root, changes)?;
@@ -1197,7 +1255,8 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
         e.base_hash = pending.base_hash;
         e.pending = None;
     }
-    Plan::new(root, vec![lock_change(&loaded, &lock)])?.apply(root)?;
+    // The base the conflicted pull merged from goes once nothing else refers to it.
+    Plan::new(root, lock_changes(root, &loaded, &lock)?)?.apply(root)?;
     Ok(pending.revision)
 }
 

@@ -174,14 +174,7 @@ pub fn removal_changes(
         };
         changes.push(Change::remove(dir.clone(), ownership));
     }
-    let in_use: BTreeSet<&str> = after
-        .skills
-        .values()
-        .flat_map(|e| {
-            std::iter::once(e.base_hash.as_str())
-                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
-        })
-        .collect();
+    let in_use = crate::lifecycle::referenced_bases(after);
     let hashes =
         std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
     for hash in hashes {

@@ -17,7 +17,9 @@ use asv_skilltree::{FileData, SkillTree};
 use crate::error::{Error, Remedy};
 use crate::install::{Scope, Target};
 use crate::intent::{INTENT_FILE, Intent};
-use crate::lifecycle::{base_change, base_of, default_name, lock_change, portable_tree, skill_dir};
+use crate::lifecycle::{
+    base_change, base_of, default_name, lock_changes, portable_tree, skill_dir,
+};
 use crate::lock::{Entry, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, check_source_path, take};
@@ -589,7 +591,9 @@ pub fn sync(
     lock.projections = projections;
 
     if lock != loaded {
-        changes.push(lock_change(&loaded, &lock));
+        // A dropped skill's base, or a restored one's pending pull, may lose its last
+        // reference: removed with the lock change.
+        changes.extend(lock_changes(root, &loaded, &lock)?);
     }
     if changes.is_empty() {
         return Ok(out);
