@@ -667,8 +667,12 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
     let mut out = Vec::with_capacity(lock.skills.len());
     for (name, entry) in &lock.skills {
         let dir = skill_dir(name);
-        let state = if root.kind(&dir)?.is_none() {
+        let kind = root.kind(&dir)?;
+        let state = if kind.is_none() {
             State::Missing
+        } else if kind == Some(EntryKind::Symlink) {
+            // Said as every command says it, not as the read's refusal.
+            State::Invalid(Error::LinkedSkill { path: dir }.to_string())
         } else if entry.pending.is_some() {
             State::Conflicted
         } else {
@@ -864,7 +868,7 @@ fn missing(name: &str, entry: &Entry) -> Error {
 /// link or another kind is refused by name.
 fn require_imported(root: &Root, name: &str, entry: &Entry) -> Result<String, Error> {
     let dir = skill_dir(name);
-    match crate::paths::require_dir(root, &dir) {
+    match crate::paths::require_skill_dir(root, &dir) {
         Err(Error::Missing { .. }) => Err(missing(name, entry)),
         Err(e) => Err(e),
         Ok(()) => Ok(dir),
@@ -911,8 +915,8 @@ fn upstream_of(
 /// # Errors
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock
 /// does not hold; [`Error::Conflicted`] for a skill waiting for `skill resolve`;
-/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::Tree`] for a local
-/// copy holding a link or special file; as [`take`] for upstream; [`Error::BaseMismatch`] for
+/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::LinkedSkill`] for
+/// one that is a symbolic link; [`Error::Tree`] for a local copy holding a link or special file; as [`take`] for upstream; [`Error::BaseMismatch`] for
 /// a base that no longer hashes as recorded; [`Error::Invalid`] for a merged result that
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
@@ -1227,12 +1231,15 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// once no file holds a conflict marker and the skill is valid.
 ///
 /// # Errors
-/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`];
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::LinkedSkill`] for a skill directory that
+/// is a symbolic link; [`Error::NotConflicted`];
 /// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
 pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
+    // A link is said first, as every other command says it.
+    crate::paths::refuse_linked_skill(root, &skill_dir(name))?;
     let Some(pending) = entry.pending.clone() else {
         return Err(Error::NotConflicted {
             name: name.to_owned(),
@@ -1263,7 +1270,8 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
 /// `skill diff`: the unified diff of skill `name` from one version to another.
 ///
 /// # Errors
-/// [`Error::Lock`]; [`Error::NotImported`]; a base that cannot be had as recorded
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::LinkedSkill`] for a skill directory that
+/// is a symbolic link (whichever versions are asked for); a base that cannot be had as recorded
 /// ([`Error::BaseUnavailable`] when neither the local copy nor upstream is the lost base,
 /// [`Error::BaseMismatch`]); a guarded-read refusal of the local copy; as [`take`] for
 /// [`Version::Upstream`] (or for a base not kept here).
@@ -1277,6 +1285,9 @@ pub fn diff(
     let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
+    // Whichever versions are asked for: a diff may keep a base, and a skill that is a link
+    // is refused as every other command refuses it.
+    crate::paths::refuse_linked_skill(root, &dir)?;
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
             Version::Base => base_for_diff(root, name, &entry, options),

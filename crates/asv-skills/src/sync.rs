@@ -267,8 +267,8 @@ pub(crate) fn projections_removed(
 /// lock. Without one (a dry run), decides all of it and writes nothing. Nothing to do writes nothing, the lock included.
 ///
 /// # Errors
-/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read;
-/// [`Error::IntentDiffers`] for a skill the intent asks from another source, path or ref
+/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
+/// for a symbolic link under `skills/`; [`Error::IntentDiffers`] for a skill the intent asks from another source, path or ref
 /// than the lock pins; as `skill add` for a skill taken up; [`Error::BaseMismatch`] or
 /// [`Error::BaseUnavailable`] for a missing skill that cannot be had again as locked;
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
@@ -282,6 +282,13 @@ pub fn sync(
 ) -> Result<Vec<Synced>, Error> {
     let loaded = SkillLock::load(root)?;
     let intent = Intent::load(root)?;
+    // A skill directory that is a link is neither a skill nor gone: refused before anything
+    // is judged, or its mirrored copies would be taken for a removed skill's and deleted.
+    if let Some(name) = crate::paths::linked_skills(root)?.into_iter().next() {
+        return Err(Error::LinkedSkill {
+            path: skill_dir(&name),
+        });
+    }
     let mut lock = loaded.clone();
     let mut out = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
@@ -785,8 +792,21 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     // in memory at a time (a tree is read again only to say which file of an edited copy
     // differs).
     let mut skills: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for name in skill_names(root)? {
+    // A link is reported among the skills, in name order, as every command says it.
+    let linked: BTreeSet<String> = crate::paths::linked_skills(root)?.into_iter().collect();
+    let mut names: Vec<String> = skill_names(root)?;
+    names.extend(linked.iter().cloned());
+    names.sort();
+    for name in names {
         let dir = skill_dir(&name);
+        if linked.contains(&name) {
+            out.push(Problem {
+                kind: "invalid",
+                message: Error::LinkedSkill { path: dir.clone() }.to_string(),
+                path: dir,
+            });
+            continue;
+        }
         match SkillTree::read(root, &dir) {
             Ok(tree) => {
                 if let Some(f) = validate_tree(&tree, &dir)?
