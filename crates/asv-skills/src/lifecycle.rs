@@ -439,7 +439,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         reference: request.reference.clone(),
     };
     changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
         _ => Pin::Commit(taken.revision),
@@ -602,7 +602,7 @@ pub fn add_all(
     }
     changes.extend(lock_changes(root, &loaded, &lock)?);
     changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     Ok(added)
 }
 
@@ -1023,7 +1023,7 @@ fn pull_as(
     if !changes.is_empty() {
         let plan = Plan::new(root, changes)?;
         if let Some(writer) = writer {
-            plan.apply(writer)?;
+            writer.apply(plan)?;
         }
     }
     Ok(out)
@@ -1263,7 +1263,7 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
         e.pending = None;
     }
     // The base the conflicted pull merged from goes once nothing else refers to it.
-    Plan::new(root, lock_changes(root, &loaded, &lock)?)?.apply(root)?;
+    root.apply(Plan::new(root, lock_changes(root, &loaded, &lock)?)?)?;
     Ok(pending.revision)
 }
 

@@ -84,7 +84,7 @@ pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Ve
         &out.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
     )?);
     changes.push(lock_change(&loaded, &after));
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     Ok(out)
 }
 

@@ -607,7 +607,7 @@ pub fn sync(
     }
     let plan = Plan::new(root, changes)?;
     if let Some(writer) = writer {
-        plan.apply(writer)?;
+        writer.apply(plan)?;
     }
     Ok(out)
 }

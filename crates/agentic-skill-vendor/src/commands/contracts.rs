@@ -210,6 +210,7 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
         }
     };
     report.warnings.splice(0..0, warnings);
+    report.warnings.extend(lock.warnings());
     Ok(report)
 }
 
