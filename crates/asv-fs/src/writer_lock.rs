@@ -19,9 +19,10 @@
 //! fetch; one run beside a writer may report the tree as it stood part-way through the change.
 
 use std::fs::File;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::apply::Interrupted;
+use crate::apply::{Applied, Interrupted};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::tree::Root;
@@ -48,6 +49,9 @@ pub struct WriterLock<'r> {
     root: (u64, u64),
     /// The interrupted runs put right once the lock was taken.
     recovered: Vec<Interrupted>,
+    /// The warnings of every change applied through [`WriterLock::apply`], as said: a library
+    /// that writes returns its own report, and the binary still tells each of these.
+    warnings: Mutex<Vec<String>>,
 }
 
 impl std::ops::Deref for WriterLock<'_> {
@@ -69,6 +73,31 @@ impl WriterLock<'_> {
     /// the lock recovered from (see [`Root::recover_interrupted`]): the command can say so.
     pub fn recovered(&self) -> &[Interrupted] {
         &self.recovered
+    }
+
+    /// Applies `plan` under this lock ([`crate::Plan::apply`]) and keeps the warnings of the
+    /// completed change ([`Applied::warnings`]: a parked entry left behind) for
+    /// [`WriterLock::warnings`], so a writer whose report has no room for them cannot lose
+    /// them (issue 27 §6).
+    ///
+    /// # Errors
+    /// As [`crate::Plan::apply`].
+    pub fn apply(&self, plan: crate::Plan<'_>) -> Result<Applied> {
+        let applied = plan.apply(self)?;
+        if !applied.warnings().is_empty() {
+            let mut kept = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
+            kept.extend(applied.warnings().iter().map(ToString::to_string));
+        }
+        Ok(applied)
+    }
+
+    /// The warnings of every change applied through [`WriterLock::apply`] so far, in order,
+    /// each as said to the user (without a `warning:` label).
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -115,6 +144,7 @@ impl Root {
                         _held: Some(dir),
                         root,
                         recovered,
+                        warnings: Mutex::default(),
                     });
                 }
                 Err(std::fs::TryLockError::WouldBlock) => {}
@@ -124,6 +154,7 @@ impl Root {
                         _held: None,
                         root,
                         recovered: Vec::new(),
+                        warnings: Mutex::default(),
                     });
                 }
                 Err(std::fs::TryLockError::Error(e)) => {

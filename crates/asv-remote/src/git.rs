@@ -9,9 +9,11 @@
 //! keys, `known_hosts` and credential helpers work as they do for plain git.
 //!
 //! Everything happens in one temporary bare repository per source, in a directory under the
-//! OS temporary directory named with the prefix [`TEMP_PREFIX`]: depth 1, blob filter, each
-//! file's blob fetched when it is read. Git's standard error is captured and never shown; a
-//! failure is said in this tool's own words.
+//! OS temporary directory named with the prefix [`TEMP_PREFIX`] and this process's id
+//! (`agentic-skill-git-<pid>-<random>`): depth 1, blob filter, each file's blob fetched when
+//! it is read. A killed run cannot remove its directory; a new source first removes those of
+//! the current user whose process is gone. Git's standard error is captured and never shown;
+//! a failure is said in this tool's own words.
 //!
 //! Every git process starts in a process group of its own. The limits of one source
 //! ([`Limits`]: [`TIME_LIMIT`] in all, [`REPOSITORY_LIMIT`] for the temporary repository,
@@ -24,6 +26,7 @@
 
 use crate::error::{FileAt, GitFailure, GitProblem, Reached, RefProblem, Step, UrlProblem};
 use crate::ids::{check_readable, is_hex_id, parse_entry};
+use crate::platform;
 use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -43,6 +46,9 @@ pub const FILE_LIMIT: u64 = 1024 * 1024;
 pub const TOTAL_LIMIT: u64 = 256 * 1024 * 1024;
 /// The prefix of the temporary directory holding a source's bare repository.
 pub const TEMP_PREFIX: &str = "agentic-skill-git-";
+/// The name of the empty file a kept temporary directory holds (followed by the id of the
+/// process group that may still write in it): [`sweep_stale`] leaves it while that group lives.
+const GROUP_MARK: &str = "process-group-";
 /// The SSH command git runs: OpenSSH, never asking anything.
 pub const SSH_COMMAND: &str = "ssh -o BatchMode=yes";
 
@@ -128,6 +134,74 @@ pub struct Limits {
     pub total: u64,
 }
 
+/// The process id a temporary directory's name holds (`agentic-skill-git-<pid>-<random>`);
+/// `None` for another name (one made by an earlier version, without the id).
+fn creator_of(name: &str) -> Option<u32> {
+    let (pid, random) = name.strip_prefix(TEMP_PREFIX)?.split_once('-')?;
+    if random.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether the temporary directory `dir` holds a [`GROUP_MARK`] of a process group that may
+/// still run (or cannot be listed, which keeps it too).
+#[allow(clippy::disallowed_methods)]
+fn marked_live(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_prefix(GROUP_MARK))
+            .and_then(|group| group.parse::<u32>().ok())
+            .is_some_and(platform::group_lives)
+    })
+}
+
+/// Removes from `parent` (the OS temporary directory) every temporary directory of this
+/// transport that a killed run left: named `agentic-skill-git-<pid>-<random>`, a directory
+/// (not a link), owned by the user this process runs as, whose creator process `<pid>` is
+/// gone, and not kept for a process group that may still write in it ([`GROUP_MARK`]). A
+/// run that ends normally removes its own directory; one killed cannot, and without this
+/// each such run would leave a repository of up to [`REPOSITORY_LIMIT`] behind (issue 27
+/// §6). Names without a process id (an earlier version's) are left alone: nothing tells
+/// whether their run still goes on. Best effort: what cannot be listed or removed stays, and
+/// the new run goes on. Returns the directories removed.
+// The OS temporary directory is no user tree: asv_fs::Root, which guards a repository, does
+// not apply. `remove_dir_all` removes links, never what they point at.
+#[allow(clippy::disallowed_methods)]
+pub(crate) fn sweep_stale(parent: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(creator_of) else {
+            continue;
+        };
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_dir()
+            || !platform::is_own(&meta)
+            || pid == platform::this_process()
+            || platform::process_lives(pid)
+            || marked_live(&path)
+        {
+            continue;
+        }
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
@@ -199,9 +273,12 @@ impl Git {
                 problem: UrlProblem::Unusable,
             });
         }
+        let parent = std::env::temp_dir();
+        // What killed runs left is swept before a new directory is made (issue 27 §6).
+        sweep_stale(&parent);
         let dir = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempdir_in(std::env::temp_dir())
+            .prefix(&format!("{TEMP_PREFIX}{}-", platform::this_process()))
+            .tempdir_in(&parent)
             .map_err(|e| Error::Git {
                 url: url.to_owned(),
                 problem: Box::new(GitProblem::TempDir {
@@ -340,7 +417,14 @@ impl Git {
             },
         );
         let kept = match previous {
-            State::Ready { dir, .. } => Some(dir.keep()),
+            State::Ready { dir, .. } => {
+                let dir = dir.keep();
+                // Marked with the group that may still write in it: a later sweep leaves it
+                // while that group lives, though this process is gone by then. Best effort:
+                // without the mark a sweep takes it for a killed run's once this process ends.
+                let _ = std::fs::File::create(dir.join(format!("{GROUP_MARK}{group}")));
+                Some(dir)
+            }
             State::Stopped { .. } => None,
         };
         let problem = GitProblem::NotStopped {
@@ -794,6 +878,8 @@ impl Transport for Git {
 }
 
 #[cfg(test)]
+// The tests plant and clean up directories of their own under a temporary directory.
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 
@@ -835,8 +921,95 @@ mod tests {
                 .is_some_and(|n| n.starts_with(TEMP_PREFIX))
         );
         assert_eq!(dir.parent(), Some(std::env::temp_dir().as_path()));
+        let name = dir.file_name().and_then(|n| n.to_str()).expect("a name");
+        assert_eq!(creator_of(name), Some(std::process::id()), "{name}");
         drop(git);
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn creator_ids_are_read_from_names() {
+        for (name, pid) in [
+            ("agentic-skill-git-42-abc", Some(42)),
+            ("agentic-skill-git-42-", None),
+            ("agentic-skill-git-abc", None),
+            ("agentic-skill-git--abc", None),
+            ("agentic-skill-git-+4-abc", None),
+            ("agentic-skill-git-99999999999-abc", None),
+            ("other-42-abc", None),
+        ] {
+            assert_eq!(creator_of(name), pid, "{name}");
+        }
+    }
+
+    /// A process that has ended (reaped): its id names no process now.
+    fn dead_pid() -> u32 {
+        let mut child = Command::new("true").spawn().expect("true runs");
+        let pid = child.id();
+        child.wait().expect("true ends");
+        pid
+    }
+
+    /// A process that runs until killed, in a process group of its own.
+    fn live_child() -> std::process::Child {
+        use std::os::unix::process::CommandExt as _;
+        Command::new("sleep")
+            .arg("60")
+            .process_group(0)
+            .spawn()
+            .expect("sleep runs")
+    }
+
+    #[test]
+    fn the_sweep_removes_only_what_a_gone_run_left() {
+        let parent = tempfile::tempdir().expect("a parent");
+        let dead = dead_pid();
+        let mut live = live_child();
+        let make = |name: &str| {
+            let dir = parent.path().join(name);
+            std::fs::create_dir(&dir).expect("mkdir");
+            std::fs::File::create(dir.join("HEAD")).expect("a file in it");
+            dir
+        };
+        let stale = make(&format!("{TEMP_PREFIX}{dead}-stale1"));
+        let running = make(&format!("{TEMP_PREFIX}{}-running", live.id()));
+        let mine = make(&format!("{TEMP_PREFIX}{}-mine", std::process::id()));
+        let unnamed = make(&format!("{TEMP_PREFIX}oldstyle"));
+        let other = make(&format!("other-{dead}-x"));
+        // Kept for a process group that may still write in it, its creator gone.
+        let guarded = make(&format!("{TEMP_PREFIX}{dead}-guarded"));
+        std::fs::File::create(guarded.join(format!("{GROUP_MARK}{}", live.id()))).expect("mark");
+        // Kept for a group that has ended since: stale too.
+        let ended = make(&format!("{TEMP_PREFIX}{dead}-ended"));
+        std::fs::File::create(ended.join(format!("{GROUP_MARK}{dead}"))).expect("mark");
+        // A file or a link of that name is no directory of this transport's.
+        let file = parent.path().join(format!("{TEMP_PREFIX}{dead}-file"));
+        std::fs::File::create(&file).expect("a file");
+        let outside = tempfile::tempdir().expect("a link target");
+        std::fs::File::create(outside.path().join("keep")).expect("a file");
+        let link = parent.path().join(format!("{TEMP_PREFIX}{dead}-link"));
+        std::os::unix::fs::symlink(outside.path(), &link).expect("a link");
+
+        let mut removed = sweep_stale(parent.path());
+        removed.sort();
+        let mut expected = vec![ended.clone(), stale.clone()];
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(!stale.exists() && !ended.exists());
+        for kept in [&running, &mine, &unnamed, &other, &guarded, &file] {
+            assert!(kept.exists(), "{} kept", kept.display());
+        }
+        assert!(link.symlink_metadata().is_ok() && outside.path().join("keep").exists());
+
+        // Once the running process is gone, its directory and the one it guarded go too.
+        live.kill().expect("kill sleep");
+        live.wait().expect("reap sleep");
+        let mut removed = sweep_stale(parent.path());
+        removed.sort();
+        let mut expected = vec![guarded, running];
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(mine.exists() && unnamed.exists());
     }
 
     #[test]
@@ -855,8 +1028,10 @@ mod tests {
         assert!(text.contains(&dir.display().to_string()), "{text}");
         assert!(text.contains("process group 4242"), "{text}");
         assert!(dir.is_dir(), "kept");
+        assert!(dir.join(format!("{GROUP_MARK}4242")).is_file(), "marked");
         assert!(git.temporary_directory().is_none());
         assert!(git.resolve("main").is_err(), "a stopped source refuses");
+        std::fs::remove_file(dir.join(format!("{GROUP_MARK}4242"))).expect("remove the mark");
         std::fs::remove_dir(&dir).expect("remove the kept test directory");
     }
 }

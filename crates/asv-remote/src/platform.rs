@@ -86,6 +86,69 @@ pub(crate) fn group_gone(child: &Child, deadline: Instant) -> bool {
     }
 }
 
+/// Whether the process `pid` may still run: `kill(pid, 0)` finds it (or is not allowed to
+/// signal it, which also means it is there). A sweep of stale temporary directories removes
+/// only what a process that is surely gone left.
+#[cfg(unix)]
+pub(crate) fn process_lives(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        // Not a process id at all: no process of it can run.
+        return false;
+    };
+    !matches!(
+        rustix::process::test_kill_process(pid),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+/// Whether a process of the group `group` may still run (as [`process_lives`]).
+#[cfg(unix)]
+pub(crate) fn group_lives(group: u32) -> bool {
+    let Some(group) = i32::try_from(group)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    !matches!(
+        rustix::process::test_kill_process_group(group),
+        Err(rustix::io::Errno::SRCH)
+    )
+}
+
+/// Whether the entry `meta` describes belongs to the user this process runs as.
+#[cfg(unix)]
+pub(crate) fn is_own(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    meta.uid() == rustix::process::geteuid().as_raw()
+}
+
+/// This process's id, as temporary directories are named with it.
+pub(crate) fn this_process() -> u32 {
+    std::process::id()
+}
+
+/// Without `kill(pid, 0)` no process can be known gone: every one may still run.
+#[cfg(not(unix))]
+pub(crate) fn process_lives(_pid: u32) -> bool {
+    true
+}
+
+/// As [`process_lives`], for a process group.
+#[cfg(not(unix))]
+pub(crate) fn group_lives(_group: u32) -> bool {
+    true
+}
+
+/// No owner to compare on Windows: nothing is taken for one's own.
+#[cfg(not(unix))]
+pub(crate) fn is_own(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
 /// No process groups on Windows: the command runs as it is.
 #[cfg(not(unix))]
 pub(crate) fn in_own_group(_command: &mut Command) {}

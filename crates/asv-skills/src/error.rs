@@ -632,6 +632,19 @@ pub enum Error {
         /// The directory.
         path: String,
     },
+    /// A skill's directory under `skills/` is a symbolic link (input side). No command
+    /// follows it, and every one says so the same way: `skill verify` and `skill status`
+    /// report it, and every writer refuses before changing anything, rather than each taking
+    /// it for something else (a skill gone, whose mirrored copies sync would delete; issue 27
+    /// §6).
+    #[error(
+        "{} is a symbolic link; a skill's directory must be a directory of its own: put the directory itself there (for an imported skill, delete the link and run skill sync to restore it)",
+        DisplayPath(path)
+    )]
+    LinkedSkill {
+        /// The skill's directory, from the root (`skills/<name>`).
+        path: String,
+    },
     /// An imported skill's directory is gone (input side): `skill add` takes it again, since
     /// an imported skill with no directory holds no local edits to keep.
     #[error(
@@ -808,6 +821,7 @@ impl Error {
             | Error::Occupied { path }
             | Error::OccupiedForAll { path }
             | Error::Missing { path }
+            | Error::LinkedSkill { path }
             | Error::MissingImported { path, .. }
             | Error::BaseUnavailable { path, .. }
             | Error::MarkersRemain { path, .. }

@@ -374,7 +374,7 @@ pub fn install_into(
     })?;
     let description: Vec<asv_fs::PlannedChange> = plan.changes().cloned().collect();
     if let Some(writer) = writer {
-        plan.apply(writer)?;
+        writer.apply(plan)?;
     }
     Ok(Installed {
         skills,

@@ -15,7 +15,7 @@
 //! [`merge_without_base`] takes what both sides hold alike and makes every other difference
 //! a conflict, resolved as any other.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
@@ -27,8 +27,8 @@ use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
-    At, Source, Taken, base_changes, base_dir, check_source_path, keep_base, kept_base,
-    listed_base_unless, take,
+    At, Source, Taken, base_changes, base_digests, base_dir, check_source_path, keep_base,
+    kept_base, listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
 use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
@@ -430,7 +430,8 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         Ownership::MustBeFree,
     )];
     changes.extend(base_change(root, &taken.tree)?);
-    changes.push(lock_change(&loaded, &lock));
+    // An entry replaced (its directory was gone) may leave its old base unreferenced.
+    changes.extend(lock_changes(root, &loaded, &lock)?);
     // The intent records what was asked for, beside the lock's record of what was resolved.
     let wanted = crate::intent::Wanted {
         source: source.as_str().to_owned(),
@@ -438,7 +439,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         reference: request.reference.clone(),
     };
     changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     let pin = match at {
         At::Now => Pin::Tree(taken.revision),
         _ => Pin::Commit(taken.revision),
@@ -599,9 +600,9 @@ pub fn add_all(
             warnings,
         });
     }
-    changes.push(lock_change(&loaded, &lock));
+    changes.extend(lock_changes(root, &loaded, &lock)?);
     changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     Ok(added)
 }
 
@@ -666,8 +667,12 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
     let mut out = Vec::with_capacity(lock.skills.len());
     for (name, entry) in &lock.skills {
         let dir = skill_dir(name);
-        let state = if root.kind(&dir)?.is_none() {
+        let kind = root.kind(&dir)?;
+        let state = if kind.is_none() {
             State::Missing
+        } else if kind == Some(EntryKind::Symlink) {
+            // Said as every command says it, not as the read's refusal.
+            State::Invalid(Error::LinkedSkill { path: dir }.to_string())
         } else if entry.pending.is_some() {
             State::Conflicted
         } else {
@@ -769,6 +774,58 @@ fn base_change_linking(
     Ok(base_changes(tree, fill).into())
 }
 
+/// The hashes of the kept bases `lock` refers to: each entry's base and a pending pull's
+/// upstream version (the base `skill resolve` records).
+pub(crate) fn referenced_bases(lock: &SkillLock) -> BTreeSet<&str> {
+    lock.skills
+        .values()
+        .flat_map(|e| {
+            std::iter::once(e.base_hash.as_str())
+                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
+        })
+        .collect()
+}
+
+/// The changes that remove each kept base (directory and digest list) that `loaded` refers
+/// to and `lock` no longer does: the writer that drops a base's last reference removes it in
+/// the same transaction as the lock change, so kept bases do not pile up with every pull
+/// (issue 27 §6). A base no entry of `loaded` named is left alone: it may belong to the lock
+/// of another branch.
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn dropped_bases(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let still = referenced_bases(lock);
+    let mut changes = Vec::new();
+    for hash in referenced_bases(loaded).difference(&still) {
+        for kept in [base_dir(hash), base_digests(hash)] {
+            if root.kind(&kept)?.is_some() {
+                changes.push(Change::remove(kept, Ownership::ToolState));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// The change that writes `lock` over the lock `loaded` was read from, with the removal of
+/// every kept base it no longer refers to ([`dropped_bases`]).
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn lock_changes(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let mut changes = dropped_bases(root, loaded, lock)?;
+    changes.push(lock_change(loaded, lock));
+    Ok(changes)
+}
+
 /// The change that writes `lock` over the lock `loaded` was read from. The file must still
 /// read as `loaded` when the change is planned, so a lock another run wrote meanwhile is never
 /// overwritten.
@@ -811,7 +868,7 @@ fn missing(name: &str, entry: &Entry) -> Error {
 /// link or another kind is refused by name.
 fn require_imported(root: &Root, name: &str, entry: &Entry) -> Result<String, Error> {
     let dir = skill_dir(name);
-    match crate::paths::require_dir(root, &dir) {
+    match crate::paths::require_skill_dir(root, &dir) {
         Err(Error::Missing { .. }) => Err(missing(name, entry)),
         Err(e) => Err(e),
         Ok(()) => Ok(dir),
@@ -858,8 +915,8 @@ fn upstream_of(
 /// # Errors
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock
 /// does not hold; [`Error::Conflicted`] for a skill waiting for `skill resolve`;
-/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::Tree`] for a local
-/// copy holding a link or special file; as [`take`] for upstream; [`Error::BaseMismatch`] for
+/// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::LinkedSkill`] for
+/// one that is a symbolic link; [`Error::Tree`] for a local copy holding a link or special file; as [`take`] for upstream; [`Error::BaseMismatch`] for
 /// a base that no longer hashes as recorded; [`Error::Invalid`] for a merged result that
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
@@ -952,16 +1009,21 @@ fn pull_as(
         let fill = fill_linking(root, &tree, &local, &dir);
         changes.push(Change::replace(dir, fill, still_read(local, stamps)));
     }
-    for (tree, from) in bases.values() {
-        changes.extend(base_change_linking(root, tree, from.as_ref())?);
+    // A base fetched again only to merge from is not kept once the lock no longer refers to
+    // it; the kept bases it no longer refers to go in the same transaction.
+    let referenced = referenced_bases(&lock);
+    for (hash, (tree, from)) in &bases {
+        if referenced.contains(hash.as_str()) {
+            changes.extend(base_change_linking(root, tree, from.as_ref())?);
+        }
     }
     if lock != loaded {
-        changes.push(lock_change(&loaded, &lock));
+        changes.extend(lock_changes(root, &loaded, &lock)?);
     }
     if !changes.is_empty() {
         let plan = Plan::new(root, changes)?;
         if let Some(writer) = writer {
-            plan.apply(writer)?;
+            writer.apply(plan)?;
         }
     }
     Ok(out)
@@ -1169,12 +1231,15 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// once no file holds a conflict marker and the skill is valid.
 ///
 /// # Errors
-/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::NotConflicted`];
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::LinkedSkill`] for a skill directory that
+/// is a symbolic link; [`Error::NotConflicted`];
 /// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
 pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
     let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
+    // A link is said first, as every other command says it.
+    crate::paths::refuse_linked_skill(root, &skill_dir(name))?;
     let Some(pending) = entry.pending.clone() else {
         return Err(Error::NotConflicted {
             name: name.to_owned(),
@@ -1197,14 +1262,16 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
         e.base_hash = pending.base_hash;
         e.pending = None;
     }
-    Plan::new(root, vec![lock_change(&loaded, &lock)])?.apply(root)?;
+    // The base the conflicted pull merged from goes once nothing else refers to it.
+    root.apply(Plan::new(root, lock_changes(root, &loaded, &lock)?)?)?;
     Ok(pending.revision)
 }
 
 /// `skill diff`: the unified diff of skill `name` from one version to another.
 ///
 /// # Errors
-/// [`Error::Lock`]; [`Error::NotImported`]; a base that cannot be had as recorded
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::LinkedSkill`] for a skill directory that
+/// is a symbolic link (whichever versions are asked for); a base that cannot be had as recorded
 /// ([`Error::BaseUnavailable`] when neither the local copy nor upstream is the lost base,
 /// [`Error::BaseMismatch`]); a guarded-read refusal of the local copy; as [`take`] for
 /// [`Version::Upstream`] (or for a base not kept here).
@@ -1218,6 +1285,9 @@ pub fn diff(
     let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
+    // Whichever versions are asked for: a diff may keep a base, and a skill that is a link
+    // is refused as every other command refuses it.
+    crate::paths::refuse_linked_skill(root, &dir)?;
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
             Version::Base => base_for_diff(root, name, &entry, options),

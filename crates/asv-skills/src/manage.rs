@@ -44,8 +44,9 @@ pub struct Removed {
 /// # Errors
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::OwnSkill`] for a skill of the
 /// repository's own; [`Error::NotImportedAmong`] for a name that is no skill;
-/// [`Error::WouldLose`] for local edits or pending conflicts without `force`; a refusal of
-/// what stands at the skill's directory (a link, a file) or of its content (without `force`);
+/// [`Error::WouldLose`] for local edits or pending conflicts without `force`;
+/// [`Error::LinkedSkill`] for a skill directory that is a symbolic link (with `force` too); a
+/// refusal of what stands at the skill's directory (a file) or of its content (without `force`);
 /// a tree-change refusal or failure. Every refusal comes before anything is written.
 pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Vec<Removed>, Error> {
     let loaded = SkillLock::load(root)?;
@@ -83,7 +84,7 @@ pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Ve
         &out.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
     )?);
     changes.push(lock_change(&loaded, &after));
-    Plan::new(root, changes)?.apply(root)?;
+    root.apply(Plan::new(root, changes)?)?;
     Ok(out)
 }
 
@@ -127,7 +128,8 @@ fn imported_names(root: &Root, lock: &SkillLock, names: &[String]) -> Result<Vec
 /// whatever stands there goes).
 ///
 /// # Errors
-/// [`Error::WouldLose`]; a link or another kind where the directory belongs; without `force`,
+/// [`Error::WouldLose`]; [`Error::LinkedSkill`] for a link where the directory belongs, a
+/// refusal of another kind there; without `force`,
 /// a local copy that cannot be read as a skill tree (a link or special file inside); a
 /// guarded-read failure.
 pub fn removal_changes(
@@ -139,7 +141,7 @@ pub fn removal_changes(
 ) -> Result<(Removed, Vec<Change>), Error> {
     let dir = skill_dir(name);
     let mut changes = Vec::new();
-    let present = match crate::paths::require_dir(root, &dir) {
+    let present = match crate::paths::require_skill_dir(root, &dir) {
         Ok(()) => true,
         Err(Error::Missing { .. }) => false,
         Err(e) => return Err(e),
@@ -174,14 +176,7 @@ pub fn removal_changes(
         };
         changes.push(Change::remove(dir.clone(), ownership));
     }
-    let in_use: BTreeSet<&str> = after
-        .skills
-        .values()
-        .flat_map(|e| {
-            std::iter::once(e.base_hash.as_str())
-                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
-        })
-        .collect();
+    let in_use = crate::lifecycle::referenced_bases(after);
     let hashes =
         std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
     for hash in hashes {

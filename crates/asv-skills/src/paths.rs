@@ -44,6 +44,48 @@ pub(crate) fn require_dir(root: &Root, dir: &str) -> Result<(), Error> {
     }
 }
 
+/// Requires a real directory at the skill directory `dir` (`skills/<name>`): as
+/// [`require_dir`], with a link there refused as [`Error::LinkedSkill`], the one way every
+/// skill command says it.
+///
+/// # Errors
+/// As above.
+pub(crate) fn require_skill_dir(root: &Root, dir: &str) -> Result<(), Error> {
+    refuse_linked_skill(root, dir)?;
+    require_dir(root, dir)
+}
+
+/// Refuses a symbolic link at the skill directory `dir` ([`Error::LinkedSkill`]); anything
+/// else (absent included) passes.
+///
+/// # Errors
+/// As above; a guarded-read failure.
+pub(crate) fn refuse_linked_skill(root: &Root, dir: &str) -> Result<(), Error> {
+    if root.kind(dir)? == Some(EntryKind::Symlink) {
+        return Err(Error::LinkedSkill {
+            path: dir.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The names of the symbolic links directly under `skills/`, in name order: skill directories
+/// no command follows ([`Error::LinkedSkill`]).
+///
+/// # Errors
+/// A guarded-read failure of `skills/`.
+pub(crate) fn linked_skills(root: &Root) -> Result<Vec<String>, Error> {
+    let mut names: Vec<String> = root
+        .read_dir(asv_model::layout::SKILLS_DIR)?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::Symlink && !asv_fs::is_tree_change_residue(&e.name))
+        .map(|e| e.name)
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Refuses a file whose path passes through a staged or parked entry of an interrupted tree
 /// change ([`asv_fs::is_tree_change_residue`]): `skill pack` and `skill install` would carry
 /// it on. `shown` is how the input is named, prefixed to the path in the refusal.

@@ -17,7 +17,9 @@ use asv_skilltree::{FileData, SkillTree};
 use crate::error::{Error, Remedy};
 use crate::install::{Scope, Target};
 use crate::intent::{INTENT_FILE, Intent};
-use crate::lifecycle::{base_change, base_of, default_name, lock_change, portable_tree, skill_dir};
+use crate::lifecycle::{
+    base_change, base_of, default_name, lock_changes, portable_tree, skill_dir,
+};
 use crate::lock::{Entry, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, check_source_path, take};
@@ -265,8 +267,8 @@ pub(crate) fn projections_removed(
 /// lock. Without one (a dry run), decides all of it and writes nothing. Nothing to do writes nothing, the lock included.
 ///
 /// # Errors
-/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read;
-/// [`Error::IntentDiffers`] for a skill the intent asks from another source, path or ref
+/// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
+/// for a symbolic link under `skills/`; [`Error::IntentDiffers`] for a skill the intent asks from another source, path or ref
 /// than the lock pins; as `skill add` for a skill taken up; [`Error::BaseMismatch`] or
 /// [`Error::BaseUnavailable`] for a missing skill that cannot be had again as locked;
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
@@ -280,6 +282,13 @@ pub fn sync(
 ) -> Result<Vec<Synced>, Error> {
     let loaded = SkillLock::load(root)?;
     let intent = Intent::load(root)?;
+    // A skill directory that is a link is neither a skill nor gone: refused before anything
+    // is judged, or its mirrored copies would be taken for a removed skill's and deleted.
+    if let Some(name) = crate::paths::linked_skills(root)?.into_iter().next() {
+        return Err(Error::LinkedSkill {
+            path: skill_dir(&name),
+        });
+    }
     let mut lock = loaded.clone();
     let mut out = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
@@ -589,14 +598,16 @@ pub fn sync(
     lock.projections = projections;
 
     if lock != loaded {
-        changes.push(lock_change(&loaded, &lock));
+        // A dropped skill's base, or a restored one's pending pull, may lose its last
+        // reference: removed with the lock change.
+        changes.extend(lock_changes(root, &loaded, &lock)?);
     }
     if changes.is_empty() {
         return Ok(out);
     }
     let plan = Plan::new(root, changes)?;
     if let Some(writer) = writer {
-        plan.apply(writer)?;
+        writer.apply(plan)?;
     }
     Ok(out)
 }
@@ -781,8 +792,21 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     // in memory at a time (a tree is read again only to say which file of an edited copy
     // differs).
     let mut skills: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for name in skill_names(root)? {
+    // A link is reported among the skills, in name order, as every command says it.
+    let linked: BTreeSet<String> = crate::paths::linked_skills(root)?.into_iter().collect();
+    let mut names: Vec<String> = skill_names(root)?;
+    names.extend(linked.iter().cloned());
+    names.sort();
+    for name in names {
         let dir = skill_dir(&name);
+        if linked.contains(&name) {
+            out.push(Problem {
+                kind: "invalid",
+                message: Error::LinkedSkill { path: dir.clone() }.to_string(),
+                path: dir,
+            });
+            continue;
+        }
         match SkillTree::read(root, &dir) {
             Ok(tree) => {
                 if let Some(f) = validate_tree(&tree, &dir)?

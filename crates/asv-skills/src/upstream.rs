@@ -407,7 +407,7 @@ pub fn keep_base(root: &WriterLock<'_>, tree: &SkillTree) -> Result<(), Error> {
     }
     tree.check_paths()?;
     let changes = base_changes(tree, crate::placing::fill_of(root, tree));
-    Plan::new(root, changes.into())?.apply(root)?;
+    root.apply(Plan::new(root, changes.into())?)?;
     Ok(())
 }
 

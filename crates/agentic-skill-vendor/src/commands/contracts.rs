@@ -210,6 +210,7 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
         }
     };
     report.warnings.splice(0..0, warnings);
+    report.warnings.extend(lock.warnings());
     Ok(report)
 }
 
@@ -302,10 +303,12 @@ pub fn init(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let made = asv_contracts::init::init(&lock)?;
-    Ok(Report::new(
+    let mut report = Report::new(
         made.iter()
             .map(|m| render::made(settings.format, m))
             .collect(),
         false,
-    ))
+    );
+    report.warnings.extend(super::left_behind(Some(&lock)));
+    Ok(report)
 }

@@ -92,6 +92,20 @@ fn lock_unless_dry<'t>(
     }
 }
 
+/// The warnings of the changes a writer applied under `lock` (`None`: a dry run, which
+/// applies nothing): a parked previous entry that could not be removed once the change was
+/// made, named with the path, saying that the next command that writes removes it (issue 27
+/// §6). Every writing command passes them on, so none is lost between a library and stderr.
+fn left_behind(lock: Option<&asv_fs::WriterLock<'_>>) -> Vec<String> {
+    lock.map(asv_fs::WriterLock::warnings).unwrap_or_default()
+}
+
+/// `report` with [`left_behind`]'s warnings after its own.
+fn with_left_behind(mut report: Report, lock: Option<&asv_fs::WriterLock<'_>>) -> Report {
+    report.warnings.extend(left_behind(lock));
+    report
+}
+
 /// For a command that only reads: puts a finding for every run of this tool that was killed
 /// while it changed `tree` (issue 15 §1) before the report's lines, and fails the run. Such a
 /// tree is half one state and half another; a reader must say so rather than judge it as the

@@ -39,6 +39,7 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
         false,
     );
     report.warnings = intent.unknown_keys;
+    report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
 }
 
@@ -172,7 +173,10 @@ pub fn add(
     let added = lifecycle::add(&lock, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
-    Ok(Report::new(lines, false))
+    Ok(super::with_left_behind(
+        Report::new(lines, false),
+        Some(&lock),
+    ))
 }
 
 /// `skill add --all`: one `added:` line per skill, by name, after the warnings of each.
@@ -200,7 +204,10 @@ pub fn add_all(
         lines.extend(findings(settings.format, &added.warnings));
         lines.push(render::added(settings.format, &added));
     }
-    Ok(Report::new(lines, false))
+    Ok(super::with_left_behind(
+        Report::new(lines, false),
+        Some(&lock),
+    ))
 }
 
 /// A local source of `skill add` as typed (from the current directory) turned into the path
@@ -286,6 +293,7 @@ pub fn pull(
             .warnings
             .push("dry run: the lines say what a pull would do; nothing was written".to_owned());
     }
+    report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
 }
 
@@ -297,10 +305,11 @@ pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let revision = lifecycle::resolve(&lock, name)?;
-    Ok(Report::new(
+    let report = Report::new(
         vec![render::resolved(settings.format, name, &revision)],
         false,
-    ))
+    );
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
 /// `skill diff <name> [--from …] [--to …]`.
@@ -330,7 +339,10 @@ pub fn diff(
         Format::Text => settings.stdout_color.diff_lines(lines),
         _ => lines,
     };
-    Ok(Report::new(lines, false))
+    Ok(super::with_left_behind(
+        Report::new(lines, false),
+        Some(&lock),
+    ))
 }
 
 /// `skill pack <dir> [-o file.zip]`.
@@ -395,7 +407,10 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
     )?;
     let mut lines = findings(settings.format, &installed.warnings);
     lines.extend(render::installed(settings.format, &installed, &shown_root));
-    Ok(Report::new(lines, false))
+    Ok(super::with_left_behind(
+        Report::new(lines, false),
+        lock.as_ref(),
+    ))
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).
@@ -428,13 +443,14 @@ pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Res
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let removed = asv_skills::manage::remove(&lock, names, force)?;
-    Ok(Report::new(
+    let report = Report::new(
         removed
             .iter()
             .map(|r| render::removed(settings.format, r))
             .collect(),
         false,
-    ))
+    );
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
 /// `skill outdated [<name>…]`: exit 1 when any imported skill's ref has moved.

@@ -248,3 +248,57 @@ fn sync_restores_from_the_server_and_outdated_pull_remove_follow_it() {
     assert!(!me.exists(".claude/skills/pdf") && !me.exists(".gemini/skills/pdf"));
     assert_eq!(up.run(&me, &["skill", "verify"]), crate::common::ok(""));
 }
+
+/// A killed run of the git transport cannot remove its temporary repository: the next run
+/// removes each `agentic-skill-git-<pid>-…` directory whose process is gone, and keeps one
+/// whose process still runs (issue 27 §6).
+#[test]
+fn the_next_git_run_sweeps_what_a_killed_run_left() {
+    use std::os::unix::process::CommandExt as _;
+    let up = tempfile::tempdir().unwrap();
+    git(up.path(), &["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(up.path().join("skills/pdf")).unwrap();
+    std::fs::write(up.path().join("skills/pdf/SKILL.md"), SKILL).unwrap();
+    git(up.path(), &["add", "-A"]);
+    git(up.path(), &["commit", "-q", "-m", "one"]);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ended = std::process::Command::new("true").spawn().unwrap();
+    let dead = ended.id();
+    ended.wait().unwrap();
+    let mut running = std::process::Command::new("sleep")
+        .arg("60")
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let plant = |pid: u32, tail: &str| {
+        let dir = tmp.path().join(format!("agentic-skill-git-{pid}-{tail}"));
+        std::fs::create_dir_all(dir.join("repository.git/objects")).unwrap();
+        std::fs::write(dir.join("repository.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        dir
+    };
+    let stale = plant(dead, "Xk3a9Q");
+    let live = plant(running.id(), "Pq81zz");
+
+    let me = Repo::empty();
+    let source = up.path().display().to_string();
+    let mut args: Vec<String> = ["skill", "add", &source, "skills/pdf", "--ref", "main"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(["--root".to_owned(), me.path().display().to_string()]);
+    let tmpdir = tmp.path().display().to_string();
+    let out = crate::common::run_bin_env(&args, None, None, &[("TMPDIR", &tmpdir)]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(me.exists("skills/pdf/SKILL.md"));
+    assert!(!stale.exists(), "the dead run's directory is swept");
+    assert!(live.is_dir(), "a running process's directory is kept");
+    // The run removed its own directory too: only the live one is left.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left, std::slice::from_ref(&live));
+    running.kill().unwrap();
+    running.wait().unwrap();
+}

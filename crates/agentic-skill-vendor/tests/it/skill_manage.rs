@@ -174,3 +174,71 @@ fn list_shows_every_skill_own_and_imported() {
     let out = empty.run(&["skill", "list"]);
     assert_eq!((out.code, out.stdout.as_str()), (0, ""));
 }
+
+/// Clears the immutable attribute under a directory when dropped, so a failing test still
+/// leaves a temporary directory that can be removed.
+struct Mutable(std::path::PathBuf);
+
+impl Drop for Mutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr")
+            .arg("-R")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Sets or clears the immutable attribute of `path`; false where it cannot be set (not root,
+/// no `chattr`, a file system without it).
+fn immutable(path: &std::path::Path, on: bool) -> bool {
+    Command::new("chattr")
+        .arg(if on { "+i" } else { "-i" })
+        .arg(path)
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// A parked previous entry that cannot be removed after the change is told on stderr, naming
+/// the path and saying the next command that writes removes it — and that command does
+/// (issue 27 §6). An immutable file (`chattr +i`, which stops root too) inside the removed
+/// skill makes the removal of the parked directory fail; where that cannot be set the test
+/// says so and passes.
+#[test]
+fn a_parked_entry_left_behind_is_told_and_removed_by_the_next_writer() {
+    let (_up, me) = imported();
+    let _guard = Mutable(me.path().to_owned());
+    if !immutable(&me.join("skills/pdf/SKILL.md"), true) {
+        eprintln!("skipped: chattr +i is not available here");
+        return;
+    }
+    let out = me.run(&["skill", "remove", "pdf"]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "removed: pdf (skills/pdf)\n"),
+        "{out:?}"
+    );
+    let parked: Vec<String> = std::fs::read_dir(me.join("skills"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "doc" && n != "mine")
+        .collect();
+    assert_eq!(parked.len(), 1, "{parked:?}");
+    let parked = format!("skills/{}", parked[0]);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{out:?}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "warning: {parked}: the previous skills/pdf could not be removed after the change ("
+        )) && lines[0].ends_with("; the next command that writes removes it"),
+        "{out:?}"
+    );
+    assert!(!me.exists("skills/pdf"));
+    assert_eq!(me.run(&["skill", "status"]).stdout, "doc: clean\n");
+    // Once it can be removed, the next writer does, and says what it finished.
+    assert!(immutable(&me.join(&format!("{parked}/SKILL.md")), false));
+    let next = me.run(&["skill", "remove", "doc"]);
+    assert_eq!(next.code, 0, "{next:?}");
+    assert!(!me.exists(&parked), "{next:?}");
+    assert!(next.stderr.contains("finished the clean-up of"), "{next:?}");
+}

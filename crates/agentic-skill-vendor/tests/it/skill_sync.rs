@@ -401,3 +401,59 @@ fn what_stands_in_the_way_of_a_target_is_refused_before_anything_is_written() {
     assert!(refused.stderr.contains("nowhere"), "{refused:?}");
     assert_eq!(other.snapshot(), before);
 }
+
+/// An imported skill's directory that is a symbolic link gets one verdict from every command,
+/// naming the path: verify fails with a finding, status says invalid, and every writer
+/// refuses before changing anything — sync no longer takes the skill for gone and deletes
+/// its mirrored copies (issue 27 §6).
+#[test]
+fn a_linked_skill_directory_gets_one_verdict_everywhere() {
+    let (_up, me) = synced_repo();
+    want_targets(&me, "claude");
+    assert_eq!(me.run(&["skill", "sync"]).code, 0);
+    // The very files, moved beside the repository's skills and linked back.
+    std::fs::rename(me.join("skills/pdf"), me.join("pdf-real")).unwrap();
+    me.symlink("../pdf-real", "skills/pdf");
+    let said = "skills/pdf is a symbolic link; a skill's directory must be a directory of its own: put the directory itself there (for an imported skill, delete the link and run skill sync to restore it)";
+    let before = me.snapshot();
+
+    let verify = me.run(&["skill", "verify"]);
+    assert_eq!(
+        (verify.code, verify.stdout.as_str(), verify.stderr.as_str()),
+        (1, format!("invalid: {said}\n").as_str(), ""),
+        "{verify:?}"
+    );
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.code, 0, "{status:?}");
+    assert!(
+        status.stdout.starts_with("pdf: invalid") && status.stdout.contains(said),
+        "{status:?}"
+    );
+    let refused = format!("error: {said}\n");
+    for args in [
+        &["skill", "sync"][..],
+        &["skill", "sync", "--dry-run"],
+        &["skill", "sync", "--force"],
+        &["skill", "pull"],
+        &["skill", "pull", "pdf"],
+        &["skill", "pull", "--dry-run", "pdf"],
+        &["skill", "remove", "pdf"],
+        &["skill", "remove", "pdf", "--force"],
+        &["skill", "diff", "pdf"],
+        &["skill", "diff", "pdf", "--from", "base", "--to", "upstream"],
+        &["skill", "resolve", "pdf"],
+    ] {
+        let run = me.run(args);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (2, "", refused.as_str()),
+            "{args:?}"
+        );
+        assert_eq!(me.snapshot(), before, "{args:?} changed nothing");
+    }
+    assert!(me.exists(".claude/skills/pdf/SKILL.md"), "the copy is kept");
+    // Put back as a directory, everything is as it was.
+    me.remove("skills/pdf");
+    std::fs::rename(me.join("pdf-real"), me.join("skills/pdf")).unwrap();
+    assert_eq!(me.run(&["skill", "verify"]), ok(""));
+}

@@ -484,8 +484,7 @@ fn write_tree(
     };
     // Planning writes nothing, so its refusal is the tree's, as it is; only a failure of the
     // apply says how far the tree change got.
-    asv_fs::Plan::new(repo.root, changes)?
-        .apply(lock)
+    lock.apply(asv_fs::Plan::new(repo.root, changes)?)
         .map_err(crate::error::Error::from_gen_apply)?;
     Ok((writes, Vec::new(), found))
 }

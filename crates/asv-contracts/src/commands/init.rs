@@ -121,7 +121,7 @@ pub fn init(root: &WriterLock<'_>) -> Result<Vec<Made>> {
         Some(_) => {}
     }
     if !changes.is_empty() {
-        Plan::new(root, changes)?.apply(root)?;
+        root.apply(Plan::new(root, changes)?)?;
     }
     Ok(made)
 }

@@ -360,6 +360,9 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     let keep_before = inode(&me, "skills/pdf/references/keep.md");
     let script_before = inode(&me, "skills/pdf/scripts/run.sh");
     let md_before = inode(&me, MD);
+    let old_base = base_dir(&old_base);
+    let old_keep = inode(&me, &format!("{old_base}/references/keep.md"));
+    let old_md = inode(&me, &format!("{old_base}/SKILL.md"));
     // A mode the tree does not record (not executable either way) stays with the file.
     me.chmod("skills/pdf/scripts/run.sh", 0o600);
     up.edit(MD, "seven\n", "SEVEN (theirs)\n");
@@ -380,17 +383,15 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     // Changed upstream: written anew.
     assert_ne!(inode(&me, MD), md_before);
     assert!(me.read(MD).contains("SEVEN (theirs)"));
-    // The new base shares keep.md with the old one and holds upstream's SKILL.md.
+    // The new base shares keep.md with the old one and holds upstream's SKILL.md; the old
+    // base, no longer referenced, is gone (issue 27 §6).
     let new_base = base_dir(&upstream.hash());
-    let old_base = base_dir(&old_base);
     assert_eq!(
         inode(&me, &format!("{new_base}/references/keep.md")),
-        inode(&me, &format!("{old_base}/references/keep.md"))
+        old_keep
     );
-    assert_ne!(
-        inode(&me, &format!("{new_base}/SKILL.md")),
-        inode(&me, &format!("{old_base}/SKILL.md"))
-    );
+    assert_ne!(inode(&me, &format!("{new_base}/SKILL.md")), old_md);
+    assert!(!me.exists(&old_base) && !me.exists(&format!("{old_base}.json")));
     assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
     assert_eq!(state(&me), State::Clean);
 }

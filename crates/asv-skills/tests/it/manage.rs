@@ -226,7 +226,7 @@ fn a_link_where_the_skill_belongs_is_refused_even_when_forced() {
     let before = me.snapshot();
     let refused = manage::remove(&me.lock(), &names(&["pdf"]), true).unwrap_err();
     assert!(
-        matches!(&refused, Error::Fs(asv_fs::Error::Symlink { .. })),
+        matches!(&refused, Error::LinkedSkill { path } if path == "skills/pdf"),
         "{refused:?}"
     );
     assert_eq!(me.snapshot(), before);
