@@ -36,7 +36,8 @@ use crate::faults::Calls;
 pub use crate::faults::FaultPlan;
 use journal::{Identity, Journal};
 pub use journal::{
-    Interrupted, JOURNAL_LIMIT, STATE_DIR, is_journal_name, is_journal_path, this_command_line,
+    Interrupted, JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_journal_path,
+    this_command_line,
 };
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 use names::{parked_name, staged_name};
