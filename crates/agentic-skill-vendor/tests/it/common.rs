@@ -435,3 +435,26 @@ pub fn strip_colour(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Every entry below `dir` (as `rel/...`) with its bytes; a link as its target, a directory
+/// as an empty value, so a removed empty directory shows too: what a hostile state file must
+/// leave exactly as it was.
+pub fn tree_bytes(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    out.insert(format!("{rel}/"), Vec::new());
+    for e in entries {
+        let e = e.expect("entry");
+        let r = format!("{rel}/{}", e.file_name().to_string_lossy());
+        let ft = e.file_type().expect("file type");
+        if ft.is_symlink() {
+            let target = fs::read_link(e.path()).expect("link");
+            out.insert(r, format!("-> {}", target.display()).into_bytes());
+        } else if ft.is_dir() {
+            tree_bytes(&e.path(), &r, out);
+        } else {
+            out.insert(r, fs::read(e.path()).expect("read"));
+        }
+    }
+}

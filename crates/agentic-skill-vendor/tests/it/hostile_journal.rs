@@ -13,7 +13,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{Run, run_bin_in};
+use crate::common::{Run, run_bin_in, tree_bytes};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\nBody.\n";
 const JOURNAL: &str = ".agentic-skill-vendor/journal-0123456789ab";
@@ -76,7 +76,7 @@ impl World {
     fn guarded(&self) -> BTreeMap<String, Vec<u8>> {
         let mut out = BTreeMap::new();
         for rel in ["outside", "repo"] {
-            tree(&self.path(rel), rel, &mut out);
+            tree_bytes(&self.path(rel), rel, &mut out);
         }
         out
     }
@@ -85,27 +85,6 @@ impl World {
     fn identity(&self, rel: &str) -> String {
         let meta = fs::symlink_metadata(self.path(rel)).unwrap();
         format!("{}:{}", meta.dev(), meta.ino())
-    }
-}
-
-/// Every entry below `dir` (as `rel/...`) with its bytes; a link as its target.
-fn tree(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    out.insert(format!("{rel}/"), Vec::new());
-    for e in entries {
-        let e = e.unwrap();
-        let r = format!("{rel}/{}", e.file_name().to_string_lossy());
-        let ft = e.file_type().unwrap();
-        if ft.is_symlink() {
-            let target = fs::read_link(e.path()).unwrap();
-            out.insert(r, format!("-> {}", target.display()).into_bytes());
-        } else if ft.is_dir() {
-            tree(&e.path(), &r, out);
-        } else {
-            out.insert(r, fs::read(e.path()).unwrap());
-        }
     }
 }
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::common::{Run, run_bin_in};
+use crate::common::{Run, run_bin_in, tree_bytes};
 
 const LOCK: &str = "vendor-skills-lock.json";
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
@@ -78,7 +78,7 @@ impl World {
     fn guarded(&self) -> BTreeMap<String, Vec<u8>> {
         let mut out = BTreeMap::new();
         for rel in ["outside", "repo/.git", "repo/src"] {
-            tree(&self.path(rel), rel, &mut out);
+            tree_bytes(&self.path(rel), rel, &mut out);
         }
         out
     }
@@ -88,28 +88,6 @@ impl World {
         let out = self.run(&["skill", "hash", "skills/pdf"]);
         assert_eq!(out.code, 0, "{out:?}");
         out.stdout.trim().to_owned()
-    }
-}
-
-/// Every entry below `dir` (as `rel/...`) with its bytes; a link as its target, a directory
-/// as an empty value, so a removed empty directory shows too.
-fn tree(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    out.insert(format!("{rel}/"), Vec::new());
-    for e in entries {
-        let e = e.unwrap();
-        let r = format!("{rel}/{}", e.file_name().to_string_lossy());
-        let ft = e.file_type().unwrap();
-        if ft.is_symlink() {
-            let target = fs::read_link(e.path()).unwrap();
-            out.insert(r, format!("-> {}", target.display()).into_bytes());
-        } else if ft.is_dir() {
-            tree(&e.path(), &r, out);
-        } else {
-            out.insert(r, fs::read(e.path()).unwrap());
-        }
     }
 }
 
@@ -523,7 +501,7 @@ fn a_crafted_contract_lock_is_refused_by_gen_and_verify() {
         let before = world.guarded();
         let skills_before = {
             let mut m = BTreeMap::new();
-            tree(&world.path("repo/skills"), "repo/skills", &mut m);
+            tree_bytes(&world.path("repo/skills"), "repo/skills", &mut m);
             m
         };
         for command in ["gen", "verify"] {
@@ -536,7 +514,7 @@ fn a_crafted_contract_lock_is_refused_by_gen_and_verify() {
             }
         }
         let mut skills_after = BTreeMap::new();
-        tree(&world.path("repo/skills"), "repo/skills", &mut skills_after);
+        tree_bytes(&world.path("repo/skills"), "repo/skills", &mut skills_after);
         if world.guarded() != before
             || skills_after != skills_before
             || world.read(&format!("repo/{CONTRACT_LOCK}")) != text

@@ -37,14 +37,7 @@ fn skill(root: &Root, name: &str, ids: &[&str]) {
 
 fn gen_and_verify(root: &Root) -> (Vec<String>, Vec<String>) {
     let repo = Repository::load(root).expect("load");
-    let GenOutcome::Done { events, .. } = asv_contracts::generate(
-        &repo,
-        &repo
-            .root
-            .lock_for_writing(std::time::Duration::from_secs(5))
-            .expect("lock"),
-    )
-    .expect("gen") else {
+    let GenOutcome::Done { events, .. } = crate::generate(&repo).expect("gen") else {
         panic!("closure")
     };
     let repo = Repository::load(root).expect("load");
@@ -111,14 +104,7 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
     root.remove_all(".agentic-skill-vendor").expect("rm");
     let repo = Repository::load(&root).expect("load");
     assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
-    let refusal = asv_contracts::generate(
-        &repo,
-        &repo
-            .root
-            .lock_for_writing(std::time::Duration::from_secs(5))
-            .expect("lock"),
-    )
-    .expect_err("gen needs the cache");
+    let refusal = crate::generate(&repo).expect_err("gen needs the cache");
     assert!(refusal.to_string().contains("run fetch"), "{refusal}");
     let events = commands::fetch(&root, &options(&server)).expect("fetch");
     assert!(events.is_empty());
@@ -222,14 +208,7 @@ fn raw_files_from_a_source_end_to_end() {
 
     // Declared but not fetched yet: gen asks for a fetch of the files.
     let repo = Repository::load(&root).expect("load");
-    let refusal = asv_contracts::generate(
-        &repo,
-        &repo
-            .root
-            .lock_for_writing(std::time::Duration::from_secs(5))
-            .expect("lock"),
-    )
-    .expect_err("no files cached yet");
+    let refusal = crate::generate(&repo).expect_err("no files cached yet");
     assert_eq!(
         refusal.to_string(),
         "the cache holds no files for runner (from contracts); run fetch to put them back"

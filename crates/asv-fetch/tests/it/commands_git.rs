@@ -78,14 +78,7 @@ fn end_to_end(format: ObjectFormat) {
     }
 
     let repo = Repository::load(&tree).expect("load");
-    let GenOutcome::Done { events, .. } = asv_contracts::generate(
-        &repo,
-        &repo
-            .root
-            .lock_for_writing(std::time::Duration::from_secs(5))
-            .expect("lock"),
-    )
-    .expect("gen") else {
+    let GenOutcome::Done { events, .. } = crate::generate(&repo).expect("gen") else {
         panic!("closure");
     };
     let gen_lines: Vec<String> = events.iter().map(|e| e.line_text()).collect();
@@ -110,14 +103,7 @@ fn end_to_end(format: ObjectFormat) {
     tree.remove_all(".agentic-skill-vendor").expect("rm");
     commands::fetch(&tree, &options(&tls)).expect("fetch");
     let repo = Repository::load(&tree).expect("load");
-    let GenOutcome::Done { events, writes, .. } = asv_contracts::generate(
-        &repo,
-        &repo
-            .root
-            .lock_for_writing(std::time::Duration::from_secs(5))
-            .expect("lock"),
-    )
-    .expect("gen") else {
+    let GenOutcome::Done { events, writes, .. } = crate::generate(&repo).expect("gen") else {
         panic!("closure");
     };
     assert!(events.is_empty() && writes == 0);

@@ -8,3 +8,14 @@ mod commands;
 mod commands_git;
 #[path = "../../../asv-remote/tests/it/support/mod.rs"]
 mod support;
+
+/// `gen` as the command runs it: under the tree's writer lock.
+fn generate(
+    repo: &asv_contracts::Repository<'_>,
+) -> Result<asv_contracts::GenOutcome, asv_contracts::Error> {
+    let lock = repo
+        .root
+        .lock_for_writing(std::time::Duration::from_secs(5))
+        .map_err(asv_contracts::Error::from)?;
+    asv_contracts::generate(repo, &lock)
+}
