@@ -157,3 +157,20 @@ fn a_file_appearing_in_an_agents_copy_while_sync_runs_is_kept() {
         before
     );
 }
+
+#[test]
+fn a_file_touched_while_pull_stages_lets_it_finish() {
+    let (_up, me) = diverged();
+    let run = run_editing(&me, &["skill", "pull", "pdf"], |root| {
+        // Its marks move, its bytes do not: the pull looks at the bytes and goes on.
+        let path = root.join("skills/pdf/SKILL.md");
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, bytes).unwrap();
+    });
+    assert_eq!(run.code, 0, "{run:?}");
+    let merged = me.read_string("skills/pdf/SKILL.md");
+    assert!(
+        merged.contains("line one, up") && merged.contains("line three, me"),
+        "{merged}"
+    );
+}

@@ -1096,9 +1096,24 @@ fn forward(
     // What stood at each destination when the change was decided, to look at once more just
     // before its swap: an edit saved while staging ran refuses the change instead of being
     // parked and removed with what it edited.
-    let seen: std::collections::HashMap<&str, &crate::plan::seen::Seen> = entries
+    // A destination whose marks moved but whose recogniser still calls it the tool's (a file
+    // touched, or edited and put back) goes on: the recogniser looks at the content, where the
+    // marks only say that something happened.
+    type Seen<'e> = (
+        &'e crate::plan::seen::Seen,
+        Option<&'e crate::plan::Recogniser>,
+    );
+    let seen: std::collections::HashMap<&str, Seen<'_>> = entries
         .iter()
-        .filter_map(|e| e.seen.as_ref().map(|seen| (e.planned.dest(), seen)))
+        .filter_map(|e| {
+            let recogniser = match &e.change.ownership {
+                Ownership::ToolMade(recogniser) => Some(recogniser),
+                _ => None,
+            };
+            e.seen
+                .as_ref()
+                .map(|seen| (e.planned.dest(), (seen, recogniser)))
+        })
         .collect();
     applier.calls.pause_before_swap();
     // Swap each into place, parking what was there. Each swap is one write of the tree's
@@ -1107,14 +1122,23 @@ fn forward(
     let mut held = None;
     for track in tracks.iter_mut() {
         applier.tree.spend_write(&track.dest)?;
-        if let Some(seen) = seen.get(track.dest.as_str()) {
+        if let Some((seen, recogniser)) = seen.get(track.dest.as_str()) {
             let now = applier
                 .calls
                 .step()
                 .map_err(|e| Error::io(&track.dest, "inspect", e))
                 .and_then(|()| crate::plan::seen::Seen::take(applier.tree, &track.dest))?;
             if let Some(path) = seen.first_change(&track.dest, now.as_ref()) {
-                return Err(Error::ChangedDuringRun { path });
+                let still_ours = match (recogniser, now.as_ref().and_then(|n| n.kind())) {
+                    (Some(recogniser), Some(kind)) => matches!(
+                        (recogniser.0)(applier.tree, &track.dest, kind)?,
+                        crate::plan::Verdict::Ours
+                    ),
+                    _ => false,
+                };
+                if !still_ours {
+                    return Err(Error::ChangedDuringRun { path });
+                }
             }
         }
         applier.swap(track, &mut held)?;

@@ -238,7 +238,7 @@ type RecogniseFn = dyn Fn(&Root, &str, EntryKind) -> Result<Verdict> + Send + Sy
 /// A predicate over an existing entry deciding whether the tool made it (see
 /// [`Ownership::ToolMade`]). It is given the tree, the destination and what stands there.
 #[derive(Clone)]
-pub struct Recogniser(pub(super) Arc<RecogniseFn>);
+pub struct Recogniser(pub(crate) Arc<RecogniseFn>);
 
 impl Recogniser {
     /// Wraps `recognise`.

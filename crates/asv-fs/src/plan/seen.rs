@@ -82,6 +82,14 @@ impl Seen {
         Ok(Some(Seen(marks)))
     }
 
+    /// What stands at the destination itself.
+    pub(crate) fn kind(&self) -> Option<EntryKind> {
+        self.0
+            .iter()
+            .find(|(rel, _)| rel.is_empty())
+            .map(|(_, mark)| mark.kind)
+    }
+
     /// The first path (relative to the root, below `dest`) whose marks differ from `now`'s,
     /// or that only one of them has: what changed since.
     pub(crate) fn first_change(&self, dest: &str, now: Option<&Seen>) -> Option<String> {
