@@ -384,7 +384,8 @@ fn parse(input: impl Read) -> Result<Record, JournalProblem> {
         return Ok(Record::default());
     }
     if header != HEADER {
-        return Err(if header.starts_with(b"asv-journal ") {
+        // `asv-journal <n>\n` with another number: a format of another version.
+        return Err(if header.starts_with(b"asv-journal ") && header.ends_with(b"\n") {
             JournalProblem::OtherFormat
         } else {
             JournalProblem::NotAJournal
@@ -999,6 +1000,11 @@ mod tests {
         assert_eq!(
             parse(&b"asv-journal 1\ncommand\0x\0"[..]).unwrap_err(),
             JournalProblem::OtherFormat
+        );
+        // The shape of a header, garbled: not a format at all.
+        assert_eq!(
+            parse(&b"asv-journal 2\0run\0"[..]).unwrap_err(),
+            JournalProblem::NotAJournal
         );
     }
 
