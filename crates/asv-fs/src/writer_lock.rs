@@ -66,7 +66,8 @@ impl WriterLock<'_> {
     /// Whether this lock is held on the tree at `tree` (the same directory, by identity,
     /// whatever path reaches it).
     pub(crate) fn holds(&self, tree: &Root) -> bool {
-        std::fs::metadata(tree.root()).is_ok_and(|m| platform::identity_of(&m) == self.root)
+        std::ptr::eq(tree, self.tree)
+            || std::fs::metadata(tree.root()).is_ok_and(|m| platform::identity_of(&m) == self.root)
     }
 
     /// The runs of this tool that had been killed while changing the tree, and that taking
@@ -82,6 +83,21 @@ impl WriterLock<'_> {
     ///
     /// # Errors
     /// As [`crate::Plan::apply`].
+    ///
+    /// # Example
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use asv_fs::{Change, Ownership, Plan};
+    /// let dir = tempfile::tempdir()?;
+    /// let tree = asv_fs::Root::open(dir.path())?;
+    /// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+    /// let plan = Plan::new(&lock, vec![Change::replace_file("a.md", b"a\n", Ownership::Force)])?;
+    /// lock.apply(plan)?;
+    /// assert_eq!(tree.read_file("a.md")?.as_deref(), Some(&b"a\n"[..]));
+    /// assert!(lock.warnings().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn apply(&self, plan: crate::Plan<'_>) -> Result<Applied> {
         let applied = plan.apply(self)?;
         if !applied.warnings().is_empty() {
@@ -174,6 +190,33 @@ impl Root {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plan_is_applied_only_under_its_own_trees_lock() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (ta, tb) = (Root::open(a.path()).unwrap(), Root::open(b.path()).unwrap());
+        let lock = ta.lock_for_writing(Duration::ZERO).unwrap();
+        let change = || {
+            vec![crate::Change::replace_file(
+                "x",
+                b"x\n",
+                crate::Ownership::Force,
+            )]
+        };
+        let err = crate::Plan::new(&tb, change())
+            .unwrap()
+            .apply(&lock)
+            .unwrap_err();
+        assert!(matches!(err, Error::NotLocked { .. }), "{err:?}");
+        assert_eq!(tb.kind("x").unwrap(), None);
+        // Another `Root` of the same directory is the same tree.
+        let again = Root::open(a.path()).unwrap();
+        crate::Plan::new(&again, change())
+            .unwrap()
+            .apply(&lock)
+            .unwrap();
+        assert!(ta.kind("x").unwrap().is_some());
+    }
 
     #[test]
     fn a_second_writer_is_refused_and_named() {

@@ -385,11 +385,13 @@ fn parse(input: impl Read) -> Result<Record, JournalProblem> {
     }
     if header != HEADER {
         // `asv-journal <n>\n` with another number: a format of another version.
-        return Err(if header.starts_with(b"asv-journal ") && header.ends_with(b"\n") {
-            JournalProblem::OtherFormat
-        } else {
-            JournalProblem::NotAJournal
-        });
+        return Err(
+            if header.starts_with(b"asv-journal ") && header.ends_with(b"\n") {
+                JournalProblem::OtherFormat
+            } else {
+                JournalProblem::NotAJournal
+            },
+        );
     }
     let mut fields = Fields {
         input: reader,
