@@ -9,6 +9,7 @@
 use asv_contracts::{Event, Violation};
 use asv_skills::install::Installed;
 use asv_skills::lifecycle::{Added, Pin, Pulled, State, Status, skill_dir};
+use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
 use serde::Serialize;
 
@@ -147,6 +148,9 @@ struct AddedFields<'a> {
     source: &'a str,
     revision: &'a str,
     hash: &'a str,
+    /// Where the local name came from: `option`, `manifest` or `directory`.
+    #[serde(rename = "namedBy")]
+    named_by: &'static str,
 }
 
 /// `skill status`: one skill's state.
@@ -414,6 +418,18 @@ pub fn added(format: Format, a: &Added) -> String {
             a.hash
         ),
     };
+    // The name is said when it is not the upstream directory's, so the user knows which rule
+    // chose it.
+    let message = match a.named_by {
+        NamedBy::Manifest if a.name != a.upstream => format!(
+            "{message}; named by its SKILL.md (upstream directory {})",
+            asv_fs::quote::DisplayPath(&a.upstream)
+        ),
+        NamedBy::Directory => {
+            format!("{message}; named after its directory (its SKILL.md gives no usable name)")
+        }
+        _ => message,
+    };
     Line::new(Level::Notice, "added", message).at(&dir).render(
         format,
         AddedFields {
@@ -421,6 +437,7 @@ pub fn added(format: Format, a: &Added) -> String {
             source: &a.source,
             revision: a.pin.as_str(),
             hash: &a.hash,
+            named_by: a.named_by.code(),
         },
     )
 }
@@ -520,6 +537,7 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             to,
             kept_local,
             lost_base,
+            ..
         } => PulledFields::Updated {
             name,
             from,

@@ -37,6 +37,7 @@ pub mod intent;
 pub mod lifecycle;
 pub mod lock;
 pub mod manage;
+pub mod naming;
 pub mod package;
 mod paths;
 mod placing;
@@ -48,6 +49,7 @@ mod validate;
 pub use asv_skilltree::normalize_name;
 pub use error::Error;
 pub use validate::{
-    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Rule, Severity,
-    has_errors, manifest_name, name_problem, validate_skill, validate_tree,
+    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Profile, Rule,
+    Severity, has_errors, manifest_name, name_problem, validate_skill, validate_skill_as,
+    validate_tree, validate_tree_as,
 };

@@ -25,13 +25,14 @@ use asv_skilltree::{SKILL_MANIFEST, SkillTree, Stamps};
 
 use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
+use crate::naming::{NamedBy, local_name};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
     At, Source, Taken, base_changes, base_digests, base_dir, check_source_path, keep_base,
     kept_base, listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
-use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
+use crate::{Finding, Profile, Severity, manifest_name, name_problem, validate_tree_as};
 
 pub use asv_model::layout::SKILLS_DIR;
 
@@ -61,6 +62,10 @@ pub struct AddRequest {
 pub struct Added {
     /// The local name.
     pub name: String,
+    /// Where the local name came from ([`crate::naming::local_name`]).
+    pub named_by: NamedBy,
+    /// The name of the directory the skill came from (the source's name for its root).
+    pub upstream: String,
     /// The source as recorded.
     pub source: String,
     /// What the import is pinned to, as the lock records it.
@@ -153,6 +158,8 @@ pub enum Pulled {
         kept_local: bool,
         /// Where the base belonged when it was lost and the merge was made without one.
         lost_base: Option<String>,
+        /// What the consumer's rules warn of in the merged skill ([`Profile::Consumer`]).
+        warnings: Vec<Finding>,
     },
     /// The merge conflicts: nothing was placed (or, with `--write-conflicts`, the files with
     /// markers were placed and the skill waits for `skill resolve`).
@@ -374,13 +381,25 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     let mut lock = SkillLock::load(root)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
-    let name = match &request.name {
-        Some(n) => n.clone(),
-        None => default_name(&source, &path),
-    };
-    if let Some(problem) = name_problem(&name) {
-        return Err(Error::BadName { name, problem });
+    if let Some(name) = &request.name
+        && let Some(problem) = name_problem(name)
+    {
+        return Err(Error::BadName {
+            name: name.clone(),
+            problem,
+        });
     }
+    let at = match (&source, &request.reference) {
+        (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
+        (_, None) => At::DefaultBranch,
+    };
+    // The source is read before the name is judged: the skill's own `name:` names it, and a
+    // path that holds no skill is the first thing to say.
+    let taken = take(root, &source, &path, at, options)?;
+    let own_name = manifest_name(&taken.tree);
+    let upstream_dir = default_name(&source, &path);
+    let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
     let dir = skill_dir(&name);
     let standing = root.kind(&dir)?;
     // An imported skill whose directory is gone holds no local edits: it is taken again and
@@ -391,22 +410,19 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     if standing.is_some() {
         return Err(Error::Occupied { path: dir });
     }
-    let at = match (&source, &request.reference) {
-        (_, Some(r)) => At::Ref(r),
-        (Source::Local(_), None) => At::Now,
-        (_, None) => At::DefaultBranch,
-    };
-    let taken = take(root, &source, &path, at, options)?;
     // `--name` other than the skill's own name renames it: the `name:` line is the one local
     // edit, made to a copy of upstream, so the base stays upstream's and every pull keeps the
     // rename through the merge.
-    let placed = match &request.name {
-        Some(n) if manifest_name(&taken.tree).as_deref() != Some(n.as_str()) => {
-            renamed(&taken.tree, n)?
+    let placed = match named_by {
+        NamedBy::Option if own_name.as_deref() != Some(name.as_str()) => {
+            renamed(&taken.tree, &name)?
         }
         _ => taken.tree.clone(),
     };
-    let findings = refuse_errors(validate_tree(&placed, &dir)?, Remedy::FixUpstream)?;
+    let findings = refuse_errors(
+        validate_tree_as(&placed, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
     taken.tree.check_paths()?;
     placed.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
@@ -446,6 +462,8 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     };
     Ok(Added {
         name,
+        named_by,
+        upstream: upstream_dir,
         source: source.as_str().to_owned(),
         pin,
         hash,
@@ -519,40 +537,53 @@ pub fn add_all(
             path: dir,
         });
     }
-    // Every name, then every skill, is judged before anything is written.
-    for name in skills.keys() {
-        if let Some(problem) = name_problem(name) {
-            return Err(Error::BadName {
-                name: name.clone(),
-                problem,
+    // Every skill is named and judged before anything is written, and every refusal is
+    // collected, so one run says all that stands in the way.
+    let mut refused = Vec::new();
+    let mut named: BTreeMap<String, (String, NamedBy, SkillTree, Vec<Finding>)> = BTreeMap::new();
+    for (upstream, tree) in skills {
+        let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
+            Ok(n) => n,
+            Err(e) => {
+                refused.push(e);
+                continue;
+            }
+        };
+        if let Some((other, ..)) = named.get(&name) {
+            refused.push(Error::SameName {
+                repository: source.as_str().to_owned(),
+                name,
+                dirs: [other.clone(), upstream],
             });
+            continue;
         }
-        let standing = root.kind(&skill_dir(name))?;
-        if lock.skills.contains_key(name) && standing.is_some() {
-            return Err(Error::AlreadyImported { name: name.clone() });
+        match judge_for_all(root, &lock, &source, &name, &tree) {
+            Ok(findings) => {
+                named.insert(name, (upstream, named_by, tree, findings));
+            }
+            Err(e) => refused.push(e),
         }
-        if standing.is_some() {
-            return Err(Error::OccupiedForAll {
-                path: skill_dir(name),
+    }
+    match refused.len() {
+        0 => {}
+        1 => return Err(refused.remove(0)),
+        _ => {
+            return Err(Error::Refused {
+                repository: source.as_str().to_owned(),
+                dir: dir.clone(),
+                refused,
             });
         }
     }
-    let mut judged = Vec::with_capacity(skills.len());
-    for (name, tree) in &skills {
-        let findings = refuse_errors(validate_tree(tree, &skill_dir(name))?, Remedy::FixUpstream)?;
-        tree.check_paths()?;
-        portable_tree(source.as_str(), tree)?;
-        judged.push(findings);
-    }
-    let mut changes = Vec::with_capacity(skills.len() * 2 + 2);
+    let mut changes = Vec::with_capacity(named.len() * 2 + 2);
     let mut bases = std::collections::BTreeSet::new();
-    let mut rows = Vec::with_capacity(skills.len());
-    let mut added = Vec::with_capacity(skills.len());
-    for ((name, tree), warnings) in skills.iter().zip(judged) {
+    let mut rows = Vec::with_capacity(named.len());
+    let mut added = Vec::with_capacity(named.len());
+    for (name, (upstream, named_by, tree, warnings)) in &named {
         let path = if dir == "." {
-            name.clone()
+            upstream.clone()
         } else {
-            format!("{dir}/{name}")
+            format!("{dir}/{upstream}")
         };
         let hash = tree.hash();
         // A directory read as it stands is pinned to each skill's own tree, as a single add of
@@ -591,19 +622,50 @@ pub fn add_all(
         ));
         added.push(Added {
             name: name.clone(),
+            named_by: *named_by,
+            upstream: upstream.clone(),
             source: source.as_str().to_owned(),
             pin: match at {
                 At::Now => Pin::Tree(revision),
                 _ => Pin::Commit(revision),
             },
             hash,
-            warnings,
+            warnings: warnings.clone(),
         });
     }
     changes.extend(lock_changes(root, &loaded, &lock)?);
     changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
     root.apply(Plan::new(root, changes)?)?;
     Ok(added)
+}
+
+/// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and
+/// its content within the consumer's rules ([`Profile::Consumer`]) and writable on every host.
+/// The warnings back when it can.
+fn judge_for_all(
+    root: &Root,
+    lock: &SkillLock,
+    source: &Source,
+    name: &str,
+    tree: &SkillTree,
+) -> Result<Vec<Finding>, Error> {
+    let dir = skill_dir(name);
+    let standing = root.kind(&dir)?;
+    if lock.skills.contains_key(name) && standing.is_some() {
+        return Err(Error::AlreadyImported {
+            name: name.to_owned(),
+        });
+    }
+    if standing.is_some() {
+        return Err(Error::OccupiedForAll { path: dir });
+    }
+    let findings = refuse_errors(
+        validate_tree_as(tree, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
+    tree.check_paths()?;
+    portable_tree(source.as_str(), tree)?;
+    Ok(findings)
 }
 
 /// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
@@ -677,8 +739,10 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
             State::Conflicted
         } else {
             match SkillTree::read(root, &dir)
-                .and_then(|tree| validate_tree(&tree, &dir).map(|found| (tree, found)))
-            {
+                // An import is judged as it was taken: by the consumer's rules.
+                .and_then(|tree| {
+                    validate_tree_as(&tree, &dir, Profile::Consumer).map(|found| (tree, found))
+                }) {
                 Err(e) => State::Invalid(e.to_string()),
                 Ok((tree, findings)) => {
                     match findings.into_iter().find(|f| f.severity == Severity::Error) {
@@ -1151,7 +1215,13 @@ fn pull_one(
         };
         return Ok((pulled, writes));
     }
-    refuse_errors(validate_tree(&merged.tree, &dir)?, Remedy::FixUpstream)?;
+    // Upstream's content is taken as agents would load it: what the specification forbids
+    // but agents accept is a warning, so an upstream commit that breaks a rule never leaves
+    // the skill stuck.
+    let warnings = refuse_errors(
+        validate_tree_as(&merged.tree, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
     portable_tree(&entry.source, &merged.tree)?;
     merged.tree.check_paths()?;
     upstream.tree.check_paths()?;
@@ -1173,6 +1243,7 @@ fn pull_one(
         from: entry.revision,
         to: upstream.revision,
         lost_base,
+        warnings,
     };
     Ok((pulled, writes))
 }
@@ -1255,7 +1326,12 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
             });
         }
     }
-    refuse_errors(validate_tree(&local, &dir)?, Remedy::FixLocal)?;
+    // Judged as a pull judges what it takes: the result holds upstream's text, which may break
+    // a rule agents do not enforce (a long description), and must not stay unresolvable.
+    refuse_errors(
+        validate_tree_as(&local, &dir, Profile::Consumer)?,
+        Remedy::FixLocal,
+    )?;
     let loaded = lock.clone();
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();

@@ -23,7 +23,7 @@ use crate::lifecycle::{
 use crate::lock::{Entry, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, check_source_path, take};
-use crate::validate::{Severity, refuse_errors, validate_tree};
+use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -345,7 +345,10 @@ pub fn sync(
                         });
                     }
                 }
-                refuse_errors(validate_tree(&taken.tree, &dir)?, Remedy::FixUpstream)?;
+                refuse_errors(
+                    validate_tree_as(&taken.tree, &dir, Profile::Consumer)?,
+                    Remedy::FixUpstream,
+                )?;
                 taken.tree.check_paths()?;
                 portable_tree(source.as_str(), &taken.tree)?;
                 changes.push(Change::replace(
@@ -809,7 +812,14 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
         }
         match SkillTree::read(root, &dir) {
             Ok(tree) => {
-                if let Some(f) = validate_tree(&tree, &dir)?
+                // An import is judged by the consumer's rules it was taken by; the user's own
+                // skills by every rule.
+                let profile = if lock.skills.contains_key(&name) {
+                    Profile::Consumer
+                } else {
+                    Profile::Author
+                };
+                if let Some(f) = validate_tree_as(&tree, &dir, profile)?
                     .into_iter()
                     .find(|f| f.severity == Severity::Error)
                 {

@@ -301,11 +301,16 @@ fn local_edits_to_a_skill_removed_upstream_are_kept() {
 #[test]
 fn status_reports_missing_and_invalid() {
     let (_up, me) = imported();
+    // A name that differs from the directory is what agents load (a warning of the consumer's
+    // rules); a name that is no text is not.
     edit(&me, "skills/pdf/SKILL.md", "name: pdf", "name: other");
+    let out = me.run(&["skill", "status"]);
+    assert!(out.stdout.starts_with("pdf: modified"), "{}", out.stdout);
+    edit(&me, "skills/pdf/SKILL.md", "name: other", "name: [a]");
     let out = me.run(&["skill", "status"]);
     assert!(
         out.stdout
-            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name \"other\" differs"),
+            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name is a list, expected text"),
         "{}",
         out.stdout
     );
@@ -335,7 +340,10 @@ fn bad_input_is_refused_and_nothing_is_written() {
         SKILL.replace("name: pdf", "name: piped"),
     );
     up.fifo("skills/piped/pipe");
-    up.write("skills/misnamed/SKILL.md", SKILL);
+    up.write(
+        "skills/undescribed/SKILL.md",
+        "---\nname: undescribed\n---\nBody\n",
+    );
     up.write(
         "skills/lower/skill.md",
         SKILL.replace("name: pdf", "name: lower"),
@@ -348,7 +356,7 @@ fn bad_input_is_refused_and_nothing_is_written() {
         (&["../outside"], "leaves the repository"),
         (&["skills/../secret"], "leaves the repository"),
         (&["/etc"], "leaves the repository"),
-        (&["skills/misnamed"], "differs from the directory name"),
+        (&["skills/undescribed"], "has no description"),
         (&["skills/lower"], "rename it to SKILL.md exactly"),
         (&["skills/none"], "holds no files under"),
         (
@@ -386,9 +394,9 @@ fn bad_input_is_refused_and_nothing_is_written() {
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), "mine\n");
     // --name places under another directory, judged by that name
     let me = Repo::empty();
-    let out = me.run(&["skill", "add", &src, "skills/misnamed", "--name", "pdf"]);
+    let out = me.run(&["skill", "add", &src, "skills/pdf", "--name", "pdf-tools"]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(me.exists("skills/pdf/SKILL.md"));
+    assert!(me.exists("skills/pdf-tools/SKILL.md"));
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
 fn add_refusals_write_nothing() {
     let up = Dir::new();
     up.write(MD, &skill_md("pdf"));
-    up.write("skills/odd/SKILL.md", &skill_md("other"));
+    up.write("skills/odd/SKILL.md", "---\nname: odd\n---\nBody\n");
     up.write("skills/empty/.DS_Store", "junk");
     let me = Dir::new();
     me.write("skills/taken/keep.md", "mine\n");
@@ -135,7 +135,7 @@ fn add_refusals_write_nothing() {
         }),
         ("breaks the rules", request(&up, "skills/odd"), |e| {
             matches!(e, Error::Invalid { first, more: 0, remedy: asv_skills::error::Remedy::FixUpstream }
-                if first.rule == asv_skills::Rule::NameMismatch
+                if first.rule == asv_skills::Rule::DescriptionMissing
                     && first.path == "skills/odd/SKILL.md")
         }),
         (
@@ -166,7 +166,7 @@ fn add_refusals_write_nothing() {
         assert!(want(&e), "{what}: {e:?}");
         assert_eq!(me.snapshot(), before, "{what}: wrote something");
     }
-    // A second add of an imported name is refused before the source is read.
+    // A second add of an imported name is refused, and writes nothing.
     lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     let before = me.snapshot();
     let e =
@@ -250,10 +250,14 @@ fn status_follows_the_local_copy() {
     // Editing it back is clean again: state is by content, not by time.
     me.edit(MD, "ONE", "one");
     assert_eq!(state(&me), State::Clean);
+    // An import is judged by the consumer's rules: a name that differs from its directory is
+    // a warning, a name that is no text an error.
     me.edit(MD, "name: pdf", "name: other");
+    assert_eq!(state(&me), State::Modified);
+    me.edit(MD, "name: other", "name: 7");
     match state(&me) {
         State::Invalid(why) => assert!(
-            why.starts_with("skills/pdf/SKILL.md: name \"other\" differs"),
+            why.starts_with("skills/pdf/SKILL.md: name is a number, expected text"),
             "{why}"
         ),
         other => panic!("{other:?}"),
@@ -299,6 +303,7 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
             to: upstream.hash(),
             kept_local: true,
             lost_base: None,
+            warnings: vec![],
         }]
     );
     assert_eq!(
@@ -1097,6 +1102,7 @@ fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
             to: third.clone(),
             kept_local: true,
             lost_base: None,
+            warnings: vec![],
         }]
     );
     let text = me.read(MD);
@@ -1233,6 +1239,7 @@ fn pulled_lines_say_what_happened() {
                 to: "r2".to_owned(),
                 kept_local: true,
                 lost_base: None,
+                warnings: vec![],
             },
             vec!["pdf: updated r1 -> r2 (local edits kept)"],
         ),
