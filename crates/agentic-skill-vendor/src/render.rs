@@ -161,6 +161,9 @@ struct StatusFields<'a> {
     reason: Option<&'a str>,
     source: &'a str,
     revision: &'a str,
+    /// The revision a pull found the skill gone upstream at (empty for a local directory).
+    #[serde(rename = "removedUpstream")]
+    removed_upstream: Option<&'a str>,
 }
 
 /// `skill pull`: what happened to one skill.
@@ -449,10 +452,15 @@ pub fn status(format: Format, s: &Status) -> String {
         _ => None,
     };
     let state = s.state.as_str();
-    let shown = match reason {
+    let mut shown = match reason {
         Some(why) => format!("{state} ({why})"),
         None => state.to_owned(),
     };
+    match s.removed_upstream.as_deref() {
+        Some("") => shown.push_str("; removed upstream, kept as it is"),
+        Some(at) => shown.push_str(&format!("; removed upstream at {at}, kept as it is")),
+        None => {}
+    }
     match format {
         Format::Text => format!("{}: {shown}", s.name),
         Format::Github => {
@@ -475,6 +483,7 @@ pub fn status(format: Format, s: &Status) -> String {
                     reason,
                     source: &s.source,
                     revision: &s.revision,
+                    removed_upstream: s.removed_upstream.as_deref(),
                 },
             ),
     }
@@ -489,6 +498,7 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 Pulled::UpToDate { name, .. } => ("up-to-date", name),
                 Pulled::Updated { name, .. } => ("updated", name),
                 Pulled::Conflicts { name, .. } => ("conflicts", name),
+                Pulled::Waiting { name, .. } => ("waiting", name),
                 Pulled::RemovedUpstream { name, .. } => ("removed-upstream", name),
             };
             let dir = skill_dir(name);
@@ -518,6 +528,11 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 }));
                 out
             }
+            Pulled::Waiting { name, .. } => vec![
+                Line::new(Level::Error, "waiting", p.lines().swap_remove(0))
+                    .at(&skill_dir(name))
+                    .annotation(),
+            ],
             _ => p
                 .lines()
                 .into_iter()
@@ -530,7 +545,9 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
 /// The fields of one skill's pull in JSON.
 fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
     match p {
-        Pulled::UpToDate { name, revision } => PulledFields::UpToDate { name, revision },
+        Pulled::UpToDate { name, revision } | Pulled::Waiting { name, revision } => {
+            PulledFields::UpToDate { name, revision }
+        }
         Pulled::Updated {
             name,
             from,
@@ -822,6 +839,32 @@ pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
 
 /// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`.
 pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
+    if o.removed_upstream {
+        let at = if o.now.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", o.now)
+        };
+        let message = format!(
+            "removed upstream{at}; {} is kept as it is (skill remove {} drops it)",
+            skill_dir(&o.name),
+            o.name
+        );
+        return match format {
+            Format::Text => format!("{}: {message}", o.name),
+            _ => Line::new(Level::Notice, "removed-upstream", message)
+                .at(&skill_dir(&o.name))
+                .render(
+                    format,
+                    OutdatedFields {
+                        name: &o.name,
+                        locked: &o.locked,
+                        now: &o.now,
+                        reference: o.reference.as_deref(),
+                    },
+                ),
+        };
+    }
     let message = format!(
         "{} -> {} ({})",
         o.locked,

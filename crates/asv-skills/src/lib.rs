@@ -41,6 +41,7 @@ pub mod naming;
 pub mod package;
 mod paths;
 mod placing;
+mod rename;
 pub mod sync;
 pub mod targets;
 pub mod upstream;

@@ -133,6 +133,9 @@ pub struct Status {
     pub source: String,
     /// The locked revision.
     pub revision: String,
+    /// The revision a pull found the skill gone upstream at, when it did (empty for a local
+    /// directory): the copy is kept as it is.
+    pub removed_upstream: Option<String>,
 }
 
 /// What a pull did to one skill.
@@ -175,6 +178,14 @@ pub enum Pulled {
         /// Where the base belonged when it was lost and the merge was made without one.
         lost_base: Option<String>,
     },
+    /// In a pull of several skills, one whose earlier pull's conflicts still wait for `skill
+    /// resolve`: left as it is while the others are pulled.
+    Waiting {
+        /// The skill.
+        name: String,
+        /// The upstream revision its conflicts came from.
+        revision: String,
+    },
     /// Upstream no longer holds the skill; the local copy is kept as it is.
     RemovedUpstream {
         /// The skill.
@@ -198,7 +209,7 @@ fn conflict_count(n: usize) -> String {
 impl Pulled {
     /// Whether this outcome leaves work for the user (a conflict).
     pub fn is_conflict(&self) -> bool {
-        matches!(self, Pulled::Conflicts { .. })
+        matches!(self, Pulled::Conflicts { .. } | Pulled::Waiting { .. })
     }
 
     /// The skill.
@@ -207,6 +218,7 @@ impl Pulled {
             Pulled::UpToDate { name, .. }
             | Pulled::Updated { name, .. }
             | Pulled::Conflicts { name, .. }
+            | Pulled::Waiting { name, .. }
             | Pulled::RemovedUpstream { name, .. } => name,
         }
     }
@@ -276,6 +288,9 @@ impl Pulled {
                 );
                 lines
             }
+            Pulled::Waiting { name, revision } => vec![format!(
+                "{name}: not pulled; the conflicts with upstream {revision} wait: edit them, then run skill resolve {name}"
+            )],
             Pulled::RemovedUpstream {
                 name,
                 revision,
@@ -415,7 +430,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     // rename through the merge.
     let placed = match named_by {
         NamedBy::Option if own_name.as_deref() != Some(name.as_str()) => {
-            renamed(&taken.tree, &name)?
+            crate::rename::renamed(&taken.tree, &name)?
         }
         _ => taken.tree.clone(),
     };
@@ -437,6 +452,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
             revision: taken.revision.clone(),
             base_hash: hash.clone(),
             pending: None,
+            removed_upstream: None,
         },
     );
     // The skill, its base and the lock in one transaction: a failed write leaves none of them.
@@ -601,6 +617,7 @@ pub fn add_all(
                 revision: revision.clone(),
                 base_hash: hash.clone(),
                 pending: None,
+                removed_upstream: None,
             },
         );
         changes.push(Change::replace(
@@ -668,57 +685,6 @@ fn judge_for_all(
     Ok(findings)
 }
 
-/// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
-/// file byte for byte as it was (its line ending kept).
-///
-/// # Errors
-/// [`Error::Rename`] when SKILL.md has no frontmatter with a one-line `name:` at its top level.
-fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
-    let refuse = || Error::Rename {
-        name: name.to_owned(),
-    };
-    let manifest = tree.get(SKILL_MANIFEST).ok_or_else(refuse)?;
-    let bytes = manifest.data.read()?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| refuse())?;
-    let mut out = String::with_capacity(text.len() + name.len());
-    let mut replaced = false;
-    let mut in_frontmatter = false;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let content = line.trim_end_matches(['\n', '\r']);
-        let bare = if i == 0 {
-            content.strip_prefix('\u{feff}').unwrap_or(content)
-        } else {
-            content
-        };
-        if bare == "---" {
-            if i == 0 {
-                in_frontmatter = true;
-            } else if in_frontmatter {
-                in_frontmatter = false;
-            }
-        } else if in_frontmatter && !replaced && content.starts_with("name:") {
-            out.push_str("name: ");
-            out.push_str(name);
-            out.push_str(&line[content.len()..]);
-            replaced = true;
-            continue;
-        }
-        out.push_str(line);
-    }
-    let mut files = tree.files().to_vec();
-    for f in &mut files {
-        if f.path == SKILL_MANIFEST {
-            f.data = out.clone().into();
-        }
-    }
-    let result = SkillTree::from_files(files)?;
-    // The edit must read back as exactly this name (a folded or multi-line value would not).
-    if !replaced || manifest_name(&result).as_deref() != Some(name) {
-        return Err(refuse());
-    }
-    Ok(result)
-}
-
 /// `skill status`: the state of every imported skill, by name, offline.
 ///
 /// # Errors
@@ -747,7 +713,9 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
                 Ok((tree, findings)) => {
                     match findings.into_iter().find(|f| f.severity == Severity::Error) {
                         Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
-                        None if tree.hash() == entry.base_hash => State::Clean,
+                        None if crate::rename::is_clean(root, name, &entry.base_hash, &tree)? => {
+                            State::Clean
+                        }
                         None => State::Modified,
                     }
                 }
@@ -758,6 +726,7 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
             state,
             source: entry.source.clone(),
             revision: entry.revision.clone(),
+            removed_upstream: entry.removed_upstream.clone(),
         });
     }
     Ok(out)
@@ -1046,6 +1015,18 @@ fn pull_as(
     for name in names {
         let (pulled, writes) = match pull_one(root, &name, &mut lock, write_conflicts, options) {
             Ok(decided) => decided,
+            // One skill waiting for `skill resolve` does not hold up the others: it is said
+            // (and the run exits 1), they are pulled.
+            Err(Error::Conflicted { .. }) if several => {
+                let revision = lock
+                    .skills
+                    .get(&name)
+                    .and_then(|e| e.pending.as_ref())
+                    .map(|p| p.revision.clone())
+                    .unwrap_or_default();
+                out.push(Pulled::Waiting { name, revision });
+                continue;
+            }
             Err(e) if several => {
                 return Err(Error::PullRefused {
                     name,
@@ -1136,14 +1117,23 @@ fn pull_one(
     let upstream = match upstream? {
         Ok(upstream) => upstream,
         Err(revision) => {
+            // Recorded, so `skill outdated` says it once instead of at every run; the copy,
+            // its base and its pin stay as they are.
+            if let Some(e) = lock.skills.get_mut(&name) {
+                e.removed_upstream = Some(revision.clone());
+            }
             let pulled = Pulled::RemovedUpstream {
-                modified: local.hash() != entry.base_hash,
+                modified: !crate::rename::is_clean(root, &name, &entry.base_hash, &local)?,
                 revision,
                 name,
             };
             return Ok((pulled, writes));
         }
     };
+    // Upstream holds the skill (again).
+    if let Some(e) = lock.skills.get_mut(&name) {
+        e.removed_upstream = None;
+    }
     let upstream_hash = upstream.tree.hash();
     if upstream_hash == entry.base_hash {
         if upstream.revision != entry.revision
@@ -1184,12 +1174,27 @@ fn pull_one(
         Err(Error::BaseUnavailable { path, .. }) => (None, false, false, Some(path)),
         Err(e) => return Err(e),
     };
-    let merged = match &base {
-        Some(base) => merge(base, &local, &upstream.tree, &|b, l, r| {
+    // The tool's own rename (`skill add --name`) is taken out of the local copy before the
+    // merge and put back after it, so the `name:` line never conflicts with an upstream
+    // change beside it and is never counted as the user's edit.
+    let unrenamed = base
+        .as_ref()
+        .and_then(|base| crate::rename::unrenamed(&local, &name, manifest_name(base).as_deref()));
+    let ours = unrenamed.as_ref().unwrap_or(&local);
+    let mut merged = match &base {
+        Some(base) => merge(base, ours, &upstream.tree, &|b, l, r| {
             merge_text(b, l, r, LABELS)
         })?,
-        None => merge_without_base(&local, &upstream.tree, LABELS)?,
+        None => merge_without_base(ours, &upstream.tree, LABELS)?,
     };
+    // Compared by files before the rename is put back: the merged tree's hash would read
+    // again every file it left on disk.
+    let kept_local = merged.tree != upstream.tree;
+    if unrenamed.is_some()
+        && let Ok(tree) = crate::rename::renamed(&merged.tree, &name)
+    {
+        merged.tree = tree;
+    }
     if !merged.is_clean() {
         if write_conflicts {
             merged.tree.check_paths()?;
@@ -1229,8 +1234,6 @@ fn pull_one(
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
     }
-    // Compared by files: the merged tree's hash would read again every file it left on disk.
-    let kept_local = merged.tree != upstream.tree;
     if merged.tree != local {
         writes.place = Some((merged.tree, local, stamps));
     }

@@ -153,9 +153,11 @@ pub fn removal_changes(
         } else {
             Some(SkillTree::read(root, &dir)?)
         };
-        let modified = local
-            .as_ref()
-            .is_none_or(|local| local.hash() != entry.base_hash);
+        // The rename `--name` made is the tool's edit, not the user's.
+        let modified = match &local {
+            Some(local) => !crate::rename::is_clean(root, name, &entry.base_hash, local)?,
+            None => true,
+        };
         let conflicted = entry.pending.is_some();
         if (modified || conflicted) && !force {
             let edits = match (&local, kept_base(root, &entry.base_hash)?) {
@@ -225,6 +227,9 @@ pub struct Outdated {
     pub now: String,
     /// The ref followed; `None` for a local directory read as it stands.
     pub reference: Option<String>,
+    /// Upstream no longer holds the skill, as a pull found at `now` (empty for a local
+    /// directory): said once, not counted as outdated.
+    pub removed_upstream: bool,
 }
 
 /// `skill outdated`: each named imported skill (every one when `names` is empty; a name given
@@ -257,13 +262,35 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
             (Source::Local(_), None) => At::Now,
             (_, None) => At::DefaultBranch,
         };
-        let (now, reference) = resolve(root, &source, &entry.path, at, options)?;
+        let resolved = resolve(root, &source, &entry.path, at, options);
+        // A skill a pull found gone upstream is said once as such while upstream stays where
+        // the pull saw it (a local directory: while it still lacks the skill); a move since
+        // is news again, since the skill may be back.
+        if let Some(gone) = &entry.removed_upstream {
+            let still_gone = match &resolved {
+                Ok((now, _)) => now == gone,
+                Err(Error::NotInSource { .. }) => gone.is_empty(),
+                Err(_) => false,
+            };
+            if still_gone {
+                out.push(Outdated {
+                    name,
+                    locked: entry.revision.clone(),
+                    now: gone.clone(),
+                    reference: entry.reference.clone(),
+                    removed_upstream: true,
+                });
+                continue;
+            }
+        }
+        let (now, reference) = resolved?;
         if now != entry.revision {
             out.push(Outdated {
                 name,
                 locked: entry.revision.clone(),
                 now,
                 reference,
+                removed_upstream: false,
             });
         }
     }

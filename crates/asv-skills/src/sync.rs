@@ -366,6 +366,7 @@ pub fn sync(
                         revision: taken.revision.clone(),
                         base_hash: taken.tree.hash(),
                         pending: None,
+                        removed_upstream: None,
                     },
                 );
                 out.push(Synced::Taken {
@@ -385,7 +386,8 @@ pub fn sync(
             let dir = skill_dir(name);
             if root.kind(&dir)?.is_some() {
                 let tree = SkillTree::read(root, &dir)?;
-                if !force && (tree.hash() != entry.base_hash || entry.pending.is_some()) {
+                let edited = !crate::rename::is_clean(root, name, &entry.base_hash, &tree)?;
+                if !force && (edited || entry.pending.is_some()) {
                     return Err(Error::DropEdited {
                         name: name.clone(),
                         file: match crate::upstream::kept_base(root, &entry.base_hash)? {
@@ -399,7 +401,8 @@ pub fn sync(
                     if force {
                         Ownership::Force
                     } else {
-                        crate::lifecycle::still_local(entry.base_hash.clone())
+                        // As read: the base's hash, or the base's renamed by `--name`.
+                        crate::lifecycle::still_local(tree.hash())
                     },
                 ));
             }

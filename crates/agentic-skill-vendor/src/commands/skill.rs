@@ -468,7 +468,8 @@ pub fn outdated(settings: &Settings, names: &[String]) -> anyhow::Result<Report>
             .iter()
             .map(|o| render::outdated(settings.format, o))
             .collect(),
-        !moved.is_empty(),
+        // A skill gone upstream is news, not work: it is kept as it is.
+        moved.iter().any(|o| !o.removed_upstream),
     ))
 }
 

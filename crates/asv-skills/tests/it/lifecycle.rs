@@ -196,24 +196,26 @@ fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
             .replacen("name: pdf", "name: reader", 1)
             .replace('\n', "\r\n")
     );
-    // The base is upstream's, so the rename is a local edit that every pull keeps.
+    // The base is upstream's; the rename is the tool's own edit, not the user's: the copy is
+    // clean, and every pull puts the rename back over what it merged.
     assert_eq!(
         lock(&me).entry("reader").unwrap().base_hash,
         SkillTree::read(&up.fs, "skills/pdf").unwrap().hash()
     );
-    assert_eq!(state(&me), State::Modified);
+    assert_eq!(state(&me), State::Clean);
     up.edit(MD, "eight", "EIGHT");
     let pulled = pull(&me, false).unwrap();
     assert!(
         matches!(
             &pulled[..],
             [Pulled::Updated {
-                kept_local: true,
+                kept_local: false,
                 ..
             }]
         ),
         "{pulled:?}"
     );
+    assert_eq!(state(&me), State::Clean);
     let text = me.read("skills/reader/SKILL.md");
     assert!(
         text.contains("name: reader\r\n") && text.contains("EIGHT\r\n"),
@@ -919,21 +921,13 @@ fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pul
 fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
     type Break = fn(&Dir, &Dir);
     type Want = fn(&Error) -> bool;
-    let rows: [(&str, Break, Want); 4] = [
+    // (A skill waiting for `skill resolve` is no refusal: it is left as it is while the others
+    // are pulled.)
+    let rows: [(&str, Break, Want); 3] = [
         (
             "missing",
             |_, me| me.fs.remove_all("skills/doc").unwrap(),
             |e| matches!(e, Error::MissingImported { .. }),
-        ),
-        (
-            "conflicted",
-            |up, me| {
-                me.edit("skills/doc/SKILL.md", "four", "FOUR (ours)");
-                up.edit("skills/doc/SKILL.md", "four", "FOUR (theirs)");
-                lifecycle::pull(&me.lock(), &["doc".to_owned()], true, &Options::default())
-                    .unwrap();
-            },
-            |e| matches!(e, Error::Conflicted { .. }),
         ),
         (
             "merged result invalid",

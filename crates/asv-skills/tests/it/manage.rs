@@ -326,6 +326,7 @@ fn outdated_follows_a_local_git_repository_by_commit() {
             locked: first,
             now: second,
             reference: Some("main".to_owned()),
+            removed_upstream: false,
         }]
     );
     assert_eq!(me.snapshot(), before, "outdated writes nothing");
