@@ -116,15 +116,18 @@ pub enum SkillCommand {
         repository: String,
         /// The skill's directory in that repository (. for its root); with --all, the directory whose subdirectories are the skills
         path: String,
-        /// The local name (default: the last segment of the path)
+        /// The local name (default: the name its SKILL.md gives, else the last segment of the path)
         #[arg(long)]
         name: Option<String>,
-        /// The branch, tag or commit to follow (default: the repository's default branch; for a local git repository, its working tree as it stands)
+        /// The branch, tag or commit to follow (default: the repository's default branch, for a local git repository too)
         #[arg(long = "ref")]
         reference: Option<String>,
         /// Take every skill under the path (each directory directly under it holding a SKILL.md), all or none
         #[arg(long, conflicts_with = "name")]
         all: bool,
+        /// For a local git repository: read its working tree as it stands (uncommitted and untracked files, .gitignore honoured) instead of its default branch's commit
+        #[arg(long, conflicts_with = "reference")]
+        working_tree: bool,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
     Status,

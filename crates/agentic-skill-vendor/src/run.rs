@@ -348,14 +348,23 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 name,
                 reference,
                 all: false,
-            } => commands::skill::add(s, repository, path, name.as_deref(), reference.as_deref()),
+                working_tree,
+            } => commands::skill::add(
+                s,
+                repository,
+                path,
+                name.as_deref(),
+                reference.as_deref(),
+                *working_tree,
+            ),
             SkillCommand::Add {
                 repository,
                 path,
                 reference,
                 all: true,
+                working_tree,
                 ..
-            } => commands::skill::add_all(s, repository, path, reference.as_deref()),
+            } => commands::skill::add_all(s, repository, path, reference.as_deref(), *working_tree),
             SkillCommand::Status => commands::skill::status(s),
             SkillCommand::Pull {
                 names,
@@ -401,10 +410,11 @@ mod tests {
 
     #[test]
     fn the_side_comes_from_the_crate_that_raised_the_error() {
-        let internal = anyhow::Error::from(asv_contracts::Error::Gitignore {
-            path: ".gitignore".into(),
-            problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
-        });
+        let internal =
+            anyhow::Error::from(asv_contracts::Error::Model(asv_model::Error::Gitignore {
+                path: ".gitignore".into(),
+                problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
+            }));
         assert_eq!(fault_of(&internal).0, asv_fs::Side::Internal);
         let input = anyhow::Error::from(asv_contracts::Error::NoSkillsDir);
         assert_eq!(fault_of(&input).0, asv_fs::Side::Input);

@@ -40,9 +40,9 @@ mod formats;
 pub mod fuzz;
 mod model;
 
-pub use asv_model::{declaration, frontmatter, id, source, yaml};
+pub use asv_model::{declaration, frontmatter, id, ignore, source, yaml};
 pub use commands::{generate, init, lint, report, selftest, verify};
-pub use formats::{digest, document, ignore, json, lock, manifest, table_edit, typos};
+pub use formats::{digest, document, json, lock, manifest, table_edit, typos};
 pub use model::{cache, placement, raw, repository, snapshot};
 
 pub use digest::Digest;

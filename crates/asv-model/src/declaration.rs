@@ -485,19 +485,22 @@ mod tests {
             ),
         ];
         for (text, line, problem) in rows {
-            assert_eq!(
-                ids(text),
+            match ids(text) {
                 Err(Error::Declaration {
-                    path: "skills/s/SKILL.md".into(),
-                    line,
-                    problem,
-                }),
-                "{text:?}"
-            );
+                    path,
+                    line: at,
+                    problem: found,
+                }) => assert_eq!(
+                    (path.as_str(), at, found),
+                    ("skills/s/SKILL.md", line, problem),
+                    "{text:?}"
+                ),
+                other => panic!("{text:?}: {other:?}"),
+            }
         }
-        assert_eq!(
+        assert!(matches!(
             declared_ids("s", b"\xff"),
-            Err(Error::NotUtf8 { path: "s".into() })
-        );
+            Err(Error::NotUtf8 { path }) if path == "s"
+        ));
     }
 }

@@ -163,10 +163,23 @@ impl fmt::Display for DeclarationProblem {
     }
 }
 
-/// A text file that is not UTF-8, or a SKILL.md declaration the tool cannot read (input side);
-/// `asv-contracts` carries it as it is (`asv_contracts::Error::Model`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// A text file that is not UTF-8, a SKILL.md declaration the tool cannot read (input side), or
+/// a `.gitignore` that cannot be read or used; `asv-contracts` carries it as it is
+/// (`asv_contracts::Error::Model`).
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// Guarded tree access refused or failed (a `.gitignore` read).
+    #[error(transparent)]
+    Fs(#[from] asv_fs::Error),
+    /// A `.gitignore` file's rules cannot be used (internal side: see
+    /// [`GitignoreProblem::Unplaceable`]).
+    #[error("{}: {problem}", DisplayPath(path))]
+    Gitignore {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        problem: GitignoreProblem,
+    },
     /// The file is not UTF-8.
     #[error("{}: is not valid UTF-8; save it as UTF-8", DisplayPath(path))]
     NotUtf8 {
@@ -186,9 +199,12 @@ pub enum Error {
 }
 
 impl Error {
-    /// Which side the failure lies with: always [`Side::Input`], the file the user gave.
+    /// Which side the failure lies with: the file the user gave, but for a guarded read (which
+    /// says for itself) and rules gix-ignore cannot place (this tool's fault).
     pub fn side(&self) -> Side {
         match self {
+            Error::Fs(e) => e.side(),
+            Error::Gitignore { .. } => Side::Internal,
             Error::NotUtf8 { .. } | Error::Declaration { .. } => Side::Input,
         }
     }
@@ -197,9 +213,28 @@ impl Error {
     /// one is.
     pub fn location(&self) -> Option<Location> {
         Some(match self {
+            Error::Fs(e) => return e.location(),
+            Error::Gitignore { path, .. } => Location::file(path.clone()),
             Error::NotUtf8 { path } => Location::file(path.clone()),
             Error::Declaration { path, line, .. } => Location::at(path.clone(), *line),
         })
+    }
+}
+
+/// Why a `.gitignore` file's rules cannot be used.
+#[derive(Debug)]
+pub enum GitignoreProblem {
+    /// gix-ignore cannot place the rules under the file's directory: it found no parent
+    /// directory, or one it cannot spell as git path bytes. The paths passed are UTF-8 and
+    /// always have a parent (the root's is empty), so this is never expected.
+    Unplaceable(std::io::Error),
+}
+
+impl std::fmt::Display for GitignoreProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitignoreProblem::Unplaceable(e) => e.fmt(f),
+        }
     }
 }
 

@@ -14,6 +14,7 @@ pub mod frontmatter;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod id;
+pub mod ignore;
 pub mod json;
 pub mod layout;
 pub mod source;

@@ -285,6 +285,10 @@ pub enum Error {
     /// Guarded tree access refused or failed.
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
+    /// A `.gitignore` of a local source that cannot be read or used, as the shared model
+    /// refuses it.
+    #[error(transparent)]
+    Model(#[from] asv_model::Error),
     /// The skill tree model refused a tree (a link, a path that escapes, …).
     #[error(transparent)]
     Tree(#[from] asv_skilltree::Error),
@@ -566,6 +570,15 @@ pub enum Error {
         /// What it is.
         what: &'static str,
     },
+    /// `--working-tree` with a source that has none here (input side).
+    #[error(
+        "{}: --working-tree reads a local git repository's working tree; this source is not a local directory, so leave the flag out",
+        json_string(given)
+    )]
+    WorkingTreeRemote {
+        /// The source as given.
+        given: String,
+    },
     /// A local name that is not a usable skill name (input side).
     #[error(
         "the skill name {} {problem}; pass --name with lowercase letters, digits and hyphens",
@@ -819,6 +832,7 @@ impl Error {
         match self {
             Error::PullRefused { source, .. } => source.side(),
             Error::Fs(e) => e.side(),
+            Error::Model(e) => e.side(),
             Error::Tree(e) => e.side(),
             Error::Archive(e) => e.side(),
             // The transport knows whose a refusal is: a bad URL or ref is the input's, a
@@ -840,6 +854,7 @@ impl Error {
         match self {
             Error::PullRefused { source, .. } => source.location(),
             Error::Fs(e) => e.location(),
+            Error::Model(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
             Error::Refused { refused, .. } => refused.first().and_then(Error::location),

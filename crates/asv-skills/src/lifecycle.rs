@@ -28,7 +28,7 @@ use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::naming::{NamedBy, local_name};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
-    At, Source, Taken, base_changes, base_digests, base_dir, check_source_path, keep_base,
+    At, Source, Taken, at_for, base_changes, base_digests, base_dir, check_source_path, keep_base,
     kept_base, listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
@@ -55,6 +55,9 @@ pub struct AddRequest {
     pub name: Option<String>,
     /// The branch, tag or commit to follow; by default the source's default branch.
     pub reference: Option<String>,
+    /// For a local git repository, read its working tree as it stands rather than its
+    /// default branch's commit ([`crate::upstream::at_for`]).
+    pub working_tree: bool,
 }
 
 /// A skill `skill add` placed.
@@ -404,11 +407,12 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
             problem,
         });
     }
-    let at = match (&source, &request.reference) {
-        (_, Some(r)) => At::Ref(r),
-        (Source::Local(_), None) => At::Now,
-        (_, None) => At::DefaultBranch,
-    };
+    let at = at_for(
+        root,
+        &source,
+        request.reference.as_deref(),
+        request.working_tree,
+    )?;
     // The source is read before the name is judged: the skill's own `name:` names it, and a
     // path that holds no skill is the first thing to say.
     let taken = take(root, &source, &path, at, options)?;
@@ -496,6 +500,8 @@ pub struct AddAllRequest {
     pub dir: String,
     /// The branch, tag or commit to follow; by default the source's default branch.
     pub reference: Option<String>,
+    /// As [`AddRequest::working_tree`].
+    pub working_tree: bool,
 }
 
 /// The skills of `tree` (a directory of a source): each directory directly under it that holds
@@ -540,11 +546,12 @@ pub fn add_all(
     let loaded = lock.clone();
     let source = Source::parse(&request.repository)?;
     let dir = check_source_path(&request.dir)?.to_owned();
-    let at = match (&source, &request.reference) {
-        (_, Some(r)) => At::Ref(r),
-        (Source::Local(_), None) => At::Now,
-        (_, None) => At::DefaultBranch,
-    };
+    let at = at_for(
+        root,
+        &source,
+        request.reference.as_deref(),
+        request.working_tree,
+    )?;
     let taken = take(root, &source, &dir, at, options)?;
     let skills = skills_under(&taken.tree)?;
     if skills.is_empty() {

@@ -5,10 +5,11 @@
 //! the three skipped names left out as a directory read leaves them out, and any link or
 //! submodule refused by name, so the tree hashed is exactly the tree written.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use asv_fs::{Change, Ownership, Plan, Root, WriterLock};
+use asv_fs::{Change, Ownership, Plan, Root, WriterLock, join};
 use asv_model::source::{RepositorySpec, Revision};
 use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
@@ -132,6 +133,40 @@ pub fn take(
     }
 }
 
+/// What a new import of `source` reads when asked for `reference`: that ref; else, for a
+/// local directory that is the top of a git repository, its default branch's commit (tracked
+/// files only, as any other git source; `working_tree` asks for the working tree as it stands
+/// instead); else a local directory as it stands; else the source's default branch.
+///
+/// # Errors
+/// [`Error::WorkingTreeRemote`] for `working_tree` with a source that is not local; a
+/// guarded-read failure looking for the local directory's `.git`.
+pub fn at_for<'a>(
+    root: &Root,
+    source: &Source,
+    reference: Option<&'a str>,
+    working_tree: bool,
+) -> Result<At<'a>, Error> {
+    Ok(match (source, reference) {
+        (_, Some(r)) => At::Ref(r),
+        (Source::Local(dir), None) => {
+            let is_git = !working_tree
+                && Root::open(root.root().join(Path::new(dir)))
+                    .ok()
+                    .map(|local| is_git_repository(&local))
+                    .transpose()?
+                    .unwrap_or(false);
+            if is_git { At::DefaultBranch } else { At::Now }
+        }
+        (Source::Remote(spec), None) if working_tree => {
+            return Err(Error::WorkingTreeRemote {
+                given: spec.as_str().to_owned(),
+            });
+        }
+        (Source::Remote(_), None) => At::DefaultBranch,
+    })
+}
+
 /// Whether `source` (a local directory's tree) is a git repository: a work tree with its
 /// `.git`, or a bare repository.
 fn is_git_repository(source: &Root) -> Result<bool, Error> {
@@ -247,7 +282,10 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
             revision: "the directory as it stands".to_owned(),
         });
     }
-    let tree = SkillTree::read(&source, rel)?;
+    // A plain directory is read as git would commit it: what its `.gitignore` files (from the
+    // source's top down) exclude is never walked into, let alone taken (`.env`,
+    // `node_modules/`, `__pycache__/`).
+    let tree = read_unignored(&source, rel)?;
     if tree.is_empty() {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),
@@ -260,6 +298,48 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
         reference: None,
         tree,
     })
+}
+
+/// The skill at `rel` of the plain directory `source`, without what its `.gitignore` files
+/// exclude (each directory's rules read as the walk enters it, deeper ones winning as in git).
+/// A skill directory that is itself excluded reads as empty.
+///
+/// # Errors
+/// A `.gitignore` that cannot be read or used; as [`SkillTree::read`].
+fn read_unignored(source: &Root, rel: &str) -> Result<SkillTree, Error> {
+    use asv_model::ignore::IgnoreRules;
+    let Some(top) = IgnoreRules::for_dir(source, rel)? else {
+        return Ok(SkillTree::default());
+    };
+    // The rules in force in each directory met, from the skill's own down; a directory's
+    // entries are always met after the directory itself.
+    let mut rules: BTreeMap<String, IgnoreRules> = BTreeMap::new();
+    let mut failure: Option<asv_model::Error> = None;
+    // `for_dir` has read every `.gitignore` from the source's top down to `rel` itself.
+    rules.insert(String::new(), top);
+    let tree = SkillTree::read_filtered(source, rel, &mut |path, is_dir| {
+        let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+        let Some(here) = rules.get(parent) else {
+            return false;
+        };
+        let full = join(rel, path);
+        if here.is_excluded(&full, is_dir) {
+            return false;
+        }
+        if is_dir {
+            let mut below = here.clone();
+            if let Err(e) = below.add_dir(source, &full) {
+                failure.get_or_insert(e);
+                return false;
+            }
+            rules.insert(path.to_owned(), below);
+        }
+        true
+    })?;
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(tree),
+    }
 }
 
 /// The skill at `path` of a repository read through `transport`, at `at`; `label` names the

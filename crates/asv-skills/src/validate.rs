@@ -496,7 +496,10 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
                 // says all the same, should the reader ever refuse for another reason.
                 let rule = match &e {
                     asv_model::Error::NotUtf8 { .. } => Rule::SkillMdEncoding,
-                    asv_model::Error::Declaration { .. } => Rule::FrontmatterSyntax,
+                    // The frontmatter reader reads no file, so neither is ever met here.
+                    asv_model::Error::Declaration { .. }
+                    | asv_model::Error::Fs(_)
+                    | asv_model::Error::Gitignore { .. } => Rule::FrontmatterSyntax,
                 };
                 out.push(error(rule, strip_path(&e.to_string(), &skill_md)));
                 return out;

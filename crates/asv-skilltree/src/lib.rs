@@ -145,6 +145,29 @@ impl SkillTree {
         read_tree(root, dir, false, Budget::unlimited())
     }
 
+    /// Reads `dir` as [`SkillTree::read`] does, leaving out every entry `keep` declines:
+    /// `keep(path under dir, is_directory)` is asked of each entry as the walk meets it, and
+    /// a directory declined is never walked into (so what another rule excludes, such as a
+    /// local source's `.gitignore`, cannot refuse the read with a link inside it). An entry
+    /// kept is judged as a plain read judges it.
+    ///
+    /// # Errors
+    /// As [`SkillTree::read`].
+    pub fn read_filtered(
+        root: &Root,
+        dir: &str,
+        keep: &mut dyn FnMut(&str, bool) -> bool,
+    ) -> Result<Self, Error> {
+        let mut listing = Vec::new();
+        list_into(root, dir, "", false, &mut listing, keep)?;
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
+        for (rel, full) in listing {
+            reading.file(&full, rel)?;
+        }
+        Ok(reading.finish())
+    }
+
     /// [`SkillTree::read`], with the stamp of every file as it was opened: what
     /// [`Stamps::still_hold`] needs to tell later, mostly without reading, that `dir` still
     /// holds the tree. The tree's hash is left to the first [`SkillTree::hash`] (which reads
@@ -572,7 +595,7 @@ fn read_stopping(
 /// (bytewise by path).
 fn sorted_files(root: &Root, top: &str, strict: bool) -> Result<Vec<(String, String)>, Error> {
     let mut listing = Vec::new();
-    list_into(root, top, "", strict, &mut listing)?;
+    list_into(root, top, "", strict, &mut listing, &mut |_, _| true)?;
     listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     Ok(listing)
 }
@@ -584,6 +607,7 @@ fn list_into(
     sub: &str,
     strict: bool,
     files: &mut Vec<(String, String)>,
+    keep: &mut dyn FnMut(&str, bool) -> bool,
 ) -> Result<(), Error> {
     // `top` itself rather than `top/`: the guarded root has already checked `top` by that
     // name, and a trailing slash would have it checked again.
@@ -604,8 +628,11 @@ fn list_into(
             }
             continue;
         }
+        if !keep(&rel, entry.kind == EntryKind::Directory) {
+            continue;
+        }
         match entry.kind {
-            EntryKind::Directory => list_into(root, top, &rel, strict, files)?,
+            EntryKind::Directory => list_into(root, top, &rel, strict, files, keep)?,
             EntryKind::File => files.push((rel, full)),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }

@@ -160,6 +160,7 @@ pub fn add(
     path: &str,
     name: Option<&str>,
     reference: Option<&str>,
+    working_tree: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
@@ -169,6 +170,7 @@ pub fn add(
         path: path.to_owned(),
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
+        working_tree,
     };
     let added = lifecycle::add(&lock, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
@@ -188,6 +190,7 @@ pub fn add_all(
     repository: &str,
     dir: &str,
     reference: Option<&str>,
+    working_tree: bool,
 ) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
@@ -198,6 +201,7 @@ pub fn add_all(
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
         reference: reference.map(str::to_owned),
+        working_tree,
     };
     let mut lines = Vec::new();
     for added in lifecycle::add_all(&lock, &request, &options)? {

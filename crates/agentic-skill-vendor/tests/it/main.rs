@@ -25,6 +25,7 @@ mod hostile_journal;
 mod hostile_state;
 mod limits;
 mod lint_selfcontain;
+mod local_sources;
 mod raw;
 mod raw_refusals;
 mod real_shapes;

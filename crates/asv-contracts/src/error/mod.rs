@@ -18,10 +18,11 @@ mod raw;
 #[cfg(test)]
 mod tests;
 
+pub use asv_model::error::GitignoreProblem;
 pub use lock::LockProblem;
 pub use manifest::{ManifestProblem, PathField, ReservedDest};
 pub use placement::PlacementProblem;
-pub use raw::{GitignoreProblem, RawSourceProblem};
+pub use raw::RawSourceProblem;
 
 /// Everything `asv-contracts` refuses or fails at.
 ///
@@ -168,15 +169,6 @@ pub enum Error {
         /// Each contract with the source it is taken from, by id.
         contracts: Vec<(crate::id::ContractId, String)>,
     },
-    /// A `.gitignore` file's rules cannot be used (internal side: see
-    /// [`GitignoreProblem::Unplaceable`]).
-    #[error("{}: {problem}", DisplayPath(path))]
-    Gitignore {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        problem: GitignoreProblem,
-    },
 }
 
 /// `a (from s), b (from t)`.
@@ -201,7 +193,6 @@ impl Error {
             Error::Fs(e) => e.side(),
             Error::Interrupted { .. } | Error::RolledBack { .. } => Side::Destination,
             Error::Placement { problem } => problem.side(),
-            Error::Gitignore { .. } => Side::Internal,
             Error::Model(e) => e.side(),
             Error::ContractText { .. }
             | Error::Manifest { .. }
@@ -227,9 +218,9 @@ impl Error {
             Error::Fs(e) => e.location(),
             Error::Interrupted { source } | Error::RolledBack { source } => source.location(),
             Error::Model(e) => e.location(),
-            Error::SkillNotDirectory { path }
-            | Error::RawSource { path, .. }
-            | Error::Gitignore { path, .. } => Some(Location::file(path.clone())),
+            Error::SkillNotDirectory { path } | Error::RawSource { path, .. } => {
+                Some(Location::file(path.clone()))
+            }
             Error::ContractText { path, problem } => {
                 Some(Location::at(path.clone(), Some(problem.line())))
             }

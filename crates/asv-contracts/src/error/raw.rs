@@ -43,20 +43,3 @@ impl fmt::Display for RawSourceProblem {
         }
     }
 }
-
-/// Why a `.gitignore` file's rules cannot be used.
-#[derive(Debug)]
-pub enum GitignoreProblem {
-    /// gix-ignore cannot place the rules under the file's directory: it found no parent
-    /// directory, or one it cannot spell as git path bytes. The paths this crate passes are
-    /// UTF-8 and always have a parent (the root's is empty), so this is never expected.
-    Unplaceable(std::io::Error),
-}
-
-impl fmt::Display for GitignoreProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GitignoreProblem::Unplaceable(e) => e.fmt(f),
-        }
-    }
-}

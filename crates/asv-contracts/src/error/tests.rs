@@ -313,13 +313,13 @@ fn raw_source_wording() {
 
 #[test]
 fn gitignore_wording() {
-    let e = Error::Gitignore {
+    let e = Error::Model(asv_model::Error::Gitignore {
         path: "docs/.gitignore".into(),
         problem: GitignoreProblem::Unplaceable(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "Pattern source must have a parent directory",
         )),
-    };
+    });
     assert_eq!(
         e.to_string(),
         "docs/.gitignore: Pattern source must have a parent directory"
@@ -504,10 +504,10 @@ fn sides_and_locations() {
             None,
         ),
         (
-            Error::Gitignore {
+            Error::Model(asv_model::Error::Gitignore {
                 path: ".gitignore".into(),
                 problem: GitignoreProblem::Unplaceable(io()),
-            },
+            }),
             Side::Internal,
             Some(Location::file(".gitignore")),
         ),

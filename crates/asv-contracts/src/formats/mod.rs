@@ -4,7 +4,6 @@
 
 pub mod digest;
 pub mod document;
-pub mod ignore;
 pub mod json;
 pub mod lock;
 pub mod manifest;

@@ -20,6 +20,7 @@ fn request(up: &Dir, path: &str) -> AddRequest {
         path: path.to_owned(),
         name: None,
         reference: None,
+        working_tree: false,
     }
 }
 
@@ -600,6 +601,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         path: again.path.clone(),
         name: again.name.clone(),
         reference: again.reference.clone(),
+        working_tree: false,
     };
     let added = lifecycle::add(&me.lock(), &again, &Options::default()).unwrap();
     assert_eq!(me.read(MD), up.read(MD));
@@ -643,6 +645,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         path: again.path,
         name: again.name,
         reference: again.reference,
+        working_tree: false,
     };
     lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
     assert!(me.read("skills/reader/SKILL.md").contains("name: reader\n"));

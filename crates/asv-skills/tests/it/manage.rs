@@ -19,6 +19,7 @@ fn add(me: &Dir, up: &Dir, path: &str, name: Option<&str>, reference: Option<&st
         path: path.to_owned(),
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
+        working_tree: false,
     };
     lifecycle::add(&me.lock(), &request, &Options::default()).unwrap();
 }

@@ -1,4 +1,6 @@
-//! The repository's `.gitignore` rules, read from the files (never from git's index).
+//! A tree's `.gitignore` rules, read from the files (never from git's index): the
+//! repository's, for the contracts' directory mappings, and a local skill source's, for what
+//! `skill add` takes from a plain directory. Both sides need them, so they live here.
 //!
 //! gix-ignore parses and matches the patterns; this module adds git's walk around them: the
 //! files are read from the root down, a deeper file's rules win over a shallower one's, and
@@ -8,7 +10,7 @@ use asv_fs::{EntryKind, Root, join};
 use bstr::ByteSlice;
 use gix_ignore::glob::pattern::Case;
 
-use crate::error::Result;
+use crate::error::{Error, GitignoreProblem, Result};
 
 /// The `.gitignore` rules that apply inside one directory of the tree.
 #[derive(Clone, Default)]
@@ -25,8 +27,8 @@ impl IgnoreRules {
         let path = join(dir, ".gitignore");
         if let Some(bytes) = root.read_file_capped(
             &path,
-            asv_model::layout::SETTINGS_LIMIT,
-            asv_model::layout::SETTINGS_LIMIT_WHAT,
+            crate::layout::SETTINGS_LIMIT,
+            crate::layout::SETTINGS_LIMIT_WHAT,
         )? {
             // The root is the empty path, so each list's base is its directory + "/".
             self.search
@@ -38,9 +40,9 @@ impl IgnoreRules {
                         support_precious: false,
                     },
                 )
-                .map_err(|e| crate::error::Error::Gitignore {
+                .map_err(|e| Error::Gitignore {
                     path: path.clone(),
-                    problem: crate::error::GitignoreProblem::Unplaceable(e),
+                    problem: GitignoreProblem::Unplaceable(e),
                 })?;
         }
         Ok(())
