@@ -475,11 +475,12 @@ fn an_invalid_skill_is_refused_with_a_remedy_that_fits() {
 }
 
 /// An emptied table leaves a raw contract without its row: the refusal says so instead of
-/// naming a row that is not there.
+/// naming a row that is not there. (A file with no document at all is refused before that,
+/// issue 29 §6: `refusals.rs`.)
 #[test]
 fn an_emptied_table_is_named_as_missing_rows() {
     let repo = Repo::demo();
-    repo.write("vendor-manifest.yaml", "");
+    repo.write("vendor-manifest.yaml", "contracts:\n");
     let run = repo.run(&["verify"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
