@@ -560,3 +560,22 @@ fn gen_says_which_hand_edited_copies_it_put_back() {
     assert_eq!(repo.read_string(copy), original);
     assert_eq!(repo.run(&["gen"]), ok(""));
 }
+
+/// Issue 29 §6: the switch-over steps uninstall the TypeScript tool by its npm name,
+/// `@ba0918-dev/agentic-skill-vendor` (its `package.json`), in both places that give them.
+#[test]
+fn the_switch_over_steps_uninstall_the_typescript_package_by_its_name() {
+    for page in ["../../README.md", "../../packaging/npm/README.md"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(page);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uninstalls: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("npm uninstall "))
+            .collect();
+        assert_eq!(
+            uninstalls,
+            ["npm uninstall @ba0918-dev/agentic-skill-vendor"],
+            "{page}"
+        );
+    }
+}
