@@ -263,6 +263,10 @@ fn reader_options() -> (serde_saphyr::Options, serde_saphyr::Budget) {
     budget.max_nodes = MAX_NODES;
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
+    // `.inf`, `.nan` and a float too large for a double (`1e400`) are numbers, as YAML 1.2
+    // has them, not invalid text: a table key spelled so is judged as the id it spells
+    // (issue 29 §6), a value as a number.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
     options.budget = Some(budget.clone());
     (options, budget)
 }
@@ -594,6 +598,21 @@ mod tests {
         for bad in ["contracts:\n  ? : {}\n", "contracts:\n  ? [a]\n  : {}\n"] {
             assert!(key_texts(bad, "contracts").is_err(), "{bad:?}");
         }
+    }
+
+    /// Issue 29 §6: non-finite floats are numbers, not a refusal of the whole text.
+    #[test]
+    fn non_finite_floats_are_numbers() {
+        for text in ["a: .inf\n", "a: -.inf\n", "a: .nan\n", "a: 1e400\n"] {
+            assert!(
+                matches!(parse(text).unwrap().get("a"), Some(Yaml::Number(_))),
+                "{text:?}"
+            );
+        }
+        assert_eq!(
+            key_texts("contracts:\n  1e400: {}\n  .nan: {}\n", "contracts").unwrap(),
+            ["1e400", ".nan"]
+        );
     }
 
     #[test]

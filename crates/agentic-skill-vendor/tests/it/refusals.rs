@@ -665,6 +665,12 @@ fn declaration_rows() -> Vec<(&'static str, String, Says)> {
             with_yaml("metadata:\n  contracts: [1]\n"),
             decl("metadata.contracts[0] is a number, expected a contract id"),
         ),
+        // A float too large for a double is a number to YAML 1.2, not a YAML error.
+        (
+            "entry is a number too large for a double",
+            with_yaml("metadata:\n  contracts: [1e400]\n"),
+            decl("metadata.contracts[0] is a number, expected a contract id"),
+        ),
         (
             "entry is null (second entry)",
             with_yaml("metadata:\n  contracts: [writing-style, null]\n"),
@@ -1190,6 +1196,14 @@ fn manifest_refusals() {
             "contracts:\n  ~: {source: local}\n".into(),
             manifest_says(
                 "contracts.\"~\" is not a usable contract id: an id starts with a-z or \
+                 0-9 and holds only a-z, 0-9, '.', '_' and '-'",
+            ),
+        ),
+        (
+            "row key .inf",
+            "contracts:\n  .inf: {source: local}\n".into(),
+            manifest_says(
+                "contracts.\".inf\" is not a usable contract id: an id starts with a-z or \
                  0-9 and holds only a-z, 0-9, '.', '_' and '-'",
             ),
         ),

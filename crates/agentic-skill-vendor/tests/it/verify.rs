@@ -391,17 +391,22 @@ fn a_table_the_typescript_tool_wrote_with_plain_number_keys_verifies() {
 }
 
 /// Issue 29 §6: a plain key names the row of the id it spells, not of the number YAML reads:
-/// `007` and `0x1f` find their own `path`, and `7` or `31` would be other ids.
+/// `007`, `0x1f` and `1e400` (too large for a double) find their own `path`, and `7` or `31`
+/// would be other ids.
 #[test]
 fn a_plain_number_key_names_the_id_it_spells() {
     let repo = Repo::empty();
     repo.write("docs/zero.md", "Zero-zero-seven\n");
     repo.write("docs/hex.md", "Hex\n");
+    repo.write("docs/big.md", "Big\n");
     repo.write(
         "vendor-manifest.yaml",
-        "contracts:\n  007:\n    source: local\n    path: docs/zero.md\n  0x1f: {source: local, path: docs/hex.md}\n",
+        "contracts:\n  007:\n    source: local\n    path: docs/zero.md\n  0x1f: {source: local, path: docs/hex.md}\n  1e400: {source: local, path: docs/big.md}\n",
     );
-    repo.write("skills/s/SKILL.md", skill_md("s", &["'007'", "'0x1f'"]));
+    repo.write(
+        "skills/s/SKILL.md",
+        skill_md("s", &["'007'", "'0x1f'", "'1e400'"]),
+    );
     let generated = repo.run(&["gen"]);
     assert_eq!(generated.code, 0, "{generated:?}");
     assert!(!generated.stdout.contains("mapped"), "{generated:?}");
@@ -416,6 +421,12 @@ fn a_plain_number_key_names_the_id_it_spells() {
             .lines()
             .last(),
         Some("Hex")
+    );
+    assert_eq!(
+        repo.read_string("skills/s/references/vendor/1e400.md")
+            .lines()
+            .last(),
+        Some("Big")
     );
     assert_eq!(repo.run(&["verify"]), common::ok(""));
 }

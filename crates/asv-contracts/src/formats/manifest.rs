@@ -657,6 +657,8 @@ mod tests {
                 "contracts: {9: {source: local}, \"10\": {source: local}, 'a': {source: local}}\n",
                 &["10", "9", "a"],
             ),
+            // A float too large for a double is a number to YAML, and its spelling an id.
+            ("contracts:\n  1e400: {source: local}\n", &["1e400"]),
             // `7` and `007` are two ids.
             (
                 "contracts:\n  7: {source: local}\n  007: {source: local}\n",
@@ -859,6 +861,13 @@ mod tests {
                 "contracts:\n  ~: {source: local}\n",
                 P::BadContractId {
                     key: "~".into(),
+                    problem: crate::id::IdProblem::BadCharacter,
+                },
+            ),
+            (
+                "contracts:\n  .inf: {source: local}\n",
+                P::BadContractId {
+                    key: ".inf".into(),
                     problem: crate::id::IdProblem::BadCharacter,
                 },
             ),
