@@ -125,7 +125,8 @@ impl Manifest {
     /// Reads `vendor-manifest.yaml` from the tree; a missing file is an empty table.
     ///
     /// # Errors
-    /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape, or a row this
+    /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape (a file that
+    /// holds no document at all included: empty, blank or only comments), or a row this
     /// build cannot act on; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Self> {
         let Some(bytes) = root.read_file_capped(
@@ -271,7 +272,7 @@ fn contract_keys(text: &str, rows: &[(Yaml, Yaml)]) -> Result<Vec<String>> {
     };
     match yaml::key_texts(text, "contracts") {
         Ok(keys) if agrees(&keys) => Ok(keys),
-        // A key with no spelling (an empty key is null) names no contract.
+        // A key the second reading cannot hand over as text names no contract.
         _ => {
             let found = rows
                 .iter()
