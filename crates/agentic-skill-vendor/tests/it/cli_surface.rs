@@ -475,11 +475,12 @@ fn an_invalid_skill_is_refused_with_a_remedy_that_fits() {
 }
 
 /// An emptied table leaves a raw contract without its row: the refusal says so instead of
-/// naming a row that is not there.
+/// naming a row that is not there. (A file with no document at all is refused before that,
+/// issue 29 §6: `refusals.rs`.)
 #[test]
 fn an_emptied_table_is_named_as_missing_rows() {
     let repo = Repo::demo();
-    repo.write("vendor-manifest.yaml", "");
+    repo.write("vendor-manifest.yaml", "contracts:\n");
     let run = repo.run(&["verify"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
@@ -558,4 +559,23 @@ fn gen_says_which_hand_edited_copies_it_put_back() {
     );
     assert_eq!(repo.read_string(copy), original);
     assert_eq!(repo.run(&["gen"]), ok(""));
+}
+
+/// Issue 29 §6: the switch-over steps uninstall the TypeScript tool by its npm name,
+/// `@ba0918-dev/agentic-skill-vendor` (its `package.json`), in both places that give them.
+#[test]
+fn the_switch_over_steps_uninstall_the_typescript_package_by_its_name() {
+    for page in ["../../README.md", "../../packaging/npm/README.md"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(page);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let uninstalls: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("npm uninstall "))
+            .collect();
+        assert_eq!(
+            uninstalls,
+            ["npm uninstall @ba0918-dev/agentic-skill-vendor"],
+            "{page}"
+        );
+    }
 }

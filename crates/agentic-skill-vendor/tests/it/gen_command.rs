@@ -289,47 +289,96 @@ fn gen_keeps_the_table_of_origins_in_step() {
     assert_eq!(repo.snapshot(), before);
 }
 
-/// Ids YAML reads as numbers, null or booleans (`9`, `007`, `null`, `true`) are written to the
-/// table quoted, so the row gen writes is one gen and verify read back as that id, and an
-/// unmapped quoted row is found and taken out.
+/// Issue 29 §6: a row gen writes for an id YAML reads as a number, a boolean or null has a
+/// plain key where the TypeScript tool reads that key back as the same id (`9`, `null`,
+/// `true`, as it writes them) and a double-quoted one where it would read another (`007` is
+/// 7 to it, `0x1f` 31, `1e3` 1000). Undeclared, a plain row is taken out; a quoted one stops
+/// the run, as it stops the TypeScript tool, and nothing is written.
 #[test]
-fn table_rows_for_ids_yaml_reads_as_non_strings_are_quoted() {
+fn table_rows_for_ids_yaml_reads_as_non_strings_are_written_as_both_tools_read_them() {
+    let ids = ["9", "007", "null", "true", "0x1f", "1e3"];
     let repo = Repo::empty();
     repo.write("vendor-manifest.yaml", "contracts:\n");
-    for id in ["9", "007", "null", "true"] {
+    for id in ids {
         repo.write(&format!("contracts/{id}.md"), "Body\n");
     }
-    repo.write(
-        "skills/s/SKILL.md",
-        skill_md("s", &["\"9\"", "\"007\"", "\"null\"", "\"true\""]),
-    );
+    let quoted: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
+    let quoted: Vec<&str> = quoted.iter().map(String::as_str).collect();
+    repo.write("skills/s/SKILL.md", skill_md("s", &quoted));
     let first = repo.run(&["gen"]);
     assert_eq!(first.code, 0, "{first:?}");
-    for id in ["9", "007", "null", "true"] {
+    for id in ids {
         assert!(
             first.stdout.contains(&format!("mapped: {id} <- local\n")),
             "{first:?}"
         );
     }
-    let table = repo.read_string("vendor-manifest.yaml");
-    for id in ["9", "007", "null", "true"] {
-        assert!(
-            table.contains(&format!("  \"{id}\":\n    source: local\n")),
-            "{table}"
-        );
-    }
+    assert_eq!(
+        repo.read_string("vendor-manifest.yaml"),
+        "contracts:\n  \"007\":\n    source: local\n  \"0x1f\":\n    source: local\n  \"1e3\":\n    source: local\n  9:\n    source: local\n  null:\n    source: local\n  true:\n    source: local\n"
+    );
     assert_eq!(repo.run(&["verify"]), ok(""));
     assert_eq!(repo.run(&["gen"]), ok(""));
-    // Undeclare two: their quoted rows are unmapped and taken out.
-    repo.write("skills/s/SKILL.md", skill_md("s", &["'007'", "'true'"]));
+    // Undeclare the plain two: their rows are unmapped and taken out.
+    repo.write(
+        "skills/s/SKILL.md",
+        skill_md("s", &["'007'", "'true'", "'0x1f'", "'1e3'"]),
+    );
     let second = repo.run(&["gen"]);
     assert_eq!(second.code, 0, "{second:?}");
-    assert!(second.stdout.contains("unmapped: 9\n"), "{second:?}");
-    assert!(second.stdout.contains("unmapped: null\n"), "{second:?}");
-    let table = repo.read_string("vendor-manifest.yaml");
-    assert!(!table.contains("\"9\""), "{table}");
-    assert!(!table.contains("\"null\""), "{table}");
+    assert!(
+        second.stdout.starts_with("unmapped: 9\nunmapped: null\n"),
+        "{second:?}"
+    );
+    assert_eq!(
+        repo.read_string("vendor-manifest.yaml"),
+        "contracts:\n  \"007\":\n    source: local\n  \"0x1f\":\n    source: local\n  \"1e3\":\n    source: local\n  true:\n    source: local\n"
+    );
     assert_eq!(repo.run(&["verify"]), ok(""));
+    // Undeclare a quoted one: refused, nothing written; verify does not edit the table.
+    repo.write(
+        "skills/s/SKILL.md",
+        skill_md("s", &["'true'", "'0x1f'", "'1e3'"]),
+    );
+    let before = repo.snapshot();
+    assert_run_snapshot!(
+        "a_quoted_row_no_skill_declares_is_refused",
+        repo.run(&["gen"])
+    );
+    assert_eq!(repo.snapshot(), before);
+    // verify reports the tree out of step (the copy, the lock) and leaves the table alone.
+    let verified = repo.run(&["verify"]);
+    assert_eq!(verified.code, 1, "{verified:?}");
+    assert_eq!(repo.snapshot(), before);
+}
+
+/// Issue 29 §6: a quoted key is the id it holds, and a row gen would take out if it were
+/// plain is refused instead, whatever the id, as the TypeScript tool refuses it.
+#[test]
+fn a_quoted_row_of_an_ordinary_id_no_skill_declares_is_refused() {
+    let repo = Repo::empty();
+    repo.write("contracts/kept.md", "Kept\n");
+    repo.write(
+        "vendor-manifest.yaml",
+        "contracts:\n  kept:\n    source: local\n  'gone':\n    source: local\n",
+    );
+    repo.write("skills/s/SKILL.md", skill_md("s", &["kept"]));
+    let before = repo.snapshot();
+    assert_eq!(
+        repo.run(&["gen"]),
+        Run {
+            code: 2,
+            stdout: String::new(),
+            stderr: "error: vendor-manifest.yaml: nothing declares gone any more, and its contracts.gone entry is not written in a form this tool can take out; take the entry out by hand\n".into(),
+        }
+    );
+    assert_eq!(repo.snapshot(), before);
+    // Taken out by hand, gen goes on.
+    repo.write(
+        "vendor-manifest.yaml",
+        "contracts:\n  kept:\n    source: local\n",
+    );
+    assert_eq!(repo.run(&["gen"]).code, 0);
 }
 
 /// Issue 15: `references/vendor/` is the tool's, so gen removes what a user put there and puts

@@ -665,6 +665,12 @@ fn declaration_rows() -> Vec<(&'static str, String, Says)> {
             with_yaml("metadata:\n  contracts: [1]\n"),
             decl("metadata.contracts[0] is a number, expected a contract id"),
         ),
+        // A float too large for a double is a number to YAML 1.2, not a YAML error.
+        (
+            "entry is a number too large for a double",
+            with_yaml("metadata:\n  contracts: [1e400]\n"),
+            decl("metadata.contracts[0] is a number, expected a contract id"),
+        ),
         (
             "entry is null (second entry)",
             with_yaml("metadata:\n  contracts: [writing-style, null]\n"),
@@ -1060,6 +1066,12 @@ fn manifest_says(message: &str) -> Says {
     exactly(format!("{MANIFEST}: {message}"))
 }
 
+fn no_document() -> Says {
+    manifest_says(
+        "holds no YAML document (it is empty, blank or only comments); write the table in it, or delete the file",
+    )
+}
+
 fn row_with_path(path: &str) -> String {
     format!("contracts:\n  writing-style:\n    source: local\n    path: {path}\n")
 }
@@ -1166,6 +1178,46 @@ fn manifest_refusals() {
             "top level a list",
             "- writing-style\n".into(),
             manifest_says("the top level is a list, expected a mapping"),
+        ),
+        // Issue 29 §6: a table with no document is refused, as the TypeScript tool refuses it.
+        ("empty", String::new(), no_document()),
+        ("blank lines", "\n\n".into(), no_document()),
+        ("spaces and tabs", "  \t\n \r\n".into(), no_document()),
+        (
+            "only comments",
+            "# the table of origins\n\n  # nothing yet\n".into(),
+            no_document(),
+        ),
+        ("a byte order mark alone", "\u{feff}".into(), no_document()),
+        ("a document end marker alone", "...\n".into(), no_document()),
+        // Issue 29 §6: a key YAML types is the id it spells, judged as any id.
+        (
+            "row key ~",
+            "contracts:\n  ~: {source: local}\n".into(),
+            manifest_says(
+                "contracts.\"~\" is not a usable contract id: an id starts with a-z or \
+                 0-9 and holds only a-z, 0-9, '.', '_' and '-'",
+            ),
+        ),
+        (
+            "row key .inf",
+            "contracts:\n  .inf: {source: local}\n".into(),
+            manifest_says(
+                "contracts.\".inf\" is not a usable contract id: an id starts with a-z or \
+                 0-9 and holds only a-z, 0-9, '.', '_' and '-'",
+            ),
+        ),
+        (
+            "row key a list",
+            "contracts:\n  ? [a]\n  : {source: local}\n".into(),
+            manifest_says("a contracts key is a list, expected an id"),
+        ),
+        (
+            "one id plain and quoted",
+            "contracts:\n  9: {source: local}\n  \"9\": {source: local}\n".into(),
+            manifest_says(
+                "contracts holds two keys naming 9 (a plain and a quoted spelling of one id); keep one of them",
+            ),
         ),
     ];
     let mut table = Table::default();

@@ -412,3 +412,24 @@ fn a_cached_text_with_broken_frontmatter_is_refused() {
     assert_eq!(repo.run(&["gen"]), want);
     assert_eq!(repo.snapshot(), before);
 }
+
+/// Issue 29 §6: a table with no document is refused by the network commands too, before any
+/// transport starts, as the TypeScript tool refuses it; nothing is written.
+#[test]
+fn the_network_commands_refuse_a_table_with_no_document() {
+    for table in ["", "# nothing registered yet\n"] {
+        let repo = Repo::empty();
+        repo.write("vendor-manifest.yaml", table);
+        let before = repo.snapshot();
+        for command in [&["add", "o/r"][..], &["update"], &["fetch"]] {
+            assert_eq!(
+                repo.run(command),
+                refused(
+                    "vendor-manifest.yaml: holds no YAML document (it is empty, blank or only comments); write the table in it, or delete the file"
+                ),
+                "{command:?} on {table:?}"
+            );
+            assert_eq!(repo.snapshot(), before, "{command:?}");
+        }
+    }
+}

@@ -367,3 +367,85 @@ fn an_unknown_lock_key_is_named_with_its_line() {
     assert_eq!(repo.read_string("vendor-lock.json"), lock);
     assert_eq!(repo.run(&["verify"]), common::ok(""));
 }
+
+/// Issue 29 §6: `tests/fixtures/typescript-plain-keys` is the tree the TypeScript tool's `gen`
+/// wrote for ids YAML reads as numbers, booleans and null: it writes every table key plain
+/// (`123:`, `007:`, `0x1f:`, `1e3:`, `true:`, `null:`). Each plain key is the id it spells, so
+/// the tree verifies clean, and `gen` finds nothing to change (the table is left as written).
+#[test]
+fn a_table_the_typescript_tool_wrote_with_plain_number_keys_verifies() {
+    let repo = Repo::fixture("typescript-plain-keys");
+    let table = repo.read_string("vendor-manifest.yaml");
+    for key in ["123", "007", "0x1f", "1e3", "true", "null"] {
+        assert!(table.contains(&format!("\n  {key}:\n")), "{table}");
+    }
+    let before = repo.snapshot();
+    assert_eq!(repo.run(&["verify"]), common::ok(""));
+    assert_eq!(repo.run(&["gen"]), common::ok(""));
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "gen changed a tree that was up to date"
+    );
+    assert_eq!(repo.run(&["verify"]), common::ok(""));
+}
+
+/// Issue 29 §6: a plain key names the row of the id it spells, not of the number YAML reads:
+/// `007`, `0x1f` and `1e400` (too large for a double) find their own `path`, and `7` or `31`
+/// would be other ids.
+#[test]
+fn a_plain_number_key_names_the_id_it_spells() {
+    let repo = Repo::empty();
+    repo.write("docs/zero.md", "Zero-zero-seven\n");
+    repo.write("docs/hex.md", "Hex\n");
+    repo.write("docs/big.md", "Big\n");
+    repo.write(
+        "vendor-manifest.yaml",
+        "contracts:\n  007:\n    source: local\n    path: docs/zero.md\n  0x1f: {source: local, path: docs/hex.md}\n  1e400: {source: local, path: docs/big.md}\n",
+    );
+    repo.write(
+        "skills/s/SKILL.md",
+        skill_md("s", &["'007'", "'0x1f'", "'1e400'"]),
+    );
+    let generated = repo.run(&["gen"]);
+    assert_eq!(generated.code, 0, "{generated:?}");
+    assert!(!generated.stdout.contains("mapped"), "{generated:?}");
+    assert_eq!(
+        repo.read_string("skills/s/references/vendor/007.md")
+            .lines()
+            .last(),
+        Some("Zero-zero-seven")
+    );
+    assert_eq!(
+        repo.read_string("skills/s/references/vendor/0x1f.md")
+            .lines()
+            .last(),
+        Some("Hex")
+    );
+    assert_eq!(
+        repo.read_string("skills/s/references/vendor/1e400.md")
+            .lines()
+            .last(),
+        Some("Big")
+    );
+    assert_eq!(repo.run(&["verify"]), common::ok(""));
+}
+
+/// Issue 29 §6: an explicit empty document (`---`) is an empty table for both tools;
+/// only a file with no document at all is refused (`refusals.rs`).
+#[test]
+fn a_table_of_one_empty_document_is_an_empty_table() {
+    for table in ["---\n", "# nothing yet\n---\n"] {
+        let repo = Repo::empty();
+        repo.write("contracts/a.md", "A\n");
+        repo.write("skills/s/SKILL.md", skill_md("s", &["a"]));
+        repo.write("vendor-manifest.yaml", table);
+        let generated = repo.run(&["gen"]);
+        assert_eq!(generated.code, 0, "{table:?}: {generated:?}");
+        assert!(
+            generated.stdout.starts_with("mapped: a <- local\n"),
+            "{table:?}: {generated:?}"
+        );
+        assert_eq!(repo.run(&["verify"]), common::ok(""), "{table:?}");
+    }
+}

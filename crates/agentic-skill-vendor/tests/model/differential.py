@@ -45,6 +45,7 @@ import json
 import os
 import random
 import re
+from decimal import Decimal
 import shutil
 import stat
 import subprocess
@@ -557,7 +558,8 @@ class Table:
         if self.flow_block:
             for m in FLOW_ROW_RE.finditer(self.lines[self.header][len("contracts: {"):]):
                 p = flow_props(m.group(2))
-                self.rows[unquote_key(m.group(1))] = {"path": p.get("path"), "flow": True, "start": None, "end": None}
+                self.rows[unquote_key(m.group(1))] = {"path": p.get("path"), "flow": True, "quoted": is_quoted(m.group(1)),
+                                                      "start": None, "end": None}
             return
         end = self.block_end()
         i = self.header + 1
@@ -566,10 +568,11 @@ class Table:
             if not m:
                 i += 1
                 continue
-            cid, rest = unquote_key(m.group(1).strip()), m.group(2).strip()
+            key, rest = m.group(1).strip(), m.group(2).strip()
+            cid = unquote_key(key)
             if rest.startswith("{"):
                 p = flow_props(rest.strip("{}"))
-                self.rows[cid] = {"path": p.get("path"), "flow": True, "start": i, "end": i + 1}
+                self.rows[cid] = {"path": p.get("path"), "flow": True, "quoted": is_quoted(key), "start": i, "end": i + 1}
                 i += 1
                 continue
             j = i + 1
@@ -579,7 +582,7 @@ class Table:
                 if pm and not self.lines[j].lstrip().startswith("#"):
                     props[pm.group(1)] = pm.group(2)
                 j += 1
-            self.rows[cid] = {"path": props.get("path"), "flow": False, "start": i, "end": j}
+            self.rows[cid] = {"path": props.get("path"), "flow": False, "quoted": is_quoted(key), "start": i, "end": j}
             i = j
 
     def block_end(self):
@@ -673,7 +676,22 @@ def read_table(tree):
     if MANIFEST not in tree:
         return None, []
     table = Table(tree[MANIFEST])
+    if holds_no_document(tree[MANIFEST]):
+        # issue 29 §6: a table with no YAML document is refused, as the TypeScript tool does.
+        return table, [Refusal(names=MANIFEST)]
     return table, [Refusal(names=MANIFEST) for _ in table.bad_paths()[:1]]
+
+
+def holds_no_document(data):
+    """docs/FORMATS.md: empty, blank (spaces, tabs), comments and `...` lines only."""
+    text = data.decode("utf-8")
+    text = text[1:] if text.startswith("\ufeff") else text
+
+    def blank(rest):
+        rest = rest.lstrip(" \t\r")
+        return rest == "" or rest.startswith("#")
+    return all(blank(line) or (line.startswith("...") and (line == "..." or (line[3] in " \t\r" and blank(line[3:]))))
+               for line in text.split("\n"))
 
 
 def model_gen(tree):
@@ -691,10 +709,10 @@ def model_gen(tree):
     if table is not None and not table_refusals:
         # ours: rows no skill declares any more are taken out first, then each declared contract
         # found at contracts/<id>.md without a row gets one; a flow-style row or block that would
-        # need editing is refused.
+        # need editing is refused, and so is a row to take out whose key is quoted (issue 29 §6).
         unmapped = sorted((c for c in table.rows if c not in declared), key=u16)
-        if any(table.rows[c]["flow"] for c in unmapped):
-            alternatives.append(refusal_expect(tree, Refusal(names=MANIFEST), "flow row to take out"))
+        if any(table.rows[c]["flow"] or table.rows[c]["quoted"] for c in unmapped):
+            alternatives.append(refusal_expect(tree, Refusal(names=MANIFEST), "flow or quoted row to take out"))
         else:
             table.remove(unmapped)
             mapped = sorted((c for c in declared if c not in table.rows and f"contracts/{c}.md" in tree), key=u16)
@@ -1164,9 +1182,56 @@ def yaml_special(cid):
     return bool(YAML_SPECIAL.match(cid))
 
 
+def js_number_text(x):
+    """JavaScript's String(number) for a finite double: shortest digits, plain from 1e-6 to 1e21."""
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    t = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, t.digits))
+    k, n = len(digits), len(digits) + t.exponent
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        body = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("-" if n - 1 < 0 else "+") + str(abs(n - 1))
+    return sign + body
+
+
+def ts_reading(plain):
+    """The id the TypeScript tool reads from a plain key: its YAML 1.2 core value as JavaScript
+    writes it (`007` -> `7`, `0x1f` -> `31`, `1e3` -> `1000`)."""
+    if plain in ("~", "null", "Null", "NULL"):
+        return "null"
+    if plain in ("true", "True", "TRUE", "false", "False", "FALSE"):
+        return plain.lower()
+    if re.fullmatch(r"0o[0-7]+", plain):
+        return js_number_text(float(int(plain[2:], 8)))
+    if re.fullmatch(r"0x[0-9a-fA-F]+", plain):
+        return js_number_text(float(int(plain[2:], 16)))
+    if re.fullmatch(r"[-+]?[0-9]+", plain) or re.fullmatch(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?", plain):
+        value = float(plain)
+        return js_number_text(value) if value not in (float("inf"), float("-inf")) else plain
+    return plain
+
+
 def table_key(cid):
-    """docs/FORMATS.md: an id YAML reads as a number, null or a boolean is a double-quoted key."""
-    return f'"{cid}"' if yaml_special(cid) else cid
+    """docs/FORMATS.md: plain where the TypeScript tool reads the plain key back as the id,
+    double-quoted where it reads another (issue 29 §6)."""
+    return cid if ts_reading(cid) == cid else f'"{cid}"'
+
+
+def any_key(rng, cid):
+    """A key as a person or either tool may write it: mostly as gen writes it, sometimes plain
+    (as the TypeScript tool writes every key) or quoted."""
+    return rng.choice([table_key(cid)] * 6 + [cid, f'"{cid}"', f"'{cid}'"])
+
+
+def is_quoted(key):
+    return len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'"
 
 
 def unquote_key(key):
@@ -1182,9 +1247,11 @@ def table_bytes(rng, rows):
     if shape == "empty":
         return b""
     if shape == "no-block":
-        lines = lines or ["# nothing mapped yet"]
+        # A file of comments alone holds no document and is refused (issue 29 §6); `---`
+        # makes it an empty one.
+        lines = (lines or ["# nothing mapped yet"]) + (["---"] if rng.random() < 0.5 else [])
     elif shape == "flow-block":
-        inner = ", ".join(f"{table_key(c)}: {{source: local" + (f", path: {p}" if p else "") + "}" for c, p in rows)
+        inner = ", ".join(f"{any_key(rng, c)}: {{source: local" + (f", path: {p}" if p else "") + "}" for c, p in rows)
         lines.append("contracts: {" + inner + "}")
     else:
         lines.append("contracts:")
@@ -1192,7 +1259,7 @@ def table_bytes(rng, rows):
             if rng.random() < 0.2:
                 lines.append(f"  # about {cid}")
             if rng.random() < 0.1:
-                lines.append(f"  {table_key(cid)}: {{source: local" + (f", path: {path}" if path else "") + "}")
+                lines.append(f"  {any_key(rng, cid)}: {{source: local" + (f", path: {path}" if path else "") + "}")
             else:
                 props = ["    source: local"]
                 if path:
@@ -1203,7 +1270,7 @@ def table_bytes(rng, rows):
                     props.append("    note: left alone")
                 if rng.random() < 0.3:
                     props.reverse()
-                lines += [f"  {table_key(cid)}:"] + props
+                lines += [f"  {any_key(rng, cid)}:"] + props
             if rng.random() < 0.1:
                 lines.append("")
         if rng.random() < 0.3:

@@ -65,7 +65,14 @@ pub enum ManifestProblem {
         /// The kind of node found.
         found: &'static str,
     },
-    /// A key of `contracts` is not text.
+    /// The file holds no YAML document: it is empty, blank or only comments.
+    NoDocument,
+    /// Two keys of `contracts` name one contract (`7` and `"7"`).
+    DuplicateContractKey {
+        /// The contract.
+        id: ContractId,
+    },
+    /// A key of `contracts` is a list, a mapping or empty.
     ContractKeyNotText {
         /// The kind of node found.
         found: &'static str,
@@ -313,6 +320,13 @@ impl fmt::Display for ManifestProblem {
             P::ContractsNotMapping { found } => {
                 write!(f, "contracts is {found}, expected a mapping of ids")
             }
+            P::NoDocument => f.write_str(
+                "holds no YAML document (it is empty, blank or only comments); write the table in it, or delete the file",
+            ),
+            P::DuplicateContractKey { id } => write!(
+                f,
+                "contracts holds two keys naming {id} (a plain and a quoted spelling of one id); keep one of them"
+            ),
             P::ContractKeyNotText { found } => {
                 write!(f, "a contracts key is {found}, expected an id")
             }

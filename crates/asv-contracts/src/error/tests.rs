@@ -31,8 +31,16 @@ fn manifest_wording() {
             "contracts is a list, expected a mapping of ids",
         ),
         (
-            P::ContractKeyNotText { found: "a number" },
-            "a contracts key is a number, expected an id",
+            P::ContractKeyNotText { found: "a list" },
+            "a contracts key is a list, expected an id",
+        ),
+        (
+            P::NoDocument,
+            "holds no YAML document (it is empty, blank or only comments); write the table in it, or delete the file",
+        ),
+        (
+            P::DuplicateContractKey { id: id("7") },
+            "contracts holds two keys naming 7 (a plain and a quoted spelling of one id); keep one of them",
         ),
         (
             P::BadContractId {

@@ -125,7 +125,8 @@ impl Manifest {
     /// Reads `vendor-manifest.yaml` from the tree; a missing file is an empty table.
     ///
     /// # Errors
-    /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape, or a row this
+    /// [`Error::Manifest`] for text that is not UTF-8 YAML of the table's shape (a file that
+    /// holds no document at all included: empty, blank or only comments), or a row this
     /// build cannot act on; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Self> {
         let Some(bytes) = root.read_file_capped(
@@ -154,13 +155,19 @@ impl Manifest {
     /// # Errors
     /// As [`Manifest::load`].
     pub fn parse(text: &str) -> Result<Self> {
-        let root = yaml::parse(text).map_err(|e| Error::Manifest {
+        let yaml_error = |e: yaml::YamlError| Error::Manifest {
             line: e.line,
             problem: match e.limit {
                 Some(limit) => P::TooLarge { limit },
                 None => P::NotYaml { message: e.message },
             },
-        })?;
+        };
+        // A table with no document at all (empty, blank, only comments) is refused, as the
+        // TypeScript tool refuses it (issue 29 §6): a file standing there was meant to say
+        // something. An explicit null document (`---`, `~`) is an empty table in both.
+        let root = yaml::parse_document(text)
+            .map_err(yaml_error)?
+            .ok_or_else(|| refuse(P::NoDocument))?;
         let mut manifest = Manifest::default();
         match &root {
             Yaml::Null => return Ok(manifest),
@@ -189,16 +196,13 @@ impl Manifest {
                 }));
             }
         };
-        for (key, row) in rows {
-            let Yaml::String(key) = key else {
-                return Err(refuse(P::ContractKeyNotText { found: key.kind() }));
-            };
-            let id = ContractId::parse(key).map_err(|problem| {
-                refuse(P::BadContractId {
-                    key: key.clone(),
-                    problem,
-                })
-            })?;
+        let keys = contract_keys(text, rows)?;
+        for (key, (_, row)) in keys.into_iter().zip(rows) {
+            let id = ContractId::parse(&key)
+                .map_err(|problem| refuse(P::BadContractId { key, problem }))?;
+            if manifest.contracts.contains_key(&id) {
+                return Err(refuse(P::DuplicateContractKey { id }));
+            }
             let origin = parse_row(&id, row, &manifest.sources)?;
             manifest.contracts.insert(id, origin);
         }
@@ -229,6 +233,52 @@ impl Manifest {
         match self.contracts.get(id) {
             Some(Origin::Remote { source, .. }) => Some(source),
             _ => None,
+        }
+    }
+}
+
+/// The text of each `contracts` key, in row order: a string key as it is, a key YAML types as
+/// a number, a boolean or null as it is spelled in the file (`007`, `0x1f`, `true`), so the
+/// table the TypeScript tool writes with plain keys reads (issue 29 §6).
+fn contract_keys(text: &str, rows: &[(Yaml, Yaml)]) -> Result<Vec<String>> {
+    let mut typed = false;
+    for (key, _) in rows {
+        match key {
+            Yaml::String(_) => {}
+            Yaml::Null | Yaml::Bool(_) | Yaml::Number(_) => typed = true,
+            Yaml::Seq(_) | Yaml::Map(_) => {
+                return Err(refuse(P::ContractKeyNotText { found: key.kind() }));
+            }
+        }
+    }
+    let texts: Vec<Option<&str>> = rows
+        .iter()
+        .map(|(key, _)| match key {
+            Yaml::String(k) => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !typed {
+        return Ok(texts.into_iter().flatten().map(str::to_owned).collect());
+    }
+    // Only a table with such a key is read a second time, for the spellings; the second
+    // reading must list the same keys in the same order, text keys as the first read them.
+    let agrees = |keys: &[String]| {
+        keys.len() == rows.len()
+            && keys
+                .iter()
+                .zip(&texts)
+                .all(|(k, t)| t.is_none_or(|t| t == k))
+    };
+    match yaml::key_texts(text, "contracts") {
+        Ok(keys) if agrees(&keys) => Ok(keys),
+        // A key the second reading cannot hand over as text names no contract.
+        _ => {
+            let found = rows
+                .iter()
+                .find(|(key, _)| !matches!(key, Yaml::String(_)))
+                .map_or("null", |(key, _)| key.kind());
+            Err(refuse(P::ContractKeyNotText { found }))
         }
     }
 }
@@ -561,7 +611,7 @@ mod tests {
         assert_eq!(m.canonical_path(&b), "contracts/b.md");
         assert_eq!(conformance_dir("docs/a.md", &a), "docs/a/conformance");
         assert_eq!(conformance_dir("a.md", &a), "a/conformance");
-        assert!(Manifest::parse("").unwrap().contracts.is_empty());
+        assert!(Manifest::parse("---\n").unwrap().contracts.is_empty());
         let m = Manifest::parse(
             "ignore: ['**/*.test.ts']\ncontracts:\n  r:\n    source: local\n    ignore: [fixtures/]\n    files:\n      tools/rt/: scripts/_runtime/\n      tools/c.sh: scripts/c.sh\n",
         )
@@ -577,6 +627,70 @@ mod tests {
             Manifest::parse("future: 1\ncontracts:\n  a: {source: local, note: x}\n").is_ok(),
             "unknown keys are left alone"
         );
+    }
+
+    /// Issue 29 §6: a key YAML types (number, boolean, null) is the id it spells, as the
+    /// TypeScript tool writes it; a quoted key is the id it holds.
+    #[test]
+    fn typed_keys_are_the_ids_they_spell() {
+        let ids = |text: &str| -> Vec<String> {
+            Manifest::parse(text)
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"))
+                .contracts
+                .keys()
+                .map(|id| id.as_str().to_owned())
+                .collect()
+        };
+        let rows: &[(&str, &[&str])] = &[
+            (
+                "contracts:\n  123:\n    source: local\n  007:\n    source: local\n",
+                &["007", "123"],
+            ),
+            (
+                "contracts:\n  0x1f: {source: local}\n  1e3: {source: local}\n  1.0: {source: local}\n",
+                &["0x1f", "1.0", "1e3"],
+            ),
+            (
+                "contracts:\n  true: {source: local}\n  false: {source: local}\n  null: {source: local}\n",
+                &["false", "null", "true"],
+            ),
+            (
+                "contracts: {9: {source: local}, \"10\": {source: local}, 'a': {source: local}}\n",
+                &["10", "9", "a"],
+            ),
+            // A float too large for a double is a number to YAML, and its spelling an id.
+            ("contracts:\n  1e400: {source: local}\n", &["1e400"]),
+            // `7` and `007` are two ids.
+            (
+                "contracts:\n  7: {source: local}\n  007: {source: local}\n",
+                &["007", "7"],
+            ),
+        ];
+        for (text, expected) in rows {
+            assert_eq!(ids(text), *expected, "{text:?}");
+        }
+        // The row a typed key names is read as any other.
+        let m = Manifest::parse("contracts:\n  007:\n    source: local\n    path: docs/b.md\n")
+            .unwrap();
+        assert_eq!(
+            m.canonical_path(&ContractId::parse("007").unwrap()),
+            "docs/b.md"
+        );
+        // An explicit empty document is an empty table; a BOM before nothing is nothing.
+        for empty in ["---\n", "--- # c\n", "~\n", "null\n"] {
+            assert_eq!(
+                Manifest::parse(empty).unwrap(),
+                Manifest::default(),
+                "{empty:?}"
+            );
+        }
+        assert!(matches!(
+            Manifest::from_bytes(b"\xef\xbb\xbf\n"),
+            Err(Error::Manifest {
+                problem: P::NoDocument,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -734,9 +848,45 @@ mod tests {
                 P::ContractsNotMapping { found: "a list" },
             ),
             (
-                "contracts:\n  1: {source: local}\n",
-                P::ContractKeyNotText { found: "a number" },
+                "contracts:\n  ? [a]\n  : {source: local}\n",
+                P::ContractKeyNotText { found: "a list" },
             ),
+            (
+                "contracts:\n  ?\n  : {source: local}\n",
+                P::BadContractId {
+                    key: "".into(),
+                    problem: crate::id::IdProblem::Empty,
+                },
+            ),
+            (
+                "contracts:\n  ~: {source: local}\n",
+                P::BadContractId {
+                    key: "~".into(),
+                    problem: crate::id::IdProblem::BadCharacter,
+                },
+            ),
+            (
+                "contracts:\n  .inf: {source: local}\n",
+                P::BadContractId {
+                    key: ".inf".into(),
+                    problem: crate::id::IdProblem::BadCharacter,
+                },
+            ),
+            (
+                "contracts:\n  True: {source: local}\n",
+                P::BadContractId {
+                    key: "True".into(),
+                    problem: crate::id::IdProblem::BadCharacter,
+                },
+            ),
+            (
+                "contracts:\n  7: {source: local}\n  \"7\": {source: local}\n",
+                P::DuplicateContractKey { id: id("7") },
+            ),
+            ("", P::NoDocument),
+            ("\n\n", P::NoDocument),
+            ("  \t\n", P::NoDocument),
+            ("# only a comment\n# and another\n", P::NoDocument),
             (
                 "contracts:\n  A: {source: local}\n",
                 P::BadContractId {

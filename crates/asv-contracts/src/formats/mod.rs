@@ -8,4 +8,5 @@ pub mod json;
 pub mod lock;
 pub mod manifest;
 pub mod table_edit;
+pub mod table_key;
 pub mod typos;

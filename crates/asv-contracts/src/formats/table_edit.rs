@@ -2,7 +2,8 @@
 //!
 //! When `vendor-manifest.yaml` exists, `gen` keeps its `contracts` block in step with the
 //! declarations: a row no skill declares any more is taken out (`unmapped: <id>`), whether it
-//! names `local` or a registered source (raw `files` rows are never taken out), and a declared
+//! names `local` or a registered source (raw `files` rows are never taken out; a row whose key
+//! is quoted refuses the run, as in the TypeScript tool), and a declared
 //! contract found at `contracts/<id>.md` without a row gets a `source: local` row
 //! (`mapped: <id> <- local`). A contract with a row — a remote one included — never gets a
 //! second one. The file is never re-rendered:
@@ -109,7 +110,7 @@ impl Lines {
 
     fn with_entry(&mut self, id: &ContractId, source: &str) -> Result<()> {
         let entry = vec![
-            format!("  {}:", key_of(id)),
+            format!("  {}:", crate::table_key::key_of(id)),
             format!("    source: {source}"),
         ];
         self.with_block_entry("contracts", entry)
@@ -143,23 +144,23 @@ impl Lines {
         Ok(())
     }
 
-    /// Takes the entry of `id` out; `false` when it is not written in block form.
+    /// Takes the entry of `id` out; `false` when it is not written in block form with a plain
+    /// key.
+    ///
+    /// A quoted key (`"9":`) is left where it is, so the run is refused as the TypeScript
+    /// tool refuses it: its scribe finds only plain keys (issue 29 §6), and a row one tool
+    /// takes out while the other stops on it would make `gen` succeed or fail by which tool
+    /// ran it.
     fn without_entry(&mut self, id: &ContractId) -> Result<bool> {
         let Some(open) = self.block()? else {
             return Ok(false);
         };
         let end = self.block_end(open);
-        let heads = [
-            format!("  {id}:"),
-            format!("  \"{id}\":"),
-            format!("  '{id}':"),
-        ];
+        let head = format!("  {id}:");
         let Some(start) = (open + 1..end).find(|&i| {
-            heads.iter().any(|head| {
-                self.lines[i]
-                    .strip_prefix(head.as_str())
-                    .is_some_and(Self::only_comment_after)
-            })
+            self.lines[i]
+                .strip_prefix(head.as_str())
+                .is_some_and(Self::only_comment_after)
         }) else {
             return Ok(false);
         };
@@ -197,23 +198,6 @@ pub fn with_source(
         lines.with_entry(id, name)?;
     }
     Ok(lines.render())
-}
-
-/// How `id` is written as a key of the table: as it is when YAML reads it back as that text,
-/// double-quoted when YAML would read it as something else (`9`, `007`, `1e3`, `null`, `true`
-/// are numbers, null and booleans to YAML 1.2), so a row gen writes is a row gen and verify
-/// can read. An id holds only `a-z0-9._-`, so the quotes need no escape.
-fn key_of(id: &ContractId) -> String {
-    let plain = matches!(
-        crate::yaml::parse(&format!("{id}: x")),
-        Ok(crate::yaml::Yaml::Map(entries))
-            if matches!(entries.first(), Some((crate::yaml::Yaml::String(k), _)) if k == id.as_str())
-    );
-    if plain {
-        id.to_string()
-    } else {
-        format!("\"{id}\"")
-    }
 }
 
 /// Adds `source: <source>` rows to the table's text.
@@ -345,6 +329,30 @@ mod tests {
         for (before, after) in rows {
             assert_eq!(add(before, "x"), *after, "{before:?}");
         }
+        // Issue 29 §6: plain where the TypeScript tool reads the key back as the id, quoted
+        // where it would read another (`007` as 7).
+        let keys = [
+            ("123", "  123:"),
+            ("true", "  true:"),
+            ("null", "  null:"),
+            ("007", "  \"007\":"),
+            ("1e3", "  \"1e3\":"),
+        ];
+        for (i, head) in keys {
+            assert_eq!(
+                add("contracts:\n", i),
+                format!("contracts:\n{head}\n    source: local\n"),
+                "{i}"
+            );
+            let text = add("contracts:\n", i);
+            assert!(
+                Manifest::parse(&text)
+                    .unwrap()
+                    .contracts
+                    .contains_key(&id(i)),
+                "{i}"
+            );
+        }
     }
 
     #[test]
@@ -359,6 +367,21 @@ mod tests {
             "contracts:\n  # kept\n  a:   # goes\n    source: local\n    # indented goes\n  b:\n    source: local\n# column 0 kept\n"
         );
         assert_eq!(remove("contracts:\n  a: {source: local}\n", "a"), None);
+        // Issue 29 §6: only a plain key is taken out, as the TypeScript tool takes out only
+        // those; a quoted one is left for the run to refuse.
+        assert_eq!(
+            remove("contracts:\n  \"a\":\n    source: local\n", "a"),
+            None
+        );
+        assert_eq!(remove("contracts:\n  '9':\n    source: local\n", "9"), None);
+        assert_eq!(
+            remove(
+                "contracts:\n  9:\n    source: local\n  007:\n    source: local\n",
+                "007"
+            )
+            .unwrap(),
+            "contracts:\n  9:\n    source: local\n"
+        );
         assert_eq!(remove("sources:\n  a:\n    ref: x\n", "a"), None);
         assert_eq!(
             remove("contracts:\n  a:\n    source: local\n", "a").unwrap(),
