@@ -30,6 +30,7 @@
 pub mod diff;
 pub mod edits;
 pub mod error;
+mod follow;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod install;
@@ -40,6 +41,7 @@ pub mod manage;
 pub mod package;
 mod paths;
 mod placing;
+pub mod refs;
 pub mod sync;
 pub mod targets;
 pub mod upstream;
