@@ -36,6 +36,11 @@ pub enum Request {
     },
     /// One file's bytes.
     File(FileAt),
+    /// One page of the repository's tags (issue 29 §2: a semver range is picked from them).
+    Tags {
+        /// The 1-based page.
+        page: u32,
+    },
 }
 
 impl fmt::Display for Request {
@@ -45,6 +50,7 @@ impl fmt::Display for Request {
             Request::Ref { reference } => write!(f, "ref {reference}"),
             Request::Listing { revision } => write!(f, "the tree listing of commit {revision}"),
             Request::File(file) => file.fmt(f),
+            Request::Tags { page } => write!(f, "page {page} of the tags"),
         }
     }
 }
