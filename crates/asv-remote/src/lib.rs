@@ -148,6 +148,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn short_ids_are_7_to_63_hex_digits_but_not_a_whole_id() {
+        let cases: &[(&str, bool)] = &[
+            ("c0ffee1", true),
+            ("c0ffee", false),
+            ("C0FFEE1", false),
+            ("c0ffee1g", false),
+            (&"a".repeat(39), true),
+            (&"a".repeat(40), false),
+            (&"a".repeat(41), true),
+            (&"a".repeat(64), false),
+            ("v1.2.3", false),
+        ];
+        for (text, short) in cases {
+            assert_eq!(is_short_id(text), *short, "{text}");
+        }
+    }
+
+    #[test]
     fn blob_ids_match_git_hash_object() {
         // printf 'hello\n' | git hash-object --stdin
         assert_eq!(

@@ -407,11 +407,24 @@ pub(crate) fn commit_at(
     }
 }
 
-/// Whether `e` says the ref names no branch or tag (and so a bare version may be a range).
+/// Whether `e` says the ref names no branch or tag (and so a bare version may be a range):
+/// git's lookup found none; the GitHub API answers an unknown ref 404 or 422.
 fn is_unknown_ref(e: &asv_remote::Error) -> bool {
-    use asv_remote::error::{GitProblem, RefProblem};
-    matches!(e, asv_remote::Error::Git { problem, .. }
-        if matches!(**problem, GitProblem::Ref(RefProblem::Unknown { .. })))
+    use asv_remote::error::{GitHubProblem, GitProblem, RefProblem};
+    match e {
+        asv_remote::Error::Git { problem, .. } => {
+            matches!(**problem, GitProblem::Ref(RefProblem::Unknown { .. }))
+        }
+        asv_remote::Error::GitHub { problem, .. } => matches!(
+            **problem,
+            GitHubProblem::Refused {
+                request: asv_remote::error::Request::Ref { .. },
+                status: 404 | 422,
+                ..
+            }
+        ),
+        _ => false,
+    }
 }
 
 /// The commit of the tag `range` picks among the source's tags, read through `transport`.

@@ -210,6 +210,17 @@ fn a_range_is_picked_from_the_github_tags() {
     );
     let pulled = run(&me, &server, &["skill", "pull"]);
     assert_eq!(pulled.stdout, format!("pdf: up to date at {commit}\n"));
+    // A bare version that names no branch or tag is that exact version.
+    let pulled = run(&me, &server, &["skill", "pull", "pdf", "--ref", "1.0.0"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: up to date at {commit}\n"),
+        "{pulled:?}"
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["pdf"]["ref"], "1.0.0");
+    assert_eq!(lock["skills"]["pdf"]["tag"], "v1.0.0");
     let refused = run(&me, &server, &["skill", "pull", "pdf", "--ref", "^3"]);
     assert!(
         refused
