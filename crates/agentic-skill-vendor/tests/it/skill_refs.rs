@@ -386,3 +386,62 @@ fn short_commit_ids_are_resolved() {
         "{refused:?}"
     );
 }
+
+/// A move that conflicts writes nothing without `--write-conflicts` (lock and row as they
+/// were); with it, the lock records the new ref beside the pending pull, and resolve ends it.
+#[test]
+fn a_conflicted_move_changes_nothing_until_written() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    let first = up.commit("first");
+    up.write(
+        "skills/pdf/SKILL.md",
+        &SKILL.replace("one\n", "one (theirs)\n"),
+    );
+    let second = up.commit("theirs");
+    let me = Repo::empty();
+    let source = up.source();
+    let added = me.run(&["skill", "add", &source, "skills/pdf", "--ref", &first]);
+    assert_eq!(added.code, 0, "{added:?}");
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (ours)\n"),
+    );
+    let before = me.snapshot();
+    let pulled = me.run(&["skill", "pull", "pdf", "--ref", "main"]);
+    assert_eq!(
+        (pulled.code, pulled.stdout.clone()),
+        (
+            1,
+            format!(
+                "pdf: 1 conflict with upstream {second}; nothing was changed (--write-conflicts writes them with markers)\nskills/pdf/SKILL.md (content)\n"
+            )
+        ),
+        "{pulled:?}"
+    );
+    assert_eq!(me.snapshot(), before, "nothing written");
+
+    let pulled = me.run(&["skill", "pull", "pdf", "--ref", "main", "--write-conflicts"]);
+    assert_eq!(pulled.code, 1, "{pulled:?}");
+    let lock = lock_of(&me);
+    assert_eq!(lock["skills"]["pdf"]["ref"], "main");
+    assert_eq!(lock["skills"]["pdf"]["revision"], first.as_str());
+    assert_eq!(
+        lock["skills"]["pdf"]["pending"]["revision"],
+        second.as_str()
+    );
+    assert!(
+        me.read_string("vendor-skills.yaml")
+            .contains("    ref: main\n")
+    );
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (both)\n"),
+    );
+    let resolved = me.run(&["skill", "resolve", "pdf"]);
+    assert_eq!(resolved.code, 0, "{resolved:?}");
+    let lock = lock_of(&me);
+    assert_eq!(lock["skills"]["pdf"]["revision"], second.as_str());
+    let verify = me.run(&["skill", "verify"]);
+    assert_eq!(verify.code, 0, "{verify:?}");
+}
