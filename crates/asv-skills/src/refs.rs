@@ -45,6 +45,18 @@ pub fn version_of(tag: &str) -> Option<Version> {
 /// The tag `range` picks from `tags`: the highest version that matches. Two tags of one
 /// version (`v1.2.3` and `1.2.3`) are told apart by name, so the pick never depends on the
 /// order the source listed them in.
+///
+/// # Example
+/// ```
+/// use asv_remote::Tag;
+/// use asv_skills::refs::{pick, range};
+///
+/// let tag = |name: &str| Tag { name: name.to_owned(), commit: "c".repeat(40) };
+/// let tags = [tag("v1.1.0"), tag("v1.4.2"), tag("v2.0.0"), tag("v1.5.0-rc.1")];
+/// let req = range("^1.2").ok_or("a range")?;
+/// assert_eq!(pick(&tags, &req).map(|t| t.name.as_str()), Some("v1.4.2"));
+/// # Ok::<(), &str>(())
+/// ```
 pub fn pick<'t>(tags: &'t [Tag], range: &VersionReq) -> Option<&'t Tag> {
     tags.iter()
         .filter_map(|t| version_of(&t.name).map(|v| (v, t)))
