@@ -9,6 +9,7 @@
 use asv_contracts::{Event, Violation};
 use asv_skills::install::Installed;
 use asv_skills::lifecycle::{Added, Pin, Pulled, State, Status, skill_dir};
+use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
 use serde::Serialize;
 
@@ -147,6 +148,9 @@ struct AddedFields<'a> {
     source: &'a str,
     revision: &'a str,
     hash: &'a str,
+    /// Where the local name came from: `option`, `manifest` or `directory`.
+    #[serde(rename = "namedBy")]
+    named_by: &'static str,
 }
 
 /// `skill status`: one skill's state.
@@ -157,6 +161,9 @@ struct StatusFields<'a> {
     reason: Option<&'a str>,
     source: &'a str,
     revision: &'a str,
+    /// The revision a pull found the skill gone upstream at (empty for a local directory).
+    #[serde(rename = "removedUpstream")]
+    removed_upstream: Option<&'a str>,
 }
 
 /// `skill pull`: what happened to one skill.
@@ -423,6 +430,18 @@ pub fn added(format: Format, a: &Added) -> String {
             a.hash
         ),
     };
+    // The name is said when it is not the upstream directory's, so the user knows which rule
+    // chose it.
+    let message = match a.named_by {
+        NamedBy::Manifest if a.name != a.upstream => format!(
+            "{message}; named by its SKILL.md (upstream directory {})",
+            asv_fs::quote::DisplayPath(&a.upstream)
+        ),
+        NamedBy::Directory => {
+            format!("{message}; named after its directory (its SKILL.md gives no usable name)")
+        }
+        _ => message,
+    };
     Line::new(Level::Notice, "added", message).at(&dir).render(
         format,
         AddedFields {
@@ -430,6 +449,7 @@ pub fn added(format: Format, a: &Added) -> String {
             source: &a.source,
             revision: a.pin.as_str(),
             hash: &a.hash,
+            named_by: a.named_by.code(),
         },
     )
 }
@@ -441,10 +461,15 @@ pub fn status(format: Format, s: &Status) -> String {
         _ => None,
     };
     let state = s.state.as_str();
-    let shown = match reason {
+    let mut shown = match reason {
         Some(why) => format!("{state} ({why})"),
         None => state.to_owned(),
     };
+    match s.removed_upstream.as_deref() {
+        Some("") => shown.push_str("; removed upstream, kept as it is"),
+        Some(at) => shown.push_str(&format!("; removed upstream at {at}, kept as it is")),
+        None => {}
+    }
     match format {
         Format::Text => format!("{}: {shown}", s.name),
         Format::Github => {
@@ -467,6 +492,7 @@ pub fn status(format: Format, s: &Status) -> String {
                     reason,
                     source: &s.source,
                     revision: &s.revision,
+                    removed_upstream: s.removed_upstream.as_deref(),
                 },
             ),
     }
@@ -481,6 +507,7 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 Pulled::UpToDate { name, .. } => ("up-to-date", name),
                 Pulled::Updated { name, .. } => ("updated", name),
                 Pulled::Conflicts { name, .. } => ("conflicts", name),
+                Pulled::Waiting { name, .. } => ("waiting", name),
                 Pulled::RemovedUpstream { name, .. } => ("removed-upstream", name),
             };
             let dir = skill_dir(name);
@@ -510,6 +537,11 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 }));
                 out
             }
+            Pulled::Waiting { name, .. } => vec![
+                Line::new(Level::Error, "waiting", p.lines().swap_remove(0))
+                    .at(&skill_dir(name))
+                    .annotation(),
+            ],
             _ => p
                 .lines()
                 .into_iter()
@@ -522,13 +554,16 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
 /// The fields of one skill's pull in JSON.
 fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
     match p {
-        Pulled::UpToDate { name, revision } => PulledFields::UpToDate { name, revision },
+        Pulled::UpToDate { name, revision } | Pulled::Waiting { name, revision } => {
+            PulledFields::UpToDate { name, revision }
+        }
         Pulled::Updated {
             name,
             from,
             to,
             kept_local,
             lost_base,
+            ..
         } => PulledFields::Updated {
             name,
             from,
@@ -815,6 +850,35 @@ pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
 /// followed by the tags a range picks and, when vendor-skills.yaml asks for another ref than
 /// the lock follows, why.
 pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
+    if o.removed_upstream {
+        let at = if o.now.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", o.now)
+        };
+        let message = format!(
+            "removed upstream{at}; {} is kept as it is (skill remove {} drops it)",
+            skill_dir(&o.name),
+            o.name
+        );
+        return match format {
+            Format::Text => format!("{}: {message}", o.name),
+            _ => Line::new(Level::Notice, "removed-upstream", message)
+                .at(&skill_dir(&o.name))
+                .render(
+                    format,
+                    OutdatedFields {
+                        name: &o.name,
+                        locked: &o.locked,
+                        now: &o.now,
+                        reference: o.reference.as_deref(),
+                        locked_ref: None,
+                        in_range: None,
+                        newest: None,
+                    },
+                ),
+        };
+    }
     let mut why = o
         .reference
         .as_deref()

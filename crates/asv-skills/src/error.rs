@@ -632,6 +632,57 @@ pub enum Error {
         /// What is wrong.
         problem: &'static str,
     },
+    /// A skill taken from elsewhere whose `SKILL.md` gives no usable name and whose directory's
+    /// name is not one either (input side).
+    #[error(
+        "the skill in {} has no usable name: {}, and the directory name {problem}; pass --name with lowercase letters, digits and hyphens",
+        json_string(directory),
+        match manifest {
+            Some(name) => format!("its SKILL.md names it {}, which is not a skill name", json_string(name)),
+            None => "its SKILL.md gives no name".to_owned(),
+        }
+    )]
+    Unnamed {
+        /// The `name:` of its `SKILL.md`, when it gives one as text.
+        manifest: Option<String>,
+        /// The directory it came from.
+        directory: String,
+        /// What is wrong with the directory's name ([`crate::name_problem`]).
+        problem: &'static str,
+    },
+    /// Two skills of one `skill add --all` that would take one local name (input side).
+    #[error(
+        "{}: the skills in {} and {} are both named {}; nothing was written — add them one at a time, one with --name <other>",
+        json_string(repository),
+        json_string(&dirs[0]),
+        json_string(&dirs[1]),
+        json_string(name)
+    )]
+    SameName {
+        /// The source.
+        repository: String,
+        /// The name both would take.
+        name: String,
+        /// The two directories of the source, in name order.
+        dirs: [String; 2],
+    },
+    /// Several skills of one `skill add --all` cannot be taken (input side): each refusal, in
+    /// name order.
+    #[error(
+        "{} skills under {} of {} cannot be taken; nothing was written — fix them upstream, or add the others one at a time:{}",
+        refused.len(),
+        json_string(dir),
+        json_string(repository),
+        refused_lines(refused)
+    )]
+    Refused {
+        /// The source.
+        repository: String,
+        /// The directory of the source whose skills were asked for.
+        dir: String,
+        /// Why each skill was refused.
+        refused: Vec<Error>,
+    },
     /// The skill breaks the Agent Skills rules (input side).
     #[error("{}: {}{}; nothing was written — {remedy}", first.location(), first.message, more_errors(*more))]
     Invalid {
@@ -848,6 +899,7 @@ impl Error {
             Error::Fs(e) => e.location(),
             Error::Tree(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
+            Error::Refused { refused, .. } => refused.first().and_then(Error::location),
             Error::Lock {
                 path,
                 line,
@@ -1021,6 +1073,23 @@ impl std::fmt::Display for Remedy {
             }
         })
     }
+}
+
+/// One indented line per refusal of a `skill add --all`: a rule broken said without the
+/// remedy, which the heading gives once.
+fn refused_lines(refused: &[Error]) -> String {
+    refused
+        .iter()
+        .map(|e| match e {
+            Error::Invalid { first, more, .. } => format!(
+                "\n  {}: {}{}",
+                first.location(),
+                first.message,
+                more_errors(*more)
+            ),
+            other => format!("\n  {other}"),
+        })
+        .collect()
 }
 
 /// ` (and 1 more error)`, ` (and 3 more errors)`, or nothing.

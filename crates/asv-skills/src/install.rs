@@ -15,10 +15,11 @@ use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
+use crate::naming::{NamedBy, local_name};
 use crate::paths::portable;
 use crate::placing::fill_of;
 use crate::validate::refuse_errors;
-use crate::{Finding, manifest_name, validate_tree};
+use crate::{Finding, Profile, manifest_name, validate_tree_as};
 
 pub use crate::targets::{Scope, Target};
 
@@ -32,8 +33,13 @@ const DIR_LIMIT_WHAT: &str = "an install takes (as from an archive)";
 /// One skill found in an install input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    /// The name it installs under: its `SKILL.md` `name` (else its directory's name).
+    /// The name it installs under ([`local_name`]): its `SKILL.md` `name` when that is a
+    /// skill name, else its directory's name.
     pub name: String,
+    /// Where that name came from.
+    pub named_by: NamedBy,
+    /// The name of the directory (or, for a root skill, the input) it was found in.
+    pub upstream: String,
     /// Its files.
     pub tree: SkillTree,
 }
@@ -113,8 +119,13 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
 /// whose `SKILL.md` gives no name.
 fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
     if whole.has_manifest() {
-        let name = manifest_name(&whole).unwrap_or_else(|| fallback.to_owned());
-        return Ok(vec![Found { name, tree: whole }]);
+        let (name, named_by) = local_name(None, manifest_name(&whole).as_deref(), fallback)?;
+        return Ok(vec![Found {
+            name,
+            named_by,
+            upstream: fallback.to_owned(),
+            tree: whole,
+        }]);
     }
     // Each file moves into its group: the input is never held twice.
     let mut groups: std::collections::BTreeMap<String, Vec<FileNode>> = Default::default();
@@ -131,8 +142,11 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
     for (dir, files) in groups {
         let tree = SkillTree::from_files(files)?;
         if tree.has_manifest() {
+            let (name, named_by) = local_name(None, manifest_name(&tree).as_deref(), &dir)?;
             found.push(Found {
-                name: manifest_name(&tree).unwrap_or(dir),
+                name,
+                named_by,
+                upstream: dir,
                 tree,
             });
         }
@@ -331,15 +345,10 @@ pub fn install_into(
     };
     // Each skill is judged once, where it lands first; the other directories get the same
     // bytes.
+    // Every name is a skill name already ([`local_name`]).
     for skill in &found {
-        if let Some(problem) = crate::name_problem(&skill.name) {
-            return Err(Error::BadName {
-                name: skill.name.clone(),
-                problem,
-            });
-        }
         warnings.extend(refuse_errors(
-            validate_tree(&skill.tree, &join(dirs[0], &skill.name))?,
+            validate_tree_as(&skill.tree, &join(dirs[0], &skill.name), Profile::Consumer)?,
             crate::error::Remedy::FixInput,
         )?);
         skill.tree.check_paths()?;

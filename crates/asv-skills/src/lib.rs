@@ -38,10 +38,12 @@ pub mod intent;
 pub mod lifecycle;
 pub mod lock;
 pub mod manage;
+pub mod naming;
 pub mod package;
 mod paths;
 mod placing;
 pub mod refs;
+mod rename;
 pub mod sync;
 pub mod targets;
 pub mod upstream;
@@ -50,6 +52,7 @@ mod validate;
 pub use asv_skilltree::normalize_name;
 pub use error::Error;
 pub use validate::{
-    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Rule, Severity,
-    has_errors, manifest_name, name_problem, validate_skill, validate_tree,
+    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Profile, Rule,
+    Severity, has_errors, manifest_name, name_problem, validate_skill, validate_skill_as,
+    validate_tree, validate_tree_as,
 };

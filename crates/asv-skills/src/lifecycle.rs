@@ -25,13 +25,14 @@ use asv_skilltree::{SKILL_MANIFEST, SkillTree, Stamps};
 
 use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
+use crate::naming::{NamedBy, local_name};
 use crate::placing::{fill_linking, fill_of};
 use crate::upstream::{
     At, Source, Taken, base_changes, base_digests, base_dir, check_source_path, keep_base,
     kept_base, listed_base_unless, take,
 };
 use crate::validate::refuse_errors;
-use crate::{Finding, Severity, manifest_name, name_problem, validate_tree};
+use crate::{Finding, Profile, Severity, manifest_name, name_problem, validate_tree_as};
 
 pub use asv_model::layout::SKILLS_DIR;
 
@@ -61,6 +62,10 @@ pub struct AddRequest {
 pub struct Added {
     /// The local name.
     pub name: String,
+    /// Where the local name came from ([`crate::naming::local_name`]).
+    pub named_by: NamedBy,
+    /// The name of the directory the skill came from (the source's name for its root).
+    pub upstream: String,
     /// The source as recorded.
     pub source: String,
     /// What the import is pinned to, as the lock records it.
@@ -128,6 +133,9 @@ pub struct Status {
     pub source: String,
     /// The locked revision.
     pub revision: String,
+    /// The revision a pull found the skill gone upstream at, when it did (empty for a local
+    /// directory): the copy is kept as it is.
+    pub removed_upstream: Option<String>,
 }
 
 /// What a pull did to one skill.
@@ -153,6 +161,8 @@ pub enum Pulled {
         kept_local: bool,
         /// Where the base belonged when it was lost and the merge was made without one.
         lost_base: Option<String>,
+        /// What the consumer's rules warn of in the merged skill ([`Profile::Consumer`]).
+        warnings: Vec<Finding>,
     },
     /// The merge conflicts: nothing was placed (or, with `--write-conflicts`, the files with
     /// markers were placed and the skill waits for `skill resolve`).
@@ -167,6 +177,14 @@ pub enum Pulled {
         written: bool,
         /// Where the base belonged when it was lost and the merge was made without one.
         lost_base: Option<String>,
+    },
+    /// In a pull of several skills, one whose earlier pull's conflicts still wait for `skill
+    /// resolve`: left as it is while the others are pulled.
+    Waiting {
+        /// The skill.
+        name: String,
+        /// The upstream revision its conflicts came from.
+        revision: String,
     },
     /// Upstream no longer holds the skill; the local copy is kept as it is.
     RemovedUpstream {
@@ -191,7 +209,7 @@ fn conflict_count(n: usize) -> String {
 impl Pulled {
     /// Whether this outcome leaves work for the user (a conflict).
     pub fn is_conflict(&self) -> bool {
-        matches!(self, Pulled::Conflicts { .. })
+        matches!(self, Pulled::Conflicts { .. } | Pulled::Waiting { .. })
     }
 
     /// The skill.
@@ -200,6 +218,7 @@ impl Pulled {
             Pulled::UpToDate { name, .. }
             | Pulled::Updated { name, .. }
             | Pulled::Conflicts { name, .. }
+            | Pulled::Waiting { name, .. }
             | Pulled::RemovedUpstream { name, .. } => name,
         }
     }
@@ -269,6 +288,9 @@ impl Pulled {
                 );
                 lines
             }
+            Pulled::Waiting { name, revision } => vec![format!(
+                "{name}: not pulled; the conflicts with upstream {revision} wait: edit them, then run skill resolve {name}"
+            )],
             Pulled::RemovedUpstream {
                 name,
                 revision,
@@ -374,13 +396,25 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     let mut lock = SkillLock::load(root)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
-    let name = match &request.name {
-        Some(n) => n.clone(),
-        None => default_name(&source, &path),
-    };
-    if let Some(problem) = name_problem(&name) {
-        return Err(Error::BadName { name, problem });
+    if let Some(name) = &request.name
+        && let Some(problem) = name_problem(name)
+    {
+        return Err(Error::BadName {
+            name: name.clone(),
+            problem,
+        });
     }
+    let at = match (&source, &request.reference) {
+        (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
+        (_, None) => At::DefaultBranch,
+    };
+    // The source is read before the name is judged: the skill's own `name:` names it, and a
+    // path that holds no skill is the first thing to say.
+    let taken = take(root, &source, &path, at, options)?;
+    let own_name = manifest_name(&taken.tree);
+    let upstream_dir = default_name(&source, &path);
+    let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
     let dir = skill_dir(&name);
     let standing = root.kind(&dir)?;
     // An imported skill whose directory is gone holds no local edits: it is taken again and
@@ -391,22 +425,19 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     if standing.is_some() {
         return Err(Error::Occupied { path: dir });
     }
-    let at = match (&source, &request.reference) {
-        (_, Some(r)) => At::Ref(r),
-        (Source::Local(_), None) => At::Now,
-        (_, None) => At::DefaultBranch,
-    };
-    let taken = take(root, &source, &path, at, options)?;
     // `--name` other than the skill's own name renames it: the `name:` line is the one local
     // edit, made to a copy of upstream, so the base stays upstream's and every pull keeps the
     // rename through the merge.
-    let placed = match &request.name {
-        Some(n) if manifest_name(&taken.tree).as_deref() != Some(n.as_str()) => {
-            renamed(&taken.tree, n)?
+    let placed = match named_by {
+        NamedBy::Option if own_name.as_deref() != Some(name.as_str()) => {
+            crate::rename::renamed(&taken.tree, &name)?
         }
         _ => taken.tree.clone(),
     };
-    let findings = refuse_errors(validate_tree(&placed, &dir)?, Remedy::FixUpstream)?;
+    let findings = refuse_errors(
+        validate_tree_as(&placed, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
     taken.tree.check_paths()?;
     placed.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
@@ -422,6 +453,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
             revision: taken.revision.clone(),
             base_hash: hash.clone(),
             pending: None,
+            removed_upstream: None,
         },
     );
     // The skill, its base and the lock in one transaction: a failed write leaves none of them.
@@ -447,6 +479,8 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     };
     Ok(Added {
         name,
+        named_by,
+        upstream: upstream_dir,
         source: source.as_str().to_owned(),
         pin,
         hash,
@@ -520,40 +554,53 @@ pub fn add_all(
             path: dir,
         });
     }
-    // Every name, then every skill, is judged before anything is written.
-    for name in skills.keys() {
-        if let Some(problem) = name_problem(name) {
-            return Err(Error::BadName {
-                name: name.clone(),
-                problem,
+    // Every skill is named and judged before anything is written, and every refusal is
+    // collected, so one run says all that stands in the way.
+    let mut refused = Vec::new();
+    let mut named: BTreeMap<String, (String, NamedBy, SkillTree, Vec<Finding>)> = BTreeMap::new();
+    for (upstream, tree) in skills {
+        let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
+            Ok(n) => n,
+            Err(e) => {
+                refused.push(e);
+                continue;
+            }
+        };
+        if let Some((other, ..)) = named.get(&name) {
+            refused.push(Error::SameName {
+                repository: source.as_str().to_owned(),
+                name,
+                dirs: [other.clone(), upstream],
             });
+            continue;
         }
-        let standing = root.kind(&skill_dir(name))?;
-        if lock.skills.contains_key(name) && standing.is_some() {
-            return Err(Error::AlreadyImported { name: name.clone() });
+        match judge_for_all(root, &lock, &source, &name, &tree) {
+            Ok(findings) => {
+                named.insert(name, (upstream, named_by, tree, findings));
+            }
+            Err(e) => refused.push(e),
         }
-        if standing.is_some() {
-            return Err(Error::OccupiedForAll {
-                path: skill_dir(name),
+    }
+    match refused.len() {
+        0 => {}
+        1 => return Err(refused.remove(0)),
+        _ => {
+            return Err(Error::Refused {
+                repository: source.as_str().to_owned(),
+                dir: dir.clone(),
+                refused,
             });
         }
     }
-    let mut judged = Vec::with_capacity(skills.len());
-    for (name, tree) in &skills {
-        let findings = refuse_errors(validate_tree(tree, &skill_dir(name))?, Remedy::FixUpstream)?;
-        tree.check_paths()?;
-        portable_tree(source.as_str(), tree)?;
-        judged.push(findings);
-    }
-    let mut changes = Vec::with_capacity(skills.len() * 2 + 2);
+    let mut changes = Vec::with_capacity(named.len() * 2 + 2);
     let mut bases = std::collections::BTreeSet::new();
-    let mut rows = Vec::with_capacity(skills.len());
-    let mut added = Vec::with_capacity(skills.len());
-    for ((name, tree), warnings) in skills.iter().zip(judged) {
+    let mut rows = Vec::with_capacity(named.len());
+    let mut added = Vec::with_capacity(named.len());
+    for (name, (upstream, named_by, tree, warnings)) in &named {
         let path = if dir == "." {
-            name.clone()
+            upstream.clone()
         } else {
-            format!("{dir}/{name}")
+            format!("{dir}/{upstream}")
         };
         let hash = tree.hash();
         // A directory read as it stands is pinned to each skill's own tree, as a single add of
@@ -572,6 +619,7 @@ pub fn add_all(
                 revision: revision.clone(),
                 base_hash: hash.clone(),
                 pending: None,
+                removed_upstream: None,
             },
         );
         changes.push(Change::replace(
@@ -593,13 +641,15 @@ pub fn add_all(
         ));
         added.push(Added {
             name: name.clone(),
+            named_by: *named_by,
+            upstream: upstream.clone(),
             source: source.as_str().to_owned(),
             pin: match at {
                 At::Now => Pin::Tree(revision),
                 _ => Pin::Commit(revision),
             },
             hash,
-            warnings,
+            warnings: warnings.clone(),
         });
     }
     changes.extend(lock_changes(root, &loaded, &lock)?);
@@ -608,55 +658,33 @@ pub fn add_all(
     Ok(added)
 }
 
-/// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
-/// file byte for byte as it was (its line ending kept).
-///
-/// # Errors
-/// [`Error::Rename`] when SKILL.md has no frontmatter with a one-line `name:` at its top level.
-fn renamed(tree: &SkillTree, name: &str) -> Result<SkillTree, Error> {
-    let refuse = || Error::Rename {
-        name: name.to_owned(),
-    };
-    let manifest = tree.get(SKILL_MANIFEST).ok_or_else(refuse)?;
-    let bytes = manifest.data.read()?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| refuse())?;
-    let mut out = String::with_capacity(text.len() + name.len());
-    let mut replaced = false;
-    let mut in_frontmatter = false;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let content = line.trim_end_matches(['\n', '\r']);
-        let bare = if i == 0 {
-            content.strip_prefix('\u{feff}').unwrap_or(content)
-        } else {
-            content
-        };
-        if bare == "---" {
-            if i == 0 {
-                in_frontmatter = true;
-            } else if in_frontmatter {
-                in_frontmatter = false;
-            }
-        } else if in_frontmatter && !replaced && content.starts_with("name:") {
-            out.push_str("name: ");
-            out.push_str(name);
-            out.push_str(&line[content.len()..]);
-            replaced = true;
-            continue;
-        }
-        out.push_str(line);
+/// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and
+/// its content within the consumer's rules ([`Profile::Consumer`]) and writable on every host.
+/// The warnings back when it can.
+fn judge_for_all(
+    root: &Root,
+    lock: &SkillLock,
+    source: &Source,
+    name: &str,
+    tree: &SkillTree,
+) -> Result<Vec<Finding>, Error> {
+    let dir = skill_dir(name);
+    let standing = root.kind(&dir)?;
+    if lock.skills.contains_key(name) && standing.is_some() {
+        return Err(Error::AlreadyImported {
+            name: name.to_owned(),
+        });
     }
-    let mut files = tree.files().to_vec();
-    for f in &mut files {
-        if f.path == SKILL_MANIFEST {
-            f.data = out.clone().into();
-        }
+    if standing.is_some() {
+        return Err(Error::OccupiedForAll { path: dir });
     }
-    let result = SkillTree::from_files(files)?;
-    // The edit must read back as exactly this name (a folded or multi-line value would not).
-    if !replaced || manifest_name(&result).as_deref() != Some(name) {
-        return Err(refuse());
-    }
-    Ok(result)
+    let findings = refuse_errors(
+        validate_tree_as(tree, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
+    tree.check_paths()?;
+    portable_tree(source.as_str(), tree)?;
+    Ok(findings)
 }
 
 /// `skill status`: the state of every imported skill, by name, offline.
@@ -679,13 +707,17 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
             State::Conflicted
         } else {
             match SkillTree::read(root, &dir)
-                .and_then(|tree| validate_tree(&tree, &dir).map(|found| (tree, found)))
-            {
+                // An import is judged as it was taken: by the consumer's rules.
+                .and_then(|tree| {
+                    validate_tree_as(&tree, &dir, Profile::Consumer).map(|found| (tree, found))
+                }) {
                 Err(e) => State::Invalid(e.to_string()),
                 Ok((tree, findings)) => {
                     match findings.into_iter().find(|f| f.severity == Severity::Error) {
                         Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
-                        None if tree.hash() == entry.base_hash => State::Clean,
+                        None if crate::rename::is_clean(root, name, &entry.base_hash, &tree)? => {
+                            State::Clean
+                        }
                         None => State::Modified,
                     }
                 }
@@ -696,6 +728,7 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
             state,
             source: entry.source.clone(),
             revision: entry.revision.clone(),
+            removed_upstream: entry.removed_upstream.clone(),
         });
     }
     Ok(out)
@@ -1031,6 +1064,18 @@ fn pull_as(
         let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, options)
         {
             Ok(decided) => decided,
+            // One skill waiting for `skill resolve` does not hold up the others: it is said
+            // (and the run exits 1), they are pulled.
+            Err(Error::Conflicted { .. }) if several => {
+                let revision = lock
+                    .skills
+                    .get(&name)
+                    .and_then(|e| e.pending.as_ref())
+                    .map(|p| p.revision.clone())
+                    .unwrap_or_default();
+                out.push(Pulled::Waiting { name, revision });
+                continue;
+            }
             Err(e) if several => {
                 return Err(Error::PullRefused {
                     name,
@@ -1129,8 +1174,13 @@ fn pull_one(
     let upstream = match upstream? {
         Ok(upstream) => upstream,
         Err(revision) => {
+            // Recorded, so `skill outdated` says it once instead of at every run; the copy,
+            // its base and its pin stay as they are.
+            if let Some(e) = lock.skills.get_mut(&name) {
+                e.removed_upstream = Some(revision.clone());
+            }
             let pulled = Pulled::RemovedUpstream {
-                modified: local.hash() != entry.base_hash,
+                modified: !crate::rename::is_clean(root, &name, &entry.base_hash, &local)?,
                 revision,
                 name,
             };
@@ -1138,6 +1188,10 @@ fn pull_one(
         }
     };
     crate::follow::refuse_moved_tag(root, &name, &entry, &followed, &upstream, options)?;
+    // Upstream holds the skill (again).
+    if let Some(e) = lock.skills.get_mut(&name) {
+        e.removed_upstream = None;
+    }
     let upstream_hash = upstream.tree.hash();
     if upstream_hash == entry.base_hash {
         if let Some(e) = lock.skills.get_mut(&name) {
@@ -1177,12 +1231,27 @@ fn pull_one(
         Err(Error::BaseUnavailable { path, .. }) => (None, false, false, Some(path)),
         Err(e) => return Err(e),
     };
-    let merged = match &base {
-        Some(base) => merge(base, &local, &upstream.tree, &|b, l, r| {
+    // The tool's own rename (`skill add --name`) is taken out of the local copy before the
+    // merge and put back after it, so the `name:` line never conflicts with an upstream
+    // change beside it and is never counted as the user's edit.
+    let unrenamed = base
+        .as_ref()
+        .and_then(|base| crate::rename::unrenamed(&local, &name, manifest_name(base).as_deref()));
+    let ours = unrenamed.as_ref().unwrap_or(&local);
+    let mut merged = match &base {
+        Some(base) => merge(base, ours, &upstream.tree, &|b, l, r| {
             merge_text(b, l, r, LABELS)
         })?,
-        None => merge_without_base(&local, &upstream.tree, LABELS)?,
+        None => merge_without_base(ours, &upstream.tree, LABELS)?,
     };
+    // Compared by files before the rename is put back: the merged tree's hash would read
+    // again every file it left on disk.
+    let kept_local = merged.tree != upstream.tree;
+    if unrenamed.is_some()
+        && let Ok(tree) = crate::rename::renamed(&merged.tree, &name)
+    {
+        merged.tree = tree;
+    }
     if !merged.is_clean() {
         if write_conflicts {
             merged.tree.check_paths()?;
@@ -1209,7 +1278,13 @@ fn pull_one(
         };
         return Ok((pulled, writes));
     }
-    refuse_errors(validate_tree(&merged.tree, &dir)?, Remedy::FixUpstream)?;
+    // Upstream's content is taken as agents would load it: what the specification forbids
+    // but agents accept is a warning, so an upstream commit that breaks a rule never leaves
+    // the skill stuck.
+    let warnings = refuse_errors(
+        validate_tree_as(&merged.tree, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
     portable_tree(&entry.source, &merged.tree)?;
     merged.tree.check_paths()?;
     upstream.tree.check_paths()?;
@@ -1218,8 +1293,6 @@ fn pull_one(
         e.base_hash = upstream_hash.clone();
         crate::follow::record(e, &followed, &upstream);
     }
-    // Compared by files: the merged tree's hash would read again every file it left on disk.
-    let kept_local = merged.tree != upstream.tree;
     if merged.tree != local {
         writes.place = Some((merged.tree, local, stamps));
     }
@@ -1232,6 +1305,7 @@ fn pull_one(
         from: entry.revision,
         to: upstream.revision,
         lost_base,
+        warnings,
     };
     Ok((pulled, writes))
 }
@@ -1314,7 +1388,12 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
             });
         }
     }
-    refuse_errors(validate_tree(&local, &dir)?, Remedy::FixLocal)?;
+    // Judged as a pull judges what it takes: the result holds upstream's text, which may break
+    // a rule agents do not enforce (a long description), and must not stay unresolvable.
+    refuse_errors(
+        validate_tree_as(&local, &dir, Profile::Consumer)?,
+        Remedy::FixLocal,
+    )?;
     let loaded = lock.clone();
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();

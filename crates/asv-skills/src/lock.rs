@@ -55,6 +55,11 @@ pub struct Entry {
     /// While a pull's conflicts wait for `skill resolve`: the upstream version being merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Pending>,
+    /// Upstream no longer holds the skill: the revision a pull found it gone at (empty for a
+    /// local directory read as it stands). The local copy is kept as it is, and `skill
+    /// outdated` says so once instead of calling the skill outdated at every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed_upstream: Option<String>,
 }
 
 /// The upstream version a conflicted pull was merging.
@@ -277,6 +282,7 @@ mod tests {
                 revision: "a".repeat(40),
                 base_hash: hash('b'),
                 pending: None,
+                removed_upstream: None,
             },
         );
         let text = lock.render();

@@ -153,9 +153,11 @@ pub fn removal_changes(
         } else {
             Some(SkillTree::read(root, &dir)?)
         };
-        let modified = local
-            .as_ref()
-            .is_none_or(|local| local.hash() != entry.base_hash);
+        // The rename `--name` made is the tool's edit, not the user's.
+        let modified = match &local {
+            Some(local) => !crate::rename::is_clean(root, name, &entry.base_hash, local)?,
+            None => true,
+        };
         let conflicted = entry.pending.is_some();
         if (modified || conflicted) && !force {
             let edits = match (&local, kept_base(root, &entry.base_hash)?) {
@@ -235,6 +237,9 @@ pub struct Outdated {
     pub in_range: Option<String>,
     /// For a semver range: the newest release tag of the source, in the range or not.
     pub newest: Option<String>,
+    /// Upstream no longer holds the skill, as a pull found at `now` (empty for a local
+    /// directory): said once, not counted as outdated.
+    pub removed_upstream: bool,
 }
 
 /// `skill outdated`: each named imported skill (every one when `names` is empty; a name given
@@ -275,7 +280,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
             .filter(|r| entry.reference.as_ref() != Some(r));
         let follows = wanted.as_ref().or(entry.reference.as_ref());
         let (mut in_range, mut newest) = (None, None);
-        let (now, reference) = match follows {
+        let resolved = match follows {
             // A range is judged from the tag list alone: no commit is fetched.
             Some(r) if crate::refs::range(r).is_some() => {
                 let range = crate::refs::range(r).unwrap_or_default();
@@ -294,7 +299,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     });
                 };
                 in_range = Some(tag.name.clone());
-                (tag.commit.clone(), Some(r.clone()))
+                Ok((tag.commit.clone(), Some(r.clone())))
             }
             follows => {
                 let at = match (&source, follows) {
@@ -302,9 +307,34 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     (Source::Local(_), None) => At::Now,
                     (_, None) => At::DefaultBranch,
                 };
-                resolve(root, &source, &entry.path, at, options)?
+                resolve(root, &source, &entry.path, at, options)
             }
         };
+        // A skill a pull found gone upstream is said once as such while upstream stays where
+        // the pull saw it (a local directory: while it still lacks the skill); a move since
+        // is news again, since the skill may be back.
+        if let Some(gone) = &entry.removed_upstream {
+            let still_gone = match &resolved {
+                Ok((now, _)) => now == gone,
+                Err(Error::NotInSource { .. }) => gone.is_empty(),
+                Err(_) => false,
+            };
+            if still_gone {
+                out.push(Outdated {
+                    name,
+                    locked: entry.revision.clone(),
+                    now: gone.clone(),
+                    reference: entry.reference.clone(),
+                    ref_changed: false,
+                    locked_ref: None,
+                    in_range: None,
+                    newest: None,
+                    removed_upstream: true,
+                });
+                continue;
+            }
+        }
+        let (now, reference) = resolved?;
         if now != entry.revision || wanted.is_some() {
             out.push(Outdated {
                 name,
@@ -315,6 +345,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                 locked_ref: wanted.and(entry.reference.clone()),
                 in_range,
                 newest,
+                removed_upstream: false,
             });
         }
     }

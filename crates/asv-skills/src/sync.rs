@@ -23,7 +23,7 @@ use crate::lifecycle::{
 use crate::lock::{Entry, SkillLock};
 use crate::placing::fill_of;
 use crate::upstream::{At, Source, check_source_path, take};
-use crate::validate::{Severity, refuse_errors, validate_tree};
+use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -355,7 +355,10 @@ pub fn sync(
                         });
                     }
                 }
-                refuse_errors(validate_tree(&taken.tree, &dir)?, Remedy::FixUpstream)?;
+                refuse_errors(
+                    validate_tree_as(&taken.tree, &dir, Profile::Consumer)?,
+                    Remedy::FixUpstream,
+                )?;
                 taken.tree.check_paths()?;
                 portable_tree(source.as_str(), &taken.tree)?;
                 changes.push(Change::replace(
@@ -374,6 +377,7 @@ pub fn sync(
                         revision: taken.revision.clone(),
                         base_hash: taken.tree.hash(),
                         pending: None,
+                        removed_upstream: None,
                     },
                 );
                 out.push(Synced::Taken {
@@ -393,7 +397,8 @@ pub fn sync(
             let dir = skill_dir(name);
             if root.kind(&dir)?.is_some() {
                 let tree = SkillTree::read(root, &dir)?;
-                if !force && (tree.hash() != entry.base_hash || entry.pending.is_some()) {
+                let edited = !crate::rename::is_clean(root, name, &entry.base_hash, &tree)?;
+                if !force && (edited || entry.pending.is_some()) {
                     return Err(Error::DropEdited {
                         name: name.clone(),
                         file: match crate::upstream::kept_base(root, &entry.base_hash)? {
@@ -407,7 +412,8 @@ pub fn sync(
                     if force {
                         Ownership::Force
                     } else {
-                        crate::lifecycle::still_local(entry.base_hash.clone())
+                        // As read: the base's hash, or the base's renamed by `--name`.
+                        crate::lifecycle::still_local(tree.hash())
                     },
                 ));
             }
@@ -820,7 +826,14 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
         }
         match SkillTree::read(root, &dir) {
             Ok(tree) => {
-                if let Some(f) = validate_tree(&tree, &dir)?
+                // An import is judged by the consumer's rules it was taken by; the user's own
+                // skills by every rule.
+                let profile = if lock.skills.contains_key(&name) {
+                    Profile::Consumer
+                } else {
+                    Profile::Author
+                };
+                if let Some(f) = validate_tree_as(&tree, &dir, profile)?
                     .into_iter()
                     .find(|f| f.severity == Severity::Error)
                 {

@@ -66,6 +66,9 @@ pub enum Rule {
     CompatibilityType,
     /// `compatibility-too-long`: `compatibility` is over [`MAX_COMPATIBILITY`] characters.
     CompatibilityTooLong,
+    /// `compatibility-empty`: `compatibility` is given but empty or only whitespace (the
+    /// rules want 1 to [`MAX_COMPATIBILITY`] characters when it is present).
+    CompatibilityEmpty,
     /// `metadata-type`: `metadata` is not a mapping.
     MetadataType,
     /// `metadata-key`: a key of `metadata` is not text, or is empty.
@@ -88,7 +91,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in the order the checks run.
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 25] = [
         Rule::SkillMdMissing,
         Rule::SkillMdCase,
         Rule::SkillMdEncoding,
@@ -106,6 +109,7 @@ impl Rule {
         Rule::DescriptionTooLong,
         Rule::CompatibilityType,
         Rule::CompatibilityTooLong,
+        Rule::CompatibilityEmpty,
         Rule::MetadataType,
         Rule::MetadataKey,
         Rule::MetadataValueType,
@@ -135,6 +139,7 @@ impl Rule {
             Rule::DescriptionTooLong => "description-too-long",
             Rule::CompatibilityType => "compatibility-type",
             Rule::CompatibilityTooLong => "compatibility-too-long",
+            Rule::CompatibilityEmpty => "compatibility-empty",
             Rule::MetadataType => "metadata-type",
             Rule::MetadataKey => "metadata-key",
             Rule::MetadataValueType => "metadata-value-type",
@@ -148,11 +153,58 @@ impl Rule {
     /// How serious breaking the rule is: a warning for what agents still load as meant (a
     /// long file, an unknown key, a large upload), an error for everything else.
     pub fn severity(self) -> Severity {
+        self.severity_in(Profile::Author)
+    }
+
+    /// How serious breaking the rule is under `profile`. An author is held to every rule of
+    /// the specification; content taken from elsewhere is refused only for what breaks an
+    /// agent or this tree (no usable `SKILL.md`, frontmatter that is not a YAML mapping, no
+    /// `name` or `description` as text, a `metadata` that `gen` cannot read), and warned about
+    /// for what the specification forbids but agents load all the same.
+    ///
+    /// The match lists every rule, so a new one must be placed on purpose.
+    pub fn severity_in(self, profile: Profile) -> Severity {
         match self {
             Rule::SkillMdTooLong | Rule::UnknownKey | Rule::UploadTooLarge => Severity::Warning,
-            _ => Severity::Error,
+            Rule::SkillMdMissing
+            | Rule::SkillMdCase
+            | Rule::SkillMdEncoding
+            | Rule::FrontmatterMissing
+            | Rule::FrontmatterSyntax
+            | Rule::FrontmatterNotMapping
+            | Rule::NameMissing
+            | Rule::NameType
+            | Rule::DescriptionMissing
+            | Rule::DescriptionType
+            | Rule::DescriptionEmpty
+            | Rule::MetadataType
+            | Rule::MetadataContracts => Severity::Error,
+            Rule::NameFormat
+            | Rule::NameMismatch
+            | Rule::DescriptionTooLong
+            | Rule::CompatibilityType
+            | Rule::CompatibilityTooLong
+            | Rule::CompatibilityEmpty
+            | Rule::MetadataKey
+            | Rule::MetadataValueType
+            | Rule::AllowedToolsType => match profile {
+                Profile::Author => Severity::Error,
+                Profile::Consumer => Severity::Warning,
+            },
         }
     }
+}
+
+/// Whose rules a skill is judged by ([`Rule::severity_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The author's: every rule of the Agent Skills specification is an error (`skill
+    /// validate`, `skill pack`, and the user's own skills in `skill verify` and `status`).
+    Author,
+    /// A consumer's: content taken from elsewhere (`skill add`, `pull`, `resolve`, sync's
+    /// take-up, `install`) is refused only for what would break an agent or the tree; what
+    /// agents load despite the specification is a warning.
+    Consumer,
 }
 
 impl std::fmt::Display for Rule {
@@ -217,6 +269,18 @@ pub const KNOWN_KEYS: &[&str] = &[
     "allowed-tools",
 ];
 
+/// The frontmatter keys Claude Code reads beyond [`KNOWN_KEYS`] (its skill documentation);
+/// an unknown key among them is worded as Claude Code's rather than as ignored.
+pub const CLAUDE_CODE_KEYS: &[&str] = &[
+    "argument-hint",
+    "disable-model-invocation",
+    "user-invocable",
+    "model",
+    "context",
+    "agent",
+    "hooks",
+];
+
 /// Why `name` is not a usable skill name, if it is not.
 pub fn name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() {
@@ -242,6 +306,14 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
 /// # Errors
 /// A guarded-read refusal (a link, a FIFO where SKILL.md belongs).
 pub fn validate_skill(root: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
+    validate_skill_as(root, dir, Profile::Author)
+}
+
+/// Judges the skill directory `dir` as it stands on disk, by `profile`'s rules.
+///
+/// # Errors
+/// As [`validate_skill`].
+pub fn validate_skill_as(root: &Root, dir: &str, profile: Profile) -> Result<Vec<Finding>, Error> {
     let skill_md = join(dir, SKILL_MANIFEST);
     let manifest = match root.read_file_capped(
         &skill_md,
@@ -261,16 +333,29 @@ pub fn validate_skill(root: &Root, dir: &str) -> Result<Vec<Finding>, Error> {
             )
         }
     };
-    Ok(judge(dir, manifest))
+    Ok(judge(dir, manifest, profile))
 }
 
-/// Judges a skill tree held in memory as if it stood at `dir` (repository-relative): what
-/// `skill add` and `skill pull` check before they write anything.
+/// Judges a skill tree held in memory as if it stood at `dir` (repository-relative), by the
+/// author's rules.
 ///
 /// # Errors
 /// A `SKILL.md` left on disk by the read that cannot be read again or changed since (a read
 /// keeps every `SKILL.md` in memory, so only a tree put together by hand meets this).
 pub fn validate_tree(tree: &SkillTree, dir: &str) -> Result<Vec<Finding>, asv_skilltree::Error> {
+    validate_tree_as(tree, dir, Profile::Author)
+}
+
+/// Judges a skill tree held in memory as if it stood at `dir`, by `profile`'s rules: what
+/// `skill add` and `skill pull` check (as [`Profile::Consumer`]) before they write anything.
+///
+/// # Errors
+/// As [`validate_tree`].
+pub fn validate_tree_as(
+    tree: &SkillTree,
+    dir: &str,
+    profile: Profile,
+) -> Result<Vec<Finding>, asv_skilltree::Error> {
     let manifest = match tree.get(SKILL_MANIFEST) {
         Some(f) => Manifest::Found(f.data.read()?.into_owned()),
         None => Manifest::Missing(
@@ -280,7 +365,7 @@ pub fn validate_tree(tree: &SkillTree, dir: &str) -> Result<Vec<Finding>, asv_sk
                 .map(|f| f.path.clone()),
         ),
     };
-    Ok(judge(dir, manifest))
+    Ok(judge(dir, manifest, profile))
 }
 
 /// The `name` a skill's `SKILL.md` gives, when it parses and gives one as text.
@@ -330,7 +415,16 @@ enum Manifest {
 /// can be, in a fixed order, so the same skill always reports the same list. A manifest that
 /// is missing, not UTF-8 or without a readable frontmatter stops the judging there, since
 /// every later rule reads the frontmatter.
-fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
+fn judge(dir: &str, manifest: Manifest, profile: Profile) -> Vec<Finding> {
+    let mut out = judge_author(dir, manifest);
+    for finding in &mut out {
+        finding.severity = finding.rule.severity_in(profile);
+    }
+    out
+}
+
+/// The findings of [`judge`], graded by the author's rules.
+fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
     let skill_md = join(dir, SKILL_MANIFEST);
     let mut out = Vec::new();
     let error = |rule: Rule, message: String| Finding::new(rule, skill_md.as_str(), None, message);
@@ -462,6 +556,10 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
     }
     match root.get("compatibility") {
         None => {}
+        Some(Yaml::String(c)) if c.trim().is_empty() => out.push(error(
+            Rule::CompatibilityEmpty,
+            "compatibility is empty; say what the skill needs, or leave the key out".to_owned(),
+        )),
         Some(Yaml::String(c)) if c.chars().count() > MAX_COMPATIBILITY => out.push(error(
             Rule::CompatibilityTooLong,
             format!(
@@ -535,6 +633,15 @@ fn judge(dir: &str, manifest: Manifest) -> Vec<Finding> {
                         skill_md.as_str(),
                         misplaced_contracts,
                         "\"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts".to_owned(),
+                    ));
+                } else if CLAUDE_CODE_KEYS.contains(&k.as_str()) {
+                    // Claude Code reads these; other agents do not, so it is still a warning,
+                    // but not one that says the key does nothing.
+                    out.push(error(
+                        Rule::UnknownKey,
+                        format!(
+                            "frontmatter key {k:?} is Claude Code's, not the Agent Skills specification's; other agents ignore it"
+                        ),
                     ));
                 } else {
                     out.push(error(
@@ -770,6 +877,12 @@ mod tests {
                 MD,
                 long_compatibility.into_bytes(),
                 "compatibility is 501 characters long, over 500",
+            ),
+            (
+                Rule::CompatibilityEmpty,
+                MD,
+                front("compatibility: \"  \"\n").into_bytes(),
+                "compatibility is empty",
             ),
             (
                 Rule::MetadataType,

@@ -297,13 +297,15 @@ pub fn pull(
         }
     };
     let conflicts = pulled.iter().any(|p| p.is_conflict());
-    let mut report = Report::new(
-        pulled
-            .iter()
-            .flat_map(|p| render::pulled(settings.format, p))
-            .collect(),
-        conflicts,
-    );
+    let mut lines = Vec::new();
+    for p in &pulled {
+        // A skill's warnings come before its own line, as `skill add` puts them.
+        if let lifecycle::Pulled::Updated { warnings, .. } = p {
+            lines.extend(findings(settings.format, warnings));
+        }
+        lines.extend(render::pulled(settings.format, p));
+    }
+    let mut report = Report::new(lines, conflicts);
     report
         .warnings
         .extend(pulled.iter().filter_map(lifecycle::Pulled::warning));
@@ -485,7 +487,8 @@ pub fn outdated(settings: &Settings, names: &[String]) -> anyhow::Result<Report>
             .iter()
             .map(|o| render::outdated(settings.format, o))
             .collect(),
-        !moved.is_empty(),
+        // A skill gone upstream is news, not work: it is kept as it is.
+        moved.iter().any(|o| !o.removed_upstream),
     ))
 }
 

@@ -27,6 +27,7 @@ mod limits;
 mod lint_selfcontain;
 mod raw;
 mod raw_refusals;
+mod real_shapes;
 mod refusals;
 mod remote;
 mod remote_offline;

@@ -140,9 +140,13 @@ fn add_all_keeps_the_rows_already_in_the_intent_file() {
 }
 
 #[test]
-fn one_invalid_skill_writes_nothing_and_is_named() {
+fn every_invalid_skill_is_named_and_nothing_is_written() {
     let up = upstream();
-    up.write("skills/beta/SKILL.md", skill_md("not-beta", &[]));
+    up.write("skills/beta/SKILL.md", "---\nname: beta\n---\nBody\n");
+    up.write(
+        "skills/gamma/SKILL.md",
+        "---\nname: gamma\ndescription: \"\"\n---\n",
+    );
     let me = Repo::empty();
     let before = me.snapshot();
     let out = me.run(&["skill", "add", &source(&up), "skills", "--all"]);

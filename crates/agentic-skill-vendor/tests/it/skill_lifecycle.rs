@@ -295,17 +295,30 @@ fn local_edits_to_a_skill_removed_upstream_are_kept() {
         "{}",
         out.stdout
     );
-    assert_eq!(user_files(&me), before);
+    // The copy is kept byte for byte; only the lock records that upstream dropped it.
+    let lock = "vendor-skills-lock.json";
+    let (mut after, mut before) = (user_files(&me), before);
+    let (now, then) = (after.remove(lock), before.remove(lock));
+    assert_eq!(after, before);
+    assert_eq!(
+        now.map(|t| t.replace(",\n      \"removedUpstream\": \"\"", "")),
+        then
+    );
 }
 
 #[test]
 fn status_reports_missing_and_invalid() {
     let (_up, me) = imported();
+    // A name that differs from the directory is what agents load (a warning of the consumer's
+    // rules); a name that is no text is not.
     edit(&me, "skills/pdf/SKILL.md", "name: pdf", "name: other");
+    let out = me.run(&["skill", "status"]);
+    assert!(out.stdout.starts_with("pdf: modified"), "{}", out.stdout);
+    edit(&me, "skills/pdf/SKILL.md", "name: other", "name: [a]");
     let out = me.run(&["skill", "status"]);
     assert!(
         out.stdout
-            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name \"other\" differs"),
+            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name is a list, expected text"),
         "{}",
         out.stdout
     );
@@ -335,7 +348,10 @@ fn bad_input_is_refused_and_nothing_is_written() {
         SKILL.replace("name: pdf", "name: piped"),
     );
     up.fifo("skills/piped/pipe");
-    up.write("skills/misnamed/SKILL.md", SKILL);
+    up.write(
+        "skills/undescribed/SKILL.md",
+        "---\nname: undescribed\n---\nBody\n",
+    );
     up.write(
         "skills/lower/skill.md",
         SKILL.replace("name: pdf", "name: lower"),
@@ -348,7 +364,7 @@ fn bad_input_is_refused_and_nothing_is_written() {
         (&["../outside"], "leaves the repository"),
         (&["skills/../secret"], "leaves the repository"),
         (&["/etc"], "leaves the repository"),
-        (&["skills/misnamed"], "differs from the directory name"),
+        (&["skills/undescribed"], "has no description"),
         (&["skills/lower"], "rename it to SKILL.md exactly"),
         (&["skills/none"], "holds no files under"),
         (
@@ -386,9 +402,9 @@ fn bad_input_is_refused_and_nothing_is_written() {
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), "mine\n");
     // --name places under another directory, judged by that name
     let me = Repo::empty();
-    let out = me.run(&["skill", "add", &src, "skills/misnamed", "--name", "pdf"]);
+    let out = me.run(&["skill", "add", &src, "skills/pdf", "--name", "pdf-tools"]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(me.exists("skills/pdf/SKILL.md"));
+    assert!(me.exists("skills/pdf-tools/SKILL.md"));
 }
 
 #[test]
@@ -430,8 +446,9 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
         .replace('\n', "\r\n");
     assert_eq!(me.read_string("skills/pdf-reader/SKILL.md"), renamed);
     assert_eq!(me.run(&["skill", "validate"]).code, 0);
+    // The rename is the tool's edit, not the user's: the copy is clean.
     let status = me.run(&["skill", "status"]);
-    assert_eq!(status.stdout, "pdf-reader: modified\n", "{status:?}");
+    assert_eq!(status.stdout, "pdf-reader: clean\n", "{status:?}");
     // The base is upstream's, so the diff from it is the one line (its CRLF kept).
     let diff = me.run(&["skill", "diff", "pdf-reader"]);
     assert!(
@@ -446,6 +463,50 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
     let merged = me.read_string("skills/pdf-reader/SKILL.md");
     assert_eq!(merged, renamed.replace("seven", "SEVEN (theirs)"));
     assert_eq!(me.run(&["skill", "validate"]).code, 0);
+
+    // Upstream changes the description, the line beside `name:`: no conflict, the rename put
+    // back over upstream's text, and still no local edit.
+    edit(
+        &up,
+        "skills/pdf/SKILL.md",
+        "description: Reads PDF files.",
+        "description: Reads and fills PDF forms.",
+    );
+    let pull = me.run(&["skill", "pull"]);
+    assert_eq!(pull.code, 0, "{pull:?}");
+    assert!(!pull.stdout.contains("local edits kept"), "{pull:?}");
+    let merged = me.read_string("skills/pdf-reader/SKILL.md");
+    assert!(
+        merged
+            .starts_with("---\r\nname: pdf-reader\r\ndescription: Reads and fills PDF forms.\r\n"),
+        "{merged:?}"
+    );
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.stdout, "pdf-reader: clean\n", "{status:?}");
+    // A real edit beside the rename is one.
+    edit(&me, "skills/pdf-reader/SKILL.md", "one", "mine");
+    let status = me.run(&["skill", "status"]);
+    assert_eq!(status.stdout, "pdf-reader: modified\n", "{status:?}");
+}
+
+#[test]
+fn a_skill_added_with_a_name_is_removed_without_force() {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    let me = Repo::empty();
+    let run = me.run(&[
+        "skill",
+        "add",
+        &source(&up),
+        "skills/pdf",
+        "--name",
+        "reader",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = me.run(&["skill", "remove", "reader"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!me.exists("skills/reader"));
+    assert!(!run.stdout.contains("discarded"), "{run:?}");
 }
 
 #[test]

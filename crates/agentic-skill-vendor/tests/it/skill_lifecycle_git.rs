@@ -302,3 +302,49 @@ fn the_next_git_run_sweeps_what_a_killed_run_left() {
     running.kill().unwrap();
     running.wait().unwrap();
 }
+
+/// A skill removed from a git upstream: the pull records the commit it found it gone at;
+/// `skill outdated` says so once and exits 0 while upstream stays there; a later commit is
+/// news again, and the pull that sees the skill still gone records that one (issue 29 §3).
+#[test]
+fn a_skill_removed_upstream_is_recorded_at_its_commit() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write("README.md", "skills\n");
+    up.commit("add pdf");
+    let me = Repo::empty();
+    let out = up.run(
+        &me,
+        &["skill", "add", &up.url(), "skills/pdf", "--ref", "main"],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    std::fs::remove_dir_all(up.work().join("skills")).unwrap();
+    let gone = up.commit("drop pdf");
+    let out = up.run(&me, &["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains(&format!("pdf: removed upstream at {gone}")),
+        "{out:?}"
+    );
+    let out = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        format!(
+            "pdf: removed upstream at {gone}; skills/pdf is kept as it is (skill remove pdf drops it)\n"
+        )
+    );
+    up.write("README.md", "skills, none left\n");
+    let later = up.commit("readme");
+    let out = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let out = up.run(&me, &["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(
+        (out.code, out.stdout.contains(&later)),
+        (0, true),
+        "{out:?}"
+    );
+}

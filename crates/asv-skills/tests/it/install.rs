@@ -304,9 +304,9 @@ fn a_refused_input_leaves_the_destination_untouched() {
             |e| matches!(e, Error::DuplicateSkill { name, .. } if name == "pdf"),
         ),
         (
-            "a name no skill may have",
-            vec![("bad/SKILL.md", skill_md("Bad_Name"))],
-            |e| matches!(e, Error::BadName { name, .. } if name == "Bad_Name"),
+            "no usable name in the manifest or the directory",
+            vec![("Bad_Dir/SKILL.md", skill_md("Bad_Name"))],
+            |e| matches!(e, Error::Unnamed { manifest: Some(name), directory, .. } if name == "Bad_Name" && directory == "Bad_Dir"),
         ),
         (
             "a file Windows cannot write",

@@ -107,7 +107,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
 fn add_refusals_write_nothing() {
     let up = Dir::new();
     up.write(MD, &skill_md("pdf"));
-    up.write("skills/odd/SKILL.md", &skill_md("other"));
+    up.write("skills/odd/SKILL.md", "---\nname: odd\n---\nBody\n");
     up.write("skills/empty/.DS_Store", "junk");
     let me = Dir::new();
     me.write("skills/taken/keep.md", "mine\n");
@@ -135,7 +135,7 @@ fn add_refusals_write_nothing() {
         }),
         ("breaks the rules", request(&up, "skills/odd"), |e| {
             matches!(e, Error::Invalid { first, more: 0, remedy: asv_skills::error::Remedy::FixUpstream }
-                if first.rule == asv_skills::Rule::NameMismatch
+                if first.rule == asv_skills::Rule::DescriptionMissing
                     && first.path == "skills/odd/SKILL.md")
         }),
         (
@@ -166,7 +166,7 @@ fn add_refusals_write_nothing() {
         assert!(want(&e), "{what}: {e:?}");
         assert_eq!(me.snapshot(), before, "{what}: wrote something");
     }
-    // A second add of an imported name is refused before the source is read.
+    // A second add of an imported name is refused, and writes nothing.
     lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     let before = me.snapshot();
     let e =
@@ -196,24 +196,26 @@ fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
             .replacen("name: pdf", "name: reader", 1)
             .replace('\n', "\r\n")
     );
-    // The base is upstream's, so the rename is a local edit that every pull keeps.
+    // The base is upstream's; the rename is the tool's own edit, not the user's: the copy is
+    // clean, and every pull puts the rename back over what it merged.
     assert_eq!(
         lock(&me).entry("reader").unwrap().base_hash,
         SkillTree::read(&up.fs, "skills/pdf").unwrap().hash()
     );
-    assert_eq!(state(&me), State::Modified);
+    assert_eq!(state(&me), State::Clean);
     up.edit(MD, "eight", "EIGHT");
     let pulled = pull(&me, false).unwrap();
     assert!(
         matches!(
             &pulled[..],
             [Pulled::Updated {
-                kept_local: true,
+                kept_local: false,
                 ..
             }]
         ),
         "{pulled:?}"
     );
+    assert_eq!(state(&me), State::Clean);
     let text = me.read("skills/reader/SKILL.md");
     assert!(
         text.contains("name: reader\r\n") && text.contains("EIGHT\r\n"),
@@ -250,10 +252,14 @@ fn status_follows_the_local_copy() {
     // Editing it back is clean again: state is by content, not by time.
     me.edit(MD, "ONE", "one");
     assert_eq!(state(&me), State::Clean);
+    // An import is judged by the consumer's rules: a name that differs from its directory is
+    // a warning, a name that is no text an error.
     me.edit(MD, "name: pdf", "name: other");
+    assert_eq!(state(&me), State::Modified);
+    me.edit(MD, "name: other", "name: 7");
     match state(&me) {
         State::Invalid(why) => assert!(
-            why.starts_with("skills/pdf/SKILL.md: name \"other\" differs"),
+            why.starts_with("skills/pdf/SKILL.md: name is a number, expected text"),
             "{why}"
         ),
         other => panic!("{other:?}"),
@@ -299,6 +305,7 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
             to: upstream.hash(),
             kept_local: true,
             lost_base: None,
+            warnings: vec![],
         }]
     );
     assert_eq!(
@@ -914,21 +921,13 @@ fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pul
 fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
     type Break = fn(&Dir, &Dir);
     type Want = fn(&Error) -> bool;
-    let rows: [(&str, Break, Want); 4] = [
+    // (A skill waiting for `skill resolve` is no refusal: it is left as it is while the others
+    // are pulled.)
+    let rows: [(&str, Break, Want); 3] = [
         (
             "missing",
             |_, me| me.fs.remove_all("skills/doc").unwrap(),
             |e| matches!(e, Error::MissingImported { .. }),
-        ),
-        (
-            "conflicted",
-            |up, me| {
-                me.edit("skills/doc/SKILL.md", "four", "FOUR (ours)");
-                up.edit("skills/doc/SKILL.md", "four", "FOUR (theirs)");
-                lifecycle::pull(&me.lock(), &["doc".to_owned()], true, &Options::default())
-                    .unwrap();
-            },
-            |e| matches!(e, Error::Conflicted { .. }),
         ),
         (
             "merged result invalid",
@@ -1097,6 +1096,7 @@ fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
             to: third.clone(),
             kept_local: true,
             lost_base: None,
+            warnings: vec![],
         }]
     );
     let text = me.read(MD);
@@ -1233,6 +1233,7 @@ fn pulled_lines_say_what_happened() {
                 to: "r2".to_owned(),
                 kept_local: true,
                 lost_base: None,
+                warnings: vec![],
             },
             vec!["pdf: updated r1 -> r2 (local edits kept)"],
         ),

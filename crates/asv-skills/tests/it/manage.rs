@@ -330,6 +330,7 @@ fn outdated_follows_a_local_git_repository_by_commit() {
             locked_ref: None,
             in_range: None,
             newest: None,
+            removed_upstream: false,
         }]
     );
     assert_eq!(me.snapshot(), before, "outdated writes nothing");
