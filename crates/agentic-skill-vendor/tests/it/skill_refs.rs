@@ -103,6 +103,22 @@ fn a_pin_moved_from_a_commit_to_main_keeps_the_local_edit() {
         "{verify:?}"
     );
     assert!(!verify.stdout.contains("skill remove"), "{verify:?}");
+    // sync never moves a pin, and names the pull that does.
+    let synced = me.run(&["skill", "sync"]);
+    assert_eq!(synced.code, 2, "{synced:?}");
+    assert!(
+        synced.stderr.contains("run skill pull pdf to move the pin"),
+        "{synced:?}"
+    );
+    // A dry run says what the pull would do and writes nothing.
+    let before = me.snapshot();
+    let dry = me.run(&["skill", "pull", "--dry-run"]);
+    assert_eq!(
+        dry.stdout,
+        format!("pdf: updated {first} -> {second} (local edits kept)\n"),
+        "{dry:?}"
+    );
+    assert_eq!(me.snapshot(), before, "a dry run writes nothing");
     let outdated = me.run(&["skill", "outdated"]);
     assert_eq!(
         (outdated.code, outdated.stdout.clone()),
@@ -352,6 +368,10 @@ fn short_commit_ids_are_resolved() {
     assert_eq!(lock["skills"]["pdf"]["ref"], &first[..7]);
     assert_eq!(lock["skills"]["pdf"]["revision"], first.as_str());
 
+    let before = me.snapshot();
+    let dry = me.run(&["skill", "pull", "pdf", "--ref", &second[..10], "--dry-run"]);
+    assert_eq!(dry.code, 0, "{dry:?}");
+    assert_eq!(me.snapshot(), before, "--ref with --dry-run edits no row");
     let pulled = me.run(&["skill", "pull", "pdf", "--ref", &second[..10]]);
     assert_eq!(
         pulled.stdout,
