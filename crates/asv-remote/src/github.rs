@@ -401,10 +401,8 @@ impl Transport for GitHub {
                 return Ok(Some(tags));
             }
         }
-        Err(self.error(GitHubProblem::TooLarge {
-            request: Request::Tags { page: TAG_PAGES },
-            host: Host::Api,
-            limit: LISTING_LIMIT,
+        Err(self.error(GitHubProblem::TooManyTags {
+            limit: TAGS_PER_PAGE * TAG_PAGES as usize,
         }))
     }
 
