@@ -141,6 +141,9 @@ pub enum SkillCommand {
         /// Say what the pull would do (merged, up to date, conflicts) and write nothing
         #[arg(long)]
         dry_run: bool,
+        /// Move the one skill named to this ref (branch, tag, commit or semver range like ^1.2), recording it in vendor-skills.yaml
+        #[arg(long = "ref", value_name = "REF")]
+        reference: Option<String>,
     },
     /// Make the tree what vendor-skills.yaml and the lock say, and mirror skills/ into each target agent's directory (never moves a pin)
     Sync {

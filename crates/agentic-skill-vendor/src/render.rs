@@ -275,6 +275,15 @@ struct OutdatedFields<'a> {
     now: &'a str,
     #[serde(rename = "ref")]
     reference: Option<&'a str>,
+    /// The ref the lock follows, when vendor-skills.yaml asks for another (`ref`).
+    #[serde(rename = "lockedRef", skip_serializing_if = "Option::is_none")]
+    locked_ref: Option<Option<&'a str>>,
+    /// For a semver range: the newest tag in it.
+    #[serde(rename = "inRange", skip_serializing_if = "Option::is_none")]
+    in_range: Option<&'a str>,
+    /// For a semver range (present with `inRange`): the newest release tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    newest: Option<Option<&'a str>>,
 }
 
 /// `skill list`: one skill.
@@ -837,7 +846,9 @@ pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
         )
 }
 
-/// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`.
+/// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`, the ref
+/// followed by the tags a range picks and, when vendor-skills.yaml asks for another ref than
+/// the lock follows, why.
 pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
     if o.removed_upstream {
         let at = if o.now.is_empty() {
@@ -861,18 +872,32 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                         locked: &o.locked,
                         now: &o.now,
                         reference: o.reference.as_deref(),
+                        locked_ref: None,
+                        in_range: None,
+                        newest: None,
                     },
                 ),
         };
     }
-    let message = format!(
-        "{} -> {} ({})",
-        o.locked,
-        o.now,
-        o.reference
-            .as_deref()
-            .unwrap_or("the directory as it stands")
-    );
+    let mut why = o
+        .reference
+        .as_deref()
+        .unwrap_or("the directory as it stands")
+        .to_owned();
+    if let Some(tag) = &o.in_range {
+        why.push_str(&format!(": newest in range {tag}"));
+        if let Some(newest) = &o.newest {
+            why.push_str(&format!(", newest {newest}"));
+        }
+    }
+    if o.ref_changed {
+        why.push_str(&format!(
+            "; vendor-skills.yaml asks for it, the lock follows {}: skill pull {} moves the pin",
+            o.locked_ref.as_deref().unwrap_or("the default branch"),
+            o.name
+        ));
+    }
+    let message = format!("{} -> {} ({why})", o.locked, o.now);
     let dir = skill_dir(&o.name);
     match format {
         Format::Text => format!("{}: {message}", o.name),
@@ -885,6 +910,9 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                     locked: &o.locked,
                     now: &o.now,
                     reference: o.reference.as_deref(),
+                    locked_ref: o.ref_changed.then_some(o.locked_ref.as_deref()),
+                    in_range: o.in_range.as_deref(),
+                    newest: o.in_range.as_ref().map(|_| o.newest.as_deref()),
                 },
             ),
     }

@@ -208,6 +208,19 @@ pub enum RefProblem {
         /// The ref.
         reference: String,
     },
+    /// A short commit id (issue 29 §2) that starts more than one commit of the repository.
+    ShortAmbiguous {
+        /// The short id, as given.
+        prefix: String,
+        /// The commits it starts, sorted (at most a few are named).
+        commits: Vec<String>,
+    },
+    /// A short commit id (issue 29 §2) that starts no commit the repository's branches and
+    /// tags reach, and names no branch or tag.
+    ShortUnknown {
+        /// The short id, as given.
+        prefix: String,
+    },
 }
 
 impl RefProblem {
@@ -218,7 +231,9 @@ impl RefProblem {
         match self {
             RefProblem::Unusable { .. }
             | RefProblem::Ambiguous { .. }
-            | RefProblem::Unknown { .. } => Side::Input,
+            | RefProblem::Unknown { .. }
+            | RefProblem::ShortAmbiguous { .. }
+            | RefProblem::ShortUnknown { .. } => Side::Input,
             RefProblem::NoDefaultBranch { .. } => Side::Environment,
         }
     }
@@ -248,6 +263,15 @@ impl fmt::Display for RefProblem {
             RefProblem::Unknown { reference } => write!(
                 f,
                 "ref {reference} names no branch or tag of the repository; check the ref"
+            ),
+            RefProblem::ShortAmbiguous { prefix, commits } => write!(
+                f,
+                "the short commit id {prefix} starts more than one commit ({}); give more digits",
+                commits.join(", ")
+            ),
+            RefProblem::ShortUnknown { prefix } => write!(
+                f,
+                "the short commit id {prefix} starts no commit the repository's branches and tags reach, and names no branch or tag; check the id or give it whole"
             ),
         }
     }

@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Commit, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
+use crate::{Commit, Error, ObjectFormat, Result, Tag, Transport, TreeEntry, blob_id};
 
 /// The most time all git processes of one source may take together.
 pub const TIME_LIMIT: Duration = Duration::from_secs(120);
@@ -582,18 +582,18 @@ impl Git {
         })
     }
 
-    /// `git ls-remote [--symref] -- <url> <patterns…>`: (object id, ref name) pairs, and the
-    /// targets of symbolic refs as (target, name).
+    /// `git ls-remote [<flag>] -- <url> <patterns…>` (`flag` `--symref` or `--tags`): (object
+    /// id, ref name) pairs, and the targets of symbolic refs as (target, name).
     #[allow(clippy::type_complexity)]
     fn ls_remote(
         &mut self,
-        symref: bool,
+        flag: Option<&str>,
         patterns: &[String],
         what: &Step,
     ) -> Result<(Vec<(String, String)>, Vec<(String, String)>)> {
         let mut args: Vec<String> = vec!["ls-remote".to_owned()];
-        if symref {
-            args.push("--symref".to_owned());
+        if let Some(flag) = flag {
+            args.push(flag.to_owned());
         }
         args.push("--".to_owned());
         args.push(self.url.clone());
@@ -707,6 +707,71 @@ impl Git {
         Ok(())
     }
 
+    /// The one commit the short id `prefix` starts (issue 29 §2). A server hands out no
+    /// commit by a short id, so every branch and tag is fetched (history without blobs, the
+    /// temporary repository watched against its limit as any fetch is) and git is asked
+    /// which objects the id starts; those that are not commits do not count.
+    fn resolve_short(&mut self, prefix: &str) -> Result<Commit> {
+        // The object format is the one the source's refs are written in.
+        let what = Step::FetchAll {
+            prefix: prefix.to_owned(),
+        };
+        let (refs, _) = self.ls_remote(None, &["HEAD".to_owned()], &what)?;
+        let format = match refs.first() {
+            Some((id, _)) if id.len() == 64 => ObjectFormat::Sha256,
+            _ => ObjectFormat::Sha1,
+        };
+        self.repository(format)?;
+        self.git(
+            &[
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-recurse-submodules",
+                "--filter=blob:none",
+                "--",
+                REMOTE,
+                "+refs/heads/*:refs/asv/heads/*",
+                "+refs/tags/*:refs/asv/tags/*",
+            ],
+            true,
+            SMALL_LIMIT,
+            true,
+            &what,
+        )?;
+        let disambiguate = format!("--disambiguate={prefix}");
+        // `rev-parse --disambiguate` fails when nothing matches: no candidate, not a failure.
+        let candidates =
+            match self.run(&["rev-parse", &disambiguate], true, REFS_LIMIT, true, &what)? {
+                Outcome::Ended(finished) if finished.status.success() => finished.stdout,
+                Outcome::Ended(_) => Vec::new(),
+                Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+            };
+        let text = String::from_utf8_lossy(&candidates).into_owned();
+        let mut commits = Vec::new();
+        for id in text.lines().filter(|l| is_hex_id(l, format.hex_len())) {
+            let kind = self.git(&["cat-file", "-t", id], true, SMALL_LIMIT, true, &what)?;
+            if String::from_utf8_lossy(&kind).trim_end() == "commit" {
+                commits.push(id.to_owned());
+            }
+        }
+        commits.sort();
+        match commits.as_slice() {
+            [one] => {
+                let revision = one.clone();
+                self.fetched.push(revision.clone());
+                Ok(Commit { revision, format })
+            }
+            [] => Err(self.error(GitProblem::Ref(RefProblem::ShortUnknown {
+                prefix: prefix.to_owned(),
+            }))),
+            many => Err(self.error(GitProblem::Ref(RefProblem::ShortAmbiguous {
+                prefix: prefix.to_owned(),
+                commits: many.iter().take(5).cloned().collect(),
+            }))),
+        }
+    }
+
     /// The commit's revision, checked against its object format.
     fn revision_of<'c>(&self, commit: &'c Commit) -> Result<&'c str> {
         if is_hex_id(&commit.revision, commit.format.hex_len()) {
@@ -723,7 +788,7 @@ impl Git {
 impl Transport for Git {
     fn default_branch(&mut self) -> Result<String> {
         let what = &Step::DefaultBranch;
-        let (_, symrefs) = self.ls_remote(true, &["HEAD".to_owned()], what)?;
+        let (_, symrefs) = self.ls_remote(Some("--symref"), &["HEAD".to_owned()], what)?;
         let target = symrefs
             .iter()
             .find(|(_, name)| name == "HEAD")
@@ -763,7 +828,7 @@ impl Transport for Git {
             let tag = format!("refs/tags/{reference}");
             let peeled = format!("refs/tags/{reference}^{{}}");
             let (refs, _) =
-                self.ls_remote(false, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
+                self.ls_remote(None, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
             let find = |name: &str| {
                 refs.iter()
                     .find(|(_, n)| n == name)
@@ -780,6 +845,10 @@ impl Transport for Git {
                     })));
                 }
                 (Some(id), _) | (None, Some(id)) => id,
+                // A branch or tag of that name wins, as it does for git itself.
+                (None, None) if crate::is_short_id(reference) => {
+                    return self.resolve_short(reference);
+                }
                 (None, None) => {
                     return Err(self.error(GitProblem::Ref(RefProblem::Unknown {
                         reference: reference.to_owned(),
@@ -790,6 +859,31 @@ impl Transport for Git {
         let format = format_of(&revision);
         self.fetch(&revision, format)?;
         Ok(Commit { revision, format })
+    }
+
+    fn tags(&mut self) -> Result<Option<Vec<Tag>>> {
+        self.dir()?;
+        let (refs, _) = self.ls_remote(Some("--tags"), &[], &Step::Tags)?;
+        // An annotated tag is listed twice: itself, and peeled (`^{}`) to its commit.
+        let mut named: std::collections::BTreeMap<String, (Option<String>, Option<String>)> =
+            std::collections::BTreeMap::new();
+        for (id, name) in refs {
+            let Some(tag) = name.strip_prefix("refs/tags/") else {
+                continue;
+            };
+            match tag.strip_suffix("^{}") {
+                Some(tag) => named.entry(tag.to_owned()).or_default().1 = Some(id),
+                None => named.entry(tag.to_owned()).or_default().0 = Some(id),
+            }
+        }
+        Ok(Some(
+            named
+                .into_iter()
+                .filter_map(|(name, (direct, peeled))| {
+                    peeled.or(direct).map(|commit| Tag { name, commit })
+                })
+                .collect(),
+        ))
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{Commit, Error, ObjectFormat, Result, Transport, TreeEntry, blob_id};
+use crate::{Commit, Error, ObjectFormat, Result, Tag, Transport, TreeEntry, blob_id};
 
 /// The API host.
 pub const API_HOST: &str = "https://api.github.com";
@@ -33,6 +33,10 @@ pub const RAW_HOST: &str = "https://raw.githubusercontent.com";
 pub const FILE_LIMIT: u64 = 1024 * 1024;
 /// The most bytes read for one API answer (a tree listing above all).
 pub const LISTING_LIMIT: u64 = 8 * 1024 * 1024;
+/// The tags asked for per page, and the most pages read (10,000 tags: a range is picked from
+/// all of them, so a repository with more is refused rather than judged on part of its tags).
+const TAGS_PER_PAGE: usize = 100;
+const TAG_PAGES: u32 = 100;
 /// The most bytes read for the commit id a ref names (a bare 40- or 64-digit answer).
 const SHA_LIMIT: u64 = 1024;
 /// The longest one request may take, connection and body included.
@@ -354,6 +358,52 @@ impl Transport for GitHub {
             revision: sha.to_owned(),
             format,
         })
+    }
+
+    fn tags(&mut self) -> Result<Option<Vec<Tag>>> {
+        let mut tags = Vec::new();
+        for page in 1..=TAG_PAGES {
+            let what = Request::Tags { page };
+            let path = format!(
+                "{}/tags?per_page={TAGS_PER_PAGE}&page={page}",
+                self.repos_path()
+            );
+            let bytes = self.get(Host::Api, &path, Some(API_ACCEPT), LISTING_LIMIT, &what)?;
+            let items = match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Array(items)) => items,
+                Ok(_) => return Err(self.error(GitHubProblem::NotAnObject { request: what })),
+                Err(_) => return Err(self.error(GitHubProblem::NotJson { request: what })),
+            };
+            let full = items.len() == TAGS_PER_PAGE;
+            for item in items {
+                // The API gives each tag peeled to its commit.
+                let name = item.get("name").and_then(Value::as_str);
+                let sha = item
+                    .get("commit")
+                    .and_then(|c| c.get("sha"))
+                    .and_then(Value::as_str);
+                match (name, sha) {
+                    (Some(name), Some(sha)) if is_hex_id(sha, 40) || is_hex_id(sha, 64) => {
+                        tags.push(Tag {
+                            name: name.to_owned(),
+                            commit: sha.to_owned(),
+                        });
+                    }
+                    _ => {
+                        return Err(self.error(GitHubProblem::NotAnObject {
+                            request: what.clone(),
+                        }));
+                    }
+                }
+            }
+            if !full {
+                tags.sort();
+                return Ok(Some(tags));
+            }
+        }
+        Err(self.error(GitHubProblem::TooManyTags {
+            limit: TAGS_PER_PAGE * TAG_PAGES as usize,
+        }))
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {

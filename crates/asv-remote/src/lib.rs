@@ -68,6 +68,23 @@ pub struct Commit {
     pub format: ObjectFormat,
 }
 
+/// A tag of a repository and the commit it names (an annotated tag peeled to its commit).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Tag {
+    /// The tag's name, without `refs/tags/`.
+    pub name: String,
+    /// The commit id it names (lowercase hex).
+    pub commit: String,
+}
+
+/// Whether `text` reads as a short commit id (issue 29 §2): 7 to 63 lowercase hex digits
+/// that are not a whole id of either object format (40 or 64 digits).
+pub fn is_short_id(text: &str) -> bool {
+    (7..64).contains(&text.len())
+        && text.len() != 40
+        && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// What a source transport can do. Every method is one bounded, non-interactive exchange.
 pub trait Transport {
     /// The branch the repository hands out by default (e.g. `main`).
@@ -81,6 +98,15 @@ pub trait Transport {
     /// # Errors
     /// A refusal or failure of the transport; an unknown ref.
     fn resolve(&mut self, reference: &str) -> Result<Commit>;
+
+    /// Every tag of the repository with the commit it names, sorted by name; `None` when this
+    /// transport cannot list tags (a semver range on its tags is then refused by the caller).
+    ///
+    /// # Errors
+    /// A refusal or failure of the transport.
+    fn tags(&mut self) -> Result<Option<Vec<Tag>>> {
+        Ok(None)
+    }
 
     /// The recursive listing of `commit`'s tree.
     ///
@@ -120,6 +146,24 @@ pub fn blob_id(format: ObjectFormat, bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_ids_are_7_to_63_hex_digits_but_not_a_whole_id() {
+        let cases: &[(&str, bool)] = &[
+            ("c0ffee1", true),
+            ("c0ffee", false),
+            ("C0FFEE1", false),
+            ("c0ffee1g", false),
+            (&"a".repeat(39), true),
+            (&"a".repeat(40), false),
+            (&"a".repeat(41), true),
+            (&"a".repeat(64), false),
+            ("v1.2.3", false),
+        ];
+        for (text, short) in cases {
+            assert_eq!(is_short_id(text), *short, "{text}");
+        }
+    }
 
     #[test]
     fn blob_ids_match_git_hash_object() {

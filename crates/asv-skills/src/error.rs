@@ -502,6 +502,61 @@ pub enum Error {
         /// The name asked for.
         name: String,
     },
+    /// The intent asks for another ref than the lock pins (input side): a pull moves the pin,
+    /// merging local edits (issue 29 §2), so sync, which never moves one, names it.
+    #[error(
+        "vendor-skills.yaml asks for {name} at ref {}, the lock pins {}; run skill pull {name} to move the pin (local edits are merged), or put the row's ref back as it was",
+        json_string(intent),
+        lock.as_deref().map(json_string).unwrap_or_else(|| "none".to_owned())
+    )]
+    RefDiffers {
+        /// The skill.
+        name: String,
+        /// The intent's ref.
+        intent: String,
+        /// The lock's ref.
+        lock: Option<String>,
+    },
+    /// A semver range was asked of a source whose transport lists no tags (input side).
+    #[error(
+        "{repository}: the ref {} is a semver range, and this source's tags cannot be listed; name a tag, branch or commit in vendor-skills.yaml (or with --ref)",
+        json_string(range)
+    )]
+    RangeUnsupported {
+        /// The source as given.
+        repository: String,
+        /// The range.
+        range: String,
+    },
+    /// No tag of the source is a version the range takes (input side).
+    #[error(
+        "{repository}: no tag is a version in the range {}{}; widen the range in vendor-skills.yaml (or with --ref), or name a tag",
+        json_string(range),
+        newest.as_deref().map(|t| format!(" (the newest release is {t})")).unwrap_or_else(|| " (no tag is a version)".to_owned())
+    )]
+    NoTagInRange {
+        /// The source as given.
+        repository: String,
+        /// The range.
+        range: String,
+        /// The newest release tag, when any tag is a version.
+        newest: Option<String>,
+    },
+    /// The tag a pin was taken at names another commit now (remote side): a tag is meant
+    /// never to move, so what it names now is not trusted to be an update.
+    #[error(
+        "{name}: the tag {tag} named {pinned} when vendor-skills-lock.json pinned it and names {now} now; check the source, then pin the commit you trust with skill pull {name} --ref <commit>"
+    )]
+    TagMoved {
+        /// The skill.
+        name: String,
+        /// The tag.
+        tag: String,
+        /// The commit the lock records.
+        pinned: String,
+        /// The commit the tag names now.
+        now: String,
+    },
     /// A source answered a commit id that is not one (remote side).
     #[error(
         "{repository} answered {} for a commit id, which is not one; nothing was changed",
@@ -838,7 +893,9 @@ impl Error {
             // The transport knows whose a refusal is: a bad URL or ref is the input's, a
             // server's answer or a limit the environment's.
             Error::Remote(e) => e.side(),
-            Error::NotACommit { .. } | Error::BaseMismatch { .. } => Side::Environment,
+            Error::NotACommit { .. } | Error::BaseMismatch { .. } | Error::TagMoved { .. } => {
+                Side::Environment
+            }
             Error::AlreadyInstalled { .. }
             | Error::Occupied { .. }
             | Error::OccupiedForAll { .. }
@@ -872,7 +929,7 @@ impl Error {
             Error::Intent { line, .. } => {
                 Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
             }
-            Error::IntentDiffers { .. } | Error::IntentName { .. } => {
+            Error::IntentDiffers { .. } | Error::IntentName { .. } | Error::RefDiffers { .. } => {
                 Some(Location::file(asv_model::layout::SKILL_INTENT))
             }
             Error::DropEdited { name, .. } => Some(Location::file(asv_fs::join(
@@ -894,6 +951,7 @@ impl Error {
             | Error::MarkersRemain { path, .. }
             | Error::WouldLose { path, .. }
             | Error::OwnSkill { path } => Some(Location::file(path.clone())),
+            Error::TagMoved { .. } => Some(Location::file(asv_model::layout::SKILL_LOCK)),
             Error::NoSkill { input }
             | Error::NoInput { input }
             | Error::UnknownInput { input }

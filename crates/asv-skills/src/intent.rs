@@ -378,6 +378,112 @@ pub fn rows_change(
     ))
 }
 
+/// The change that sets the `ref` of `name`'s row to `reference` (`skill pull NAME --ref R`,
+/// issue 29 §2), or `None` when the row asks for it already. The row's `ref:` line is
+/// rewritten in place (a comment after its value kept), or a `ref:` line added after the
+/// row's last line; every other byte stays. Without a file, or without a row for `name`, the
+/// row is written as [`rows_change`] writes one, from the lock entry. The file must still read
+/// as it did when this was decided.
+///
+/// # Errors
+/// [`Error::NotImported`] for a name `lock` does not hold; as [`rows_change`].
+pub fn ref_change(
+    root: &Root,
+    lock: &SkillLock,
+    name: &str,
+    reference: &str,
+) -> Result<Option<asv_fs::Change>, Error> {
+    let entry = lock.entry(name)?;
+    let before = root.read_file_capped(
+        INTENT_FILE,
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?;
+    let text = match &before {
+        Some(bytes) => Some(
+            std::str::from_utf8(bytes)
+                .map_err(|_| refuse(None, IntentProblem::NotUtf8))?
+                .to_owned(),
+        ),
+        None => None,
+    };
+    let row = match &text {
+        Some(text) => Intent::parse(text.as_bytes())?.skills.get(name).cloned(),
+        None => None,
+    };
+    let (Some(text), Some(row)) = (text, row) else {
+        let wanted = Wanted {
+            source: entry.source.clone(),
+            path: entry.path.clone(),
+            reference: Some(reference.to_owned()),
+        };
+        return row_change(root, lock, name, &wanted).map(Some);
+    };
+    if row.reference.as_deref() == Some(reference) {
+        return Ok(None);
+    }
+    let wanted = Wanted {
+        reference: Some(reference.to_owned()),
+        ..row
+    };
+    // A layout the line edit does not follow (a row in flow style) is written anew, as a
+    // row replaced by `skill add` is.
+    let edited = match edit_ref(&text, name, reference)
+        .and_then(|edited| checked(Some(&text), edited, name, Some(&wanted)))
+    {
+        Ok(edited) => edited,
+        Err(_) => with_row(Some(&text), name, &wanted)?,
+    };
+    Ok(Some(asv_fs::Change::replace_file(
+        INTENT_FILE,
+        edited.into_bytes(),
+        unchanged_since(before),
+    )))
+}
+
+/// The line edit of [`ref_change`], unchecked: the row's `ref:` line given `reference`, or
+/// one added after the row's last line.
+fn edit_ref(text: &str, name: &str, reference: &str) -> Result<String, Error> {
+    let misread = || {
+        refuse(
+            None,
+            IntentProblem::EditMisread {
+                name: name.to_owned(),
+            },
+        )
+    };
+    let start = key_line(text, 0, "skills", 0).ok_or_else(misread)?;
+    let row = key_line(text, 2, name, start).ok_or_else(misread)?;
+    let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+    match field_line(text, row, "ref") {
+        Some(at) => {
+            let line = &lines[at - 1];
+            let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
+            // A comment after the value stays (` #` opens one in YAML).
+            let comment = line
+                .trim_end_matches(['\r', '\n'])
+                .find(" #")
+                .map(|i| line[i..line.len() - ending.len()].to_owned())
+                .unwrap_or_default();
+            let ending = if ending.is_empty() { eol } else { ending };
+            lines[at - 1] = format!("    ref: {}{comment}{ending}", scalar(reference));
+        }
+        None => {
+            // After the row's last line of its own (blank lines after it stay below).
+            let mut last = row;
+            while last < lines.len() && lines[last].starts_with("    ") {
+                last += 1;
+            }
+            if !lines[last - 1].ends_with('\n') {
+                lines[last - 1].push_str(eol);
+            }
+            lines.insert(last, format!("    ref: {}{eol}", scalar(reference)));
+        }
+    }
+    Ok(lines.concat())
+}
+
 /// The change that takes the rows of `names` out of the intent file, or `None` when there is
 /// no file or it holds none of them. The file must still read as it did when this was decided.
 ///
@@ -700,6 +806,25 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// Issue 29 §2: `skill pull NAME --ref R` edits the row's `ref:` line in place.
+    #[test]
+    fn a_ref_is_set_in_place() {
+        let text = "skills:\n  pdf:\n    source: a/b # up\n    ref: v1 # pinned\n    path: p\n  doc:\n    source: ./up\n    path: .\n\n# end\n";
+        let edited = edit_ref(text, "pdf", "^2").unwrap();
+        assert_eq!(
+            edited,
+            "skills:\n  pdf:\n    source: a/b # up\n    ref: \"^2\" # pinned\n    path: p\n  doc:\n    source: ./up\n    path: .\n\n# end\n"
+        );
+        let added = edit_ref(text, "doc", "main").unwrap();
+        assert_eq!(
+            added,
+            "skills:\n  pdf:\n    source: a/b # up\n    ref: v1 # pinned\n    path: p\n  doc:\n    source: ./up\n    path: .\n    ref: main\n\n# end\n"
+        );
+        let read = Intent::parse(added.as_bytes()).unwrap();
+        assert_eq!(read.skills["doc"].reference.as_deref(), Some("main"));
+        assert_eq!(read.skills["pdf"].reference.as_deref(), Some("v1"));
     }
 
     /// Found by the `intent` fuzz target (fuzz/README.md): a top level indented past the left

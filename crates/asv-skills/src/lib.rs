@@ -30,6 +30,7 @@
 pub mod diff;
 pub mod edits;
 pub mod error;
+mod follow;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod install;
@@ -41,6 +42,7 @@ pub mod naming;
 pub mod package;
 mod paths;
 mod placing;
+pub mod refs;
 mod rename;
 pub mod sync;
 pub mod targets;

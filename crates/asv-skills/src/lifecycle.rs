@@ -453,6 +453,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
             source: source.as_str().to_owned(),
             path,
             reference: taken.reference,
+            tag: taken.tag.clone(),
             revision: taken.revision.clone(),
             base_hash: hash.clone(),
             pending: None,
@@ -621,6 +622,7 @@ pub fn add_all(
                 source: source.as_str().to_owned(),
                 path: path.clone(),
                 reference: taken.reference.clone(),
+                tag: taken.tag.clone(),
                 revision: revision.clone(),
                 base_hash: hash.clone(),
                 pending: None,
@@ -967,7 +969,49 @@ pub fn pull(
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, Some(root), options)
+    pull_as(root, names, write_conflicts, Some(root), None, options)
+}
+
+/// `skill pull NAME --ref R`: sets the `ref` of `name`'s row in `vendor-skills.yaml` to
+/// `reference` and pulls it there, as [`pull`] follows a changed row (issue 29 §2): the old
+/// pin is the base, `reference`'s commit is upstream. The row is edited in the same
+/// transaction as the pull, and only when the lock then records `reference` (a pull ending in
+/// conflicts it does not write changes neither).
+///
+/// # Errors
+/// As [`pull`]; as [`crate::intent::ref_change`] for an intent file that cannot be edited.
+pub fn pull_to(
+    root: &WriterLock<'_>,
+    name: &str,
+    reference: &str,
+    write_conflicts: bool,
+    options: &Options,
+) -> Result<Vec<Pulled>, Error> {
+    let names = [name.to_owned()];
+    let forced = Some((name, reference));
+    pull_as(root, &names, write_conflicts, Some(root), forced, options)
+}
+
+/// What [`pull_to`] would do, with nothing written.
+///
+/// # Errors
+/// As [`pull_to`].
+pub fn pull_to_dry_run(
+    root: &Root,
+    name: &str,
+    reference: &str,
+    write_conflicts: bool,
+    options: &Options,
+) -> Result<Vec<Pulled>, Error> {
+    let names = [name.to_owned()];
+    pull_as(
+        root,
+        &names,
+        write_conflicts,
+        None,
+        Some((name, reference)),
+        options,
+    )
 }
 
 /// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
@@ -982,7 +1026,7 @@ pub fn pull_dry_run(
     write_conflicts: bool,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, None, options)
+    pull_as(root, names, write_conflicts, None, None, options)
 }
 
 /// What a pull of one skill writes, decided before anything is.
@@ -1002,9 +1046,12 @@ fn pull_as(
     names: &[String],
     write_conflicts: bool,
     writer: Option<&WriterLock<'_>>,
+    forced: Option<(&str, &str)>,
     options: &Options,
 ) -> Result<Vec<Pulled>, Error> {
     let loaded = SkillLock::load(root)?;
+    // The refs the intent (or `--ref`) asks for where the lock follows another (issue 29 §2).
+    let moves = crate::follow::moves(root, &loaded, forced)?;
     let mut lock = loaded.clone();
     let mut names: Vec<String> = if names.is_empty() {
         lock.skills.keys().cloned().collect()
@@ -1020,7 +1067,9 @@ fn pull_as(
     let mut places = Vec::new();
     let mut bases: BTreeMap<String, (SkillTree, Option<(String, SkillTree)>)> = BTreeMap::new();
     for name in names {
-        let (pulled, writes) = match pull_one(root, &name, &mut lock, write_conflicts, options) {
+        let to = moves.get(&name);
+        let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, options)
+        {
             Ok(decided) => decided,
             // One skill waiting for `skill resolve` does not hold up the others: it is said
             // (and the run exits 1), they are pulled.
@@ -1072,6 +1121,11 @@ fn pull_as(
     if lock != loaded {
         changes.extend(lock_changes(root, &loaded, &lock)?);
     }
+    if let Some((name, reference)) = forced
+        && lock.skills.get(name).and_then(|e| e.reference.as_deref()) == Some(reference)
+    {
+        changes.extend(crate::intent::ref_change(root, &loaded, name, reference)?);
+    }
     if !changes.is_empty() {
         let plan = Plan::new(root, changes)?;
         if let Some(writer) = writer {
@@ -1087,6 +1141,7 @@ fn pull_one(
     root: &Root,
     name: &str,
     lock: &mut SkillLock,
+    to: Option<&String>,
     write_conflicts: bool,
     options: &Options,
 ) -> Result<(Pulled, Writes), Error> {
@@ -1097,6 +1152,8 @@ fn pull_one(
         });
     }
     let dir = require_imported(root, name, &entry)?;
+    // Upstream is read at the ref asked for; the base stays the old pin's.
+    let followed = crate::follow::following(&entry, to);
     // The local tree, upstream's and the kept base are read side by side: independent passes
     // over files (and, for a remote, a fetch). The base is read ahead of knowing it is
     // wanted, and given up as soon as it is not: when upstream still hashes to it, or a read
@@ -1104,7 +1161,7 @@ fn pull_one(
     let stop = AtomicBool::new(false);
     let (local, upstream, kept) = std::thread::scope(|scope| {
         let upstream = scope.spawn(|| {
-            let upstream = upstream_of(root, &entry, options);
+            let upstream = upstream_of(root, &followed, options);
             if !matches!(&upstream, Ok(Ok(u)) if u.tree.hash() != entry.base_hash) {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -1137,16 +1194,16 @@ fn pull_one(
             return Ok((pulled, writes));
         }
     };
+    crate::follow::refuse_moved_tag(root, &name, &entry, &followed, &upstream, options)?;
     // Upstream holds the skill (again).
     if let Some(e) = lock.skills.get_mut(&name) {
         e.removed_upstream = None;
     }
     let upstream_hash = upstream.tree.hash();
     if upstream_hash == entry.base_hash {
-        if upstream.revision != entry.revision
-            && let Some(e) = lock.skills.get_mut(&name)
-        {
+        if let Some(e) = lock.skills.get_mut(&name) {
             e.revision = upstream.revision.clone();
+            crate::follow::record(e, &followed, &upstream);
         }
         let pulled = Pulled::UpToDate {
             name,
@@ -1212,6 +1269,7 @@ fn pull_one(
                     revision: upstream.revision.clone(),
                     base_hash: upstream_hash,
                 });
+                crate::follow::record(e, &followed, &upstream);
             }
             let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
             writes.place = Some((merged.tree, local, stamps));
@@ -1240,6 +1298,7 @@ fn pull_one(
     if let Some(e) = lock.skills.get_mut(&name) {
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
+        crate::follow::record(e, &followed, &upstream);
     }
     if merged.tree != local {
         writes.place = Some((merged.tree, local, stamps));

@@ -44,6 +44,10 @@ pub struct Entry {
     /// The branch, tag or commit followed by `skill pull`; absent for a local directory.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "ref")]
     pub reference: Option<String>,
+    /// The tag a semver range `ref` picked (issue 29 §2), whose commit is `revision`; absent
+    /// for any other ref.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
     /// The commit the base was taken at (for a local directory, the base's tree hash).
     pub revision: String,
     /// The tree hash of the base: the upstream version the local copy started from.
@@ -274,6 +278,7 @@ mod tests {
                 source: "acme/skills".to_owned(),
                 path: "skills/pdf".to_owned(),
                 reference: Some("main".to_owned()),
+                tag: None,
                 revision: "a".repeat(40),
                 base_hash: hash('b'),
                 pending: None,

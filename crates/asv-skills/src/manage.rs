@@ -227,14 +227,26 @@ pub struct Outdated {
     pub now: String,
     /// The ref followed; `None` for a local directory read as it stands.
     pub reference: Option<String>,
+    /// Whether `reference` is the ref `vendor-skills.yaml` asks for and not the one the lock
+    /// follows, [`Outdated::locked_ref`]: the skill is then outdated for that alone, and
+    /// `skill pull` moves it (issue 29 §2).
+    pub ref_changed: bool,
+    /// The ref the lock follows, when [`Outdated::ref_changed`] (`None`: it names none).
+    pub locked_ref: Option<String>,
+    /// For a semver range: the newest tag in the range, whose commit `now` is.
+    pub in_range: Option<String>,
+    /// For a semver range: the newest release tag of the source, in the range or not.
+    pub newest: Option<String>,
     /// Upstream no longer holds the skill, as a pull found at `now` (empty for a local
     /// directory): said once, not counted as outdated.
     pub removed_upstream: bool,
 }
 
 /// `skill outdated`: each named imported skill (every one when `names` is empty; a name given
-/// twice counts once) whose source has moved since the lock was written, in name order. Writes
-/// nothing.
+/// twice counts once) whose source has moved since the lock was written, or whose row in
+/// `vendor-skills.yaml` asks for another ref than the lock follows, in name order. Writes
+/// nothing. A semver range is judged from the source's tag list: the newest tag in the range
+/// and the newest release overall are given.
 ///
 /// A repository or local git repository is asked only which commit its ref names (the
 /// transport's ref resolution: no file of the skill is read); a local directory read as it
@@ -243,8 +255,9 @@ pub struct Outdated {
 ///
 /// # Errors
 /// [`Error::Lock`]; [`Error::OwnSkill`] or [`Error::NotImportedAmong`] for a name given that
-/// is not imported; a source that cannot be read (as [`crate::upstream::take`]), including a
-/// local directory that no longer holds the skill.
+/// is not imported; [`Error::Intent`] for an intent file that cannot be read; a source that
+/// cannot be read (as [`crate::upstream::take`]), including a local directory that no longer
+/// holds the skill; [`Error::RangeUnsupported`] or [`Error::NoTagInRange`] for a range.
 pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<Outdated>, Error> {
     let lock = SkillLock::load(root)?;
     let mut names = if names.is_empty() {
@@ -253,16 +266,50 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
         imported_names(root, &lock, names)?
     };
     names.sort();
+    // The intent is the source of truth: a row asking for another ref than the lock follows
+    // makes its skill outdated, whatever that ref names.
+    let intent = crate::intent::Intent::load(root)?;
     let mut out = Vec::new();
     for name in names {
         let entry = lock.entry(&name)?;
         let source = Source::parse(&entry.source)?;
-        let at = match (&source, &entry.reference) {
-            (_, Some(r)) => At::Ref(r),
-            (Source::Local(_), None) => At::Now,
-            (_, None) => At::DefaultBranch,
+        let wanted = intent
+            .skills
+            .get(&name)
+            .and_then(|w| w.reference.clone())
+            .filter(|r| entry.reference.as_ref() != Some(r));
+        let follows = wanted.as_ref().or(entry.reference.as_ref());
+        let (mut in_range, mut newest) = (None, None);
+        let resolved = match follows {
+            // A range is judged from the tag list alone: no commit is fetched.
+            Some(r) if crate::refs::range(r).is_some() => {
+                let range = crate::refs::range(r).unwrap_or_default();
+                let Some(tags) = crate::upstream::tags_of(root, &source, Some(r), options)? else {
+                    return Err(Error::RangeUnsupported {
+                        repository: entry.source.clone(),
+                        range: r.clone(),
+                    });
+                };
+                newest = crate::refs::newest(&tags).map(|t| t.name.clone());
+                let Some(tag) = crate::refs::pick(&tags, &range) else {
+                    return Err(Error::NoTagInRange {
+                        repository: entry.source.clone(),
+                        range: r.clone(),
+                        newest,
+                    });
+                };
+                in_range = Some(tag.name.clone());
+                Ok((tag.commit.clone(), Some(r.clone())))
+            }
+            follows => {
+                let at = match (&source, follows) {
+                    (_, Some(r)) => At::Ref(r),
+                    (Source::Local(_), None) => At::Now,
+                    (_, None) => At::DefaultBranch,
+                };
+                resolve(root, &source, &entry.path, at, options)
+            }
         };
-        let resolved = resolve(root, &source, &entry.path, at, options);
         // A skill a pull found gone upstream is said once as such while upstream stays where
         // the pull saw it (a local directory: while it still lacks the skill); a move since
         // is news again, since the skill may be back.
@@ -278,18 +325,26 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     locked: entry.revision.clone(),
                     now: gone.clone(),
                     reference: entry.reference.clone(),
+                    ref_changed: false,
+                    locked_ref: None,
+                    in_range: None,
+                    newest: None,
                     removed_upstream: true,
                 });
                 continue;
             }
         }
         let (now, reference) = resolved?;
-        if now != entry.revision {
+        if now != entry.revision || wanted.is_some() {
             out.push(Outdated {
                 name,
                 locked: entry.revision.clone(),
                 now,
                 reference,
+                ref_changed: wanted.is_some(),
+                locked_ref: wanted.and(entry.reference.clone()),
+                in_range,
+                newest,
                 removed_upstream: false,
             });
         }

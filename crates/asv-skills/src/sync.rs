@@ -119,16 +119,16 @@ fn add_again(name: &str, wanted: &crate::intent::Wanted) -> crate::error::AddAga
 }
 
 /// Where the intent's row for `name` asks for something else than the lock pins: one
-/// [`Error::IntentDiffers`] per field (`source`, `path`, `ref`). A row without `ref` follows
-/// the default branch, which the lock names: no difference.
+/// [`Error::IntentDiffers`] per field (`source`, `path`), and [`Error::RefDiffers`] for `ref`,
+/// which `skill pull` moves (issue 29 §2). A row without `ref` follows the default branch,
+/// which the lock names: no difference.
 fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Error> {
-    [
+    let mut out: Vec<Error> = [
         ("source", Some(&wanted.source), Some(&entry.source)),
         ("path", Some(&wanted.path), Some(&entry.path)),
-        ("ref", wanted.reference.as_ref(), entry.reference.as_ref()),
     ]
     .into_iter()
-    .filter(|(field, asked, pinned)| asked != pinned && !(*field == "ref" && asked.is_none()))
+    .filter(|(_, asked, pinned)| asked != pinned)
     .map(|(field, asked, pinned)| Error::IntentDiffers {
         name: name.to_owned(),
         field,
@@ -136,7 +136,17 @@ fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Err
         lock: pinned.cloned(),
         again: Box::new(add_again(name, wanted)),
     })
-    .collect()
+    .collect();
+    if let Some(asked) = &wanted.reference
+        && entry.reference.as_ref() != Some(asked)
+    {
+        out.push(Error::RefDiffers {
+            name: name.to_owned(),
+            intent: asked.clone(),
+            lock: entry.reference.clone(),
+        });
+    }
+    out
 }
 
 /// The distinct project directories of `targets`, in the order first named.
@@ -363,6 +373,7 @@ pub fn sync(
                         source: source.as_str().to_owned(),
                         path,
                         reference: taken.reference.clone(),
+                        tag: taken.tag.clone(),
                         revision: taken.revision.clone(),
                         base_hash: taken.tree.hash(),
                         pending: None,

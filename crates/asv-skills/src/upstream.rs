@@ -83,6 +83,8 @@ pub struct Taken {
     /// The ref followed: the branch found for [`At::DefaultBranch`], the ref given for
     /// [`At::Ref`]; `None` otherwise.
     pub reference: Option<String>,
+    /// The tag a semver range picked ([`crate::refs`]); `None` for any other ref.
+    pub tag: Option<String>,
     /// The skill's files, relative to the skill directory.
     pub tree: SkillTree,
 }
@@ -249,7 +251,10 @@ pub fn resolve(
         (Source::Remote(spec), _) => asv_remote::transport(spec, options)?,
     };
     let (commit, reference) = match at {
-        At::Ref(reference) => (transport.resolve(reference)?, reference.to_owned()),
+        At::Ref(reference) => (
+            commit_at(transport.as_mut(), source.as_str(), reference)?.0,
+            reference.to_owned(),
+        ),
         _ => {
             let branch = transport.default_branch()?;
             (transport.resolve(&branch)?, branch)
@@ -296,6 +301,7 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
     Ok(Taken {
         revision: tree.hash(),
         reference: None,
+        tag: None,
         tree,
     })
 }
@@ -363,11 +369,18 @@ fn take_remote(
             },
             None,
         ),
-        At::Ref(reference) => (transport.resolve(reference)?, Some(reference.to_owned())),
+        At::Ref(reference) => {
+            let (commit, tag) = commit_at(transport, label, reference)?;
+            (commit, Some((reference.to_owned(), tag)))
+        }
         At::DefaultBranch | At::Now => {
             let branch = transport.default_branch()?;
-            (transport.resolve(&branch)?, Some(branch))
+            (transport.resolve(&branch)?, Some((branch, None)))
         }
+    };
+    let (reference, tag) = match reference {
+        Some((reference, tag)) => (Some(reference), tag),
+        None => (None, None),
     };
     // A commit id the transport answered is checked like the contract pins are.
     if Revision::parse(&commit.revision, commit.format).is_none() {
@@ -441,8 +454,100 @@ fn take_remote(
     Ok(Taken {
         revision: commit.revision,
         reference,
+        tag,
         tree: SkillTree::from_files(files)?,
     })
+}
+
+/// The commit `reference` names through `transport` (`label` names the source in refusals),
+/// and the tag it was found at when `reference` is a semver range (issue 29 §2): a range is
+/// resolved from the source's tag list ([`crate::refs::pick`]); a branch, tag or full or
+/// short commit id is asked of the transport; a bare version (`1.2.3`) that names no branch
+/// or tag is the exact range `=1.2.3`.
+///
+/// # Errors
+/// [`Error::RangeUnsupported`] for a range on a transport that lists no tags;
+/// [`Error::NoTagInRange`] when no tag is a version in it; [`Error::Remote`] for a transport
+/// refusal (an unknown ref, an ambiguous or unknown short id).
+pub(crate) fn commit_at(
+    transport: &mut dyn asv_remote::Transport,
+    label: &str,
+    reference: &str,
+) -> Result<(Commit, Option<String>), Error> {
+    if let Some(range) = crate::refs::range(reference) {
+        return by_range(transport, label, reference, &range);
+    }
+    match transport.resolve(reference) {
+        Ok(commit) => Ok((commit, None)),
+        Err(e) if is_unknown_ref(&e) => match crate::refs::bare_version(reference) {
+            Some(range) => by_range(transport, label, reference, &range),
+            None => Err(e.into()),
+        },
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Whether `e` says the ref names no branch or tag (and so a bare version may be a range):
+/// git's lookup found none; the GitHub API answers an unknown ref 404 or 422.
+fn is_unknown_ref(e: &asv_remote::Error) -> bool {
+    use asv_remote::error::{GitHubProblem, GitProblem, RefProblem};
+    match e {
+        asv_remote::Error::Git { problem, .. } => {
+            matches!(**problem, GitProblem::Ref(RefProblem::Unknown { .. }))
+        }
+        asv_remote::Error::GitHub { problem, .. } => matches!(
+            **problem,
+            GitHubProblem::Refused {
+                request: asv_remote::error::Request::Ref { .. },
+                status: 404 | 422,
+                ..
+            }
+        ),
+        _ => false,
+    }
+}
+
+/// The commit of the tag `range` picks among the source's tags, read through `transport`.
+fn by_range(
+    transport: &mut dyn asv_remote::Transport,
+    label: &str,
+    given: &str,
+    range: &semver::VersionReq,
+) -> Result<(Commit, Option<String>), Error> {
+    let Some(tags) = transport.tags()? else {
+        return Err(Error::RangeUnsupported {
+            repository: label.to_owned(),
+            range: given.to_owned(),
+        });
+    };
+    let Some(tag) = crate::refs::pick(&tags, range) else {
+        return Err(Error::NoTagInRange {
+            repository: label.to_owned(),
+            range: given.to_owned(),
+            newest: crate::refs::newest(&tags).map(|t| t.name.clone()),
+        });
+    };
+    let commit = transport.resolve(&tag.commit)?;
+    Ok((commit, Some(tag.name.clone())))
+}
+
+/// The tags of `source`, each with its commit, through its transport; `None` for a local
+/// directory read as it stands or a transport that lists no tags.
+///
+/// # Errors
+/// As [`take`] for a source that cannot be reached.
+pub fn tags_of(
+    root: &Root,
+    source: &Source,
+    reference: Option<&str>,
+    options: &Options,
+) -> Result<Option<Vec<asv_remote::Tag>>, Error> {
+    let mut transport: Box<dyn asv_remote::Transport> = match (source, reference) {
+        (Source::Local(_), None) => return Ok(None),
+        (Source::Local(dir), Some(_)) => Box::new(local_git(root, dir)?),
+        (Source::Remote(spec), _) => asv_remote::transport(spec, options)?,
+    };
+    Ok(transport.tags()?)
 }
 
 /// Where the base with tree hash `hash` is kept.

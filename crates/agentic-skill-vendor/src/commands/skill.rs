@@ -273,13 +273,32 @@ pub fn pull(
     names: &[String],
     write_conflicts: bool,
     dry_run: bool,
+    reference: Option<&str>,
 ) -> anyhow::Result<Report> {
+    // `--ref` moves one skill: which one must be said.
+    let to = match (reference, names) {
+        (None, _) => None,
+        (Some(r), [name]) => Some((name.as_str(), r)),
+        (Some(_), _) => {
+            return Err(Refusal(format!(
+                "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
+                names.len()
+            ))
+            .into());
+        }
+    };
     let tree = settings.open_tree()?;
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
-    let pulled = match &lock {
-        None => lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?,
-        Some(lock) => lifecycle::pull(lock, names, write_conflicts, &options)?,
+    let pulled = match (&lock, to) {
+        (None, None) => lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?,
+        (Some(lock), None) => lifecycle::pull(lock, names, write_conflicts, &options)?,
+        (None, Some((name, r))) => {
+            lifecycle::pull_to_dry_run(&tree, name, r, write_conflicts, &options)?
+        }
+        (Some(lock), Some((name, r))) => {
+            lifecycle::pull_to(lock, name, r, write_conflicts, &options)?
+        }
     };
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut lines = Vec::new();

@@ -43,6 +43,7 @@ mod skill_lifecycle_github;
 mod skill_manage;
 mod skill_package;
 mod skill_pull;
+mod skill_refs;
 mod skill_sync;
 mod skill_targets;
 mod terminal;

@@ -155,3 +155,77 @@ fn add_and_pull_through_the_github_api() {
     );
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), before);
 }
+
+/// Issue 29 §2: a semver range on a GitHub source is picked from the API's tag list; the lock
+/// records the range, the tag and its commit, and outdated shows both newest tags.
+#[test]
+fn a_range_is_picked_from_the_github_tags() {
+    let mut upstream = support::Repo::fixture();
+    upstream
+        .files
+        .push(file("skills/pdf/SKILL.md", "100644", SKILL));
+    let commit = upstream.commit.clone();
+    let other = "1234567890abcdef1234567890abcdef12345678".to_owned();
+    for (tag, at) in [
+        ("v1.0.0", &commit),
+        ("v1.1.0", &commit),
+        ("1.2.0-rc.1", &other),
+        ("v2.0.0", &other),
+        ("nightly", &other),
+    ] {
+        upstream.tags.insert(tag.to_owned(), at.clone());
+    }
+    let remote = Arc::new(Mutex::new(upstream));
+    let served = Arc::clone(&remote);
+    let server = Server::start(move |request| served.lock().unwrap().answer(request));
+
+    let me = Repo::empty();
+    let added = run(
+        &me,
+        &server,
+        &[
+            "skill",
+            "add",
+            "acme/contracts",
+            "skills/pdf",
+            "--ref",
+            "^1",
+        ],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["pdf"]["ref"], "^1");
+    assert_eq!(lock["skills"]["pdf"]["tag"], "v1.1.0");
+    assert_eq!(lock["skills"]["pdf"]["revision"], commit.as_str());
+    assert!(
+        me.read_string("vendor-skills.yaml")
+            .contains("    ref: \"^1\"\n")
+    );
+    let outdated = run(&me, &server, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (0, ""),
+        "{outdated:?}"
+    );
+    let pulled = run(&me, &server, &["skill", "pull"]);
+    assert_eq!(pulled.stdout, format!("pdf: up to date at {commit}\n"));
+    // A bare version that names no branch or tag is that exact version.
+    let pulled = run(&me, &server, &["skill", "pull", "pdf", "--ref", "1.0.0"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: up to date at {commit}\n"),
+        "{pulled:?}"
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["pdf"]["ref"], "1.0.0");
+    assert_eq!(lock["skills"]["pdf"]["tag"], "v1.0.0");
+    let refused = run(&me, &server, &["skill", "pull", "pdf", "--ref", "^3"]);
+    assert!(
+        refused
+            .stderr
+            .contains("no tag is a version in the range \"^3\" (the newest release is v2.0.0)"),
+        "{refused:?}"
+    );
+}

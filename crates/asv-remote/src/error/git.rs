@@ -22,6 +22,13 @@ pub enum Step {
         /// The ref.
         reference: String,
     },
+    /// `git ls-remote --tags`: every tag.
+    Tags,
+    /// Fetching every branch and tag (no blobs), to find the commit a short id starts.
+    FetchAll {
+        /// The short id.
+        prefix: String,
+    },
     /// Creating the temporary bare repository.
     CreateRepository,
     /// Fetching one commit (depth 1, no blobs).
@@ -43,6 +50,10 @@ impl fmt::Display for Step {
         match self {
             Step::DefaultBranch => f.write_str("asking which branch the repository hands out"),
             Step::LookUp { reference } => write!(f, "looking up ref {reference}"),
+            Step::Tags => f.write_str("listing the repository's tags"),
+            Step::FetchAll { prefix } => {
+                write!(f, "fetching every branch and tag to find commit {prefix}")
+            }
             Step::CreateRepository => f.write_str("creating the temporary repository"),
             Step::Fetch { revision } => write!(f, "fetching commit {revision}"),
             Step::Listing { revision } => write!(f, "the tree listing of commit {revision}"),
@@ -793,6 +804,21 @@ mod tests {
                     reference: "main".to_owned(),
                 }),
                 "ref main names no branch or tag of the repository; check the ref".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Ref(RefProblem::ShortAmbiguous {
+                    prefix: "c0ffee1".to_owned(),
+                    commits: vec!["c0ffee1a".to_owned(), "c0ffee1b".to_owned()],
+                }),
+                "the short commit id c0ffee1 starts more than one commit (c0ffee1a, c0ffee1b); give more digits".to_owned(),
+                Input,
+            ),
+            (
+                GitProblem::Ref(RefProblem::ShortUnknown {
+                    prefix: "c0ffee1".to_owned(),
+                }),
+                "the short commit id c0ffee1 starts no commit the repository's branches and tags reach, and names no branch or tag; check the id or give it whole".to_owned(),
                 Input,
             ),
             (

@@ -36,6 +36,11 @@ pub enum Request {
     },
     /// One file's bytes.
     File(FileAt),
+    /// One page of the repository's tags (issue 29 §2: a semver range is picked from them).
+    Tags {
+        /// The 1-based page.
+        page: u32,
+    },
 }
 
 impl fmt::Display for Request {
@@ -45,6 +50,7 @@ impl fmt::Display for Request {
             Request::Ref { reference } => write!(f, "ref {reference}"),
             Request::Listing { revision } => write!(f, "the tree listing of commit {revision}"),
             Request::File(file) => file.fmt(f),
+            Request::Tags { page } => write!(f, "page {page} of the tags"),
         }
     }
 }
@@ -169,6 +175,7 @@ impl GitHubProblem {
             | GitHubProblem::NotACommitId { .. }
             | GitHubProblem::OtherCommit { .. }
             | GitHubProblem::Truncated { .. }
+            | GitHubProblem::TooManyTags { .. }
             | GitHubProblem::NoTree { .. }
             | GitHubProblem::BadListing { .. }
             | GitHubProblem::Entry(_)
@@ -265,6 +272,12 @@ pub enum GitHubProblem {
     Truncated {
         /// What was asked for.
         request: Request,
+    },
+    /// The repository has more tags than are read: a semver range is picked from all of
+    /// them, never from part (issue 29 §2).
+    TooManyTags {
+        /// The most tags read.
+        limit: usize,
     },
     /// A tree listing holds no tree.
     NoTree {
@@ -397,6 +410,10 @@ impl fmt::Display for GitHubProblem {
             GitHubProblem::Truncated { request } => write!(
                 f,
                 "{request} was truncated by github, so the repository holds more files than one listing carries and what it holds cannot be known; keep contracts in a smaller repository"
+            ),
+            GitHubProblem::TooManyTags { limit } => write!(
+                f,
+                "the repository has more than {limit} tags, and a semver range is picked from all of them; name a tag, branch or commit instead"
             ),
             GitHubProblem::NoTree { request } => {
                 write!(f, "{request}: the answer holds no tree; try again later")
@@ -646,6 +663,11 @@ mod tests {
             (
                 GitHubProblem::Truncated { request: listing() },
                 "the tree listing of commit c0ffee was truncated by github, so the repository holds more files than one listing carries and what it holds cannot be known; keep contracts in a smaller repository",
+                Environment,
+            ),
+            (
+                GitHubProblem::TooManyTags { limit: 10_000 },
+                "the repository has more than 10000 tags, and a semver range is picked from all of them; name a tag, branch or commit instead",
                 Environment,
             ),
             (

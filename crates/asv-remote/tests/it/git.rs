@@ -225,6 +225,31 @@ fn reads_a_repository(format: ObjectFormat) {
     assert!(message(&error, git.url()).contains("names no branch or tag"));
     assert_eq!(git.resolve("trunk").expect("still usable"), head);
 
+    // Issue 29 §2: every tag with its commit, an annotated one peeled.
+    let tags = git.tags().expect("tags").expect("a tag list");
+    let tags: Vec<(&str, &str)> = tags
+        .iter()
+        .map(|t| (t.name.as_str(), t.commit.as_str()))
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            ("both", fixture.first.as_str()),
+            ("v1", fixture.first.as_str()),
+            ("v2", fixture.second.as_str()),
+        ]
+    );
+    // A short id: the one commit it starts, in a repository fetched shallow so far.
+    assert_eq!(
+        git.resolve(&fixture.first[..9]).expect("a short id"),
+        served.commit(&fixture.first)
+    );
+    let error = git.resolve("0000000").expect_err("no such commit");
+    assert!(
+        message(&error, git.url()).contains("the short commit id 0000000 starts no commit"),
+        "{error}"
+    );
+
     assert!(dir.is_dir());
     drop(git);
     assert!(

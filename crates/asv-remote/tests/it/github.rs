@@ -598,3 +598,39 @@ fn an_unreachable_host_is_refused() {
         assert!(message(&error).contains("cannot reach"), "{error}");
     }
 }
+
+/// Issue 29 §2: the tags come from the API's tag list, peeled to their commits, sorted; a
+/// full page asks for the next, and an answer that is not a list of tags is refused.
+#[test]
+fn tags_are_listed_page_by_page() {
+    let mut repo = Repo::fixture();
+    repo.tags.insert("v2.0.0".to_owned(), "b".repeat(40));
+    let server = serve(repo);
+    let mut github = client(&server, None);
+    let tags = github.tags().expect("tags").expect("a tag list");
+    let names: Vec<(&str, &str)> = tags
+        .iter()
+        .map(|t| (t.name.as_str(), t.commit.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("v1.0.0", COMMIT), ("v2.0.0", "b".repeat(40).as_str())]
+    );
+    let urls: Vec<String> = server.requests().into_iter().map(|r| r.url).collect();
+    assert_eq!(urls, [api_path("/tags?per_page=100&page=1")]);
+
+    let full: Vec<serde_json::Value> = (0..100)
+        .map(|i| serde_json::json!({"name": format!("t{i}"), "commit": {"sha": COMMIT}}))
+        .collect();
+    let server = Server::start(move |request: &Recorded| {
+        if request.url.ends_with("page=1") {
+            Answer::json(&serde_json::Value::Array(full.clone()))
+        } else {
+            Answer::json(&serde_json::json!([{"name": "last", "commit": {}}]))
+        }
+    });
+    let mut github = client(&server, None);
+    let error = github.tags().expect_err("a tag without a commit");
+    assert!(message(&error).contains("page 2 of the tags"), "{error}");
+    assert_eq!(server.requests().len(), 2);
+}

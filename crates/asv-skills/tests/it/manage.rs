@@ -327,6 +327,10 @@ fn outdated_follows_a_local_git_repository_by_commit() {
             locked: first,
             now: second,
             reference: Some("main".to_owned()),
+            ref_changed: false,
+            locked_ref: None,
+            in_range: None,
+            newest: None,
             removed_upstream: false,
         }]
     );

@@ -180,6 +180,8 @@ pub struct Repo {
     pub commit: String,
     pub format: ObjectFormat,
     pub refs: BTreeMap<String, String>,
+    /// The tags `/tags` lists, each with its commit (issue 29 §2).
+    pub tags: BTreeMap<String, String>,
     pub files: Vec<File>,
     /// Bytes served by the raw host instead of a file's own (tampering).
     pub served: BTreeMap<String, Vec<u8>>,
@@ -213,6 +215,9 @@ impl Repo {
             ]
             .into_iter()
             .collect(),
+            tags: [("v1.0.0".to_owned(), COMMIT.to_owned())]
+                .into_iter()
+                .collect(),
             files: vec![
                 file("README.md", "100644", b"# Contracts\n"),
                 file(
@@ -354,6 +359,18 @@ impl Repo {
                 }
                 Some(sha) => Answer::json(&serde_json::json!({"sha": sha})),
             };
+        }
+        if let Some(query) = url.strip_prefix(&format!("{api}/tags?")) {
+            // One page holds every tag: the fixture has fewer than a page.
+            let items: Vec<serde_json::Value> = if query.ends_with("&page=1") {
+                self.tags
+                    .iter()
+                    .map(|(name, sha)| serde_json::json!({"name": name, "commit": {"sha": sha}}))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            return Answer::json(&serde_json::Value::Array(items));
         }
         if let Some(rest) = url.strip_prefix(&format!("{api}/git/trees/")) {
             let Some((sha, query)) = rest.split_once('?') else {
