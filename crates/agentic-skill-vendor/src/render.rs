@@ -731,7 +731,12 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
 /// Renders one thing `skill sync` did (or would do).
 pub fn synced(format: Format, s: &asv_skills::sync::Synced) -> String {
     let path = s.path();
-    Line::new(Level::Notice, s.kind(), s.message())
+    let level = if s.is_shortfall() {
+        Level::Warning
+    } else {
+        Level::Notice
+    };
+    Line::new(level, s.kind(), s.message())
         .at(&path)
         .render_finding(format)
 }

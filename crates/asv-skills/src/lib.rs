@@ -42,6 +42,7 @@ pub mod naming;
 pub mod package;
 mod paths;
 mod placing;
+mod projection;
 pub mod refs;
 mod rename;
 pub mod sync;

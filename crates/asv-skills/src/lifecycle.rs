@@ -27,6 +27,7 @@ use crate::error::{AddAgain, Error, Remedy};
 use crate::lock::{Entry, Pending, SKILL_LOCK_FILE, SkillLock};
 use crate::naming::{NamedBy, local_name};
 use crate::placing::{fill_linking, fill_of};
+use crate::projection::projections_placed;
 use crate::upstream::{
     At, Source, Taken, at_for, base_changes, base_digests, base_dir, check_source_path, keep_base,
     kept_base, listed_base_unless, take,
@@ -467,6 +468,11 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         Ownership::MustBeFree,
     )];
     changes.extend(base_change(root, &taken.tree)?);
+    // The agents' directories the intent names get their copy in the same transaction.
+    let targets = crate::intent::Intent::load(root)?.targets;
+    changes.extend(projections_placed(
+        root, &name, &placed, &targets, &mut lock,
+    )?);
     // An entry replaced (its directory was gone) may leave its old base unreferenced.
     changes.extend(lock_changes(root, &loaded, &lock)?);
     // The intent records what was asked for, beside the lock's record of what was resolved.
@@ -599,7 +605,8 @@ pub fn add_all(
             });
         }
     }
-    let mut changes = Vec::with_capacity(named.len() * 2 + 2);
+    let targets = crate::intent::Intent::load(root)?.targets;
+    let mut changes = Vec::with_capacity(named.len() * (2 + targets.len()) + 2);
     let mut bases = std::collections::BTreeSet::new();
     let mut rows = Vec::with_capacity(named.len());
     let mut added = Vec::with_capacity(named.len());
@@ -638,6 +645,7 @@ pub fn add_all(
         if bases.insert(hash.clone()) {
             changes.extend(base_change(root, tree)?);
         }
+        changes.extend(projections_placed(root, name, tree, &targets, &mut lock)?);
         rows.push((
             name.clone(),
             crate::intent::Wanted {
@@ -1065,6 +1073,7 @@ fn pull_as(
     // Judge every skill first: a refusal here has written nothing.
     let mut out = Vec::with_capacity(names.len());
     let mut places = Vec::new();
+    let mut mirrored: Vec<(String, SkillTree)> = Vec::new();
     let mut bases: BTreeMap<String, (SkillTree, Option<(String, SkillTree)>)> = BTreeMap::new();
     for name in names {
         let to = moves.get(&name);
@@ -1092,6 +1101,10 @@ fn pull_as(
             Err(e) => return Err(e),
         };
         if let Some((tree, local, stamps)) = writes.place {
+            // A merged skill goes to the agents' directories too; conflict markers never do.
+            if matches!(pulled, Pulled::Updated { .. }) {
+                mirrored.push((name.clone(), tree.clone()));
+            }
             places.push((skill_dir(&name), tree, local, stamps));
         }
         for (tree, from) in writes.bases {
@@ -1116,6 +1129,12 @@ fn pull_as(
     for (hash, (tree, from)) in &bases {
         if referenced.contains(hash.as_str()) {
             changes.extend(base_change_linking(root, tree, from.as_ref())?);
+        }
+    }
+    if !mirrored.is_empty() {
+        let targets = crate::intent::Intent::load(root)?.targets;
+        for (name, tree) in &mirrored {
+            changes.extend(projections_placed(root, name, tree, &targets, &mut lock)?);
         }
     }
     if lock != loaded {

@@ -73,7 +73,7 @@ pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Ve
             }
             changes.push(change);
         }
-        changes.extend(crate::sync::projections_removed(
+        changes.extend(crate::projection::projections_removed(
             root, &name, &loaded, &mut after, force,
         )?);
         out.push(removed);

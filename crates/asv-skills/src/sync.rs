@@ -10,18 +10,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
+use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
 use crate::error::{Error, Remedy};
-use crate::install::{Scope, Target};
 use crate::intent::{INTENT_FILE, Intent};
 use crate::lifecycle::{
     base_change, base_of, default_name, lock_changes, portable_tree, skill_dir,
 };
 use crate::lock::{Entry, SkillLock};
 use crate::placing::fill_of;
+use crate::projection::{still_projected, target_dirs};
 use crate::upstream::{At, Source, check_source_path, take};
 use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
 
@@ -63,6 +63,14 @@ pub enum Synced {
         /// The copy, from the root.
         path: String,
     },
+    /// A skill under `skills/` that agents cannot load (it breaks the consumer's rules, or has
+    /// no `SKILL.md`): not mirrored, and a copy placed before is left as it was.
+    NotProjected {
+        /// The skill.
+        name: String,
+        /// The first rule it breaks, as `<file>: <message>`.
+        reason: String,
+    },
 }
 
 impl Synced {
@@ -74,6 +82,7 @@ impl Synced {
             Synced::Dropped { .. } => "dropped",
             Synced::Projected { .. } => "projected",
             Synced::Unprojected { .. } => "unprojected",
+            Synced::NotProjected { .. } => "not-projected",
         }
     }
 
@@ -82,7 +91,8 @@ impl Synced {
         match self {
             Synced::Taken { name, .. }
             | Synced::Restored { name, .. }
-            | Synced::Dropped { name } => skill_dir(name),
+            | Synced::Dropped { name }
+            | Synced::NotProjected { name, .. } => skill_dir(name),
             Synced::Projected { path, .. } | Synced::Unprojected { path } => path.clone(),
         }
     }
@@ -101,7 +111,16 @@ impl Synced {
             Synced::Dropped { name } => skill_dir(name),
             Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
             Synced::Unprojected { path } => path.clone(),
+            Synced::NotProjected { name, reason } => format!(
+                "{} is not mirrored into the agents' directories: {reason}; fix it (skill validate lists every finding), then run skill sync",
+                skill_dir(name)
+            ),
         }
+    }
+
+    /// Whether the line leaves the tree short of what it should be (a skill not mirrored).
+    pub fn is_shortfall(&self) -> bool {
+        matches!(self, Synced::NotProjected { .. })
     }
 }
 
@@ -149,20 +168,6 @@ fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Err
     out
 }
 
-/// The distinct project directories of `targets`, in the order first named.
-fn target_dirs(targets: &[String]) -> Vec<&'static str> {
-    let mut dirs: Vec<&'static str> = Vec::new();
-    for name in targets {
-        if let Some(t) = Target::from_name(name) {
-            let dir = t.dir(Scope::Project);
-            if !dirs.contains(&dir) {
-                dirs.push(dir);
-            }
-        }
-    }
-    dirs
-}
-
 /// The skill directories under `skills/`, by name.
 fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
     Ok(root
@@ -206,67 +211,6 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
         .into_iter()
         .find(|p| left.get(p) != right.get(p))
         .map(str::to_owned)
-}
-
-/// Ownership of a recorded projection: it must still hold the hash recorded.
-pub(crate) fn still_projected(recorded: String) -> Ownership {
-    Ownership::tool_made(move |root, dest, kind| {
-        if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
-        }
-        Ok(match SkillTree::read_hash(root, dest) {
-            Ok(hash) if hash == recorded => Verdict::Ours,
-            Ok(_) => Verdict::NotOurs("it changed while sync ran; run it again".to_owned()),
-            Err(e) => Verdict::NotOurs(e.to_string()),
-        })
-    })
-}
-
-/// The changes that remove the copies of `name` recorded in `lock`'s projections, taking them
-/// out of `after`'s: a copy that still holds its recorded hash goes, one already gone is only
-/// forgotten, and any other is refused unless `force`.
-///
-/// # Errors
-/// [`Error::ProjectionEdited`] for a copy that changed since it was placed; a guarded-read
-/// refusal.
-pub(crate) fn projections_removed(
-    root: &Root,
-    name: &str,
-    lock: &SkillLock,
-    after: &mut SkillLock,
-    force: bool,
-) -> Result<Vec<Change>, Error> {
-    let mut changes = Vec::new();
-    for (dir, recorded) in &lock.projections {
-        let Some(hash) = recorded.get(name) else {
-            continue;
-        };
-        let dest = format!("{dir}/{name}");
-        if root.kind(&dest)?.is_some() {
-            let holds = matches!(SkillTree::read_hash(root, &dest), Ok(h) if h == *hash);
-            if !holds && !force {
-                return Err(Error::ProjectionEdited {
-                    path: dest,
-                    what: "it changed since skill sync placed it".to_owned(),
-                });
-            }
-            changes.push(Change::remove(
-                dest,
-                if force {
-                    Ownership::Force
-                } else {
-                    still_projected(hash.clone())
-                },
-            ));
-        }
-        if let Some(placed) = after.projections.get_mut(dir) {
-            placed.remove(name);
-            if placed.is_empty() {
-                after.projections.remove(dir);
-            }
-        }
-    }
-    Ok(changes)
 }
 
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
@@ -447,6 +391,25 @@ pub fn sync(
     }
 
     let dirs = target_dirs(&intent.targets);
+    // Only what agents can load is mirrored: a skill that breaks the consumer's rules (or a
+    // directory with no SKILL.md) is said and left out, its earlier copies kept as they are.
+    let mut held_back: BTreeSet<String> = BTreeSet::new();
+    if !dirs.is_empty() {
+        for (name, tree) in &skills {
+            let dir = skill_dir(name);
+            if let Some(f) = validate_tree_as(tree, &dir, Profile::Consumer)?
+                .into_iter()
+                .find(|f| f.severity == Severity::Error)
+            {
+                held_back.insert(name.clone());
+                out.push(Synced::NotProjected {
+                    name: name.clone(),
+                    reason: format!("{}: {}", f.location(), f.message),
+                });
+            }
+        }
+        skills.retain(|name, _| !held_back.contains(name));
+    }
     // What stands at every copy's place, hashed on every core (the bulk of a sync with nothing
     // to change); judged below one by one, in order, so the outcome is the same.
     let mut found: std::collections::HashMap<String, Standing> = {
@@ -550,8 +513,13 @@ pub fn sync(
             }
             placed.insert(name.clone(), hash);
         }
-        // Copies this tool placed of skills no longer under skills/.
+        // Copies this tool placed of skills no longer under skills/ (a skill held back keeps
+        // its copy, and the copy its record).
         for (name, hash) in &recorded {
+            if held_back.contains(name) {
+                placed.insert(name.clone(), hash.clone());
+                continue;
+            }
             if skills.contains_key(name) {
                 continue;
             }
@@ -891,6 +859,28 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                     message,
                 });
             }
+        }
+        // Copies recorded of skills no longer under skills/: sync removes them.
+        // (A linked skill directory is reported as such, not as gone.)
+        for name in recorded
+            .keys()
+            .filter(|n| !skills.contains_key(*n) && !linked.contains(*n))
+        {
+            let dest = format!("{dir}/{name}");
+            let message = if root.kind(&dest)?.is_some() {
+                format!(
+                    "{dest} is a copy of skills/{name}, which is gone; run skill sync to remove it"
+                )
+            } else {
+                format!(
+                    "{dest} is recorded in the lock, but it and skills/{name} are gone; run skill sync"
+                )
+            };
+            out.push(Problem {
+                kind: "projection",
+                path: dest,
+                message,
+            });
         }
     }
     Ok(out)

@@ -36,7 +36,8 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
         done.iter()
             .map(|d| render::synced(settings.format, d))
             .collect(),
-        false,
+        // A skill left out of the agents' directories is work left: exit 1.
+        done.iter().any(asv_skills::sync::Synced::is_shortfall),
     );
     report.warnings = intent.unknown_keys;
     report.warnings.extend(super::left_behind(lock.as_ref()));

@@ -457,3 +457,86 @@ fn a_linked_skill_directory_gets_one_verdict_everywhere() {
     std::fs::rename(me.join("pdf-real"), me.join("skills/pdf")).unwrap();
     assert_eq!(me.run(&["skill", "verify"]), ok(""));
 }
+
+/// Only what agents can load is mirrored: a skill that breaks the consumer's rules and a
+/// directory without a SKILL.md are named and left out (exit 1), the others mirrored; a copy
+/// recorded of a skill since deleted is what `skill verify` reports (issue 29 §5).
+#[test]
+fn sync_mirrors_only_loadable_skills_and_verify_names_copies_of_gone_skills() {
+    let (_up, me) = synced_repo();
+    want_targets(&me, "claude");
+    me.write(
+        "skills/broken/SKILL.md",
+        "---\nname: broken\n---\nno description\n",
+    );
+    me.write("skills/notes/README.md", "not a skill\n");
+    let out = me.run(&["skill", "sync"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains(
+            "not-projected: skills/broken is not mirrored into the agents' directories: skills/broken/SKILL.md: has no description"
+        ) && out.stdout.contains("not-projected: skills/notes is not mirrored"),
+        "{out:?}"
+    );
+    assert!(me.exists(".claude/skills/pdf/SKILL.md") && me.exists(".claude/skills/own/SKILL.md"));
+    assert!(!me.exists(".claude/skills/broken") && !me.exists(".claude/skills/notes"));
+    me.remove("skills/broken");
+    me.remove("skills/notes");
+    assert_eq!(me.run(&["skill", "sync"]).code, 0);
+
+    // An own skill deleted: its copy stays until sync, and verify says so.
+    me.remove("skills/own");
+    let verify = me.run(&["skill", "verify"]);
+    assert_eq!(verify.code, 1, "{verify:?}");
+    assert!(
+        verify.stdout.contains(
+            "projection: .claude/skills/own is a copy of skills/own, which is gone; run skill sync to remove it"
+        ),
+        "{verify:?}"
+    );
+    assert_eq!(me.run(&["skill", "sync"]).code, 0);
+    assert!(!me.exists(".claude/skills/own"));
+    assert_eq!(me.run(&["skill", "verify"]).code, 0);
+}
+
+/// With targets named, `skill add`, `skill pull` and `skill remove` change the agents'
+/// directories in their own transaction: the tree is never left for a sync (issue 29 §5).
+#[test]
+fn add_pull_and_remove_keep_the_agents_directories_in_step() {
+    let up = Repo::empty();
+    up.write("skills/pdf/SKILL.md", PDF);
+    let me = Repo::empty();
+    me.write("vendor-skills.yaml", "targets: [claude, codex]\n");
+    let source = up.path().display().to_string();
+    let out = me.run(&["skill", "add", &source, "skills/pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    for dir in [".claude/skills", ".agents/skills"] {
+        assert_eq!(me.read_string(&format!("{dir}/pdf/SKILL.md")), PDF);
+    }
+    assert_eq!(me.run(&["skill", "verify"]).code, 0);
+
+    up.write("skills/pdf/SKILL.md", PDF.replace("# PDF", "# PDF, newer"));
+    let out = me.run(&["skill", "pull"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        me.read_string(".claude/skills/pdf/SKILL.md")
+            .contains("newer")
+    );
+    let verify = me.run(&["skill", "verify"]);
+    assert_eq!(verify.code, 0, "{verify:?}");
+    // A sync after them finds nothing to do.
+    assert_eq!(me.run(&["skill", "sync"]).stdout, "");
+
+    let out = me.run(&["skill", "remove", "pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!me.exists(".claude/skills/pdf") && !me.exists(".agents/skills/pdf"));
+    assert_eq!(me.run(&["skill", "verify"]).code, 0);
+
+    // An agent's copy that is not the tool's refuses the add, naming it, and writes nothing.
+    me.write(".claude/skills/pdf/SKILL.md", "mine\n");
+    let before = me.snapshot();
+    let out = me.run(&["skill", "add", &source, "skills/pdf"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains(".claude/skills/pdf"), "{out:?}");
+    assert_eq!(me.snapshot(), before);
+}
