@@ -458,3 +458,22 @@ pub fn tree_bytes(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         }
     }
 }
+
+/// Runs git in `dir` with a fixed identity, no signing and no system or user configuration;
+/// its stdout, trimmed. Panics when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_owned()
+}

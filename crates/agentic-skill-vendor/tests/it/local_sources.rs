@@ -3,31 +3,7 @@
 //! plain directory without what its `.gitignore` files exclude.
 #![allow(clippy::disallowed_methods)]
 
-use std::process::Command;
-
-use crate::common::Repo;
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
-}
+use crate::common::{Repo, git};
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\n";
 
@@ -65,7 +41,7 @@ fn files(me: &Repo, dir: &str) -> Vec<String> {
 fn a_local_git_repository_is_read_at_its_commit_tracked_files_only() {
     let up = Repo::empty();
     littered(&up);
-    git(up.path(), &["init", "-q"]);
+    git(up.path(), &["init", "-q", "-b", "main"]);
     git(up.path(), &["add", "-A"]);
     git(up.path(), &["commit", "-q", "-m", "one"]);
     let commit = git(up.path(), &["rev-parse", "HEAD"]);
@@ -95,7 +71,7 @@ fn a_local_git_repository_is_read_at_its_commit_tracked_files_only() {
 fn working_tree_reads_the_directory_as_it_stands_honouring_gitignore() {
     let up = Repo::empty();
     littered(&up);
-    git(up.path(), &["init", "-q"]);
+    git(up.path(), &["init", "-q", "-b", "main"]);
     git(up.path(), &["add", "-A"]);
     git(up.path(), &["commit", "-q", "-m", "one"]);
     litter(&up);

@@ -2,28 +2,9 @@
 //! local directory or a real local git repository taken in one transaction, or none of them.
 #![allow(clippy::disallowed_methods)]
 
-use std::process::Command;
-
-use crate::common::{Repo, assert_run_snapshot, skill_md};
+use crate::common::{Repo, assert_run_snapshot, git, skill_md};
 
 const NAMES: [&str; 3] = ["alpha", "beta", "gamma"];
-
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
-}
 
 /// An upstream directory with three skills under `skills/`, a file beside them and a directory
 /// without a SKILL.md (neither is a skill).

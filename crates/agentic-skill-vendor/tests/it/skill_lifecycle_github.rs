@@ -229,3 +229,34 @@ fn a_range_is_picked_from_the_github_tags() {
         "{refused:?}"
     );
 }
+
+/// Issue 29 §2: a short commit id is taken wherever a commit is, on a GitHub source too; the
+/// lock records the full id the API resolved it to.
+#[test]
+fn a_short_commit_id_is_pinned_in_full() {
+    let mut upstream = support::Repo::fixture();
+    upstream
+        .files
+        .push(file("skills/pdf/SKILL.md", "100644", SKILL));
+    let full = upstream.commit.clone();
+    let server = Server::start(move |request| upstream.answer(request));
+    let me = Repo::empty();
+    let added = run(
+        &me,
+        &server,
+        &[
+            "skill",
+            "add",
+            "acme/contracts",
+            "skills/pdf",
+            "--ref",
+            &full[..9],
+        ],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+    let lock = me.read_string("vendor-skills-lock.json");
+    assert!(
+        lock.contains(&format!("\"revision\": \"{full}\"")),
+        "{lock}"
+    );
+}

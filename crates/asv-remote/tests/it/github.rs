@@ -599,6 +599,22 @@ fn an_unreachable_host_is_refused() {
     }
 }
 
+/// Issue 29 §2: a short commit id is resolved by the API to the full one it starts; one that
+/// starts no commit is refused as an unknown ref.
+#[test]
+fn a_short_commit_id_resolves_to_the_full_one() {
+    let server = serve(Repo::fixture());
+    let mut github = client(&server, None);
+    assert_eq!(github.resolve(&COMMIT[..7]).expect("resolve"), commit());
+    assert_eq!(github.resolve(&COMMIT[..12]).expect("resolve"), commit());
+    let unknown = if COMMIT.starts_with("fffffff") {
+        "0000000"
+    } else {
+        "fffffff"
+    };
+    assert!(github.resolve(unknown).is_err());
+}
+
 /// Issue 29 §2: the tags come from the API's tag list, peeled to their commits, sorted; a
 /// full page asks for the next, and an answer that is not a list of tags is refused.
 #[test]

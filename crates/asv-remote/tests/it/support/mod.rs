@@ -347,7 +347,11 @@ impl Repo {
         }
         if let Some(reference) = url.strip_prefix(&format!("{api}/commits/")) {
             let reference = percent_decode(reference);
-            let sha = if reference == self.commit {
+            // GitHub takes a commit id of 7 or more hex digits that starts one commit only.
+            let short = reference.len() >= 7
+                && reference.bytes().all(|b| b.is_ascii_hexdigit())
+                && self.commit.starts_with(&reference);
+            let sha = if reference == self.commit || short {
                 Some(self.commit.clone())
             } else {
                 self.refs.get(&reference).cloned()
