@@ -10,10 +10,9 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use crate::common::{Run, run_bin_in, tree_bytes};
+use crate::common::{Run, git, run_bin_in, tree_bytes};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\nBody.\n";
 const JOURNAL: &str = ".agentic-skill-vendor/journal-0123456789ab";
@@ -22,16 +21,6 @@ const JOURNAL: &str = ".agentic-skill-vendor/journal-0123456789ab";
 /// `skills/pdf` from `up/`), a canary beside it (`outside/`) and the upstream.
 struct World {
     dir: tempfile::TempDir,
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 impl World {

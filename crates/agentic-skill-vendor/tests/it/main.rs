@@ -5,14 +5,17 @@
 //! One test binary for the crate, a module per area: linked once, not once per file.
 #![allow(clippy::disallowed_methods)]
 
-mod common;
 mod harness;
 mod json_schema;
-// The fake GitHub server and the TLS git server of asv-remote's own tests, shared rather than
-// copied.
-#[path = "../../../asv-remote/tests/it/support/mod.rs"]
-mod support;
-use support::git_server;
+// What every crate's tests share lives in asv-test-support; these names keep its parts where
+// the modules here look for them.
+mod common {
+    pub use asv_test_support::assert_run_snapshot;
+    pub use asv_test_support::git::git;
+    pub use asv_test_support::repo::*;
+}
+use asv_test_support::git_server;
+use asv_test_support::github as support;
 
 mod cli_surface;
 mod crash;

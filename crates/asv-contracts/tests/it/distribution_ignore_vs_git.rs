@@ -14,10 +14,9 @@
 //! those).
 
 use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Command;
 
 use asv_contracts::ignore::IgnoreRules;
+use asv_test_support::git::git;
 
 /// The files of the mapped directory, relative to it.
 const FILES: &[&str] = &[
@@ -161,18 +160,6 @@ fn ours(patterns: &[&str]) -> BTreeSet<String> {
         .filter(|rel| !rules.excludes_below("", rel, false))
         .map(|rel| (*rel).to_owned())
         .collect()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 /// The files git keeps with the patterns as the mapped directory's `.gitignore`.

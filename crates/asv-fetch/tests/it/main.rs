@@ -1,13 +1,12 @@
 //! Integration tests of `add`, `fetch` and `update` end to end: against a real HTTP server on
 //! 127.0.0.1 playing the GitHub API, and against `git http-backend` behind TLS, then `gen` and
-//! `verify` on what they wrote. One test binary; the servers are asv-remote's test support,
-//! shared by path.
+//! `verify` on what they wrote. One test binary; the servers are the workspace's shared test
+//! support (asv-test-support).
 #![allow(clippy::disallowed_methods)]
 
 mod commands;
 mod commands_git;
-#[path = "../../../asv-remote/tests/it/support/mod.rs"]
-mod support;
+use asv_test_support::github as support;
 
 /// `gen` as the command runs it: under the tree's writer lock.
 fn generate(

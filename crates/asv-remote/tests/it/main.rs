@@ -9,4 +9,5 @@
 
 mod git;
 mod github;
-mod support;
+// The local GitHub and git servers, shared with the binary's tests.
+use asv_test_support::github as support;

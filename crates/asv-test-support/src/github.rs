@@ -4,9 +4,7 @@
 //! One server answers both: `{base}/api/…` is the API, `{base}/raw/…` the raw-content host.
 //! Every request is recorded (URL and headers) so a test can say what went on the wire.
 
-#![allow(dead_code)] // each test module uses a part of the support module
-
-pub mod git_server;
+pub use crate::git_server;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

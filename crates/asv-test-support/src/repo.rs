@@ -1,6 +1,5 @@
-//! Shared helpers of the integration tests: fixture trees copied to a temporary directory,
-//! the real binary run on them, and snapshots of a tree to prove nothing was written.
-#![allow(dead_code, clippy::disallowed_methods)]
+//! Repositories the tests build: fixture trees copied to a temporary directory, the real
+//! binary run on them, and snapshots of a tree to prove nothing was written.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -32,7 +31,7 @@ impl Repo {
     pub fn fixture(name: &str) -> Self {
         let repo = Repo::empty();
         let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
+            .join("../agentic-skill-vendor/tests/fixtures")
             .join(name);
         copy_dir(&src, repo.path());
         repo
@@ -183,6 +182,21 @@ fn copy_dir(src: &Path, dst: &Path) {
     }
 }
 
+/// The binary under test: `agentic-skill-vendor` beside the test executable's `deps/`
+/// directory, where cargo builds it for a crate's integration tests (as `assert_cmd` finds
+/// it; `CARGO_BIN_EXE_*` is only set for the binary crate's own tests).
+pub fn bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable");
+    let mut dir = exe.parent().expect("its directory").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    dir.join(format!(
+        "agentic-skill-vendor{}",
+        std::env::consts::EXE_SUFFIX
+    ))
+}
+
 /// Runs the binary with exactly `args`, a cleared environment (PATH kept) and optional stdin.
 pub fn run_bin(args: &[String], stdin: Option<&str>) -> Run {
     run_bin_in(args, stdin, None)
@@ -200,8 +214,7 @@ pub fn run_bin_env(
     cwd: Option<&Path>,
     env: &[(&str, &str)],
 ) -> Run {
-    let bin = env!("CARGO_BIN_EXE_agentic-skill-vendor");
-    let mut cmd = Command::new(bin);
+    let mut cmd = Command::new(bin());
     cmd.args(args).env_clear();
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
@@ -249,88 +262,6 @@ pub fn skill_md(name: &str, ids: &[&str]) -> String {
     }
     s.push_str("---\n\nBody\n");
     s
-}
-
-/// A run as one text for a snapshot: the exit code, then stdout and stderr, each closed by the
-/// next marker line so that nothing at the end of a stream is lost to insta's trimming: a
-/// stream not ending in a line feed says so, and a CR shows as `␍` (insta would turn CRLF into
-/// LF).
-pub fn render(run: &Run) -> String {
-    fn stream(text: &str) -> String {
-        let mut shown = text.replace('\r', "␍");
-        if !shown.is_empty() && !shown.ends_with('\n') {
-            shown.push_str("\n[no line feed at the end]\n");
-        }
-        shown
-    }
-    format!(
-        "exit: {}\n----- stdout -----\n{}----- stderr -----\n{}----- end -----\n",
-        run.code,
-        stream(&run.stdout),
-        stream(&run.stderr)
-    )
-}
-
-/// The insta filter for what differs between machines and runs: every directory `tempfile` made
-/// below the system's temporary directory (upstream repositories, scratch trees) shows as
-/// `[TEMP]`.
-pub fn temp_filter() -> (String, &'static str) {
-    let tmp = std::env::temp_dir().display().to_string();
-    let escaped: String = tmp
-        .trim_end_matches('/')
-        .chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect();
-    (format!(r"{escaped}/\.tmp[0-9A-Za-z]+"), "[TEMP]")
-}
-
-/// Snapshots a [`Run`] (exit code, stdout and stderr in one text, see [`render`]) under
-/// `tests/it/snapshots/`, named `it__<module>__<name>.snap`. With a repository as third
-/// argument its root shows as `[ROOT]`; any other temporary directory shows as `[TEMP]`.
-///
-/// Review a changed snapshot with `cargo insta review` (crates/README.md, "Tests").
-macro_rules! assert_run_snapshot {
-    (@filtered $name:expr, $text:expr, $expression:expr) => {{
-        let mut settings = insta::Settings::clone_current();
-        let (regex, replacement) = $crate::common::temp_filter();
-        settings.add_filter(&regex, replacement);
-        settings.bind(|| insta::assert_snapshot!($name, $text, $expression));
-    }};
-    ($name:expr, $run:expr $(,)?) => {{
-        let text = $crate::common::render(&$run);
-        $crate::common::assert_run_snapshot!(@filtered $name, text, stringify!($run));
-    }};
-    ($name:expr, $run:expr, $repo:expr $(,)?) => {{
-        let root = $repo.path().display().to_string();
-        let text = $crate::common::render(&$run).replace(&root, "[ROOT]");
-        $crate::common::assert_run_snapshot!(@filtered $name, text, stringify!($run));
-    }};
-}
-pub(crate) use assert_run_snapshot;
-
-/// What insta trims or normalises (trailing line feeds, CRLF) still shows in [`render`], so a
-/// snapshot holds a run as exactly as comparing its fields did.
-#[test]
-fn render_keeps_what_insta_would_trim() {
-    let run = |stdout: &str| Run {
-        code: 0,
-        stdout: stdout.to_owned(),
-        stderr: String::new(),
-    };
-    let texts: Vec<String> = ["a", "a\n", "a\n\n", "a\r\n", ""]
-        .iter()
-        .map(|s| render(&run(s)).trim_end().replace("\r\n", "\n"))
-        .collect();
-    for (i, a) in texts.iter().enumerate() {
-        for b in &texts[i + 1..] {
-            assert_ne!(a, b);
-        }
-    }
-    let (regex, _) = temp_filter();
-    assert!(regex.ends_with(r"/\.tmp[0-9A-Za-z]+"), "{regex}");
 }
 
 /// The what-to-do lines a contract command prints on stderr (text mode) after violations of
@@ -398,7 +329,7 @@ pub fn run_in_terminal(
         .split(':')
         .map(|dir| Path::new(dir).join("script"))
         .find(|p| p.is_file())?;
-    let mut line = sh_quote(env!("CARGO_BIN_EXE_agentic-skill-vendor"));
+    let mut line = sh_quote(&bin().display().to_string());
     for arg in args {
         line.push(' ');
         line.push_str(&sh_quote(arg));
@@ -457,23 +388,4 @@ pub fn tree_bytes(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
             out.insert(r, fs::read(e.path()).expect("read"));
         }
     }
-}
-
-/// Runs git in `dir` with a fixed identity, no signing and no system or user configuration;
-/// its stdout, trimmed. Panics when git fails.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_owned()
 }

@@ -6,8 +6,6 @@
 //! the TLS from rustls.
 
 // Fixtures are built in the tests' own temporary directories, never in a user's tree.
-#![allow(clippy::disallowed_methods)]
-#![allow(dead_code)] // each test file uses a part of the support module
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -21,37 +19,7 @@ use std::time::Duration;
 
 use asv_remote::ObjectFormat;
 
-/// Fixed author, committer and dates: the same fixture gives the same ids every run.
-const IDENTITY: &[(&str, &str)] = &[
-    ("GIT_AUTHOR_NAME", "Fixture"),
-    ("GIT_AUTHOR_EMAIL", "fixture@example.com"),
-    ("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z"),
-    ("GIT_COMMITTER_NAME", "Fixture"),
-    ("GIT_COMMITTER_EMAIL", "fixture@example.com"),
-    ("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z"),
-];
-
-/// Runs the installed git in `dir` with no user or system configuration; its stdout, trimmed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .envs(IDENTITY.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim_end()
-        .to_owned()
-}
+pub use crate::git::{IDENTITY, git};
 
 /// One fixture repository: a work tree and the bare copy the server hands out.
 pub struct Fixture {
@@ -217,6 +185,12 @@ pub struct Tls {
     config: Arc<rustls::ServerConfig>,
     /// Holds the CA bundle.
     dir: tempfile::TempDir,
+}
+
+impl Default for Tls {
+    fn default() -> Tls {
+        Tls::new()
+    }
 }
 
 impl Tls {

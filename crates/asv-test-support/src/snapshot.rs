@@ -1,0 +1,87 @@
+//! Runs as snapshot texts: exit code, stdout and stderr in one text, with the paths that
+//! differ between machines filtered out.
+
+use crate::repo::Run;
+
+/// A run as one text for a snapshot: the exit code, then stdout and stderr, each closed by the
+/// next marker line so that nothing at the end of a stream is lost to insta's trimming: a
+/// stream not ending in a line feed says so, and a CR shows as `␍` (insta would turn CRLF into
+/// LF).
+pub fn render(run: &Run) -> String {
+    fn stream(text: &str) -> String {
+        let mut shown = text.replace('\r', "␍");
+        if !shown.is_empty() && !shown.ends_with('\n') {
+            shown.push_str("\n[no line feed at the end]\n");
+        }
+        shown
+    }
+    format!(
+        "exit: {}\n----- stdout -----\n{}----- stderr -----\n{}----- end -----\n",
+        run.code,
+        stream(&run.stdout),
+        stream(&run.stderr)
+    )
+}
+
+/// The insta filter for what differs between machines and runs: every directory `tempfile` made
+/// below the system's temporary directory (upstream repositories, scratch trees) shows as
+/// `[TEMP]`.
+pub fn temp_filter() -> (String, &'static str) {
+    let tmp = std::env::temp_dir().display().to_string();
+    let escaped: String = tmp
+        .trim_end_matches('/')
+        .chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect();
+    (format!(r"{escaped}/\.tmp[0-9A-Za-z]+"), "[TEMP]")
+}
+
+/// Snapshots a [`Run`] (exit code, stdout and stderr in one text, see [`render`]) under
+/// `tests/it/snapshots/`, named `it__<module>__<name>.snap`. With a repository as third
+/// argument its root shows as `[ROOT]`; any other temporary directory shows as `[TEMP]`.
+///
+/// Review a changed snapshot with `cargo insta review` (crates/README.md, "Tests").
+#[macro_export]
+macro_rules! assert_run_snapshot {
+    (@filtered $name:expr, $text:expr, $expression:expr) => {{
+        let mut settings = $crate::insta::Settings::clone_current();
+        let (regex, replacement) = $crate::snapshot::temp_filter();
+        settings.add_filter(&regex, replacement);
+        settings.bind(|| $crate::insta::assert_snapshot!($name, $text, $expression));
+    }};
+    ($name:expr, $run:expr $(,)?) => {{
+        let text = $crate::snapshot::render(&$run);
+        $crate::assert_run_snapshot!(@filtered $name, text, stringify!($run));
+    }};
+    ($name:expr, $run:expr, $repo:expr $(,)?) => {{
+        let root = $repo.path().display().to_string();
+        let text = $crate::snapshot::render(&$run).replace(&root, "[ROOT]");
+        $crate::assert_run_snapshot!(@filtered $name, text, stringify!($run));
+    }};
+}
+
+/// What insta trims or normalises (trailing line feeds, CRLF) still shows in [`render`], so a
+/// snapshot holds a run as exactly as comparing its fields did.
+#[cfg(test)]
+#[test]
+fn render_keeps_what_insta_would_trim() {
+    let run = |stdout: &str| Run {
+        code: 0,
+        stdout: stdout.to_owned(),
+        stderr: String::new(),
+    };
+    let texts: Vec<String> = ["a", "a\n", "a\n\n", "a\r\n", ""]
+        .iter()
+        .map(|s| render(&run(s)).trim_end().replace("\r\n", "\n"))
+        .collect();
+    for (i, a) in texts.iter().enumerate() {
+        for b in &texts[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let (regex, _) = temp_filter();
+    assert!(regex.ends_with(r"/\.tmp[0-9A-Za-z]+"), "{regex}");
+}
