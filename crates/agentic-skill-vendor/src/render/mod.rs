@@ -1,0 +1,62 @@
+//! Turning report values into output: compatibility lines, JSON lines or GitHub annotations.
+//!
+//! Every line a command prints is first a [`line::Line`] — its level, kind, path, contract id,
+//! line number and message — from which the text form (`<kind>: <message>`) and the GitHub
+//! annotation are rendered. In `--format json` a line is one serde serialisation of a record:
+//! those five shared fields, then the fields of the command's own ([`records`]; docs/JSON.md
+//! lists every kind and its fields, and a test holds the output to that page).
+//!
+//! By what is rendered: [`line`] (the shared line, its forms and escaping), [`records`] (the
+//! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines).
+
+mod contracts;
+mod line;
+mod records;
+mod skills;
+
+pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
+pub use line::grouped;
+pub use skills::{
+    added, agent_skill, diff, finding, hash, installed, listed, outdated, packed, planned, pulled,
+    removed, resolved, skill_problem, status, synced,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::line::{files, size};
+    use super::*;
+    use crate::cli::Format;
+    use asv_contracts::Violation;
+
+    #[test]
+    fn sizes_and_counts_read_as_english() {
+        assert_eq!(size(0), "0 bytes");
+        assert_eq!(size(1), "1 byte");
+        assert_eq!(size(999), "999 bytes");
+        assert_eq!(size(1_000), "1.0 kB (1,000 bytes)");
+        assert_eq!(size(13_393_373), "13.4 MB (13,393,373 bytes)");
+        assert_eq!(size(2_500_000_000), "2.5 GB (2,500,000,000 bytes)");
+        assert_eq!(files(1), "1 file");
+        assert_eq!(files(1485), "1,485 files");
+    }
+
+    #[test]
+    fn github_annotations_escape_what_would_break_them() {
+        let v = Violation::Extra {
+            path: "skills/a,b/references/vendor/x:y%.md".into(),
+        };
+        assert_eq!(
+            violation(Format::Github, &v),
+            "::error file=skills/a%2Cb/references/vendor/x%3Ay%25.md,title=extra::skills/a,b/references/vendor/x:y%25.md answers to no declaration"
+        );
+    }
+
+    #[test]
+    fn json_lines_carry_kind_path_id_message() {
+        let v = Violation::Lock { missing: true };
+        assert_eq!(
+            violation(Format::Json, &v),
+            r#"{"kind":"lock","path":"vendor-lock.json","id":null,"line":null,"message":"vendor-lock.json is missing"}"#
+        );
+    }
+}
