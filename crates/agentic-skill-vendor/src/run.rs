@@ -212,11 +212,6 @@ fn parse() -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.downcast_ref::<io::Error>()
-        .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-}
-
 /// Runs the binary and returns its exit code.
 pub fn main() -> ExitCode {
     let cli = match parse() {
@@ -254,8 +249,8 @@ pub fn main() -> ExitCode {
         Ok(report.status)
     }) {
         Ok(status) => status.into(),
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) if err.is::<crate::commands::Finished>() => {
+        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(err @ crate::error::Error::Finished(_)) => {
             if !cli.quiet {
                 note(&[err.to_string()]);
             }
@@ -264,15 +259,22 @@ pub fn main() -> ExitCode {
         Err(err) => {
             let mut message = err.to_string();
             // Join the chain with ": ", skipping a source whose text the wrapper already holds.
-            for cause in err.chain().skip(1) {
-                let text = cause.to_string();
+            let mut cause = std::error::Error::source(&err);
+            while let Some(e) = cause {
+                let text = e.to_string();
                 if !message.contains(&text) {
                     message.push_str(": ");
                     message.push_str(&text);
                 }
+                cause = e.source();
             }
-            let (side, location) = fault_of(&err);
-            refuse(cli.format, side, location.as_ref(), &message, stderr_paint);
+            refuse(
+                cli.format,
+                err.side(),
+                err.location().as_ref(),
+                &message,
+                stderr_paint,
+            );
             ExitStatus::Refused.into()
         }
     }
@@ -299,30 +301,8 @@ fn refuse(
     }
 }
 
-/// Which side a failure lies with and where it is, asked of the error of the crate that raised
-/// it (a refusal worded here is the input's, and names no file of its own).
-fn fault_of(err: &anyhow::Error) -> (asv_fs::Side, Option<asv_fs::Location>) {
-    macro_rules! ask {
-        ($($error:ty),*) => {
-            $(if let Some(e) = err.downcast_ref::<$error>() {
-                return (e.side(), e.location());
-            })*
-        };
-    }
-    ask!(
-        asv_contracts::Error,
-        asv_skills::Error,
-        asv_fs::Error,
-        asv_skilltree::Error,
-        asv_model::Error,
-        asv_fetch::Error,
-        asv_remote::Error
-    );
-    (asv_fs::Side::Input, None)
-}
-
 /// Dispatches the parsed command to its function.
-fn run(cli: &Cli) -> anyhow::Result<Report> {
+fn run(cli: &Cli) -> crate::error::Result<Report> {
     let settings = Settings::resolve(cli)?;
     let s = &settings;
     match &cli.command {
@@ -402,53 +382,5 @@ fn run(cli: &Cli) -> anyhow::Result<Report> {
                 Some(target) => commands::skill::list_agent(s, target, *scope),
             },
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_side_comes_from_the_crate_that_raised_the_error() {
-        let internal =
-            anyhow::Error::from(asv_contracts::Error::Model(asv_model::Error::Gitignore {
-                path: ".gitignore".into(),
-                problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
-            }));
-        assert_eq!(fault_of(&internal).0, asv_fs::Side::Internal);
-        let input = anyhow::Error::from(asv_contracts::Error::NoSkillsDir);
-        assert_eq!(fault_of(&input).0, asv_fs::Side::Input);
-        let destination = anyhow::Error::from(asv_skills::Error::Occupied {
-            path: "skills/a".into(),
-        });
-        assert_eq!(fault_of(&destination).0, asv_fs::Side::Destination);
-        // A transport's refusal says its own side, through asv-fetch or directly.
-        let ambiguous = || asv_remote::Error::Git {
-            url: "https://git.example.com/c.git".into(),
-            problem: Box::new(asv_remote::error::GitProblem::Ref(
-                asv_remote::error::RefProblem::Unknown {
-                    reference: "main".into(),
-                },
-            )),
-        };
-        assert_eq!(
-            fault_of(&anyhow::Error::from(ambiguous())).0,
-            asv_fs::Side::Input
-        );
-        let fetched = anyhow::Error::from(asv_fetch::Error::Transport(ambiguous()));
-        assert_eq!(fault_of(&fetched).0, asv_fs::Side::Input);
-        let limit = anyhow::Error::from(asv_remote::Error::GitHub {
-            owner: "o".into(),
-            repo: "r".into(),
-            problem: Box::new(asv_remote::error::GitHubProblem::Truncated {
-                request: asv_remote::error::Request::Repository,
-            }),
-        });
-        assert_eq!(fault_of(&limit).0, asv_fs::Side::Environment);
-        let fetch_input = anyhow::Error::from(asv_fetch::Error::NoSourceName);
-        assert_eq!(fault_of(&fetch_input).0, asv_fs::Side::Input);
-        let worded_here = anyhow::Error::from(crate::settings::Refusal("x".into()));
-        assert_eq!(fault_of(&worded_here).0, asv_fs::Side::Input);
     }
 }

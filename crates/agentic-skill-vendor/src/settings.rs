@@ -101,7 +101,7 @@ impl Settings {
     /// # Errors
     /// `--token-stdin` on a command that reaches no network; an empty `--root`; a current
     /// directory that cannot be read.
-    pub fn resolve(cli: &Cli) -> anyhow::Result<Settings> {
+    pub fn resolve(cli: &Cli) -> crate::error::Result<Settings> {
         let networked_skill = matches!(
             &cli.command,
             Command::Skill {
@@ -170,7 +170,7 @@ impl Settings {
     ///
     /// # Errors
     /// The root is not a directory that can be opened.
-    pub fn open_tree(&self) -> anyhow::Result<asv_fs::Root> {
+    pub fn open_tree(&self) -> crate::error::Result<asv_fs::Root> {
         crate::paths::open_dir(&self.root, "; pass --root <path> naming the repository")
             .map_err(|message| Refusal(message).into())
     }
@@ -181,7 +181,7 @@ impl Settings {
     ///
     /// # Errors
     /// A token that cannot be read or is not usable.
-    pub fn transport_options(&self) -> anyhow::Result<asv_remote::Options> {
+    pub fn transport_options(&self) -> crate::error::Result<asv_remote::Options> {
         use std::io::Read;
         let mut options = asv_remote::Options::default();
         // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
@@ -226,7 +226,7 @@ impl Settings {
         into: Option<&std::path::Path>,
         targets: &[String],
         scope: InstallScope,
-    ) -> anyhow::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
+    ) -> crate::error::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
         use asv_skills::targets::Target;
         if targets.is_empty() {
             return Ok(match into {
@@ -282,7 +282,7 @@ fn unknown_target(name: &str) -> Refusal {
 /// share, so one transaction covers them. Shown from `~/` when that directory is `HOME`.
 fn user_destination(
     targets: &[asv_skills::targets::Target],
-) -> anyhow::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
+) -> crate::error::Result<(Option<asv_fs::Root>, Vec<String>, String)> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);

@@ -146,7 +146,7 @@ pub fn self_test(settings: &Settings) -> Report {
 ///
 /// # Errors
 /// A refusal of the tree.
-pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
+pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let repo = Repository::load(&tree)?;
     let mut report = contract_violations(&tree, settings.format, &asv_contracts::verify(&repo)?);
@@ -161,7 +161,7 @@ pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// A refusal of the tree; a failed write.
-pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
+pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let repo = Repository::load(&tree)?;
@@ -218,7 +218,7 @@ pub fn gen_(settings: &Settings) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// As `gen`'s refusals.
-pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
+pub fn gen_plan(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let repo = Repository::load(&tree)?;
     let warnings = repository_warnings(&repo);
@@ -245,7 +245,7 @@ pub fn gen_plan(settings: &Settings) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// A refusal of the tree.
-pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
+pub fn lint_selfcontain(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let report = violations(
         settings.format,
@@ -258,7 +258,11 @@ pub fn lint_selfcontain(settings: &Settings) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// A refusal of the tree, the repository or a transport.
-pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow::Result<Report> {
+pub fn add(
+    settings: &Settings,
+    repository: &str,
+    name: Option<&str>,
+) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
@@ -270,7 +274,7 @@ pub fn add(settings: &Settings, repository: &str, name: Option<&str>) -> anyhow:
 ///
 /// # Errors
 /// A refusal of the tree or a transport.
-pub fn update(settings: &Settings) -> anyhow::Result<Report> {
+pub fn update(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
@@ -284,7 +288,7 @@ pub fn update(settings: &Settings) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// A refusal of the tree or a transport.
-pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
+pub fn fetch(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let _lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
@@ -299,7 +303,7 @@ pub fn fetch(settings: &Settings) -> anyhow::Result<Report> {
 /// # Errors
 /// The root cannot be opened; something of the wrong kind stands where a directory or
 /// `.gitignore` belongs (nothing is made then).
-pub fn init(settings: &Settings) -> anyhow::Result<Report> {
+pub fn init(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let made = asv_contracts::init::init(&lock)?;

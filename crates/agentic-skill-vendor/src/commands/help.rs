@@ -35,7 +35,7 @@ fn bash_state_names_fixed(script: &str, bin_name: &str) -> String {
 ///
 /// # Errors
 /// Writing into memory cannot fail; the error is clap_mangen's own signature.
-pub fn man() -> anyhow::Result<Report> {
+pub fn man() -> crate::error::Result<Report> {
     let mut page = Vec::new();
     clap_mangen::Man::new(cli::command()).render(&mut page)?;
     Ok(Report::new(vec![text_without_last_newline(page)], false))

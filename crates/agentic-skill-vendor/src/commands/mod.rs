@@ -25,7 +25,7 @@ const WRITER_WAIT: Duration = Duration::from_secs(2);
 fn lock_for_writing<'t>(
     settings: &Settings,
     tree: &'t asv_fs::Root,
-) -> anyhow::Result<asv_fs::WriterLock<'t>> {
+) -> crate::error::Result<asv_fs::WriterLock<'t>> {
     let lock = tree.lock_for_writing(WRITER_WAIT)?;
     if !settings.quiet {
         let told: Vec<String> = lock.recovered().iter().map(recovered_message).collect();
@@ -84,7 +84,7 @@ fn lock_unless_dry<'t>(
     settings: &Settings,
     tree: &'t asv_fs::Root,
     dry_run: bool,
-) -> anyhow::Result<Option<asv_fs::WriterLock<'t>>> {
+) -> crate::error::Result<Option<asv_fs::WriterLock<'t>>> {
     if dry_run {
         Ok(None)
     } else {
@@ -117,7 +117,7 @@ fn with_interrupted(
     settings: &Settings,
     tree: &asv_fs::Root,
     mut report: Report,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     let runs = tree.interrupted_runs()?;
     if !runs.is_empty() {
         let mut lines: Vec<String> = runs

@@ -26,7 +26,7 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 ///
 /// # Errors
 /// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
-pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<Report> {
+pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
@@ -48,7 +48,7 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
 ///
 /// # Errors
 /// A refusal of the tree, the intent or the lock.
-pub fn verify(settings: &Settings) -> anyhow::Result<Report> {
+pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
     // verify itself tells which it is.
@@ -82,7 +82,7 @@ fn version_name(v: SkillVersion) -> &'static str {
 ///
 /// # Errors
 /// No such directory; a refusal of what it holds.
-pub fn hash(format: Format, dir: &Path) -> anyhow::Result<Report> {
+pub fn hash(format: Format, dir: &Path) -> crate::error::Result<Report> {
     let tree = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
     let skill = asv_skilltree::SkillTree::read(&tree, "")?;
     let shown = dir.to_string_lossy();
@@ -96,7 +96,11 @@ pub fn hash(format: Format, dir: &Path) -> anyhow::Result<Report> {
 ///
 /// # Errors
 /// A refusal of the tree or of a directory named.
-pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::Result<Report> {
+pub fn validate(
+    settings: &Settings,
+    dirs: &[PathBuf],
+    strict: bool,
+) -> crate::error::Result<Report> {
     let mut found = Vec::new();
     let mut checked = dirs.len();
     let mut whole_tree = None;
@@ -136,7 +140,10 @@ pub fn validate(settings: &Settings, dirs: &[PathBuf], strict: bool) -> anyhow::
 /// `skill validate <dir>` for one directory as typed: a skill inside the repository is judged
 /// in its tree and shown from the root (as `verify` shows it); one elsewhere is shown by the
 /// path as typed.
-fn validate_typed(settings: &Settings, typed: &Path) -> anyhow::Result<Vec<asv_skills::Finding>> {
+fn validate_typed(
+    settings: &Settings,
+    typed: &Path,
+) -> crate::error::Result<Vec<asv_skills::Finding>> {
     let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
     let mut found = asv_skills::validate_skill(&located.tree, &located.rel)?;
     if !located.in_repository {
@@ -162,7 +169,7 @@ pub fn add(
     name: Option<&str>,
     reference: Option<&str>,
     working_tree: bool,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
@@ -192,7 +199,7 @@ pub fn add_all(
     dir: &str,
     reference: Option<&str>,
     working_tree: bool,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
     // before anything is read.
@@ -218,7 +225,7 @@ pub fn add_all(
 /// A local source of `skill add` as typed (from the current directory) turned into the path
 /// the lock keeps: from the repository root, so later pulls find it from any directory; an
 /// absolute one stays absolute. A repository spelling is left as it is.
-fn local_source_from_root(settings: &Settings, given: &str) -> anyhow::Result<String> {
+fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Result<String> {
     let local = given == "."
         || given == ".."
         || given.starts_with('/')
@@ -247,7 +254,7 @@ fn local_source_from_root(settings: &Settings, given: &str) -> anyhow::Result<St
 ///
 /// # Errors
 /// A refusal of the tree or the skill lock.
-pub fn status(settings: &Settings) -> anyhow::Result<Report> {
+pub fn status(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let states = lifecycle::status(&tree)?;
     Ok(Report::new(
@@ -275,7 +282,7 @@ pub fn pull(
     write_conflicts: bool,
     dry_run: bool,
     reference: Option<&str>,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     // `--ref` moves one skill: which one must be said.
     let to = match (reference, names) {
         (None, _) => None,
@@ -327,7 +334,7 @@ pub fn pull(
 ///
 /// # Errors
 /// A refusal of the tree or the skill.
-pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
+pub fn resolve(settings: &Settings, name: &str) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let revision = lifecycle::resolve(&lock, name)?;
@@ -347,7 +354,7 @@ pub fn diff(
     name: &str,
     from: SkillVersion,
     to: SkillVersion,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &tree)?;
@@ -375,7 +382,11 @@ pub fn diff(
 ///
 /// # Errors
 /// A refusal of the skill; the ZIP cannot be written.
-pub fn pack(settings: &Settings, dir: &Path, output: Option<&Path>) -> anyhow::Result<Report> {
+pub fn pack(
+    settings: &Settings,
+    dir: &Path,
+    output: Option<&Path>,
+) -> crate::error::Result<Report> {
     // The repository must exist even for a skill outside it, as for every skill command.
     settings.open_tree()?;
     let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
@@ -413,7 +424,7 @@ pub struct InstallArgs<'a> {
 ///
 /// # Errors
 /// A refusal of the destination, the input or a skill; a failed write (rolled back).
-pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Report> {
+pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
@@ -440,7 +451,7 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).
-fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+fn write_output(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
         Refusal(format!(
             "{}: not a file name; give -o <file>.zip",
@@ -465,7 +476,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
-pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Result<Report> {
+pub fn remove(settings: &Settings, names: &[String], force: bool) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let removed = asv_skills::manage::remove(&lock, names, force)?;
@@ -483,7 +494,7 @@ pub fn remove(settings: &Settings, names: &[String], force: bool) -> anyhow::Res
 ///
 /// # Errors
 /// A refusal of the tree, a name or a source.
-pub fn outdated(settings: &Settings, names: &[String]) -> anyhow::Result<Report> {
+pub fn outdated(settings: &Settings, names: &[String]) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let options = settings.transport_options()?;
     let moved = asv_skills::manage::outdated(&tree, names, &options)?;
@@ -505,7 +516,7 @@ pub fn list_agent(
     settings: &Settings,
     target: &str,
     scope: crate::cli::InstallScope,
-) -> anyhow::Result<Report> {
+) -> crate::error::Result<Report> {
     let (elsewhere, dirs, shown) =
         settings.install_destination(None, &[target.to_owned()], scope)?;
     let Some(dir) = dirs.first() else {
@@ -543,7 +554,7 @@ fn agent_report(
 ///
 /// # Errors
 /// A refusal of the tree or the lock.
-pub fn list(settings: &Settings) -> anyhow::Result<Report> {
+pub fn list(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let skills = asv_skills::manage::list(&tree)?;
     let lock = asv_skills::lock::SkillLock::load(&tree)?;
