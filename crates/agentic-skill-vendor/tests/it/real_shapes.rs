@@ -90,16 +90,7 @@ fn one_add_and_install_name_a_skill_as_add_all_does() {
     let up = real_upstream();
     let me = Repo::empty();
     let out = me.run(&["skill", "add", &source(&up), "skills/composition-patterns"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(
-        out.stdout
-            .contains("added: vercel-composition-patterns <- ",)
-            && out
-                .stdout
-                .contains("; named by its SKILL.md (upstream directory composition-patterns)"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("real_shapes_named_by_manifest", out, me);
     assert!(me.exists("skills/vercel-composition-patterns/SKILL.md"));
     // --name still wins, and says nothing more.
     let other = Repo::empty();
@@ -142,22 +133,12 @@ fn a_name_that_is_no_skill_name_falls_back_to_the_directory() {
     );
     let me = Repo::empty();
     let out = me.run(&["skill", "add", &source(&up), "skills/pdf-tools"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(
-        out.stdout.contains("named after its directory"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("real_shapes_named_after_directory", out, me);
     assert!(me.exists("skills/pdf-tools/SKILL.md"));
     // Neither the manifest nor the directory gives a name: refused, saying both.
     let before = me.snapshot();
     let out = me.run(&["skill", "add", &source(&up), "skills/Bad_Dir"]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(
-        out.stderr.contains("\"Also Bad\"") && out.stderr.contains("pass --name"),
-        "{}",
-        out.stderr
-    );
+    assert_run_snapshot!("real_shapes_unnamed", out, me);
     assert_eq!(me.snapshot(), before);
     let out = me.run(&[
         "skill",
@@ -182,14 +163,7 @@ fn an_invalid_upstream_update_is_taken_with_warnings_and_a_conflict_on_it_resolv
     let long = "y".repeat(1100);
     up.write(skill, md("claude-api", &long, ""));
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(
-        out.stdout.contains(
-            "warning: skills/claude-api/SKILL.md: description is 1100 characters long, over 1024"
-        ) && out.stdout.contains("claude-api: updated"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("real_shapes_invalid_update_taken", out, me);
     // Both sides change the description: the conflict written, resolved with upstream's
     // (still too long) text, is accepted.
     let local = me

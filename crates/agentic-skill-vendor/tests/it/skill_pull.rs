@@ -3,7 +3,7 @@
 //! (issue 13, "Every message, every mistake").
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::Repo;
+use crate::common::{Repo, assert_run_snapshot};
 
 fn skill(name: &str) -> String {
     format!(
@@ -311,16 +311,7 @@ fn a_skill_removed_upstream_is_said_once_and_keeps_ci_green() {
     let (up, me) = imported_two();
     up.remove("skills/doc");
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("doc: removed upstream"), "{out:?}");
-    let lock = me.read_string("vendor-skills-lock.json");
-    assert!(lock.contains("\"removedUpstream\": \"\""), "{lock}");
-    let outdated = me.run(&["skill", "outdated"]);
-    assert_eq!(outdated.code, 0, "{outdated:?}");
-    assert_eq!(
-        outdated.stdout,
-        "doc: removed upstream; skills/doc is kept as it is (skill remove doc drops it)\n"
-    );
+    assert_run_snapshot!("pull_finds_a_skill_removed_upstream", out, me);
     let status = me.run(&["skill", "status"]);
     assert!(
         status
@@ -353,13 +344,7 @@ fn a_conflicted_skill_does_not_block_the_pull_of_the_others() {
     assert_eq!(out.code, 1, "{out:?}");
     edit(&up, "skills/doc/SKILL.md", "two\n", "TWO (theirs)\n");
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(out.stdout.contains("doc: updated"), "{out:?}");
-    assert!(
-        out.stdout
-            .contains("pdf: not pulled; the conflicts with upstream "),
-        "{out:?}"
-    );
+    assert_run_snapshot!("pull_beside_a_waiting_skill", out, me);
     assert!(
         me.read_string("skills/doc/SKILL.md")
             .contains("TWO (theirs)")
