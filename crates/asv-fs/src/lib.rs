@@ -35,8 +35,8 @@ mod git_index;
 pub mod plan;
 pub mod platform;
 pub mod quote;
+mod root;
 mod stamp;
-mod tree;
 mod writer_lock;
 
 pub use apply::{
@@ -48,6 +48,6 @@ pub use plan::{
     Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
     PlannedChange, SharedBytes, TreeFile, Verdict,
 };
+pub use root::{CHUNK, DirEntry, FileReader, Root, join};
 pub use stamp::FileStamp;
-pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;

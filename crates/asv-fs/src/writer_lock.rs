@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use crate::apply::{Applied, Interrupted};
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::tree::Root;
+use crate::root::Root;
 
 /// How often a waiting writer tries the lock again.
 const POLL: Duration = Duration::from_millis(50);

@@ -43,7 +43,7 @@ use super::Applier;
 use super::names::{is_residue_of_run, is_run_id, staged_name};
 use crate::error::{EntryKind, Error, JournalProblem, Result};
 use crate::platform;
-use crate::tree::{Root, join, kind_of, parent_of};
+use crate::root::{Root, join, kind_of, parent_of};
 
 /// The directory of the tool's machine-local state, where journals live.
 pub const STATE_DIR: &str = ".agentic-skill-vendor";

@@ -27,7 +27,7 @@ use crate::plan::{
     walk_source,
 };
 use crate::platform;
-use crate::tree::{Root, join, kind_of, parent_of};
+use crate::root::{Root, join, kind_of, parent_of};
 
 mod journal;
 mod names;

@@ -1,4 +1,4 @@
-//! The guarded tree: every read and write of a user's repository goes through [`Root`].
+//! The guarded root: every read and write of a user's repository goes through [`Root`].
 
 use std::collections::HashSet;
 use std::fs::{self, File};
