@@ -11,6 +11,12 @@
 //! makes, then the identity of every entry it staged, then a commit mark once every
 //! destination holds its new state, and removes the journal when it is done.
 //!
+//! The journal also records the command that made the change, so the next writer can say what
+//! it put right and a command run again can tell that it is the one interrupted. A library
+//! reads no environment: the command is what the writer named when it took the lock
+//! ([`crate::WriterLock::with_command`]; the binary names its own command line), and `-`
+//! ([`NO_COMMAND`]) when it named none. The reader takes any text there.
+//!
 //! Records are NUL-separated (a path can hold any byte but NUL). A write cut short by the
 //! kill leaves a partial last record, which is ignored: the apply does nothing that a record
 //! must describe until the write that holds the record has returned.
@@ -38,6 +44,10 @@ pub(super) const TEMP_PREFIX: &str = ".asv-tmp-";
 /// The largest journal a recovery reads. A plan whose journal would be larger is refused
 /// before anything is made (about a million destinations).
 pub const JOURNAL_LIMIT: u64 = 64 << 20;
+/// What a journal records as its `command` when the writer named none
+/// ([`crate::WriterLock::with_command`]): no command line is `-`, so a later run never takes
+/// it for itself, and it is what the format writes elsewhere for "none".
+pub(super) const NO_COMMAND: &str = "-";
 /// The longest field a recovery reads: a path is at most a few KiB, a command line rarely
 /// more.
 const FIELD_LIMIT: usize = 256 << 10;
@@ -112,8 +122,13 @@ pub(super) struct Journal {
 }
 
 impl Applier<'_, '_> {
-    /// Creates the journal naming every destination and what stands there now.
-    pub(super) fn open_journal(&self, dests: &[(&str, Option<Identity>)]) -> Result<Journal> {
+    /// Creates the journal naming every destination and what stands there now, and the
+    /// command the writer runs ([`NO_COMMAND`] when it named none).
+    pub(super) fn open_journal(
+        &self,
+        dests: &[(&str, Option<Identity>)],
+        command: Option<&str>,
+    ) -> Result<Journal> {
         let root_id = self.op("", "inspect", || fs::metadata(self.tree.root()))?;
         let made_state_dir = match self.lstat(STATE_DIR)?.map(|m| kind_of(m.file_type())) {
             Some(EntryKind::Directory) => false,
@@ -175,7 +190,7 @@ impl Applier<'_, '_> {
         push_field(&mut bytes, "self");
         push_field(&mut bytes, &Identity::of(&own).field());
         push_field(&mut bytes, "command");
-        push_field(&mut bytes, &this_command_line());
+        push_field(&mut bytes, command.unwrap_or(NO_COMMAND));
         for (dest, identity) in dests {
             push_field(&mut bytes, "P");
             push_field(&mut bytes, dest);
@@ -291,23 +306,6 @@ impl Applier<'_, '_> {
 fn push_field(bytes: &mut Vec<u8>, field: &str) {
     bytes.extend_from_slice(field.as_bytes());
     bytes.push(0);
-}
-
-/// The command that is running, as a person would type it again: what a journal records, so
-/// a later run can tell whether it is the interrupted command run again.
-pub fn this_command_line() -> String {
-    let mut words = vec!["agentic-skill-vendor".to_owned()];
-    words.extend(std::env::args().skip(1).map(|a| {
-        if !a.is_empty()
-            && a.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_./=,:@+".contains(&b))
-        {
-            a
-        } else {
-            format!("'{}'", a.replace('\'', r"'\''"))
-        }
-    }));
-    words.join(" ")
 }
 
 /// What a journal says about the run that wrote it.
@@ -601,6 +599,31 @@ mod tests {
         // The long field is cut at the limit and has no NUL there: read as the end.
         let record = parse(&fields(&list)[..]).unwrap();
         assert!(record.dests.is_empty());
+    }
+
+    #[test]
+    fn the_journal_records_the_command_the_writer_named_or_a_dash() {
+        for (named, recorded) in [
+            (
+                Some("agentic-skill-vendor gen --root 'a b'"),
+                "agentic-skill-vendor gen --root 'a b'",
+            ),
+            (None, NO_COMMAND),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let tree = crate::Root::open(dir.path()).unwrap();
+            let applier = Applier::for_run(&tree, "0123456789ab");
+            let journal = applier.open_journal(&[("a", None)], named).unwrap();
+            let bytes = fs::read(tree.abs(&journal.rel)).unwrap();
+            let want = format!("\0command\0{recorded}\0P\0a\0-\0");
+            assert!(
+                bytes.windows(want.len()).any(|w| w == want.as_bytes()),
+                "{}",
+                String::from_utf8_lossy(&bytes)
+            );
+            assert_eq!(parse(&bytes[..]).unwrap().command, recorded);
+            applier.close_journal(journal).unwrap();
+        }
     }
 
     #[test]

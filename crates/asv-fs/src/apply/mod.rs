@@ -43,9 +43,7 @@ mod swap;
 use crate::faults::Calls;
 pub use crate::faults::FaultPlan;
 use journal::{Identity, Journal};
-pub use journal::{
-    JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_journal_path, this_command_line,
-};
+pub use journal::{JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_journal_path};
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 pub use recovery::Interrupted;
 
@@ -358,11 +356,11 @@ impl Plan<'_> {
                 path: self.root.root().display().to_string(),
             });
         }
-        apply(self)
+        apply(self, lock.command())
     }
 }
 
-fn apply(plan: Plan<'_>) -> Result<Applied> {
+fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
     let Plan {
         root: tree,
         mut entries,
@@ -380,7 +378,14 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
     let mut tracks: Vec<Track> = Vec::new();
     let mut made: Vec<String> = Vec::new();
     let mut journal = None;
-    let outcome = forward(&applier, &mut entries, &mut tracks, &mut made, &mut journal);
+    let outcome = forward(
+        &applier,
+        &mut entries,
+        &mut tracks,
+        &mut made,
+        &mut journal,
+        command,
+    );
     let forget = |tracks: &[Track], made: &[String]| {
         let dirs: Vec<&str> = tracks
             .iter()
@@ -462,6 +467,7 @@ fn forward(
     tracks: &mut Vec<Track>,
     made: &mut Vec<String>,
     journal: &mut Option<Journal>,
+    command: Option<&str>,
 ) -> Result<()> {
     if entries.is_empty() {
         return Ok(());
@@ -527,7 +533,7 @@ fn forward(
         .map(|e| e.planned.dest())
         .zip(identities)
         .collect();
-    let journal = journal.insert(applier.open_journal(&dests)?);
+    let journal = journal.insert(applier.open_journal(&dests, command)?);
     // The directories every create needs, in order (each made one is recorded for rollback).
     for entry in entries.iter() {
         if matches!(entry.planned.action(), Action::Create | Action::Replace) {
