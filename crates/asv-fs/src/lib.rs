@@ -35,8 +35,9 @@ mod git_index;
 pub mod plan;
 pub mod platform;
 pub mod quote;
+mod reader;
+mod root;
 mod stamp;
-mod tree;
 mod writer_lock;
 
 pub use apply::{
@@ -48,6 +49,7 @@ pub use plan::{
     Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
     PlannedChange, SharedBytes, TreeFile, Verdict,
 };
+pub use reader::{CHUNK, FileReader};
+pub use root::{DirEntry, Root, join};
 pub use stamp::FileStamp;
-pub use tree::{CHUNK, DirEntry, FileReader, Root, join};
 pub use writer_lock::WriterLock;

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use crate::apply::{Applied, Interrupted};
 use crate::error::{Error, Result};
 use crate::platform;
-use crate::tree::Root;
+use crate::root::Root;
 
 /// How often a waiting writer tries the lock again.
 const POLL: Duration = Duration::from_millis(50);
@@ -49,6 +49,9 @@ pub struct WriterLock<'r> {
     root: (u64, u64),
     /// The interrupted runs put right once the lock was taken.
     recovered: Vec<Interrupted>,
+    /// The command this writer runs, for the journal of every change applied under the lock
+    /// (`None`: it named none).
+    command: Option<String>,
     /// The warnings of every change applied through [`WriterLock::apply`], as said: a library
     /// that writes returns its own report, and the binary still tells each of these.
     warnings: Mutex<Vec<String>>,
@@ -68,6 +71,34 @@ impl WriterLock<'_> {
     pub(crate) fn holds(&self, tree: &Root) -> bool {
         std::ptr::eq(tree, self.tree)
             || std::fs::metadata(tree.root()).is_ok_and(|m| platform::identity_of(&m) == self.root)
+    }
+
+    /// Names the command this writer runs, as a person would type it again: the journal of
+    /// every change applied under the lock records it, so the writer after a kill can say what
+    /// it put right and a command run again can tell that it is the one interrupted. A lock
+    /// that names none records `-`.
+    ///
+    /// # Example
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let tree = asv_fs::Root::open(dir.path())?;
+    /// let lock = tree
+    ///     .lock_for_writing(std::time::Duration::from_secs(2))?
+    ///     .with_command("agentic-skill-vendor gen");
+    /// # drop(lock);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_command(mut self, command: impl Into<String>) -> Self {
+        self.command = Some(command.into());
+        self
+    }
+
+    /// The command named by [`WriterLock::with_command`], if any.
+    pub(crate) fn command(&self) -> Option<&str> {
+        self.command.as_deref()
     }
 
     /// The runs of this tool that had been killed while changing the tree, and that taking
@@ -160,6 +191,7 @@ impl Root {
                         _held: Some(dir),
                         root,
                         recovered,
+                        command: None,
                         warnings: Mutex::default(),
                     });
                 }
@@ -170,6 +202,7 @@ impl Root {
                         _held: None,
                         root,
                         recovered: Vec::new(),
+                        command: None,
                         warnings: Mutex::default(),
                     });
                 }

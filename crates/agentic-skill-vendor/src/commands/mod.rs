@@ -26,7 +26,10 @@ fn lock_for_writing<'t>(
     settings: &Settings,
     tree: &'t asv_fs::Root,
 ) -> crate::error::Result<asv_fs::WriterLock<'t>> {
-    let lock = tree.lock_for_writing(WRITER_WAIT)?;
+    let this = this_command_line();
+    let lock = tree
+        .lock_for_writing(WRITER_WAIT)?
+        .with_command(this.clone());
     if !settings.quiet {
         let told: Vec<String> = lock.recovered().iter().map(recovered_message).collect();
         crate::style::warn(&told, settings.stderr_color);
@@ -34,7 +37,6 @@ fn lock_for_writing<'t>(
     // This very command, killed after its change was complete (only the removal of what it
     // replaced was left, now done): its work is on disk, and running it again would act twice
     // (`skill install` would find its own skills in the way, `skill remove` its skill gone).
-    let this = asv_fs::apply::this_command_line();
     if let Some(run) = lock
         .recovered()
         .iter()
@@ -43,6 +45,24 @@ fn lock_for_writing<'t>(
         return Err(Finished(run.command.clone()).into());
     }
     Ok(lock)
+}
+
+/// The command that is running, as a person would type it again: what the journal of each
+/// change records (the library reads no environment), so a later run can tell whether it is
+/// the interrupted command run again.
+fn this_command_line() -> String {
+    let mut words = vec!["agentic-skill-vendor".to_owned()];
+    words.extend(std::env::args().skip(1).map(|a| {
+        if !a.is_empty()
+            && a.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=,:@+".contains(&b))
+        {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    }));
+    words.join(" ")
 }
 
 /// The command being run had already made its change in full when it was killed, and taking

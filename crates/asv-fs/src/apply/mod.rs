@@ -13,34 +13,39 @@
 //! Every file system call an apply makes goes through one counter, so a test can fail
 //! exactly the Nth of them with a chosen errno (`FaultPlan`, reached only through the hidden
 //! `Plan::with_faults`) and show that the tree is left as it was.
+//!
+//! This module holds the entry point ([`Plan::apply`]: check the destinations, open the
+//! journal, make the directories, commit or roll back, clean up) and the `Applier` every
+//! step makes its calls through. The steps are its submodules, each using only this module and
+//! those below it: `stage` makes the new entries beside their destinations, `swap` swaps them
+//! in (parking what stood there) and undoes that on a rollback, `journal` writes and reads
+//! the journal an apply keeps, `recovery` acts on one a killed run left, and `names` holds
+//! the staged and parked names they all recognise.
 
 use std::collections::HashSet;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::error::{EntryKind, Error, Result, StrandedEntry};
-use crate::plan::{
-    Action, Body, Entry, FileContents, Fill, Operation, Ownership, Plan, SourceEntry, TreeFile,
-    walk_source,
-};
+use crate::error::{EntryKind, Error, Result};
+use crate::plan::{Action, Entry, Ownership, Plan};
 use crate::platform;
-use crate::tree::{Root, join, kind_of, parent_of};
+use crate::root::{Root, join, kind_of, parent_of};
 
 mod journal;
 mod names;
+mod recovery;
+mod stage;
+mod swap;
 
 use crate::faults::Calls;
 pub use crate::faults::FaultPlan;
 use journal::{Identity, Journal};
-pub use journal::{
-    Interrupted, JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_journal_path,
-    this_command_line,
-};
+pub use journal::{JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_journal_path};
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
-use names::{parked_name, staged_name};
+pub use recovery::Interrupted;
 
 /// Something worth telling the user about a change that did complete.
 #[derive(Debug)]
@@ -246,182 +251,10 @@ impl Applier<'_, '_> {
         Ok(())
     }
 
-    /// Gives the tree's file `source` the new name `staged` as a hard link, when it is still a
-    /// regular file of `len` bytes with the wanted executable bit and a link can be made
-    /// here. `false` (nothing made) tells the caller to write the link's fallback instead.
-    fn link_into(&self, source: &str, len: u64, executable: bool, staged: &str) -> Result<bool> {
-        self.calls
-            .step()
-            .map_err(|e| Error::io(source, "read", e))?;
-        // Only real directories on the way, as for a guarded read; the entry itself is judged
-        // once linked, where it is the very inode: no open is needed to vet it first.
-        if !self.tree.check_ancestors(source)? {
-            return Ok(false);
-        }
-        let to = self.tree.abs(staged);
-        if platform::hard_link(&self.tree.abs(source), &to).is_err() {
-            return Ok(false);
-        }
-        // A link at the source is linked as itself (never followed), and refused here with
-        // anything but a regular file of the planned length and executable bit.
-        let fits = fs::symlink_metadata(&to).is_ok_and(|meta| {
-            meta.file_type().is_file()
-                && meta.len() == len
-                && platform::is_executable(&meta) == executable
-        });
-        if !fits {
-            self.op(staged, "remove", || fs::remove_file(&to))?;
-        }
-        Ok(fits)
-    }
-
-    /// The guarded root of the tree at `from`, opened once per apply.
-    fn source_root(&self, from: &Path) -> Result<Arc<Root>> {
-        let mut sources = self
-            .sources
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(root) = sources.get(from) {
-            return Ok(Arc::clone(root));
-        }
-        let root = Arc::new(Root::open(from)?);
-        sources.insert(from.to_owned(), Arc::clone(&root));
-        Ok(root)
-    }
-
-    /// Writes `body` into `out`, the staged file `rel`; a link not made writes its fallback.
-    fn write_body(&self, body: &Body, rel: &str, out: &mut File) -> Result<()> {
-        match body {
-            Body::Bytes(bytes) => self.op(rel, "write", || out.write_all(bytes)),
-            Body::Shared(bytes) => self.op(rel, "write", || out.write_all((**bytes).as_ref())),
-            Body::Copy(source) => self.copy_into(None, source, rel, out),
-            Body::CopyFrom { root, file, .. } => self.copy_into(Some(root), file, rel, out),
-            Body::Link { fallback, .. } => self.write_body(fallback, rel, out),
-        }
-    }
-
-    /// Copies the file `source` (of the tree, or under `from`) into `out` (the staged file
-    /// `staged`) one chunk at a time, hashing on the way: bytes other than those `source`
-    /// records are refused before the staged entry could be swapped in, so the plan rolls
-    /// back. A file under `from` is named by its full path in the refusal, since it is not
-    /// the repository's.
-    fn copy_into(
-        &self,
-        from: Option<&Path>,
-        source: &TreeFile,
-        staged: &str,
-        out: &mut File,
-    ) -> Result<()> {
-        use sha2::Digest as _;
-        let changed = || Error::ChangedWhileRead {
-            path: match from {
-                None => source.path.clone(),
-                Some(from) => from.join(&source.path).display().to_string(),
-            },
-        };
-        self.calls
-            .step()
-            .map_err(|e| Error::io(&source.path, "read", e))?;
-        let reader = match from {
-            None => self.tree.open_reader(&source.path)?,
-            Some(from) => self.source_root(from)?.open_reader(&source.path)?,
-        };
-        let Some(reader) = reader else {
-            return Err(changed());
-        };
-        if reader.len() != source.len {
-            return Err(changed());
-        }
-        let mut hasher = sha2::Sha256::new();
-        let mut failed = None;
-        reader.for_each_chunk(&mut |chunk| {
-            if failed.is_none() {
-                hasher.update(chunk);
-                failed = out.write_all(chunk).err();
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(Error::io(staged, "write", e));
-        }
-        if <[u8; 32]>::from(hasher.finalize()) != source.sha256 {
-            return Err(changed());
-        }
-        Ok(())
-    }
-
-    /// Makes a fresh staged directory beside `dest`.
-    fn staged_dir(&self, dest: &str) -> Result<String> {
-        loop {
-            let staged = staged_name(dest, &self.run);
-            let made = self.op(&staged, "create directory", || {
-                match fs::create_dir(self.tree.abs(&staged)) {
-                    Ok(()) => Ok(true),
-                    Err(e) if is_exists(&e) => Ok(false),
-                    Err(e) => Err(e),
-                }
-            })?;
-            if made {
-                return Ok(staged);
-            }
-        }
-    }
-
-    /// Makes a fresh staged regular file beside `dest`, open for writing; in `dir` (the
-    /// destination's directory, held open) when given.
-    fn staged_file(
-        &self,
-        dest: &str,
-        mode: u32,
-        dir: Option<&platform::Dir>,
-    ) -> Result<(String, File)> {
-        loop {
-            let staged = staged_name(dest, &self.run);
-            let made = self.op(&staged, "create", || {
-                let created = match dir {
-                    Some(dir) => dir.create_new(base_name(&staged), mode),
-                    None => create_new(&self.tree.abs(&staged), mode),
-                };
-                match created {
-                    Ok(file) => Ok(Some(file)),
-                    Err(e) if is_exists(&e) => Ok(None),
-                    Err(e) => Err(e),
-                }
-            })?;
-            if let Some(file) = made {
-                return Ok((staged, file));
-            }
-        }
-    }
-
     /// Renames `from` to `to`, never over an entry standing at `to`.
     fn rename_noreplace(&self, from: &str, to: &str, op: &'static str) -> Result<()> {
         let (from_abs, to_abs) = (self.tree.abs(from), self.tree.abs(to));
         self.op(to, op, || platform::rename_noreplace(&from_abs, &to_abs))
-    }
-
-    /// Moves `from` to a fresh parked name beside `dest`; the name.
-    fn park(&self, from: &str, dest: &str) -> Result<String> {
-        loop {
-            let parked = parked_name(dest, &self.run);
-            match self.rename_noreplace(from, &parked, "park the previous entry") {
-                Ok(()) => return Ok(parked),
-                Err(Error::Io { source, .. }) if is_exists(&source) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    /// Exchanges `a` and `b` in one step; `false` (nothing done) where the file system
-    /// cannot. Where the platform has no such call at all (`platform::HAS_EXCHANGE`), no call
-    /// is made or counted.
-    fn exchange(&self, a: &str, b: &str) -> Result<bool> {
-        if self.no_exchange || !platform::HAS_EXCHANGE {
-            return Ok(false);
-        }
-        let (a_abs, b_abs) = (self.tree.abs(a), self.tree.abs(b));
-        self.op(b, "exchange into place", || {
-            platform::exchange(&a_abs, &b_abs)
-        })
     }
 
     /// Removes whatever stands at `rel`, never following a link, making each directory
@@ -474,298 +307,6 @@ impl Applier<'_, '_> {
         }
         self.op(rel, "remove", || fs::remove_dir(abs))
     }
-
-    /// Fills a fresh staged entry for `entry`, recording it in a new track before filling
-    /// so that a failure half-way is rolled back.
-    fn stage(
-        &self,
-        entry: &mut Entry,
-        mode_there: Option<u32>,
-        slot: &mut Option<Track>,
-        dir: Option<&platform::Dir>,
-        in_place: bool,
-    ) -> Result<()> {
-        let dest = entry.planned.dest().to_owned();
-        let old_at = entry.planned.existing().map(|_| dest.clone());
-        let mut track = |new_at: &str| {
-            *slot = Some(Track {
-                dest: dest.clone(),
-                old_at: old_at.clone(),
-                new_at: Some(new_at.to_owned()),
-            })
-        };
-        if matches!(entry.change.operation, Operation::Replace(Fill::With(_))) {
-            let staged = self.staged_dir(&dest)?;
-            track(&staged);
-            if let Operation::Replace(Fill::With(write)) =
-                std::mem::replace(&mut entry.change.operation, Operation::Remove(None))
-            {
-                let staged_tree = Root::open(self.tree.abs(&staged))?;
-                write(&staged_tree)?;
-            }
-            return Ok(());
-        }
-        match &mut entry.change.operation {
-            Operation::ReplaceFile(contents) => {
-                let (staged, mut file) = if in_place {
-                    // Straight at the destination, in a directory this run made (see
-                    // `forward`): `O_EXCL` still refuses anything standing there.
-                    let file = self.op(&dest, "create", || match dir {
-                        Some(dir) => dir.create_new(base_name(&dest), 0o666),
-                        None => create_new(&self.tree.abs(&dest), 0o666),
-                    })?;
-                    (dest.clone(), file)
-                } else {
-                    self.staged_file(&dest, 0o666, dir)?
-                };
-                track(&staged);
-                match std::mem::replace(contents, FileContents::Bytes(Vec::new())) {
-                    FileContents::Bytes(bytes) => {
-                        self.op(&staged, "write", || file.write_all(&bytes))?;
-                    }
-                    FileContents::Later(make) => {
-                        let bytes = make();
-                        self.op(&staged, "write", || file.write_all(&bytes))?;
-                    }
-                    FileContents::Copy(source) => {
-                        self.copy_into(None, &source, &staged, &mut file)?;
-                    }
-                    FileContents::Written(write) => {
-                        self.calls
-                            .step()
-                            .map_err(|e| Error::io(&staged, "write", e))?;
-                        let mut sink = crate::plan::FileSink {
-                            out: &mut file,
-                            failed: None,
-                        };
-                        write(self.tree, &mut sink)?;
-                        if let Some(e) = sink.failed {
-                            return Err(Error::io(&staged, "write", e));
-                        }
-                    }
-                    // One operation, as for the other kinds: the parts are one file's bytes.
-                    FileContents::Parts(parts) => {
-                        self.op(&staged, "write", || write_parts(&mut file, &parts))?;
-                    }
-                }
-                if let Some(mode) = mode_there {
-                    self.op(&staged, "set permissions", || {
-                        platform::set_file_mode(&file, mode)
-                    })?;
-                }
-            }
-            Operation::Replace(Fill::Link(target)) => {
-                let staged = loop {
-                    let staged = staged_name(&dest, &self.run);
-                    let abs = self.tree.abs(&staged);
-                    let made = self.op(&staged, "create link", || {
-                        match platform::symlink(target, &abs) {
-                            Ok(()) => Ok(true),
-                            Err(e) if is_exists(&e) => Ok(false),
-                            Err(e) => Err(e),
-                        }
-                    })?;
-                    if made {
-                        break staged;
-                    }
-                };
-                track(&staged);
-            }
-            Operation::Replace(Fill::Files(files)) => {
-                let staged = self.staged_dir(&dest)?;
-                track(&staged);
-                files.sort_by(|a, b| a.path.cmp(&b.path));
-                let mut dirs: HashSet<String> = HashSet::new();
-                for file in files.iter() {
-                    let mut path = String::new();
-                    let parent = parent_of(&file.path);
-                    if !parent.is_empty() {
-                        for seg in parent.split('/') {
-                            path = join(&path, seg);
-                            if dirs.insert(path.clone()) {
-                                let rel = join(&staged, &path);
-                                self.op(&rel, "create directory", || {
-                                    fs::create_dir(self.tree.abs(&rel))
-                                })?;
-                            }
-                        }
-                    }
-                    let rel = join(&staged, &file.path);
-                    if let Body::Link { path, len, .. } = &file.body
-                        && self.link_into(path, *len, file.executable, &rel)?
-                    {
-                        continue;
-                    }
-                    let mode = if file.executable { 0o777 } else { 0o666 };
-                    let mut out =
-                        self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
-                    self.write_body(&file.body, &rel, &mut out)?;
-                }
-            }
-            Operation::Replace(Fill::Copy(source)) => {
-                let shown = source.display().to_string();
-                let staged = if entry.source_is_dir {
-                    let staged = self.staged_dir(&dest)?;
-                    track(&staged);
-                    (staged, None)
-                } else {
-                    let (staged, file) = self.staged_file(&dest, 0o600, None)?;
-                    track(&staged);
-                    (staged, Some(file))
-                };
-                let (staged, mut staged_file) = staged;
-                walk_source(source, &shown, &self.calls, &mut |item| match item {
-                    SourceEntry::Dir { rel, mode } => {
-                        let target = join(&staged, rel);
-                        if !rel.is_empty() {
-                            self.op(&target, "create directory", || {
-                                platform::create_private_dir(&self.tree.abs(&target))
-                            })?;
-                        }
-                        self.op(&target, "set permissions", || {
-                            platform::set_path_mode(&self.tree.abs(&target), (mode & 0o777) | 0o700)
-                        })
-                    }
-                    SourceEntry::File {
-                        rel,
-                        mut file,
-                        mode,
-                    } => {
-                        let target = join(&staged, rel);
-                        let mut out = match staged_file.take() {
-                            Some(out) if rel.is_empty() => out,
-                            _ => self.op(&target, "create", || {
-                                create_new(&self.tree.abs(&target), 0o600)
-                            })?,
-                        };
-                        self.op(&target, "write", || io::copy(&mut file, &mut out))?;
-                        self.op(&target, "set permissions", || {
-                            platform::set_file_mode(&out, mode & 0o777)
-                        })
-                    }
-                })?;
-            }
-            Operation::Replace(Fill::With(_)) | Operation::Remove(_) => {}
-        }
-        Ok(())
-    }
-
-    /// Puts the staged new entry of `track` in place and parks the previous one. `held` is
-    /// the directory last held open, kept for the next track in the same directory.
-    fn swap(&self, track: &mut Track, held: &mut Option<(String, platform::Dir)>) -> Result<()> {
-        let dest = track.dest.clone();
-        match (track.old_at.clone(), track.new_at.clone()) {
-            (Some(_), Some(staged)) => {
-                if self.exchange(&staged, &dest)? {
-                    track.old_at = Some(staged.clone());
-                    track.new_at = Some(dest.clone());
-                    track.old_at = Some(self.park(&staged, &dest)?);
-                } else {
-                    track.old_at = Some(self.park(&dest, &dest)?);
-                    self.rename_noreplace(&staged, &dest, "move into place")?;
-                    track.new_at = Some(dest);
-                }
-            }
-            // Made in place (a new file in a directory this run made): nothing to move.
-            (None, Some(staged)) if staged == dest => {}
-            (None, Some(staged)) => {
-                let parent = parent_of(&dest);
-                let dir = match held.take() {
-                    Some((rel, dir)) if rel == parent => dir,
-                    _ => self.open_dir(parent)?,
-                };
-                let dir = &held.insert((parent.to_owned(), dir)).1;
-                self.op(&dest, "move into place", || {
-                    dir.rename_noreplace(base_name(&staged), base_name(&dest))
-                })?;
-                track.new_at = Some(dest);
-            }
-            (Some(_), None) => {
-                track.old_at = Some(self.park(&dest, &dest)?);
-            }
-            (None, None) => {}
-        }
-        Ok(())
-    }
-
-    /// Undoes one track as far as it can: the previous entry back at its destination, the
-    /// new one removed. What it cannot undo is recorded.
-    fn undo(&self, track: &Track, stranded: &mut Vec<StrandedEntry>, leftovers: &mut Vec<String>) {
-        let dest = &track.dest;
-        let mut new_at = track.new_at.clone();
-        if let Some(old) = &track.old_at
-            && old != dest
-        {
-            let restored = if new_at.as_deref() == Some(dest.as_str()) {
-                // Both moved: swap them back in one step, or move the new one aside first.
-                match self.exchange(old, dest) {
-                    Ok(true) => {
-                        new_at = Some(old.clone());
-                        true
-                    }
-                    Ok(false) => {
-                        let aside = staged_name(dest, &self.run);
-                        match self.rename_noreplace(dest, &aside, "move aside") {
-                            Ok(()) => {
-                                new_at = Some(aside);
-                                self.rename_noreplace(old, dest, "move back").is_ok()
-                            }
-                            Err(_) => false,
-                        }
-                    }
-                    Err(_) => false,
-                }
-            } else {
-                self.rename_noreplace(old, dest, "move back").is_ok()
-            };
-            if !restored {
-                stranded.push(StrandedEntry {
-                    dest: dest.clone(),
-                    parked: old.clone(),
-                });
-                // The new entry stays where it is rather than risk the last copy of anything.
-                if let Some(new) = new_at
-                    && new != *dest
-                {
-                    leftovers.push(new);
-                }
-                return;
-            }
-        } else if track.old_at.is_none() && new_at.as_deref() == Some(dest.as_str()) {
-            // A created entry: move it off the destination in one step, then remove it.
-            let aside = staged_name(dest, &self.run);
-            if self.rename_noreplace(dest, &aside, "move aside").is_err() {
-                leftovers.push(dest.clone());
-                return;
-            }
-            new_at = Some(aside);
-        }
-        if let Some(new) = new_at
-            && self.remove_tree(&new).is_err()
-        {
-            leftovers.push(new);
-        }
-    }
-}
-
-/// Writes `parts` one after another, handing them to the system together (one `writev` for a
-/// copy's header and shared body rather than a `write` each).
-fn write_parts(out: &mut File, parts: &[crate::plan::SharedBytes]) -> io::Result<()> {
-    let mut slices: Vec<io::IoSlice<'_>> = parts
-        .iter()
-        .map(|part| io::IoSlice::new((**part).as_ref()))
-        .filter(|slice| !slice.is_empty())
-        .collect();
-    let mut left: &mut [io::IoSlice<'_>] = &mut slices;
-    while !left.is_empty() {
-        match out.write_vectored(left) {
-            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
-            Ok(n) => io::IoSlice::advance_slices(&mut left, n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// The last name of a relative path.
@@ -815,11 +356,11 @@ impl Plan<'_> {
                 path: self.root.root().display().to_string(),
             });
         }
-        apply(self)
+        apply(self, lock.command())
     }
 }
 
-fn apply(plan: Plan<'_>) -> Result<Applied> {
+fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
     let Plan {
         root: tree,
         mut entries,
@@ -837,7 +378,14 @@ fn apply(plan: Plan<'_>) -> Result<Applied> {
     let mut tracks: Vec<Track> = Vec::new();
     let mut made: Vec<String> = Vec::new();
     let mut journal = None;
-    let outcome = forward(&applier, &mut entries, &mut tracks, &mut made, &mut journal);
+    let outcome = forward(
+        &applier,
+        &mut entries,
+        &mut tracks,
+        &mut made,
+        &mut journal,
+        command,
+    );
     let forget = |tracks: &[Track], made: &[String]| {
         let dirs: Vec<&str> = tracks
             .iter()
@@ -919,6 +467,7 @@ fn forward(
     tracks: &mut Vec<Track>,
     made: &mut Vec<String>,
     journal: &mut Option<Journal>,
+    command: Option<&str>,
 ) -> Result<()> {
     if entries.is_empty() {
         return Ok(());
@@ -984,7 +533,7 @@ fn forward(
         .map(|e| e.planned.dest())
         .zip(identities)
         .collect();
-    let journal = journal.insert(applier.open_journal(&dests)?);
+    let journal = journal.insert(applier.open_journal(&dests, command)?);
     // The directories every create needs, in order (each made one is recorded for rollback).
     for entry in entries.iter() {
         if matches!(entry.planned.action(), Action::Create | Action::Replace) {
@@ -992,97 +541,11 @@ fn forward(
         }
     }
     applier.journal_made(journal, made)?;
-    // Stage every new entry. Staging is independent per destination, so without injected
-    // faults (whose call numbers must not depend on scheduling) it runs on every core. Each
-    // entry fills its own slot, so the tracks stay in destination order, and every staged
-    // entry is tracked before the first failure (in that order) is returned: a rollback
-    // removes them all. Entries go in groups of neighbours in one directory, which each group
-    // holds open once to create its staged files in.
-    //
-    // A new file whose directory this run made is written straight at its destination, not
-    // staged beside it and renamed in. Nothing can stand there (the directory was empty when
-    // made, and another writer would need the writer lock this run holds), and the journal
-    // already names the directory: a run killed from here on leaves a tree every reader
-    // reports as interrupted, and the next writer removes the file with the directory, as it
-    // removes a staged file. A failure rolls it back as a created entry. What it gives up is
-    // only that a reader racing this run (readers take no lock) may find such a file
-    // half-written instead of absent — in a directory that did not exist before the run,
-    // beside a lock that does not name it yet.
-    let made_here: HashSet<&str> = made.iter().map(String::as_str).collect();
-    const GROUP: usize = 64;
-    type Staging<'e> = (usize, &'e mut Entry, Option<u32>, &'e mut Option<Track>);
-    let mut slots: Vec<Option<Track>> = Vec::new();
-    slots.resize_with(entries.len(), || None);
-    let mut groups: Vec<Vec<Staging<'_>>> = Vec::new();
-    for (i, ((entry, mode), slot)) in entries
-        .iter_mut()
-        .zip(modes)
-        .zip(slots.iter_mut())
-        .enumerate()
-    {
-        let same_dir = groups.last().and_then(|g| g.last()).is_some_and(|last| {
-            parent_of(last.1.planned.dest()) == parent_of(entry.planned.dest())
-        });
-        match groups.last_mut() {
-            Some(group) if same_dir && group.len() < GROUP => group.push((i, entry, mode, slot)),
-            _ => groups.push(vec![(i, entry, mode, slot)]),
-        }
-    }
-    let stage_group = |group: Vec<Staging<'_>>| -> Option<(usize, Error)> {
-        let mut dir: Option<platform::Dir> = None;
-        for (i, entry, mode, slot) in group {
-            let result = match entry.planned.action() {
-                Action::Create | Action::Replace => {
-                    let wants_dir = matches!(entry.change.operation, Operation::ReplaceFile(_));
-                    let opened = match (&dir, wants_dir) {
-                        (None, true) => applier
-                            .open_dir(parent_of(entry.planned.dest()))
-                            .map(|d| dir = Some(d)),
-                        _ => Ok(()),
-                    };
-                    let in_place = wants_dir
-                        && entry.planned.existing().is_none()
-                        && made_here.contains(parent_of(entry.planned.dest()));
-                    opened.and_then(|()| {
-                        applier.stage(
-                            entry,
-                            mode,
-                            slot,
-                            dir.as_ref().filter(|_| wants_dir),
-                            in_place,
-                        )
-                    })
-                }
-                Action::Remove => {
-                    *slot = Some(Track {
-                        dest: entry.planned.dest().to_owned(),
-                        old_at: Some(entry.planned.dest().to_owned()),
-                        new_at: None,
-                    });
-                    Ok(())
-                }
-                Action::Keep | Action::Subsumed => Ok(()),
-            };
-            if let Err(e) = result {
-                return Some((i, e));
-            }
-        }
-        None
-    };
-    let failures: Vec<(usize, Error)> = if applier.calls.faults.is_some() {
-        // In order, stopping at the first failure, as the call numbers assume.
-        groups.into_iter().filter_map(stage_group).take(1).collect()
-    } else {
-        use rayon::prelude::*;
-        groups.into_par_iter().filter_map(stage_group).collect()
-    };
-    tracks.extend(slots.into_iter().flatten());
-    if let Some((_, e)) = failures.into_iter().min_by_key(|(i, _)| *i) {
-        return Err(e);
-    }
-    // What was staged, by identity, before anything is swapped: after a kill, only an entry
-    // the journal names so may be moved off its destination. A file made in place needs no
-    // record (it stands in a directory the journal names as made).
+    // Stage every new entry (see `stage`), then record what was staged, by identity, before
+    // anything is swapped: after a kill, only an entry the journal names so may be moved off
+    // its destination. A file made in place needs no record (it stands in a directory the
+    // journal names as made).
+    stage::stage_all(applier, entries, modes, made, tracks)?;
     let staged: Vec<(&str, &str)> = tracks
         .iter()
         .filter_map(|t| {
@@ -1093,56 +556,6 @@ fn forward(
         })
         .collect();
     applier.journal_staged(journal, &staged)?;
-    // What stood at each destination when the change was decided, to look at once more just
-    // before its swap: an edit saved while staging ran refuses the change instead of being
-    // parked and removed with what it edited.
-    // A destination whose marks moved but whose recogniser still calls it the tool's (a file
-    // touched, or edited and put back) goes on: the recogniser looks at the content, where the
-    // marks only say that something happened.
-    type Seen<'e> = (
-        &'e crate::plan::seen::Seen,
-        Option<&'e crate::plan::Recogniser>,
-    );
-    let seen: std::collections::HashMap<&str, Seen<'_>> = entries
-        .iter()
-        .filter_map(|e| {
-            let recogniser = match &e.change.ownership {
-                Ownership::ToolMade(recogniser) => Some(recogniser),
-                _ => None,
-            };
-            e.seen
-                .as_ref()
-                .map(|seen| (e.planned.dest(), (seen, recogniser)))
-        })
-        .collect();
-    applier.calls.pause_before_swap();
-    // Swap each into place, parking what was there. Each swap is one write of the tree's
-    // write budget, so a caller injecting faults with `Root::fail_writes_after` sees a plan
-    // stop (and roll back) between destinations.
-    let mut held = None;
-    for track in tracks.iter_mut() {
-        applier.tree.spend_write(&track.dest)?;
-        if let Some((seen, recogniser)) = seen.get(track.dest.as_str()) {
-            let now = applier
-                .calls
-                .step()
-                .map_err(|e| Error::io(&track.dest, "inspect", e))
-                .and_then(|()| crate::plan::seen::Seen::take(applier.tree, &track.dest))?;
-            if let Some(path) = seen.first_change(&track.dest, now.as_ref()) {
-                let still_ours = match (recogniser, now.as_ref().and_then(|n| n.kind())) {
-                    (Some(recogniser), Some(kind)) => matches!(
-                        (recogniser.0)(applier.tree, &track.dest, kind)?,
-                        crate::plan::Verdict::Ours
-                    ),
-                    _ => false,
-                };
-                if !still_ours {
-                    return Err(Error::ChangedDuringRun { path });
-                }
-            }
-        }
-        applier.swap(track, &mut held)?;
-    }
-    drop(held);
+    swap::swap_all(applier, entries, tracks)?;
     applier.journal_commit(journal)
 }

@@ -4,7 +4,7 @@
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::tree::{join, parent_of};
+use crate::root::{join, parent_of};
 
 /// Whether a directory entry's name is one an apply makes beside a destination — a staged
 /// new entry (`.<name>.asv-staged-<run><sequence>`, 20 lowercase hex digits; 12 in names an

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{EntryKind, Result};
-use crate::tree::Root;
+use crate::root::Root;
 
 /// A regular file of the tree to copy in chunks, with what it held when the command read it:
 /// a copy of a large file costs one chunk of memory, and a file that changed since it was

@@ -57,7 +57,7 @@ use std::path::Path;
 
 use crate::error::{EntryKind, Error, Result};
 use crate::faults::{Calls, FaultPlan};
-use crate::tree::{Root, join, parent_of};
+use crate::root::{Root, join, parent_of};
 mod change;
 pub(crate) mod seen;
 mod source;

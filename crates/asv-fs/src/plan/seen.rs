@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use crate::error::{EntryKind, Error, Result};
 use crate::platform;
-use crate::tree::{Root, join, kind_of};
+use crate::root::{Root, join, kind_of};
 
 /// The marks of one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

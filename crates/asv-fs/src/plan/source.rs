@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{EntryKind, Error, Result};
 use crate::faults::Calls;
 use crate::platform;
-use crate::tree::{join, kind_of};
+use crate::root::{join, kind_of};
 
 /// One entry met by [`walk_source`].
 pub(crate) enum SourceEntry<'a> {
