@@ -6,8 +6,34 @@ use std::io;
 
 use asv_fs::{Location, Side};
 
-use crate::commands::Finished;
-use crate::settings::Refusal;
+/// A refusal worded for the user: printed as `error: <message>`, exit 2.
+#[derive(Debug)]
+pub struct Refusal(pub String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The command being run had already made its change in full when it was killed, and taking
+/// the writer lock finished the clean-up: there is nothing left to do (the run ends clean).
+#[derive(Debug)]
+pub struct Finished(pub String);
+
+impl std::fmt::Display for Finished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` had made its change before it was killed; nothing is left to do",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for Finished {}
 
 /// Why a command stopped.
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +149,7 @@ mod tests {
         assert_eq!(limit.side(), asv_fs::Side::Environment);
         let fetch_input = Error::from(asv_fetch::Error::NoSourceName);
         assert_eq!(fetch_input.side(), asv_fs::Side::Input);
-        let worded_here = Error::from(crate::settings::Refusal("x".into()));
+        let worded_here = Error::from(Refusal("x".into()));
         assert_eq!(worded_here.side(), asv_fs::Side::Input);
     }
 }

@@ -6,18 +6,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use crate::cli::{Cli, Command, Format, InstallScope, SkillCommand};
-
-/// A refusal worded for the user: printed as `error: <message>`, exit 2.
-#[derive(Debug)]
-pub struct Refusal(pub String);
-
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refusal {}
+use crate::error::Refusal;
 
 /// The line after a usage refusal.
 pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";

@@ -6,6 +6,7 @@ pub mod skill;
 
 use std::time::Duration;
 
+use crate::error::Finished;
 use crate::exit::ExitStatus;
 use crate::settings::Settings;
 
@@ -64,23 +65,6 @@ fn this_command_line() -> String {
     }));
     words.join(" ")
 }
-
-/// The command being run had already made its change in full when it was killed, and taking
-/// the writer lock finished the clean-up: there is nothing left to do (the run ends clean).
-#[derive(Debug)]
-pub struct Finished(pub String);
-
-impl std::fmt::Display for Finished {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`{}` had made its change before it was killed; nothing is left to do",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for Finished {}
 
 /// What the user is told about a killed run this one recovered from.
 fn recovered_message(run: &asv_fs::Interrupted) -> String {

@@ -7,8 +7,9 @@ use asv_skills::lifecycle;
 
 use super::Report;
 use crate::cli::{Format, InstallScope, SkillVersion};
+use crate::error::Refusal;
 use crate::render;
-use crate::settings::{Refusal, Settings};
+use crate::settings::Settings;
 
 fn version(v: SkillVersion) -> lifecycle::Version {
     match v {
