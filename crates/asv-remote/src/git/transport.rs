@@ -1,0 +1,190 @@
+//! The [`Transport`] a git source is read through: refs, tags, listings and files, each one
+//! locked-down git conversation of [`Git`]'s.
+
+use super::*;
+
+impl Transport for Git {
+    fn default_branch(&mut self) -> Result<String> {
+        let what = &Step::DefaultBranch;
+        let (_, symrefs) = self.ls_remote(Some("--symref"), &["HEAD".to_owned()], what)?;
+        let target = symrefs
+            .iter()
+            .find(|(_, name)| name == "HEAD")
+            .map(|(target, _)| target.clone());
+        match target
+            .as_deref()
+            .and_then(|t| t.strip_prefix("refs/heads/"))
+        {
+            Some(branch) if asv_model::source::is_usable_ref(branch) => Ok(branch.to_owned()),
+            _ => Err(self.error(GitProblem::Ref(RefProblem::NoDefaultBranch {
+                found: target,
+            }))),
+        }
+    }
+
+    fn resolve(&mut self, reference: &str) -> Result<Commit> {
+        self.dir()?;
+        if !asv_model::source::is_usable_ref(reference) {
+            return Err(self.error(GitProblem::Ref(RefProblem::Unusable {
+                reference: reference.to_owned(),
+            })));
+        }
+        let format_of = |id: &str| {
+            if id.len() == 64 {
+                ObjectFormat::Sha256
+            } else {
+                ObjectFormat::Sha1
+            }
+        };
+        let revision = if is_hex_id(reference, 40) || is_hex_id(reference, 64) {
+            reference.to_owned()
+        } else {
+            let what = Step::LookUp {
+                reference: reference.to_owned(),
+            };
+            let branch = format!("refs/heads/{reference}");
+            let tag = format!("refs/tags/{reference}");
+            let peeled = format!("refs/tags/{reference}^{{}}");
+            let (refs, _) =
+                self.ls_remote(None, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
+            let find = |name: &str| {
+                refs.iter()
+                    .find(|(_, n)| n == name)
+                    .map(|(id, _)| id.clone())
+            };
+            let on_branch = find(&branch);
+            let on_tag = find(&peeled).or_else(|| find(&tag));
+            match (on_branch, on_tag) {
+                (Some(branch), Some(tag)) if branch != tag => {
+                    return Err(self.error(GitProblem::Ref(RefProblem::Ambiguous {
+                        reference: reference.to_owned(),
+                        branch,
+                        tag,
+                    })));
+                }
+                (Some(id), _) | (None, Some(id)) => id,
+                // A branch or tag of that name wins, as it does for git itself.
+                (None, None) if crate::is_short_id(reference) => {
+                    return self.resolve_short(reference);
+                }
+                (None, None) => {
+                    return Err(self.error(GitProblem::Ref(RefProblem::Unknown {
+                        reference: reference.to_owned(),
+                    })));
+                }
+            }
+        };
+        let format = format_of(&revision);
+        self.fetch(&revision, format)?;
+        Ok(Commit { revision, format })
+    }
+
+    fn tags(&mut self) -> Result<Option<Vec<Tag>>> {
+        self.dir()?;
+        let (refs, _) = self.ls_remote(Some("--tags"), &[], &Step::Tags)?;
+        // An annotated tag is listed twice: itself, and peeled (`^{}`) to its commit.
+        let mut named: std::collections::BTreeMap<String, (Option<String>, Option<String>)> =
+            std::collections::BTreeMap::new();
+        for (id, name) in refs {
+            let Some(tag) = name.strip_prefix("refs/tags/") else {
+                continue;
+            };
+            match tag.strip_suffix("^{}") {
+                Some(tag) => named.entry(tag.to_owned()).or_default().1 = Some(id),
+                None => named.entry(tag.to_owned()).or_default().0 = Some(id),
+            }
+        }
+        Ok(Some(
+            named
+                .into_iter()
+                .filter_map(|(name, (direct, peeled))| {
+                    peeled.or(direct).map(|commit| Tag { name, commit })
+                })
+                .collect(),
+        ))
+    }
+
+    fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        self.fetch(&revision, commit.format)?;
+        let what = Step::Listing {
+            revision: revision.clone(),
+        };
+        let out = self.git(
+            &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
+            true,
+            LISTING_LIMIT,
+            true,
+            &what,
+        )?;
+        let len = commit.format.hex_len();
+        let mut entries = Vec::new();
+        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let parsed = parse_entry(record, len);
+            let Some(entry) = parsed else {
+                let line = String::from_utf8_lossy(record).into_owned();
+                return Err(self.malformed(&what, &line));
+            };
+            entries.push(entry);
+        }
+        Ok(entries)
+    }
+
+    fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        let path = &entry.path;
+        let file = FileAt {
+            path: path.clone(),
+            revision: revision.clone(),
+        };
+        check_readable(&file, entry).map_err(|e| self.error(GitProblem::Entry(e)))?;
+        if !is_hex_id(&entry.oid, commit.format.hex_len()) {
+            return Err(self.error(GitProblem::BadBlobId {
+                file,
+                oid: entry.oid.clone(),
+                format: commit.format,
+            }));
+        }
+        self.fetch(&revision, commit.format)?;
+        let left = self.limits.total.saturating_sub(self.read);
+        let cap = self.limits.file.min(left);
+        let object = format!("{revision}:{path}");
+        let what = Step::File(file.clone());
+        let bytes = match self.run(&["cat-file", "blob", &object], true, cap, true, &what)? {
+            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
+            Outcome::Ended(finished) => {
+                return Err(self.stop(GitProblem::ReadFailed {
+                    file,
+                    failure: GitFailure::from_stderr(&finished.stderr, finished.status),
+                }));
+            }
+            Outcome::Cut(Cut::Output) => {
+                let problem = if cap == self.limits.file {
+                    GitProblem::FileTooLarge {
+                        file,
+                        limit: self.limits.file,
+                    }
+                } else {
+                    GitProblem::TotalReached {
+                        file,
+                        limit: self.limits.total,
+                    }
+                };
+                return Err(self.stop(problem));
+            }
+            Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+        };
+        self.read += bytes.len() as u64;
+        let got = blob_id(commit.format, &bytes);
+        if got != entry.oid {
+            return Err(self.error(GitProblem::BlobMismatch {
+                file,
+                listed: entry.oid.clone(),
+                got,
+            }));
+        }
+        Ok(bytes)
+    }
+}
