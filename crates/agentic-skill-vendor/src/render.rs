@@ -7,10 +7,13 @@
 //! lists every kind and its fields; a test holds the output to that page).
 
 use asv_contracts::{Event, Violation};
+use asv_skills::add::{Added, Pin};
 use asv_skills::install::Installed;
-use asv_skills::lifecycle::{Added, Pin, Pulled, State, Status, skill_dir};
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
+use asv_skills::pull::Pulled;
+use asv_skills::skill_dir;
+use asv_skills::status::{State, Status};
 use serde::Serialize;
 
 use crate::cli::Format;

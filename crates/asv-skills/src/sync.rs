@@ -14,15 +14,14 @@ use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
+use crate::bases::{base_change, kept_base};
 use crate::error::{Error, Remedy};
 use crate::intent::{INTENT_FILE, Intent};
-use crate::lifecycle::{
-    base_change, base_of, default_name, lock_changes, portable_tree, skill_dir,
-};
-use crate::lock::{Entry, SkillLock};
-use crate::placing::fill_of;
+use crate::lock::{Entry, SkillLock, lock_changes};
+use crate::paths::{portable_tree, skill_dir};
+use crate::placing::{fill_of, still_local};
 use crate::projection::{still_projected, target_dirs};
-use crate::upstream::{At, Source, check_source_path, take};
+use crate::upstream::{At, Source, base_of, check_source_path, default_name, take};
 use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
@@ -257,7 +256,7 @@ pub fn sync(
                     return Err(differs);
                 }
                 if root.kind(&dir)?.is_none() {
-                    let kept = crate::upstream::kept_base(root, &entry.base_hash)?;
+                    let kept = kept_base(root, &entry.base_hash)?;
                     let (tree, _) = base_of(root, name, entry, kept, options)?;
                     tree.check_paths()?;
                     changes.push(Change::replace(
@@ -345,7 +344,7 @@ pub fn sync(
                 if !force && (edited || entry.pending.is_some()) {
                     return Err(Error::DropEdited {
                         name: name.clone(),
-                        file: match crate::upstream::kept_base(root, &entry.base_hash)? {
+                        file: match kept_base(root, &entry.base_hash)? {
                             Some(base) => first_difference(&base, &tree),
                             None => None,
                         },
@@ -357,7 +356,7 @@ pub fn sync(
                         Ownership::Force
                     } else {
                         // As read: the base's hash, or the base's renamed by `--name`.
-                        crate::lifecycle::still_local(tree.hash())
+                        still_local(tree.hash())
                     },
                 ));
             }

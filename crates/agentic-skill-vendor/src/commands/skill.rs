@@ -3,18 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-use asv_skills::lifecycle;
+use asv_skills::{add, diff, pull, resolve, status};
 
 use super::Report;
 use crate::cli::{Format, InstallScope, SkillVersion};
 use crate::render;
 use crate::settings::{Refusal, Settings};
 
-fn version(v: SkillVersion) -> lifecycle::Version {
+fn version(v: SkillVersion) -> diff::Version {
     match v {
-        SkillVersion::Base => lifecycle::Version::Base,
-        SkillVersion::Local => lifecycle::Version::Local,
-        SkillVersion::Upstream => lifecycle::Version::Upstream,
+        SkillVersion::Base => diff::Version::Base,
+        SkillVersion::Local => diff::Version::Local,
+        SkillVersion::Upstream => diff::Version::Upstream,
     }
 }
 
@@ -166,14 +166,14 @@ pub fn add(
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let request = lifecycle::AddRequest {
+    let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
         path: path.to_owned(),
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
         working_tree,
     };
-    let added = lifecycle::add(&lock, &request, &options)?;
+    let added = add::add(&lock, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
     Ok(super::with_left_behind(
@@ -198,14 +198,14 @@ pub fn add_all(
     // before anything is read.
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let request = lifecycle::AddAllRequest {
+    let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
         reference: reference.map(str::to_owned),
         working_tree,
     };
     let mut lines = Vec::new();
-    for added in lifecycle::add_all(&lock, &request, &options)? {
+    for added in add::add_all(&lock, &request, &options)? {
         lines.extend(findings(settings.format, &added.warnings));
         lines.push(render::added(settings.format, &added));
     }
@@ -249,7 +249,7 @@ fn local_source_from_root(settings: &Settings, given: &str) -> anyhow::Result<St
 /// A refusal of the tree or the skill lock.
 pub fn status(settings: &Settings) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
-    let states = lifecycle::status(&tree)?;
+    let states = status::status(&tree)?;
     Ok(Report::new(
         states
             .iter()
@@ -292,20 +292,18 @@ pub fn pull(
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
     let pulled = match (&lock, to) {
-        (None, None) => lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?,
-        (Some(lock), None) => lifecycle::pull(lock, names, write_conflicts, &options)?,
+        (None, None) => pull::pull_dry_run(&tree, names, write_conflicts, &options)?,
+        (Some(lock), None) => pull::pull(lock, names, write_conflicts, &options)?,
         (None, Some((name, r))) => {
-            lifecycle::pull_to_dry_run(&tree, name, r, write_conflicts, &options)?
+            pull::pull_to_dry_run(&tree, name, r, write_conflicts, &options)?
         }
-        (Some(lock), Some((name, r))) => {
-            lifecycle::pull_to(lock, name, r, write_conflicts, &options)?
-        }
+        (Some(lock), Some((name, r))) => pull::pull_to(lock, name, r, write_conflicts, &options)?,
     };
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut lines = Vec::new();
     for p in &pulled {
         // A skill's warnings come before its own line, as `skill add` puts them.
-        if let lifecycle::Pulled::Updated { warnings, .. } = p {
+        if let pull::Pulled::Updated { warnings, .. } = p {
             lines.extend(findings(settings.format, warnings));
         }
         lines.extend(render::pulled(settings.format, p));
@@ -313,7 +311,7 @@ pub fn pull(
     let mut report = Report::new(lines, conflicts);
     report
         .warnings
-        .extend(pulled.iter().filter_map(lifecycle::Pulled::warning));
+        .extend(pulled.iter().filter_map(pull::Pulled::warning));
     if dry_run {
         report
             .warnings
@@ -330,7 +328,7 @@ pub fn pull(
 pub fn resolve(settings: &Settings, name: &str) -> anyhow::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
-    let revision = lifecycle::resolve(&lock, name)?;
+    let revision = resolve::resolve(&lock, name)?;
     let report = Report::new(
         vec![render::resolved(settings.format, name, &revision)],
         false,
@@ -352,7 +350,7 @@ pub fn diff(
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let text = lifecycle::diff(&lock, name, version(from), version(to), &options)?;
+    let text = diff::diff(&lock, name, version(from), version(to), &options)?;
 
     let lines = render::diff(
         settings.format,
