@@ -205,10 +205,46 @@ impl Pulled {
     }
 }
 
-/// `skill pull`: merges upstream into each named skill (every imported skill when `names` is
-/// empty; a name given twice counts once). A clean merge that is a valid skill is placed and
-/// the pin moves; a conflicted one changes nothing unless `write_conflicts`, which places the
-/// files with markers and marks the skill conflicted until [`crate::resolve::resolve`].
+/// What `skill pull` is asked to do, and whether it writes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PullOptions<'a> {
+    /// The skills to pull; every imported skill when empty (a name given twice counts once).
+    pub names: &'a [String],
+    /// `--write-conflicts`: a conflicted merge places its files with markers and the skill
+    /// waits for `skill resolve`; without it a conflicted merge changes nothing.
+    pub write_conflicts: bool,
+    /// `--ref R`, with exactly one name in [`PullOptions::names`] (it is not used otherwise):
+    /// that skill's `ref` in `vendor-skills.yaml` becomes `R` and the skill is pulled there,
+    /// as a changed row is followed (issue 29 §2): the old pin is the base, `R`'s commit is
+    /// upstream. The row is edited in the same transaction as the pull, and only when the lock
+    /// then records `R` (a pull ending in conflicts it does not write changes neither).
+    pub reference: Option<&'a str>,
+    /// The writer lock of the tree pulled, the proof that this run may write; `None` is a dry
+    /// run.
+    pub writer: Option<&'a WriterLock<'a>>,
+}
+
+/// What a pull of one skill writes, decided before anything is.
+#[derive(Default)]
+struct Writes {
+    /// The tree for `skills/<name>`, and the local copy it replaces (its files unchanged in
+    /// the new tree are linked, not written again) with the stamps it was read with.
+    place: Option<(SkillTree, SkillTree, Stamps)>,
+    /// Trees to keep as bases, each with the kept base directory and tree it may link the
+    /// files it shares with from.
+    bases: Vec<(SkillTree, Option<(String, SkillTree)>)>,
+}
+
+/// `skill pull`: merges upstream into each skill of [`PullOptions::names`]. A clean merge that
+/// is a valid skill is placed and the pin moves; a conflicted one changes nothing unless
+/// [`PullOptions::write_conflicts`], which places the files with markers and marks the skill
+/// conflicted until [`crate::resolve::resolve`]. With [`PullOptions::reference`], the skill's
+/// row in `vendor-skills.yaml` is moved to that ref and the skill pulled there.
+///
+/// Under [`PullOptions::writer`] (the writer lock of `root`) the pull is written; without one
+/// it is a dry run, decided exactly as a pull decides (upstream read, bases checked, merges
+/// made and validated, the transaction planned), with nothing written: no skill, kept base,
+/// lock or intent changes. The outcomes are reported as a pull would report them.
 ///
 /// Every skill is judged before anything is written; then every skill directory, every new
 /// kept base and the lock change in one transaction. A refusal of any skill writes nothing,
@@ -227,93 +263,19 @@ impl Pulled {
 /// a base that no longer hashes as recorded; [`Error::Invalid`] for a merged result that
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
-/// [`Error::PullRefused`] naming it.
-pub fn pull(
-    root: &WriterLock<'_>,
-    names: &[String],
-    write_conflicts: bool,
-    options: &Options,
-) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, Some(root), None, options)
-}
-
-/// `skill pull NAME --ref R`: sets the `ref` of `name`'s row in `vendor-skills.yaml` to
-/// `reference` and pulls it there, as [`pull`] follows a changed row (issue 29 §2): the old
-/// pin is the base, `reference`'s commit is upstream. The row is edited in the same
-/// transaction as the pull, and only when the lock then records `reference` (a pull ending in
-/// conflicts it does not write changes neither).
-///
-/// # Errors
-/// As [`pull`]; as [`crate::intent::ref_change`] for an intent file that cannot be edited.
-pub fn pull_to(
-    root: &WriterLock<'_>,
-    name: &str,
-    reference: &str,
-    write_conflicts: bool,
-    options: &Options,
-) -> Result<Vec<Pulled>, Error> {
-    let names = [name.to_owned()];
-    let forced = Some((name, reference));
-    pull_as(root, &names, write_conflicts, Some(root), forced, options)
-}
-
-/// What [`pull_to`] would do, with nothing written.
-///
-/// # Errors
-/// As [`pull_to`].
-pub fn pull_to_dry_run(
-    root: &Root,
-    name: &str,
-    reference: &str,
-    write_conflicts: bool,
-    options: &Options,
-) -> Result<Vec<Pulled>, Error> {
-    let names = [name.to_owned()];
-    pull_as(
-        root,
-        &names,
+/// [`Error::PullRefused`] naming it. With a reference, as [`crate::intent::ref_change`] for an
+/// intent file that cannot be edited.
+pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Vec<Pulled>, Error> {
+    let PullOptions {
+        names,
         write_conflicts,
-        None,
-        Some((name, reference)),
-        options,
-    )
-}
-
-/// What [`pull`] would do, decided exactly as it decides (upstream read, bases checked,
-/// merges made and validated, the transaction planned), with nothing written: no skill, kept
-/// base or lock changes. The outcomes are reported as a pull would report them.
-///
-/// # Errors
-/// As [`pull`].
-pub fn pull_dry_run(
-    root: &Root,
-    names: &[String],
-    write_conflicts: bool,
-    options: &Options,
-) -> Result<Vec<Pulled>, Error> {
-    pull_as(root, names, write_conflicts, None, None, options)
-}
-
-/// What a pull of one skill writes, decided before anything is.
-#[derive(Default)]
-struct Writes {
-    /// The tree for `skills/<name>`, and the local copy it replaces (its files unchanged in
-    /// the new tree are linked, not written again) with the stamps it was read with.
-    place: Option<(SkillTree, SkillTree, Stamps)>,
-    /// Trees to keep as bases, each with the kept base directory and tree it may link the
-    /// files it shares with from.
-    bases: Vec<(SkillTree, Option<(String, SkillTree)>)>,
-}
-
-/// A pull under `writer` (the writer lock of `root`), or without one a dry run.
-fn pull_as(
-    root: &Root,
-    names: &[String],
-    write_conflicts: bool,
-    writer: Option<&WriterLock<'_>>,
-    forced: Option<(&str, &str)>,
-    options: &Options,
-) -> Result<Vec<Pulled>, Error> {
+        reference,
+        writer,
+    } = *opts;
+    let forced = match (reference, names) {
+        (Some(reference), [name]) => Some((name.as_str(), reference)),
+        _ => None,
+    };
     let loaded = SkillLock::load(root)?;
     // The refs the intent (or `--ref`) asks for where the lock follows another (issue 29 §2).
     let moves = crate::follow::moves(root, &loaded, forced)?;

@@ -212,12 +212,24 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// What `skill sync` is asked to do, and whether it writes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncOptions<'a> {
+    /// `--force`: a dropped skill with local edits is removed, and a mirrored copy that is not
+    /// what was placed is replaced; without it either refuses the sync.
+    pub force: bool,
+    /// The writer lock of the tree synced, the proof that this run may write; `None` is a dry
+    /// run.
+    pub writer: Option<&'a WriterLock<'a>>,
+}
+
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
 /// lock does not, restores imported skills whose directory is missing at their locked
 /// revision, drops skills the intent no longer names (refused while they hold local edits,
-/// unless `force`), then mirrors every skill of `skills/` into each target's project directory
-/// and removes mirrored copies of skills no longer there, under `writer`, the tree's writer
-/// lock. Without one (a dry run), decides all of it and writes nothing. Nothing to do writes nothing, the lock included.
+/// unless [`SyncOptions::force`]), then mirrors every skill of `skills/` into each target's
+/// project directory and removes mirrored copies of skills no longer there, under
+/// [`SyncOptions::writer`], the tree's writer lock. Without one (a dry run), decides all of it
+/// and writes nothing. Nothing to do writes nothing, the lock included.
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
@@ -227,12 +239,8 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
 /// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
 /// or failure. Every refusal comes before anything is written.
-pub fn sync(
-    root: &Root,
-    force: bool,
-    writer: Option<&WriterLock<'_>>,
-    options: &Options,
-) -> Result<Vec<Synced>, Error> {
+pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
+    let SyncOptions { force, writer } = *opts;
     let loaded = SkillLock::load(root)?;
     let intent = Intent::load(root)?;
     // A skill directory that is a link is neither a skill nor gone: refused before anything

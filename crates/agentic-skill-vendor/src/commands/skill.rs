@@ -31,7 +31,11 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<R
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
     let options = settings.transport_options()?;
-    let done = asv_skills::sync::sync(&tree, force, lock.as_ref(), &options)?;
+    let request = asv_skills::sync::SyncOptions {
+        force,
+        writer: lock.as_ref(),
+    };
+    let done = asv_skills::sync::sync(&tree, &request, &options)?;
     let mut report = Report::new(
         done.iter()
             .map(|d| render::synced(settings.format, d))
@@ -277,28 +281,23 @@ pub fn pull(
     reference: Option<&str>,
 ) -> anyhow::Result<Report> {
     // `--ref` moves one skill: which one must be said.
-    let to = match (reference, names) {
-        (None, _) => None,
-        (Some(r), [name]) => Some((name.as_str(), r)),
-        (Some(_), _) => {
-            return Err(Refusal(format!(
-                "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
-                names.len()
-            ))
-            .into());
-        }
-    };
+    if reference.is_some() && names.len() != 1 {
+        return Err(Refusal(format!(
+            "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
+            names.len()
+        ))
+        .into());
+    }
     let tree = settings.open_tree()?;
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
-    let pulled = match (&lock, to) {
-        (None, None) => pull::pull_dry_run(&tree, names, write_conflicts, &options)?,
-        (Some(lock), None) => pull::pull(lock, names, write_conflicts, &options)?,
-        (None, Some((name, r))) => {
-            pull::pull_to_dry_run(&tree, name, r, write_conflicts, &options)?
-        }
-        (Some(lock), Some((name, r))) => pull::pull_to(lock, name, r, write_conflicts, &options)?,
+    let request = pull::PullOptions {
+        names,
+        write_conflicts,
+        reference,
+        writer: lock.as_ref(),
     };
+    let pulled = pull::pull(&tree, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut lines = Vec::new();
     for p in &pulled {
@@ -421,14 +420,14 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> anyhow::Result<Re
     let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
-    let installed = asv_skills::install::install_into(
-        dest,
-        &dirs,
-        args.input,
-        &label,
-        args.force,
-        lock.as_ref(),
-    )?;
+    let request = asv_skills::install::InstallOptions {
+        into: &dirs,
+        input: args.input,
+        label: &label,
+        force: args.force,
+        writer: lock.as_ref(),
+    };
+    let installed = asv_skills::install::install(dest, &request)?;
     let mut lines = findings(settings.format, &installed.warnings);
     lines.extend(render::installed(settings.format, &installed, &shown_root));
     Ok(super::with_left_behind(

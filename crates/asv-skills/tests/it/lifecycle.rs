@@ -51,7 +51,13 @@ fn state(me: &Dir) -> State {
 }
 
 fn pull(me: &Dir, write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
-    pull::pull(&me.lock(), &[], write_conflicts, &Options::default())
+    let writer = me.lock();
+    let request = pull::PullOptions {
+        write_conflicts,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default())
 }
 
 fn lock(me: &Dir) -> SkillLock {
@@ -575,11 +581,19 @@ fn a_merge_that_breaks_the_rules_is_refused_and_changes_nothing() {
 #[test]
 fn pull_refuses_a_missing_copy_and_an_unknown_name() {
     let (up, me, _) = imported();
-    let e = pull::pull(&me.lock(), &["nope".to_owned()], false, &Options::default()).unwrap_err();
+    let writer = me.lock();
+    let names = ["nope".to_owned()];
+    let request = pull::PullOptions {
+        names: &names,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    let e = pull::pull(&writer, &request, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::NotImported { name } if name == "nope"),
         "{e:?}"
     );
+    drop(writer);
     me.fs.remove_all("skills/pdf").unwrap();
     let e = pull(&me, false).unwrap_err();
     let Error::MissingImported { path, again } = &e else {
@@ -914,7 +928,14 @@ fn imported_two() -> (Dir, Dir) {
 
 fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
     let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-    pull::pull(&me.lock(), &names, write_conflicts, &Options::default())
+    let writer = me.lock();
+    let request = pull::PullOptions {
+        names: &names,
+        write_conflicts,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default())
 }
 
 /// A run of several skills judges every one first: one refused writes nothing of the others,
@@ -1025,7 +1046,11 @@ fn a_pull_failing_at_any_write_leaves_the_tree_as_it_was() {
         let faulty_lock = faulty
             .lock_for_writing(std::time::Duration::from_secs(5))
             .unwrap();
-        match pull::pull(&faulty_lock, &[], false, &Options::default()) {
+        let request = pull::PullOptions {
+            writer: Some(&faulty_lock),
+            ..Default::default()
+        };
+        match pull::pull(&faulty_lock, &request, &Options::default()) {
             Err(e) => {
                 failed += 1;
                 assert!(

@@ -139,7 +139,16 @@ fn a_skill_waiting_for_resolve_is_refused_unless_forced() {
     let (up, me) = imported();
     me.edit(MD, "four", "FOUR (ours)");
     up.edit(MD, "four", "FOUR (theirs)");
-    pull::pull(&me.lock(), &names(&["pdf"]), true, &Options::default()).unwrap();
+    let writer = me.lock();
+    let pdf = names(&["pdf"]);
+    let request = pull::PullOptions {
+        names: &pdf,
+        write_conflicts: true,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default()).unwrap();
+    drop(writer);
     let pending = lock(&me).skills["pdf"].pending.clone().unwrap();
     let before = me.snapshot();
     let refused = manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap_err();
