@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style};
-use asv_skills::lifecycle::State;
+use asv_skills::status::State;
 
 use crate::cli::ColorChoice;
 

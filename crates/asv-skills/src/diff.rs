@@ -1,5 +1,6 @@
-//! A unified diff of two versions of a skill, in the shape `git diff` prints, so it reads
-//! familiarly and `git apply` takes it from the repository root.
+//! `skill diff`: a unified diff of two versions of an imported skill (its base, the local
+//! copy, upstream now), in the shape `git diff` prints, so it reads familiarly and `git apply`
+//! takes it from the repository root.
 //!
 //! Lines are compared with imara-diff's Myers algorithm and the indent heuristic git uses by
 //! default; hunks carry three lines of context and join when fewer than seven unchanged lines
@@ -7,9 +8,101 @@
 
 use std::fmt::Write as _;
 
+use asv_fs::{EntryKind, WriterLock};
+use asv_remote::Options;
 use asv_skilltree::merge::is_text;
 use asv_skilltree::{FileNode, SkillTree};
 use imara_diff::{Algorithm, Diff, InternedInput};
+
+use crate::bases::{keep_base, kept_base};
+use crate::error::Error;
+use crate::lock::{Entry, SkillLock};
+use crate::paths::skill_dir;
+use crate::upstream::{base_of, upstream_of};
+
+/// Which version of an imported skill `skill diff` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// The base the lock records.
+    Base,
+    /// The local copy.
+    Local,
+    /// Upstream now (reaches the source).
+    Upstream,
+}
+
+/// `skill diff`: the unified diff of skill `name` from one version to another.
+///
+/// # Errors
+/// [`Error::Lock`]; [`Error::NotImported`]; [`Error::LinkedSkill`] for a skill directory that
+/// is a symbolic link (whichever versions are asked for); a base that cannot be had as recorded
+/// ([`Error::BaseUnavailable`] when neither the local copy nor upstream is the lost base,
+/// [`Error::BaseMismatch`]); a guarded-read refusal of the local copy; as [`crate::upstream::take`] for
+/// [`Version::Upstream`] (or for a base not kept here).
+pub fn diff(
+    root: &WriterLock<'_>,
+    name: &str,
+    from: Version,
+    to: Version,
+    options: &Options,
+) -> Result<String, Error> {
+    let lock = SkillLock::load(root)?;
+    let entry = lock.entry(name)?.clone();
+    let dir = skill_dir(name);
+    // Whichever versions are asked for: a diff may keep a base, and a skill that is a link
+    // is refused as every other command refuses it.
+    crate::paths::refuse_linked_skill(root, &dir)?;
+    let version = |v: Version| -> Result<SkillTree, Error> {
+        match v {
+            Version::Base => base_for_diff(root, name, &entry, options),
+            Version::Local => Ok(SkillTree::read(root, &dir)?),
+            Version::Upstream => Ok(upstream_of(root, &entry, options)?
+                .map(|t| t.tree)
+                .unwrap_or_default()),
+        }
+    };
+    let a = version(from)?;
+    let b = version(to)?;
+    Ok(unified(&a, &b, &dir)?)
+}
+
+/// The base `skill diff` shows: as [`base_of`], kept when read again; a lost base is found
+/// again when the local copy or upstream now still hashes to it.
+fn base_for_diff(
+    root: &WriterLock<'_>,
+    name: &str,
+    entry: &Entry,
+    options: &Options,
+) -> Result<SkillTree, Error> {
+    match base_of(
+        root,
+        name,
+        entry,
+        kept_base(root, &entry.base_hash)?,
+        options,
+    ) {
+        Ok((tree, fetched)) => {
+            if fetched {
+                keep_base(root, &tree)?;
+            }
+            Ok(tree)
+        }
+        Err(lost @ Error::BaseUnavailable { .. }) => {
+            let dir = skill_dir(name);
+            if root.kind(&dir)? == Some(EntryKind::Directory) {
+                let local = SkillTree::read(root, &dir)?;
+                if local.hash() == entry.base_hash {
+                    return Ok(local);
+                }
+            }
+            match upstream_of(root, entry, options)? {
+                Ok(upstream) if upstream.tree.hash() == entry.base_hash => Ok(upstream.tree),
+                _ => Err(lost),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
 
 /// Lines of context around each change.
 const CONTEXT: u32 = 3;

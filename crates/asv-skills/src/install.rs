@@ -266,43 +266,47 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
     Ok(found)
 }
 
-/// Installs every skill of `input` under `into` of `dest` in one transaction. Without
-/// `force`, anything already standing at a skill's destination refuses the whole install;
-/// with it, what stands there is replaced. It writes under `writer`, the writer lock of `dest`;
-/// without one (a dry run) it plans and writes nothing.
-///
-/// # Errors
-/// As [`find`]; [`Error::DuplicateSkill`]; [`Error::Unwritable`] for a path some host cannot
-/// write; [`Error::BadName`] for a skill name that is not one; [`Error::Invalid`] for any
-/// skill that breaks the rules; [`Error::AlreadyInstalled`] for a destination already taken
-/// (without `force`); another plan refusal (a link on the way); a write failure, after which
-/// every destination is as it was.
-pub fn install(
-    dest: &Root,
-    into: &str,
-    input: &Path,
-    label: &str,
-    force: bool,
-    writer: Option<&WriterLock<'_>>,
-) -> Result<Installed, Error> {
-    install_into(dest, &[into], input, label, force, writer)
+/// What `skill install` is asked to install, where, and whether it writes.
+#[derive(Debug, Clone, Copy)]
+pub struct InstallOptions<'a> {
+    /// The directories of the destination every skill lands under, in the order reported (a
+    /// directory named twice is written once).
+    pub into: &'a [&'a str],
+    /// The input: a skill directory, a directory of skills, a ZIP or a `.tar.gz`.
+    pub input: &'a Path,
+    /// The input as refusals and reports name it.
+    pub label: &'a str,
+    /// `--force`: what already stands at a skill's destination is replaced; without it, it
+    /// refuses the whole install.
+    pub force: bool,
+    /// The writer lock of the destination, the proof that this run may write; `None` is a dry
+    /// run, which plans and writes nothing.
+    pub writer: Option<&'a WriterLock<'a>>,
 }
 
-/// Installs every skill of `input` under each directory of `intos` (all of `dest`) in one
-/// transaction: one plan, so either every skill lands in every directory or none does. A
-/// directory named twice is written once. The skills are reported directory by directory,
-/// in the order given, by name within each.
+/// Installs every skill of [`InstallOptions::input`] under each directory of
+/// [`InstallOptions::into`] (all of `dest`) in one transaction: one plan, so either every
+/// skill lands in every directory or none does. Without [`InstallOptions::force`], anything
+/// already standing at a skill's destination refuses the whole install; with it, what stands
+/// there is replaced. It writes under [`InstallOptions::writer`], the writer lock of `dest`;
+/// without one (a dry run) it plans and writes nothing. The skills are reported directory by
+/// directory, in the order given, by name within each.
 ///
 /// # Errors
-/// As [`install`]; [`Error::NoTarget`] for no directory at all.
-pub fn install_into(
-    dest: &Root,
-    intos: &[&str],
-    input: &Path,
-    label: &str,
-    force: bool,
-    writer: Option<&WriterLock<'_>>,
-) -> Result<Installed, Error> {
+/// As [`find`]; [`Error::NoTarget`] for no directory at all; [`Error::DuplicateSkill`];
+/// [`Error::Unwritable`] for a path some host cannot write; [`Error::BadName`] for a skill
+/// name that is not one; [`Error::Invalid`] for any skill that breaks the rules;
+/// [`Error::AlreadyInstalled`] for a destination already taken (without `force`); another
+/// plan refusal (a link on the way); a write failure, after which every destination is as it
+/// was.
+pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Error> {
+    let InstallOptions {
+        into: intos,
+        input,
+        label,
+        force,
+        writer,
+    } = *opts;
     let dry_run = writer.is_none();
     let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
     for into in intos {

@@ -6,9 +6,9 @@
 //! misread without a word; [`validate_skill`] says so before the skill ships, and every
 //! command that writes a skill judges it the same way ([`validate_tree`]) first.
 //!
-//! - [`lifecycle`]: `skill add`, `status`, `pull` (a three-way merge that keeps local edits),
-//!   `resolve` and `diff`, with their lock ([`lock`], `vendor-skills-lock.json`) and sources
-//!   ([`upstream`]).
+//! - [`add`]: `skill add` (and `--all`), [`status`], [`pull`] (a three-way merge that keeps
+//!   local edits), [`resolve`] and [`diff`], with their lock ([`lock`],
+//!   `vendor-skills-lock.json`), sources ([`upstream`]) and kept bases ([`bases`]).
 //! - [`manage`]: `skill remove` (an imported skill, its lock entry and kept base, all or
 //!   nothing), `skill outdated` (which imports' refs moved) and `skill list` (every skill, own
 //!   and imported).
@@ -27,6 +27,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod add;
+pub mod bases;
 pub mod diff;
 pub mod edits;
 pub mod error;
@@ -35,7 +37,6 @@ mod follow;
 pub mod fuzz;
 pub mod install;
 pub mod intent;
-pub mod lifecycle;
 pub mod lock;
 pub mod manage;
 pub mod naming;
@@ -43,8 +44,11 @@ pub mod package;
 mod paths;
 mod placing;
 mod projection;
+pub mod pull;
 pub mod refs;
 mod rename;
+pub mod resolve;
+pub mod status;
 pub mod sync;
 pub mod targets;
 pub mod upstream;
@@ -52,6 +56,7 @@ mod validate;
 
 pub use asv_skilltree::normalize_name;
 pub use error::Error;
+pub use paths::skill_dir;
 pub use validate::{
     Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Profile, Rule,
     Severity, has_errors, manifest_name, name_problem, validate_skill, validate_skill_as,

@@ -4,11 +4,12 @@
 //! It is a file of its own, [`SKILL_LOCK_FILE`], beside `vendor-lock.json` and never inside it,
 //! so the contract lock stays exactly what the TypeScript tool writes and reads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::Root;
+use asv_fs::{Change, EntryKind, Ownership, Root, Verdict};
 use serde::{Deserialize, Serialize};
 
+use crate::bases::{base_digests, base_dir};
 use crate::error::{Error, LockProblem, ProjectionProblem};
 
 /// The skill lock's path, relative to the repository root.
@@ -256,6 +257,79 @@ pub fn is_tree_hash(text: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
+}
+
+/// The hashes of the kept bases `lock` refers to: each entry's base and a pending pull's
+/// upstream version (the base `skill resolve` records).
+pub(crate) fn referenced_bases(lock: &SkillLock) -> BTreeSet<&str> {
+    lock.skills
+        .values()
+        .flat_map(|e| {
+            std::iter::once(e.base_hash.as_str())
+                .chain(e.pending.as_ref().map(|p| p.base_hash.as_str()))
+        })
+        .collect()
+}
+
+/// The changes that remove each kept base (directory and digest list) that `loaded` refers
+/// to and `lock` no longer does: the writer that drops a base's last reference removes it in
+/// the same transaction as the lock change, so kept bases do not pile up with every pull
+/// (issue 27 §6). A base no entry of `loaded` named is left alone: it may belong to the lock
+/// of another branch.
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn dropped_bases(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let still = referenced_bases(lock);
+    let mut changes = Vec::new();
+    for hash in referenced_bases(loaded).difference(&still) {
+        for kept in [base_dir(hash), base_digests(hash)] {
+            if root.kind(&kept)?.is_some() {
+                changes.push(Change::remove(kept, Ownership::ToolState));
+            }
+        }
+    }
+    Ok(changes)
+}
+
+/// The change that writes `lock` over the lock `loaded` was read from, with the removal of
+/// every kept base it no longer refers to ([`dropped_bases`]).
+///
+/// # Errors
+/// A guarded-read failure.
+pub(crate) fn lock_changes(
+    root: &Root,
+    loaded: &SkillLock,
+    lock: &SkillLock,
+) -> Result<Vec<Change>, Error> {
+    let mut changes = dropped_bases(root, loaded, lock)?;
+    changes.push(lock_change(loaded, lock));
+    Ok(changes)
+}
+
+/// The change that writes `lock` over the lock `loaded` was read from. The file must still
+/// read as `loaded` when the change is planned, so a lock another run wrote meanwhile is never
+/// overwritten.
+pub(crate) fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
+    let loaded = loaded.clone();
+    Change::replace_file(
+        SKILL_LOCK_FILE,
+        lock.render().into_bytes(),
+        Ownership::tool_made(move |root, dest, kind| {
+            if kind != EntryKind::File {
+                return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            }
+            let now = root.read_file(dest)?.unwrap_or_default();
+            Ok(match serde_json::from_slice::<SkillLock>(&now) {
+                Ok(now) if now == loaded => Verdict::Ours,
+                _ => Verdict::NotOurs("it changed while the command ran; run it again".to_owned()),
+            })
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -14,10 +14,14 @@ use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::SkillTree;
 
+use asv_model::layout::SKILLS_DIR;
+
+use crate::bases::{BASES_DIR, base_digests, base_dir, kept_base};
 use crate::error::Error;
-use crate::lifecycle::{SKILLS_DIR, State, lock_change, skill_dir, status};
-use crate::lock::{Entry, SkillLock};
-use crate::upstream::{At, Source, base_digests, base_dir, kept_base, resolve};
+use crate::lock::{Entry, SkillLock, lock_change, referenced_bases};
+use crate::paths::skill_dir;
+use crate::status::{State, status};
+use crate::upstream::{At, Source, resolve};
 use crate::{Severity, validate_tree};
 
 /// A skill `skill remove` removed.
@@ -66,9 +70,7 @@ pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Ve
         let (removed, skill_changes) = removal_changes(root, &name, entry, &after, force)?;
         for change in skill_changes {
             // Two skills taken from one upstream version share a kept base: removed once.
-            if change.dest().starts_with(crate::upstream::BASES_DIR)
-                && !bases.insert(change.dest().to_owned())
-            {
+            if change.dest().starts_with(BASES_DIR) && !bases.insert(change.dest().to_owned()) {
                 continue;
             }
             changes.push(change);
@@ -178,7 +180,7 @@ pub fn removal_changes(
         };
         changes.push(Change::remove(dir.clone(), ownership));
     }
-    let in_use = crate::lifecycle::referenced_bases(after);
+    let in_use = referenced_bases(after);
     let hashes =
         std::iter::once(&entry.base_hash).chain(entry.pending.as_ref().map(|p| &p.base_hash));
     for hash in hashes {

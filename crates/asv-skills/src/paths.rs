@@ -2,6 +2,8 @@
 //! archive entry policy), and a skill directory that has to be a real directory.
 
 use asv_fs::{EntryKind, Root};
+use asv_model::layout::SKILLS_DIR;
+use asv_skilltree::SkillTree;
 
 use crate::error::Error;
 
@@ -108,4 +110,16 @@ pub(crate) fn refuse_residue<'p>(
         }
     }
     Ok(())
+}
+
+/// The directory of the skill `name`.
+pub fn skill_dir(name: &str) -> String {
+    format!("{SKILLS_DIR}/{name}")
+}
+
+/// The skill's paths answer to the archive entry policy, so what lands in the repository
+/// can be checked out on every host.
+pub(crate) fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> {
+    let paths: Vec<String> = tree.files().iter().map(|f| f.path.clone()).collect();
+    portable(label, &paths)
 }

@@ -1,7 +1,8 @@
-//! A skill tree as a change of the tree: what the tree-change layer is given to write.
+//! A skill tree as a change of the tree: what the tree-change layer is given to write, and
+//! the ownership a placed skill directory must still show when it is replaced.
 
-use asv_fs::{Body, Fill, NewFile, Root, TreeFile};
-use asv_skilltree::{FileNode, Place, SkillTree};
+use asv_fs::{Body, EntryKind, Fill, NewFile, Ownership, Root, TreeFile, Verdict};
+use asv_skilltree::{FileNode, Place, SkillTree, Stamps};
 
 /// The files of `tree` as a fill of the tree-change layer applied to `root`. Bytes in memory
 /// are shared with the tree, not copied, so a skill placed in several directories is held
@@ -63,4 +64,37 @@ fn new_file(root: &Root, f: &FileNode) -> NewFile {
         body,
         executable: f.executable,
     }
+}
+
+/// Ownership of an imported skill's directory during a pull: it must still hold exactly the
+/// local version the merge read (hash `expected`), so an edit made while the pull ran is never
+/// overwritten.
+pub(crate) fn still_local(expected: String) -> Ownership {
+    Ownership::tool_made(move |root, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match SkillTree::read_hash(root, dest) {
+            Ok(hash) if hash == expected => Verdict::Ours,
+            Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
+}
+
+/// Ownership of an imported skill's directory during a pull: it must still hold exactly the
+/// local tree the merge read (`local`, read with `stamps`), so an edit made while the pull ran
+/// is never overwritten. Files whose stamps say they are untouched are not read again
+/// ([`Stamps::still_hold`]).
+pub(crate) fn still_read(local: SkillTree, stamps: Stamps) -> Ownership {
+    Ownership::tool_made(move |root, dest, kind| {
+        if kind != EntryKind::Directory {
+            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+        }
+        Ok(match stamps.still_hold(root, dest, &local) {
+            Ok(true) => Verdict::Ours,
+            Ok(false) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
+            Err(e) => Verdict::NotOurs(e.to_string()),
+        })
+    })
 }

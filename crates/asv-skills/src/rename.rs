@@ -12,9 +12,9 @@
 use asv_fs::Root;
 use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
+use crate::bases::base_dir;
 use crate::error::Error;
 use crate::manifest_name;
-use crate::upstream::base_dir;
 
 /// `tree` with the `name:` line of its SKILL.md frontmatter set to `name`, the rest of the
 /// file byte for byte as it was (its line ending kept).

@@ -14,15 +14,14 @@ use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
+use crate::bases::{base_change, kept_base};
 use crate::error::{Error, Remedy};
 use crate::intent::{INTENT_FILE, Intent};
-use crate::lifecycle::{
-    base_change, base_of, default_name, lock_changes, portable_tree, skill_dir,
-};
-use crate::lock::{Entry, SkillLock};
-use crate::placing::fill_of;
+use crate::lock::{Entry, SkillLock, lock_changes};
+use crate::paths::{portable_tree, skill_dir};
+use crate::placing::{fill_of, still_local};
 use crate::projection::{still_projected, target_dirs};
-use crate::upstream::{At, Source, check_source_path, take};
+use crate::upstream::{At, Source, base_of, check_source_path, default_name, take};
 use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
@@ -213,12 +212,24 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// What `skill sync` is asked to do, and whether it writes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncOptions<'a> {
+    /// `--force`: a dropped skill with local edits is removed, and a mirrored copy that is not
+    /// what was placed is replaced; without it either refuses the sync.
+    pub force: bool,
+    /// The writer lock of the tree synced, the proof that this run may write; `None` is a dry
+    /// run.
+    pub writer: Option<&'a WriterLock<'a>>,
+}
+
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
 /// lock does not, restores imported skills whose directory is missing at their locked
 /// revision, drops skills the intent no longer names (refused while they hold local edits,
-/// unless `force`), then mirrors every skill of `skills/` into each target's project directory
-/// and removes mirrored copies of skills no longer there, under `writer`, the tree's writer
-/// lock. Without one (a dry run), decides all of it and writes nothing. Nothing to do writes nothing, the lock included.
+/// unless [`SyncOptions::force`]), then mirrors every skill of `skills/` into each target's
+/// project directory and removes mirrored copies of skills no longer there, under
+/// [`SyncOptions::writer`], the tree's writer lock. Without one (a dry run), decides all of it
+/// and writes nothing. Nothing to do writes nothing, the lock included.
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
@@ -228,12 +239,8 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
 /// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
 /// or failure. Every refusal comes before anything is written.
-pub fn sync(
-    root: &Root,
-    force: bool,
-    writer: Option<&WriterLock<'_>>,
-    options: &Options,
-) -> Result<Vec<Synced>, Error> {
+pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
+    let SyncOptions { force, writer } = *opts;
     let loaded = SkillLock::load(root)?;
     let intent = Intent::load(root)?;
     // A skill directory that is a link is neither a skill nor gone: refused before anything
@@ -257,7 +264,7 @@ pub fn sync(
                     return Err(differs);
                 }
                 if root.kind(&dir)?.is_none() {
-                    let kept = crate::upstream::kept_base(root, &entry.base_hash)?;
+                    let kept = kept_base(root, &entry.base_hash)?;
                     let (tree, _) = base_of(root, name, entry, kept, options)?;
                     tree.check_paths()?;
                     changes.push(Change::replace(
@@ -345,7 +352,7 @@ pub fn sync(
                 if !force && (edited || entry.pending.is_some()) {
                     return Err(Error::DropEdited {
                         name: name.clone(),
-                        file: match crate::upstream::kept_base(root, &entry.base_hash)? {
+                        file: match kept_base(root, &entry.base_hash)? {
                             Some(base) => first_difference(&base, &tree),
                             None => None,
                         },
@@ -357,7 +364,7 @@ pub fn sync(
                         Ownership::Force
                     } else {
                         // As read: the base's hash, or the base's renamed by `--name`.
-                        crate::lifecycle::still_local(tree.hash())
+                        still_local(tree.hash())
                     },
                 ));
             }

@@ -5,21 +5,20 @@
 //! the three skipped names left out as a directory read leaves them out, and any link or
 //! submodule refused by name, so the tree hashed is exactly the tree written.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::atomic::AtomicBool;
-
-use asv_fs::{Change, Ownership, Plan, Root, WriterLock, join};
+use asv_fs::{Root, join};
 use asv_model::source::{RepositorySpec, Revision};
 use asv_remote::Options;
 use asv_remote::{Commit, EntryMode, ObjectFormat};
 use asv_skilltree::{
     FileNode, SkillTree, is_ignored_name, validate_relative_path, validate_stored_path,
 };
+use std::collections::BTreeMap;
+use std::path::Path;
 
-use crate::error::{Error, RepositoryProblem};
-
-pub use asv_model::layout::SKILL_BASES_DIR as BASES_DIR;
+use crate::bases::base_dir;
+use crate::error::{AddAgain, Error, RepositoryProblem};
+use crate::lock::Entry;
+use crate::paths::skill_dir;
 
 /// A skill's source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -550,102 +549,123 @@ pub fn tags_of(
     Ok(transport.tags()?)
 }
 
-/// Where the base with tree hash `hash` is kept.
-pub fn base_dir(hash: &str) -> String {
-    format!(
-        "{BASES_DIR}/{}",
-        hash.strip_prefix("sha256:").unwrap_or(hash)
-    )
-}
-
-/// Where the digest list of the base with tree hash `hash` is kept, beside its directory
-/// ([`SkillTree::digest_list`]).
-pub fn base_digests(hash: &str) -> String {
-    format!("{}.json", base_dir(hash))
-}
-
-/// The changes that keep `tree` as a base: its directory, filled by `fill`, and its digest
-/// list, in one transaction. Should only one of them land (a run killed between the two),
-/// the base is read whole, as one kept without a list is.
-pub(crate) fn base_changes(tree: &SkillTree, fill: asv_fs::Fill) -> [Change; 2] {
-    let hash = tree.hash();
-    [
-        Change::replace(base_dir(&hash), fill, Ownership::ToolState),
-        Change::replace_file(
-            base_digests(&hash),
-            tree.digest_list(),
-            Ownership::ToolState,
-        ),
-    ]
-}
-
-/// Keeps `tree` as a base (under [`BASES_DIR`], by its hash); nothing happens when it is
-/// already kept.
-///
-/// # Errors
-/// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
-/// guarded-read or write failure.
-pub fn keep_base(root: &WriterLock<'_>, tree: &SkillTree) -> Result<(), Error> {
-    let hash = tree.hash();
-    if kept_base(root, &hash)?.is_some() {
-        return Ok(());
+/// The name of the directory `path` of `source` (the source's own name for its root): an
+/// import's local name unless another was given.
+pub(crate) fn default_name(source: &Source, path: &str) -> String {
+    if path != "." {
+        return path.rsplit('/').next().unwrap_or(path).to_owned();
     }
-    tree.check_paths()?;
-    let changes = base_changes(tree, crate::placing::fill_of(root, tree));
-    root.apply(Plan::new(root, changes.into())?)?;
-    Ok(())
+    match source {
+        Source::Remote(spec) => spec
+            .as_str()
+            .trim_end_matches('/')
+            .trim_end_matches(".git")
+            .rsplit(['/', ':'])
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        Source::Local(dir) => dir
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+    }
 }
 
-/// The base with tree hash `hash`, when it is kept and still hashes so: read whole.
-///
-/// # Errors
-/// A guarded-read failure other than a refusal of what is kept (which reads as not kept).
-pub fn kept_base(root: &Root, hash: &str) -> Result<Option<SkillTree>, Error> {
-    read_kept_base(root, hash, &AtomicBool::new(false))
-}
-
-/// The base with tree hash `hash` as a pull takes it, ahead of knowing whether it is wanted
-/// (`None` too once `stop` is set): from its digest list when one fits the directory
-/// ([`SkillTree::read_listed`]; no file is read, and each is checked against the list when it
-/// is), else read whole as [`kept_base`] reads it (a base kept by an earlier version has no
-/// list). The flag says it came from its list.
-///
-/// # Errors
-/// As [`kept_base`].
-pub fn listed_base_unless(
+/// Upstream now, or — when the source no longer holds the skill — the revision read (empty
+/// for a local directory, which has none).
+pub(crate) fn upstream_of(
     root: &Root,
-    hash: &str,
-    stop: &AtomicBool,
-) -> Result<Option<(SkillTree, bool)>, Error> {
-    let dir = base_dir(hash);
-    if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
-        return Ok(None);
+    entry: &Entry,
+    options: &Options,
+) -> Result<std::result::Result<Taken, String>, Error> {
+    let source = Source::parse(&entry.source)?;
+    let at = match (&source, &entry.reference) {
+        (_, Some(r)) => At::Ref(r),
+        (Source::Local(_), None) => At::Now,
+        (_, None) => At::DefaultBranch,
+    };
+    match take(root, &source, &entry.path, at, options) {
+        Ok(taken) => Ok(Ok(taken)),
+        Err(Error::NotInSource { revision, .. }) => Ok(Err(match (&source, &entry.reference) {
+            (Source::Local(_), None) => String::new(),
+            _ => revision,
+        })),
+        Err(e) => Err(e),
     }
-    // A list that cannot be read is no list: the whole read judges the base.
-    let list = root.read_file_capped(
-        &base_digests(hash),
-        asv_model::layout::LOCK_LIMIT,
-        asv_model::layout::LOCK_LIMIT_WHAT,
-    );
-    if let Ok(Some(list)) = list
-        && let Some(tree) = SkillTree::read_listed(root, &dir, &list, hash)?
-    {
-        return Ok(Some((tree, true)));
-    }
-    Ok(read_kept_base(root, hash, stop)?.map(|tree| (tree, false)))
 }
 
-/// [`kept_base`], giving up (`None`) once `stop` is set.
-fn read_kept_base(root: &Root, hash: &str, stop: &AtomicBool) -> Result<Option<SkillTree>, Error> {
-    let dir = base_dir(hash);
-    if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
-        return Ok(None);
+/// The base of `name`: the kept copy when it still hashes to the lock's base hash, else the
+/// source read again at the locked revision and checked against that hash. The flag says it
+/// was read again (and so is worth keeping).
+///
+/// # Errors
+/// [`Error::BaseUnavailable`] for a local directory taken as it stood whose kept base is
+/// gone; [`Error::BaseMismatch`] for a source whose revision no longer hashes as recorded;
+/// as [`take`].
+pub(crate) fn base_of(
+    root: &Root,
+    name: &str,
+    entry: &Entry,
+    kept: Option<SkillTree>,
+    options: &Options,
+) -> Result<(SkillTree, bool), Error> {
+    if let Some(tree) = kept {
+        return Ok((tree, false));
     }
-    match SkillTree::read_strict_unless(root, &dir, stop) {
-        Ok(Some(tree)) if tree.hash() == hash => Ok(Some(tree)),
-        Ok(_)
-        | Err(asv_skilltree::Error::Unsupported { .. })
-        | Err(asv_skilltree::Error::IgnoredMetadata { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
+    let source = Source::parse(&entry.source)?;
+    // A local directory taken as it stood has no commit to read its base at again; one taken
+    // at a ref of its git repository has.
+    if let (Source::Local(_), None) = (&source, &entry.reference) {
+        return Err(Error::BaseUnavailable {
+            name: name.to_owned(),
+            path: base_dir(&entry.base_hash),
+        });
+    }
+    let taken = take(
+        root,
+        &source,
+        &entry.path,
+        At::Revision(&entry.revision),
+        options,
+    )?;
+    let found = taken.tree.hash();
+    if found != entry.base_hash {
+        return Err(Error::BaseMismatch {
+            name: name.to_owned(),
+            revision: entry.revision.clone(),
+            expected: entry.base_hash.clone(),
+            found,
+        });
+    }
+    Ok((taken.tree, true))
+}
+
+/// The refusal of an imported skill whose directory is gone, naming the `skill add` that takes
+/// it again.
+fn missing(name: &str, entry: &Entry) -> Error {
+    let renamed = Source::parse(&entry.source)
+        .map(|source| default_name(&source, &entry.path) != name)
+        .unwrap_or(true);
+    Error::MissingImported {
+        path: skill_dir(name),
+        again: AddAgain {
+            source: entry.source.clone(),
+            path: entry.path.clone(),
+            name: renamed.then(|| name.to_owned()),
+            reference: entry.reference.clone(),
+        },
+    }
+}
+
+/// Requires the directory of imported skill `name`: absent is [`Error::MissingImported`], a
+/// link or another kind is refused by name.
+pub(crate) fn require_imported(root: &Root, name: &str, entry: &Entry) -> Result<String, Error> {
+    let dir = skill_dir(name);
+    match crate::paths::require_skill_dir(root, &dir) {
+        Err(Error::Missing { .. }) => Err(missing(name, entry)),
+        Err(e) => Err(e),
+        Ok(()) => Ok(dir),
     }
 }

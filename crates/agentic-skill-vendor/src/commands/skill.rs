@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use asv_skills::lifecycle;
+use asv_skills::{add, diff, pull, resolve, status};
 
 use super::Report;
 use crate::cli::{Format, InstallScope, SkillVersion};
@@ -11,11 +11,11 @@ use crate::error::Refusal;
 use crate::render;
 use crate::settings::Settings;
 
-fn version(v: SkillVersion) -> lifecycle::Version {
+fn version(v: SkillVersion) -> diff::Version {
     match v {
-        SkillVersion::Base => lifecycle::Version::Base,
-        SkillVersion::Local => lifecycle::Version::Local,
-        SkillVersion::Upstream => lifecycle::Version::Upstream,
+        SkillVersion::Base => diff::Version::Base,
+        SkillVersion::Local => diff::Version::Local,
+        SkillVersion::Upstream => diff::Version::Upstream,
     }
 }
 
@@ -32,7 +32,11 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&tree)?;
     let options = settings.transport_options()?;
-    let done = asv_skills::sync::sync(&tree, force, lock.as_ref(), &options)?;
+    let request = asv_skills::sync::SyncOptions {
+        force,
+        writer: lock.as_ref(),
+    };
+    let done = asv_skills::sync::sync(&tree, &request, &options)?;
     let mut report = Report::new(
         done.iter()
             .map(|d| render::synced(settings.format, d))
@@ -174,14 +178,14 @@ pub fn add(
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let request = lifecycle::AddRequest {
+    let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
         path: path.to_owned(),
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
         working_tree,
     };
-    let added = lifecycle::add(&lock, &request, &options)?;
+    let added = add::add(&lock, &request, &options)?;
     let mut lines = findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
     Ok(super::with_left_behind(
@@ -206,14 +210,14 @@ pub fn add_all(
     // before anything is read.
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let request = lifecycle::AddAllRequest {
+    let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
         reference: reference.map(str::to_owned),
         working_tree,
     };
     let mut lines = Vec::new();
-    for added in lifecycle::add_all(&lock, &request, &options)? {
+    for added in add::add_all(&lock, &request, &options)? {
         lines.extend(findings(settings.format, &added.warnings));
         lines.push(render::added(settings.format, &added));
     }
@@ -257,7 +261,7 @@ fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Res
 /// A refusal of the tree or the skill lock.
 pub fn status(settings: &Settings) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
-    let states = lifecycle::status(&tree)?;
+    let states = status::status(&tree)?;
     Ok(Report::new(
         states
             .iter()
@@ -285,35 +289,28 @@ pub fn pull(
     reference: Option<&str>,
 ) -> crate::error::Result<Report> {
     // `--ref` moves one skill: which one must be said.
-    let to = match (reference, names) {
-        (None, _) => None,
-        (Some(r), [name]) => Some((name.as_str(), r)),
-        (Some(_), _) => {
-            return Err(Refusal(format!(
-                "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
-                names.len()
-            ))
-            .into());
-        }
-    };
+    if reference.is_some() && names.len() != 1 {
+        return Err(Refusal(format!(
+            "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
+            names.len()
+        ))
+        .into());
+    }
     let tree = settings.open_tree()?;
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
     let options = settings.transport_options()?;
-    let pulled = match (&lock, to) {
-        (None, None) => lifecycle::pull_dry_run(&tree, names, write_conflicts, &options)?,
-        (Some(lock), None) => lifecycle::pull(lock, names, write_conflicts, &options)?,
-        (None, Some((name, r))) => {
-            lifecycle::pull_to_dry_run(&tree, name, r, write_conflicts, &options)?
-        }
-        (Some(lock), Some((name, r))) => {
-            lifecycle::pull_to(lock, name, r, write_conflicts, &options)?
-        }
+    let request = pull::PullOptions {
+        names,
+        write_conflicts,
+        reference,
+        writer: lock.as_ref(),
     };
+    let pulled = pull::pull(&tree, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut lines = Vec::new();
     for p in &pulled {
         // A skill's warnings come before its own line, as `skill add` puts them.
-        if let lifecycle::Pulled::Updated { warnings, .. } = p {
+        if let pull::Pulled::Updated { warnings, .. } = p {
             lines.extend(findings(settings.format, warnings));
         }
         lines.extend(render::pulled(settings.format, p));
@@ -321,7 +318,7 @@ pub fn pull(
     let mut report = Report::new(lines, conflicts);
     report
         .warnings
-        .extend(pulled.iter().filter_map(lifecycle::Pulled::warning));
+        .extend(pulled.iter().filter_map(pull::Pulled::warning));
     if dry_run {
         report
             .warnings
@@ -338,7 +335,7 @@ pub fn pull(
 pub fn resolve(settings: &Settings, name: &str) -> crate::error::Result<Report> {
     let tree = settings.open_tree()?;
     let lock = super::lock_for_writing(settings, &tree)?;
-    let revision = lifecycle::resolve(&lock, name)?;
+    let revision = resolve::resolve(&lock, name)?;
     let report = Report::new(
         vec![render::resolved(settings.format, name, &revision)],
         false,
@@ -360,7 +357,7 @@ pub fn diff(
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let text = lifecycle::diff(&lock, name, version(from), version(to), &options)?;
+    let text = diff::diff(&lock, name, version(from), version(to), &options)?;
 
     let lines = render::diff(
         settings.format,
@@ -435,14 +432,14 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
     let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
-    let installed = asv_skills::install::install_into(
-        dest,
-        &dirs,
-        args.input,
-        &label,
-        args.force,
-        lock.as_ref(),
-    )?;
+    let request = asv_skills::install::InstallOptions {
+        into: &dirs,
+        input: args.input,
+        label: &label,
+        force: args.force,
+        writer: lock.as_ref(),
+    };
+    let installed = asv_skills::install::install(dest, &request)?;
     let mut lines = findings(settings.format, &installed.warnings);
     lines.extend(render::installed(settings.format, &installed, &shown_root));
     Ok(super::with_left_behind(

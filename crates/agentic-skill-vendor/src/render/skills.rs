@@ -1,10 +1,13 @@
 //! The skill side's lines: findings, `skill add`, `status`, `pull`, `resolve`, `pack`,
 //! `install`, `sync`, `verify`, `diff`, `remove`, `outdated` and `list`.
 
+use asv_skills::add::{Added, Pin};
 use asv_skills::install::Installed;
-use asv_skills::lifecycle::{Added, Pin, Pulled, State, Status, skill_dir};
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
+use asv_skills::pull::Pulled;
+use asv_skills::skill_dir;
+use asv_skills::status::{State, Status};
 
 use super::line::{Level, Line, files, size};
 use super::records::*;

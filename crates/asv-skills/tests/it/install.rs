@@ -6,7 +6,7 @@ use std::process::Command;
 
 use asv_archive::{FileEntry, Reason, zip_files};
 use asv_skills::Error;
-use asv_skills::install::{Installed, Scope, Target, find, install};
+use asv_skills::install::{InstallOptions, Installed, Scope, Target, find, install};
 use asv_skilltree::SkillTree;
 
 use crate::support::{Dir, skill_md};
@@ -19,7 +19,14 @@ fn names(found: &[asv_skills::install::Found]) -> Vec<&str> {
 
 fn install_from(dest: &Dir, input: &Path, force: bool, dry_run: bool) -> Result<Installed, Error> {
     let lock = (!dry_run).then(|| dest.lock());
-    install(&dest.fs, INTO, input, "input", force, lock.as_ref())
+    let request = InstallOptions {
+        into: &[INTO],
+        input,
+        label: "input",
+        force,
+        writer: lock.as_ref(),
+    };
+    install(&dest.fs, &request)
 }
 
 /// An input directory holding the skills `pdf` and `csv` and a sibling that is no skill.
@@ -364,15 +371,16 @@ fn warnings_of_installed_skills_are_returned() {
         "---\nname: pdf\ndescription: d\nfavourite: yes\n---\n",
     );
     let dest = Dir::new();
-    let installed = install(
-        &dest.fs,
-        "skills/",
-        input.path(),
-        "input",
-        false,
-        Some(&dest.lock()),
-    )
-    .unwrap();
+    let writer = dest.lock();
+    let request = InstallOptions {
+        into: &["skills/"],
+        input: input.path(),
+        label: "input",
+        force: false,
+        writer: Some(&writer),
+    };
+    let installed = install(&dest.fs, &request).unwrap();
+    drop(writer);
     let rules: Vec<(asv_skills::Rule, &str)> = installed
         .warnings
         .iter()

@@ -3,11 +3,13 @@
 
 use asv_remote::Options;
 use asv_skills::Error;
-use asv_skills::lifecycle::{
-    self, AddRequest, Added, Pin, Pulled, State, Version, has_conflict_markers,
-};
+use asv_skills::add::{self, AddRequest, Added, Pin};
+use asv_skills::bases::{base_digests, base_dir, kept_base};
+use asv_skills::diff::{self, Version};
 use asv_skills::lock::SkillLock;
-use asv_skills::upstream::{base_digests, base_dir, kept_base};
+use asv_skills::pull::{self, Pulled};
+use asv_skills::resolve::{self, has_conflict_markers};
+use asv_skills::status::{self, State};
 use asv_skilltree::SkillTree;
 
 use crate::support::{Dir, GitRepo, skill_md};
@@ -30,13 +32,12 @@ fn imported() -> (Dir, Dir, Added) {
     up.write(MD, &skill_md("pdf"));
     up.write("skills/pdf/scripts/run.sh", "#!/bin/sh\necho run\n");
     let me = Dir::new();
-    let added =
-        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    let added = add::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     (up, me, added)
 }
 
 fn status_of(me: &Dir) -> Vec<(String, State)> {
-    lifecycle::status(&me.fs)
+    status::status(&me.fs)
         .unwrap()
         .into_iter()
         .map(|s| (s.name, s.state))
@@ -50,7 +51,13 @@ fn state(me: &Dir) -> State {
 }
 
 fn pull(me: &Dir, write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
-    lifecycle::pull(&me.lock(), &[], write_conflicts, &Options::default())
+    let writer = me.lock();
+    let request = pull::PullOptions {
+        write_conflicts,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default())
 }
 
 fn lock(me: &Dir) -> SkillLock {
@@ -85,7 +92,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
     up.write("deep/nested/tool/SKILL.md", &skill_md("tool"));
     up.write("pdf/SKILL.md", &skill_md("pdf"));
     let me = Dir::new();
-    let added = lifecycle::add(
+    let added = add::add(
         &me.lock(),
         &request(&up, "deep/nested/tool/"),
         &Options::default(),
@@ -99,7 +106,7 @@ fn add_names_the_skill_by_its_path_or_for_the_root_by_the_source() {
         path: ".".to_owned(),
         ..AddRequest::default()
     };
-    let added = lifecycle::add(&me.lock(), &root, &Options::default()).unwrap();
+    let added = add::add(&me.lock(), &root, &Options::default()).unwrap();
     assert_eq!(added.name, "pdf");
     assert_eq!(me.read(MD), skill_md("pdf"));
 }
@@ -163,15 +170,14 @@ fn add_refusals_write_nothing() {
     ];
     let before = me.snapshot();
     for (what, req, want) in rows {
-        let e = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap_err();
+        let e = add::add(&me.lock(), &req, &Options::default()).unwrap_err();
         assert!(want(&e), "{what}: {e:?}");
         assert_eq!(me.snapshot(), before, "{what}: wrote something");
     }
     // A second add of an imported name is refused, and writes nothing.
-    lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
+    add::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
     let before = me.snapshot();
-    let e =
-        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap_err();
+    let e = add::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::AlreadyImported { name } if name == "pdf"),
         "{e:?}"
@@ -188,7 +194,7 @@ fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    let added = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
+    let added = add::add(&me.lock(), &req, &Options::default()).unwrap();
     assert_eq!(added.name, "reader");
     // The line ending of the file is kept; nothing else changes.
     assert_eq!(
@@ -236,7 +242,7 @@ fn a_name_the_skill_md_cannot_take_is_refused() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    let e = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap_err();
+    let e = add::add(&me.lock(), &req, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::Rename { name } if name == "reader"),
         "{e:?}"
@@ -323,7 +329,7 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
     assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
     assert_eq!(state(&me), State::Modified);
     // What is left against the new base is exactly the local edit.
-    let diff = lifecycle::diff(
+    let diff = diff::diff(
         &me.lock(),
         "pdf",
         Version::Base,
@@ -360,7 +366,7 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     let me = {
         drop(me);
         let me = Dir::new();
-        lifecycle::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
+        add::add(&me.lock(), &request(&up, "skills/pdf"), &Options::default()).unwrap();
         me
     };
     let _ = added;
@@ -498,13 +504,13 @@ fn written_conflicts_wait_for_resolve() {
         "{e:?}"
     );
     // Markers left in are refused by name.
-    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
+    let e = resolve::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(
         matches!(&e, Error::MarkersRemain { path } if path == MD),
         "{e:?}"
     );
     me.write(MD, &skill_md("pdf").replace("four\n", "FOUR (both)\n"));
-    assert_eq!(lifecycle::resolve(&me.lock(), "pdf").unwrap(), upstream);
+    assert_eq!(resolve::resolve(&me.lock(), "pdf").unwrap(), upstream);
     let entry = lock(&me).entry("pdf").unwrap().clone();
     assert_eq!(
         (
@@ -515,7 +521,7 @@ fn written_conflicts_wait_for_resolve() {
         (upstream.as_str(), upstream.as_str(), None)
     );
     assert_eq!(state(&me), State::Modified);
-    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
+    let e = resolve::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
 }
 
@@ -527,7 +533,7 @@ fn a_resolve_that_breaks_the_rules_is_refused() {
     pull(&me, true).unwrap();
     me.write(MD, "---\nname: pdf\n---\nno description\n");
     let before = lock(&me);
-    let e = lifecycle::resolve(&me.lock(), "pdf").unwrap_err();
+    let e = resolve::resolve(&me.lock(), "pdf").unwrap_err();
     assert!(
         matches!(&e, Error::Invalid { first, .. } if first.rule == asv_skills::Rule::DescriptionMissing),
         "{e:?}"
@@ -575,12 +581,19 @@ fn a_merge_that_breaks_the_rules_is_refused_and_changes_nothing() {
 #[test]
 fn pull_refuses_a_missing_copy_and_an_unknown_name() {
     let (up, me, _) = imported();
-    let e =
-        lifecycle::pull(&me.lock(), &["nope".to_owned()], false, &Options::default()).unwrap_err();
+    let writer = me.lock();
+    let names = ["nope".to_owned()];
+    let request = pull::PullOptions {
+        names: &names,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    let e = pull::pull(&writer, &request, &Options::default()).unwrap_err();
     assert!(
         matches!(&e, Error::NotImported { name } if name == "nope"),
         "{e:?}"
     );
+    drop(writer);
     me.fs.remove_all("skills/pdf").unwrap();
     let e = pull(&me, false).unwrap_err();
     let Error::MissingImported { path, again } = &e else {
@@ -603,7 +616,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         reference: again.reference.clone(),
         working_tree: false,
     };
-    let added = lifecycle::add(&me.lock(), &again, &Options::default()).unwrap();
+    let added = add::add(&me.lock(), &again, &Options::default()).unwrap();
     assert_eq!(me.read(MD), up.read(MD));
     assert_eq!(lock(&me).entry("pdf").unwrap().base_hash, added.hash);
     assert_eq!(state(&me), State::Clean);
@@ -612,7 +625,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         [Pulled::UpToDate { .. }]
     ));
     // With the directory there, a second add is still refused.
-    let e = lifecycle::add(&me.lock(), &again, &Options::default()).unwrap_err();
+    let e = add::add(&me.lock(), &again, &Options::default()).unwrap_err();
     assert!(matches!(e, Error::AlreadyImported { .. }), "{e:?}");
 }
 
@@ -625,9 +638,9 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         name: Some("reader".to_owned()),
         ..request(&up, "skills/pdf")
     };
-    lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
+    add::add(&me.lock(), &req, &Options::default()).unwrap();
     me.fs.remove_all("skills/reader").unwrap();
-    let e = lifecycle::resolve(&me.lock(), "reader").unwrap_err();
+    let e = resolve::resolve(&me.lock(), "reader").unwrap_err();
     assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
     let e = pull(&me, false).unwrap_err();
     assert!(
@@ -647,7 +660,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         reference: again.reference,
         working_tree: false,
     };
-    lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
+    add::add(&me.lock(), &req, &Options::default()).unwrap();
     assert!(me.read("skills/reader/SKILL.md").contains("name: reader\n"));
 }
 
@@ -746,7 +759,7 @@ fn a_lost_base_of_an_edited_copy_is_merged_without_one() {
     );
     let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
     assert_eq!(
-        lifecycle::resolve(&me.lock(), "pdf").unwrap(),
+        resolve::resolve(&me.lock(), "pdf").unwrap(),
         upstream.hash()
     );
     assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
@@ -858,7 +871,7 @@ fn diff_of_a_lost_base_names_a_pull_and_the_pull_gives_it_a_base() {
     let (up, me, added) = imported();
     let lost = base_dir(&added.hash);
     let diff = |me: &Dir| {
-        lifecycle::diff(
+        diff::diff(
             &me.lock(),
             "pdf",
             Version::Base,
@@ -908,14 +921,21 @@ fn imported_two() -> (Dir, Dir) {
     up.write("skills/doc/SKILL.md", &skill_md("doc"));
     let me = Dir::new();
     for path in ["skills/pdf", "skills/doc"] {
-        lifecycle::add(&me.lock(), &request(&up, path), &Options::default()).unwrap();
+        add::add(&me.lock(), &request(&up, path), &Options::default()).unwrap();
     }
     (up, me)
 }
 
 fn pull_names(me: &Dir, names: &[&str], write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
     let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
-    lifecycle::pull(&me.lock(), &names, write_conflicts, &Options::default())
+    let writer = me.lock();
+    let request = pull::PullOptions {
+        names: &names,
+        write_conflicts,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default())
 }
 
 /// A run of several skills judges every one first: one refused writes nothing of the others,
@@ -1026,7 +1046,11 @@ fn a_pull_failing_at_any_write_leaves_the_tree_as_it_was() {
         let faulty_lock = faulty
             .lock_for_writing(std::time::Duration::from_secs(5))
             .unwrap();
-        match lifecycle::pull(&faulty_lock, &[], false, &Options::default()) {
+        let request = pull::PullOptions {
+            writer: Some(&faulty_lock),
+            ..Default::default()
+        };
+        match pull::pull(&faulty_lock, &request, &Options::default()) {
             Err(e) => {
                 failed += 1;
                 assert!(
@@ -1059,7 +1083,7 @@ fn imported_from_git() -> (GitRepo, Dir, String) {
         reference: Some("main".to_owned()),
         ..request(&up.dir, "skills/pdf")
     };
-    let added = lifecycle::add(&me.lock(), &req, &Options::default()).unwrap();
+    let added = add::add(&me.lock(), &req, &Options::default()).unwrap();
     assert_eq!(added.pin, Pin::Commit(first.clone()));
     (up, me, first)
 }
@@ -1119,7 +1143,7 @@ fn a_lost_base_of_a_git_source_is_read_again_at_the_locked_commit() {
     me.edit(MD, "one", "ONE");
     up.dir.edit(MD, "eight", "EIGHT");
     up.commit("edit");
-    let diff = lifecycle::diff(
+    let diff = diff::diff(
         &me.lock(),
         "pdf",
         Version::Base,
@@ -1171,8 +1195,7 @@ fn a_base_that_no_longer_hashes_as_locked_is_refused() {
 #[test]
 fn diff_between_versions() {
     let (up, me, _) = imported();
-    let diff =
-        |from, to| lifecycle::diff(&me.lock(), "pdf", from, to, &Options::default()).unwrap();
+    let diff = |from, to| diff::diff(&me.lock(), "pdf", from, to, &Options::default()).unwrap();
     assert_eq!(diff(Version::Base, Version::Local), "");
     me.edit(MD, "two\n", "TWO\n");
     up.write("skills/pdf/extra.md", "new\n");
@@ -1189,7 +1212,7 @@ fn diff_between_versions() {
         upstream.contains("+++ b/skills/pdf/extra.md\n"),
         "{upstream}"
     );
-    let e = lifecycle::diff(
+    let e = diff::diff(
         &me.lock(),
         "nope",
         Version::Base,

@@ -3,11 +3,13 @@
 
 use asv_remote::Options;
 use asv_skills::Error;
+use asv_skills::add::{self, AddRequest};
+use asv_skills::bases::{base_digests, base_dir};
 use asv_skills::edits::EditKind;
-use asv_skills::lifecycle::{self, AddRequest, State};
 use asv_skills::lock::SkillLock;
 use asv_skills::manage::{self, Listed, Origin, OwnState, Removed};
-use asv_skills::upstream::{base_digests, base_dir};
+use asv_skills::pull;
+use asv_skills::status::State;
 
 use crate::support::{Dir, GitRepo, skill_md};
 
@@ -21,7 +23,7 @@ fn add(me: &Dir, up: &Dir, path: &str, name: Option<&str>, reference: Option<&st
         reference: reference.map(str::to_owned),
         working_tree: false,
     };
-    lifecycle::add(&me.lock(), &request, &Options::default()).unwrap();
+    add::add(&me.lock(), &request, &Options::default()).unwrap();
 }
 
 /// An upstream directory holding `skills/pdf` and `skills/doc`, and a repository that took
@@ -137,7 +139,16 @@ fn a_skill_waiting_for_resolve_is_refused_unless_forced() {
     let (up, me) = imported();
     me.edit(MD, "four", "FOUR (ours)");
     up.edit(MD, "four", "FOUR (theirs)");
-    lifecycle::pull(&me.lock(), &names(&["pdf"]), true, &Options::default()).unwrap();
+    let writer = me.lock();
+    let pdf = names(&["pdf"]);
+    let request = pull::PullOptions {
+        names: &pdf,
+        write_conflicts: true,
+        writer: Some(&writer),
+        ..Default::default()
+    };
+    pull::pull(&writer, &request, &Options::default()).unwrap();
+    drop(writer);
     let pending = lock(&me).skills["pdf"].pending.clone().unwrap();
     let before = me.snapshot();
     let refused = manage::remove(&me.lock(), &names(&["pdf"]), false).unwrap_err();

@@ -3,8 +3,9 @@
 
 use asv_remote::Options;
 use asv_skills::Error;
+use asv_skills::bases::{base_dir, keep_base, kept_base};
 use asv_skills::error::RepositoryProblem;
-use asv_skills::upstream::{At, Source, base_dir, check_source_path, keep_base, kept_base, take};
+use asv_skills::upstream::{At, Source, check_source_path, take};
 use asv_skilltree::{FileNode, PathProblem, SkillTree};
 
 use crate::support::{Dir, GitRepo, skill_md};

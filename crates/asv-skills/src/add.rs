@@ -1,0 +1,390 @@
+//! `skill add` and `skill add --all`: whole skills taken from another repository, judged
+//! against the Agent Skills rules as agents load them, placed under `skills/`, their base kept
+//! and their pin recorded in the skill lock, all in one transaction.
+
+use std::collections::BTreeMap;
+
+use asv_fs::{Change, Ownership, Plan, Root, WriterLock};
+use asv_remote::Options;
+use asv_skilltree::{SKILL_MANIFEST, SkillTree};
+
+use crate::bases::base_change;
+use crate::error::{Error, Remedy};
+use crate::lock::{Entry, SkillLock, lock_changes};
+use crate::naming::{NamedBy, local_name};
+use crate::paths::{portable_tree, skill_dir};
+use crate::placing::fill_of;
+use crate::projection::projections_placed;
+use crate::upstream::{At, Source, at_for, check_source_path, default_name, take};
+use crate::validate::refuse_errors;
+use crate::{Finding, Profile, manifest_name, name_problem, validate_tree_as};
+
+/// What `skill add` is asked to take.
+#[derive(Debug, Clone, Default)]
+pub struct AddRequest {
+    /// `owner/repo`, a git URL, or a local directory (`./…`, `../…`, `/…`).
+    pub repository: String,
+    /// The skill's directory in the source (`.` for its root).
+    pub path: String,
+    /// The local name; by default the last segment of `path` (or of the source for `.`).
+    pub name: Option<String>,
+    /// The branch, tag or commit to follow; by default the source's default branch.
+    pub reference: Option<String>,
+    /// For a local git repository, read its working tree as it stands rather than its
+    /// default branch's commit ([`crate::upstream::at_for`]).
+    pub working_tree: bool,
+}
+
+/// A skill `skill add` placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    /// The local name.
+    pub name: String,
+    /// Where the local name came from ([`crate::naming::local_name`]).
+    pub named_by: NamedBy,
+    /// The name of the directory the skill came from (the source's name for its root).
+    pub upstream: String,
+    /// The source as recorded.
+    pub source: String,
+    /// What the import is pinned to, as the lock records it.
+    pub pin: Pin,
+    /// The tree hash of what was placed.
+    pub hash: String,
+    /// Warnings of the Agent Skills rules (errors refuse the add).
+    pub warnings: Vec<Finding>,
+}
+
+/// What an import is pinned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pin {
+    /// A commit of the source (a repository, or a local git repository at a ref).
+    Commit(String),
+    /// The tree hash of a local directory read as it stands (it has no commit).
+    Tree(String),
+}
+
+impl Pin {
+    /// The commit id or the tree hash, as the lock's `revision` holds it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Pin::Commit(s) | Pin::Tree(s) => s,
+        }
+    }
+}
+
+/// `skill add`: takes a whole skill from a source, checks it against the Agent Skills rules as
+/// `skills/<name>`, places it, keeps its base, and records it in the skill lock.
+///
+/// # Errors
+/// [`Error::Lock`] for a lock that cannot be read; [`Error::Repository`],
+/// [`Error::PathEscapes`] or [`Error::RefWithoutRepository`] for a source or path that is not
+/// usable; [`Error::BadName`], [`Error::AlreadyImported`] or [`Error::Occupied`] for a name
+/// that is not a skill name or is taken; as [`take`] for what the source holds;
+/// [`Error::Rename`] for a `--name` the SKILL.md cannot take; [`Error::Invalid`] for a skill
+/// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
+/// guarded-write failure. Every refusal comes before anything is written.
+pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+    let mut lock = SkillLock::load(root)?;
+    let source = Source::parse(&request.repository)?;
+    let path = check_source_path(&request.path)?.to_owned();
+    if let Some(name) = &request.name
+        && let Some(problem) = name_problem(name)
+    {
+        return Err(Error::BadName {
+            name: name.clone(),
+            problem,
+        });
+    }
+    let at = at_for(
+        root,
+        &source,
+        request.reference.as_deref(),
+        request.working_tree,
+    )?;
+    // The source is read before the name is judged: the skill's own `name:` names it, and a
+    // path that holds no skill is the first thing to say.
+    let taken = take(root, &source, &path, at, options)?;
+    let own_name = manifest_name(&taken.tree);
+    let upstream_dir = default_name(&source, &path);
+    let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
+    let dir = skill_dir(&name);
+    let standing = root.kind(&dir)?;
+    // An imported skill whose directory is gone holds no local edits: it is taken again and
+    // its lock entry replaced (the step a pull of a missing skill names).
+    if lock.skills.contains_key(&name) && standing.is_some() {
+        return Err(Error::AlreadyImported { name });
+    }
+    if standing.is_some() {
+        return Err(Error::Occupied { path: dir });
+    }
+    // `--name` other than the skill's own name renames it: the `name:` line is the one local
+    // edit, made to a copy of upstream, so the base stays upstream's and every pull keeps the
+    // rename through the merge.
+    let placed = match named_by {
+        NamedBy::Option if own_name.as_deref() != Some(name.as_str()) => {
+            crate::rename::renamed(&taken.tree, &name)?
+        }
+        _ => taken.tree.clone(),
+    };
+    let findings = refuse_errors(
+        validate_tree_as(&placed, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
+    taken.tree.check_paths()?;
+    placed.check_paths()?;
+    portable_tree(source.as_str(), &taken.tree)?;
+    let loaded = lock.clone();
+    let hash = taken.tree.hash();
+    lock.skills.insert(
+        name.clone(),
+        Entry {
+            source: source.as_str().to_owned(),
+            path,
+            reference: taken.reference,
+            tag: taken.tag.clone(),
+            revision: taken.revision.clone(),
+            base_hash: hash.clone(),
+            pending: None,
+            removed_upstream: None,
+        },
+    );
+    // The skill, its base and the lock in one transaction: a failed write leaves none of them.
+    let mut changes = vec![Change::replace(
+        dir,
+        fill_of(root, &placed),
+        Ownership::MustBeFree,
+    )];
+    changes.extend(base_change(root, &taken.tree)?);
+    // The agents' directories the intent names get their copy in the same transaction.
+    let targets = crate::intent::Intent::load(root)?.targets;
+    changes.extend(projections_placed(
+        root, &name, &placed, &targets, &mut lock,
+    )?);
+    // An entry replaced (its directory was gone) may leave its old base unreferenced.
+    changes.extend(lock_changes(root, &loaded, &lock)?);
+    // The intent records what was asked for, beside the lock's record of what was resolved.
+    let wanted = crate::intent::Wanted {
+        source: source.as_str().to_owned(),
+        path: lock.skills[&name].path.clone(),
+        reference: request.reference.clone(),
+    };
+    changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
+    root.apply(Plan::new(root, changes)?)?;
+    let pin = match at {
+        At::Now => Pin::Tree(taken.revision),
+        _ => Pin::Commit(taken.revision),
+    };
+    Ok(Added {
+        name,
+        named_by,
+        upstream: upstream_dir,
+        source: source.as_str().to_owned(),
+        pin,
+        hash,
+        warnings: findings,
+    })
+}
+
+/// What `skill add --all` is asked to take.
+#[derive(Debug, Clone, Default)]
+pub struct AddAllRequest {
+    /// `owner/repo`, a git URL, or a local directory (`./…`, `../…`, `/…`).
+    pub repository: String,
+    /// The directory in the source whose subdirectories are the skills (`.` for its root).
+    pub dir: String,
+    /// The branch, tag or commit to follow; by default the source's default branch.
+    pub reference: Option<String>,
+    /// As [`AddRequest::working_tree`].
+    pub working_tree: bool,
+}
+
+/// The skills of `tree` (a directory of a source): each directory directly under it that holds
+/// a `SKILL.md`, by name, with its files relative to it. Files at the top of `tree`, and
+/// directories without a `SKILL.md`, are not skills and are left out.
+fn skills_under(tree: &SkillTree) -> Result<BTreeMap<String, SkillTree>, Error> {
+    let mut groups: BTreeMap<String, Vec<asv_skilltree::FileNode>> = BTreeMap::new();
+    for file in tree.files() {
+        if let Some((top, rel)) = file.path.split_once('/') {
+            groups
+                .entry(top.to_owned())
+                .or_default()
+                .push(asv_skilltree::FileNode {
+                    path: rel.to_owned(),
+                    data: file.data.clone(),
+                    executable: file.executable,
+                });
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, files)| files.iter().any(|f| f.path == SKILL_MANIFEST))
+        .map(|(name, files)| Ok((name, SkillTree::from_files(files)?)))
+        .collect()
+}
+
+/// `skill add --all`: takes every skill under a directory of a source (each directory directly
+/// under it that holds a `SKILL.md`) as [`add`] takes one, reading the source once. Every skill
+/// is judged first; then every skill directory, kept base, the lock and the intent rows are
+/// written in one transaction, so one refusal leaves the tree as it was. The result is sorted
+/// by name.
+///
+/// # Errors
+/// As [`add`] (with [`Error::OccupiedForAll`] for a skill's directory taken);
+/// [`Error::NoSkillsUnder`] when no directory under `dir` holds a `SKILL.md`.
+pub fn add_all(
+    root: &WriterLock<'_>,
+    request: &AddAllRequest,
+    options: &Options,
+) -> Result<Vec<Added>, Error> {
+    let mut lock = SkillLock::load(root)?;
+    let loaded = lock.clone();
+    let source = Source::parse(&request.repository)?;
+    let dir = check_source_path(&request.dir)?.to_owned();
+    let at = at_for(
+        root,
+        &source,
+        request.reference.as_deref(),
+        request.working_tree,
+    )?;
+    let taken = take(root, &source, &dir, at, options)?;
+    let skills = skills_under(&taken.tree)?;
+    if skills.is_empty() {
+        return Err(Error::NoSkillsUnder {
+            repository: source.as_str().to_owned(),
+            path: dir,
+        });
+    }
+    // Every skill is named and judged before anything is written, and every refusal is
+    // collected, so one run says all that stands in the way.
+    let mut refused = Vec::new();
+    let mut named: BTreeMap<String, (String, NamedBy, SkillTree, Vec<Finding>)> = BTreeMap::new();
+    for (upstream, tree) in skills {
+        let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
+            Ok(n) => n,
+            Err(e) => {
+                refused.push(e);
+                continue;
+            }
+        };
+        if let Some((other, ..)) = named.get(&name) {
+            refused.push(Error::SameName {
+                repository: source.as_str().to_owned(),
+                name,
+                dirs: [other.clone(), upstream],
+            });
+            continue;
+        }
+        match judge_for_all(root, &lock, &source, &name, &tree) {
+            Ok(findings) => {
+                named.insert(name, (upstream, named_by, tree, findings));
+            }
+            Err(e) => refused.push(e),
+        }
+    }
+    match refused.len() {
+        0 => {}
+        1 => return Err(refused.remove(0)),
+        _ => {
+            return Err(Error::Refused {
+                repository: source.as_str().to_owned(),
+                dir: dir.clone(),
+                refused,
+            });
+        }
+    }
+    let targets = crate::intent::Intent::load(root)?.targets;
+    let mut changes = Vec::with_capacity(named.len() * (2 + targets.len()) + 2);
+    let mut bases = std::collections::BTreeSet::new();
+    let mut rows = Vec::with_capacity(named.len());
+    let mut added = Vec::with_capacity(named.len());
+    for (name, (upstream, named_by, tree, warnings)) in &named {
+        let path = if dir == "." {
+            upstream.clone()
+        } else {
+            format!("{dir}/{upstream}")
+        };
+        let hash = tree.hash();
+        // A directory read as it stands is pinned to each skill's own tree, as a single add of
+        // it would be; a commit pins every skill alike.
+        let revision = match at {
+            At::Now => hash.clone(),
+            _ => taken.revision.clone(),
+        };
+        lock.skills.insert(
+            name.clone(),
+            Entry {
+                source: source.as_str().to_owned(),
+                path: path.clone(),
+                reference: taken.reference.clone(),
+                tag: taken.tag.clone(),
+                revision: revision.clone(),
+                base_hash: hash.clone(),
+                pending: None,
+                removed_upstream: None,
+            },
+        );
+        changes.push(Change::replace(
+            skill_dir(name),
+            fill_of(root, tree),
+            Ownership::MustBeFree,
+        ));
+        // Two skills alike share one kept base.
+        if bases.insert(hash.clone()) {
+            changes.extend(base_change(root, tree)?);
+        }
+        changes.extend(projections_placed(root, name, tree, &targets, &mut lock)?);
+        rows.push((
+            name.clone(),
+            crate::intent::Wanted {
+                source: source.as_str().to_owned(),
+                path,
+                reference: request.reference.clone(),
+            },
+        ));
+        added.push(Added {
+            name: name.clone(),
+            named_by: *named_by,
+            upstream: upstream.clone(),
+            source: source.as_str().to_owned(),
+            pin: match at {
+                At::Now => Pin::Tree(revision),
+                _ => Pin::Commit(revision),
+            },
+            hash,
+            warnings: warnings.clone(),
+        });
+    }
+    changes.extend(lock_changes(root, &loaded, &lock)?);
+    changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
+    root.apply(Plan::new(root, changes)?)?;
+    Ok(added)
+}
+
+/// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and
+/// its content within the consumer's rules ([`Profile::Consumer`]) and writable on every host.
+/// The warnings back when it can.
+fn judge_for_all(
+    root: &Root,
+    lock: &SkillLock,
+    source: &Source,
+    name: &str,
+    tree: &SkillTree,
+) -> Result<Vec<Finding>, Error> {
+    let dir = skill_dir(name);
+    let standing = root.kind(&dir)?;
+    if lock.skills.contains_key(name) && standing.is_some() {
+        return Err(Error::AlreadyImported {
+            name: name.to_owned(),
+        });
+    }
+    if standing.is_some() {
+        return Err(Error::OccupiedForAll { path: dir });
+    }
+    let findings = refuse_errors(
+        validate_tree_as(tree, &dir, Profile::Consumer)?,
+        Remedy::FixUpstream,
+    )?;
+    tree.check_paths()?;
+    portable_tree(source.as_str(), tree)?;
+    Ok(findings)
+}

@@ -1,0 +1,101 @@
+//! `skill status`: the state of every imported skill, judged offline from the skill lock, the
+//! local copy and its kept base.
+
+use asv_fs::{EntryKind, Root};
+use asv_skilltree::SkillTree;
+
+use crate::error::Error;
+use crate::lock::SkillLock;
+use crate::paths::skill_dir;
+use crate::{Profile, Severity, validate_tree_as};
+
+/// The state of one imported skill, judged offline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    /// The local copy is its base, unchanged.
+    Clean,
+    /// The local copy has edits.
+    Modified,
+    /// `skills/<name>` is gone.
+    Missing,
+    /// The local copy cannot be read as a skill or breaks the rules: why.
+    Invalid(String),
+    /// A pull wrote conflicts that wait for `skill resolve`.
+    Conflicted,
+}
+
+impl State {
+    /// The state as printed: `clean`, `modified`, `missing`, `invalid`, `conflicted`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            State::Clean => "clean",
+            State::Modified => "modified",
+            State::Missing => "missing",
+            State::Invalid(_) => "invalid",
+            State::Conflicted => "conflicted",
+        }
+    }
+}
+
+/// One line of `skill status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The local name.
+    pub name: String,
+    /// Its state.
+    pub state: State,
+    /// The source as recorded.
+    pub source: String,
+    /// The locked revision.
+    pub revision: String,
+    /// The revision a pull found the skill gone upstream at, when it did (empty for a local
+    /// directory): the copy is kept as it is.
+    pub removed_upstream: Option<String>,
+}
+
+/// `skill status`: the state of every imported skill, by name, offline.
+///
+/// # Errors
+/// A lock that cannot be read; a guarded-read failure other than a refusal of the skill's
+/// own content (which is [`State::Invalid`]).
+pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
+    let lock = SkillLock::load(root)?;
+    let mut out = Vec::with_capacity(lock.skills.len());
+    for (name, entry) in &lock.skills {
+        let dir = skill_dir(name);
+        let kind = root.kind(&dir)?;
+        let state = if kind.is_none() {
+            State::Missing
+        } else if kind == Some(EntryKind::Symlink) {
+            // Said as every command says it, not as the read's refusal.
+            State::Invalid(Error::LinkedSkill { path: dir }.to_string())
+        } else if entry.pending.is_some() {
+            State::Conflicted
+        } else {
+            match SkillTree::read(root, &dir)
+                // An import is judged as it was taken: by the consumer's rules.
+                .and_then(|tree| {
+                    validate_tree_as(&tree, &dir, Profile::Consumer).map(|found| (tree, found))
+                }) {
+                Err(e) => State::Invalid(e.to_string()),
+                Ok((tree, findings)) => {
+                    match findings.into_iter().find(|f| f.severity == Severity::Error) {
+                        Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
+                        None if crate::rename::is_clean(root, name, &entry.base_hash, &tree)? => {
+                            State::Clean
+                        }
+                        None => State::Modified,
+                    }
+                }
+            }
+        };
+        out.push(Status {
+            name: name.clone(),
+            state,
+            source: entry.source.clone(),
+            revision: entry.revision.clone(),
+            removed_upstream: entry.removed_upstream.clone(),
+        });
+    }
+    Ok(out)
+}
