@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use asv_fs::Root;
 
@@ -111,34 +110,8 @@ pub fn snapshot(root: &Path) -> BTreeMap<String, String> {
     out
 }
 
-/// Runs git in `dir` with no user or system configuration and a fixed identity; its stdout,
-/// trimmed.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
-}
+/// git, run as every crate's tests run it.
+pub use asv_test_support::git::git;
 
 /// A git work tree on this machine, committed to with [`GitRepo::commit`].
 pub struct GitRepo {
