@@ -193,7 +193,13 @@ impl Pulled {
                 revision,
                 modified,
             } => vec![format!(
-                "{name}: removed upstream at {revision}; kept {}{} — remove it yourself if it should go",
+                // A local directory read as it stands has no revision to name.
+                "{name}: removed upstream{}; kept {}{} — remove it yourself if it should go",
+                if revision.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at {revision}")
+                },
                 skill_dir(name),
                 if *modified {
                     " with its local edits"
