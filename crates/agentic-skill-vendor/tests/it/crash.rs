@@ -486,3 +486,49 @@ fn init_killed_anywhere_then_run_again_ends_as_one_run() {
     }
     .check();
 }
+
+/// `skill add --all` with agents named in the intent: the skills and every agent's copy land
+/// in one transaction, so a kill anywhere and a rerun end as one run (issue 29 §5).
+#[test]
+fn skill_add_all_with_targets_killed_anywhere_then_run_again_ends_as_one_run() {
+    let up = Repo::empty();
+    for name in ["doc", "pdf"] {
+        up.write(&format!("skills/{name}/SKILL.md"), PDF.replace("pdf", name));
+    }
+    let start = Repo::empty();
+    start.write("vendor-skills.yaml", "targets: [claude, codex]\n");
+    Scenario {
+        name: "skill add --all with targets",
+        start,
+        args: owned(&[
+            "skill",
+            "add",
+            &up.path().display().to_string(),
+            "skills",
+            "--all",
+        ]),
+        reader: vec!["skill", "verify"],
+    }
+    .check();
+}
+
+/// `skill pull` with agents named in the intent and their copies in place: the merged skill
+/// and its copies change in one transaction (issue 29 §5).
+#[test]
+fn skill_pull_with_targets_killed_anywhere_then_run_again_ends_as_one_run() {
+    let (_up, start) = pulled_both_ways();
+    let intent = start.read_string("vendor-skills.yaml");
+    start.write(
+        "vendor-skills.yaml",
+        format!("targets: [claude, codex]\n{intent}"),
+    );
+    let synced = start.run(&["skill", "sync"]);
+    assert_eq!(synced.code, 0, "{synced:?}");
+    Scenario {
+        name: "skill pull with targets",
+        start,
+        args: owned(&["skill", "pull", "pdf"]),
+        reader: vec!["skill", "verify"],
+    }
+    .check();
+}
