@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use asv_fs::{Change, Plan, Root, WriterLock};
 use asv_remote::Options;
-use asv_skilltree::merge::{Conflict, merge, merge_text, merge_without_base};
+use asv_skilltree::merge::{Conflict, merge, merge_text_into, merge_without_base};
 use asv_skilltree::{SkillTree, Stamps};
 
 use crate::bases::{base_change_linking, base_dir, kept_base, listed_base_unless};
@@ -490,8 +490,8 @@ fn pull_one(
         .and_then(|base| crate::rename::unrenamed(&local, &name, manifest_name(base).as_deref()));
     let ours = unrenamed.as_ref().unwrap_or(&local);
     let mut merged = match &base {
-        Some(base) => merge(base, ours, &upstream.tree, &|b, l, r| {
-            merge_text(b, l, r, LABELS)
+        Some(base) => merge(base, ours, &upstream.tree, &|b, l, r, out| {
+            merge_text_into(b, l, r, LABELS, out)
         })?,
         None => merge_without_base(ours, &upstream.tree, LABELS)?,
     };

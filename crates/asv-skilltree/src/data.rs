@@ -269,6 +269,28 @@ impl FileData {
         Self::receiver_held_if(len, take_allowance(len))
     }
 
+    /// A [`Receiver`] of a length not known in advance (a merge as it is written), about
+    /// `estimate` bytes: collected in memory when the process's allowance covers the estimate,
+    /// else written into a new file of the private temporary directory. What it is given is
+    /// the file, however long.
+    ///
+    /// ```
+    /// use std::io::Write;
+    /// use asv_skilltree::FileData;
+    /// let mut writer = FileData::writer(4)?;
+    /// writer.write_all(b"longer than announced\n")?;
+    /// assert_eq!(writer.finish()?, FileData::from("longer than announced\n"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The temporary directory or its new file cannot be made ([`asv_fs::Error`]).
+    pub fn writer(estimate: u64) -> Result<Receiver, Error> {
+        let mut receiver = Self::receiver_held_if(estimate, take_allowance(estimate))?;
+        receiver.sized = false;
+        Ok(receiver)
+    }
+
     /// A receiver that collects in memory (`len` bytes already taken from the allowance) when
     /// `held`, else writes into the spill directory.
     fn receiver_held_if(len: u64, held: bool) -> Result<Receiver, Error> {
@@ -282,6 +304,7 @@ impl FileData {
         };
         Ok(Receiver {
             len,
+            sized: true,
             received: 0,
             into,
             failed: None,
@@ -479,6 +502,9 @@ enum Sink {
 /// took is given back and a file it began is removed.
 pub struct Receiver {
     len: u64,
+    /// Whether exactly `len` bytes must arrive ([`FileData::receiver`]); a
+    /// [`FileData::writer`]'s length is only an estimate.
+    sized: bool,
     received: u64,
     into: Sink,
     /// Why a write failed, kept whole for [`Receiver::finish`] and [`Receiver::failure`] (the
@@ -496,7 +522,7 @@ impl Receiver {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
-        if self.received != self.len {
+        if self.sized && self.received != self.len {
             return Err(Error::ReceivedLength {
                 declared: self.len,
                 received: self.received,
@@ -509,8 +535,21 @@ impl Receiver {
                 pooled: 0,
             },
         ) {
-            Sink::Memory { bytes, .. } => Ok(FileData::kept(bytes)),
-            Sink::Spill(file) => file.finish(self.len),
+            Sink::Memory { bytes, pooled } => {
+                let len = bytes.len() as u64;
+                if pooled == len {
+                    return Ok(FileData::kept(bytes));
+                }
+                // A writer's estimate was taken from the allowance: the bytes it received are
+                // what the held file accounts for.
+                give_back_allowance(pooled);
+                if take_allowance(len) {
+                    Ok(FileData::kept(bytes))
+                } else {
+                    FileData::spill(&bytes)
+                }
+            }
+            Sink::Spill(file) => file.finish(self.received),
         }
     }
 
@@ -535,7 +574,7 @@ impl Write for Receiver {
             return Err(io::Error::other(e.to_string()));
         }
         let received = self.received.saturating_add(buf.len() as u64);
-        let wrote = if received > self.len {
+        let wrote = if self.sized && received > self.len {
             Err(Error::ReceivedLength {
                 declared: self.len,
                 received,

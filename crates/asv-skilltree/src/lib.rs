@@ -902,8 +902,8 @@ mod tests {
         root.write_file("l/m.md", b"changed").unwrap();
         root.write_file("l/z.md", b"changed").unwrap();
         for _ in 0..20 {
-            let refused = merge::merge(&base, &local, &remote, &|b, l, r| {
-                merge::merge_text(b, l, r, ["l", "b", "r"])
+            let refused = merge::merge(&base, &local, &remote, &|b, l, r, out| {
+                merge::merge_text_into(b, l, r, ["l", "b", "r"], out)
             })
             .unwrap_err();
             assert!(

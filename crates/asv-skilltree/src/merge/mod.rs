@@ -1,15 +1,17 @@
 //! Three-way merges: of a whole skill tree ([`merge`]) and of one text file ([`merge_text`], as
-//! git's `merge-file`).
+//! git's `merge-file`; [`merge_text_into`] writes the result as it goes).
 //!
-//! gix-merge's built-in text driver does the diff3 work; this module fixes the options (Myers
+//! gix-merge's built-in text driver does the diff3 work; `text.rs` fixes its options (Myers
 //! diff, diff3 conflict style with git's labels) so a conflicted file reads as
-//! `git merge-file --diff3` would write it.
+//! `git merge-file --diff3` would write it, and hands it only the parts of a file both sides
+//! changed.
+
+mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
 
-use gix_merge::blob::Resolution;
-use gix_merge::blob::builtin_driver::text as merge_driver;
-use gix_merge::blob::builtin_driver::text::{self, Conflict as Markers, ConflictStyle, Labels};
+pub use text::{Outcome, merge_text_into};
 
 use crate::{Error, FileData, FileNode, SkillTree};
 
@@ -23,7 +25,7 @@ pub enum TextMerge {
 }
 
 /// Merges `local` and `remote`, two descendants of `base`, labelling conflict hunks with
-/// `labels` (local, base, remote).
+/// `labels` (local, base, remote): [`merge_text_into`] collected in memory.
 ///
 /// # Example
 /// ```
@@ -32,38 +34,11 @@ pub enum TextMerge {
 /// assert_eq!(merged, TextMerge::Clean(b"A\nb\nC\n".to_vec()));
 /// ```
 pub fn merge_text(base: &[u8], local: &[u8], remote: &[u8], labels: [&str; 3]) -> TextMerge {
-    // A merge is about as long as its longer side: room for that (and a little for markers)
-    // up front, so a large text is not grown by doubling (9 MiB less at the peak of a 212 MB
-    // merge, docs/PERFORMANCE.md).
     let mut out = Vec::with_capacity(local.len().max(remote.len()).saturating_add(4096));
-    let mut input = imara_diff::InternedInput::default();
-    let options = text::Options {
-        diff_algorithm: imara_diff::Algorithm::Myers,
-        conflict: Markers::Keep {
-            style: ConflictStyle::Diff3,
-            marker_size: Markers::DEFAULT_MARKER_SIZE
-                .try_into()
-                .unwrap_or(std::num::NonZeroU8::MIN),
-        },
-    };
-    let resolution = merge_driver(
-        &mut out,
-        &mut input,
-        Labels {
-            current: Some(labels[0].into()),
-            ancestor: Some(labels[1].into()),
-            other: Some(labels[2].into()),
-        },
-        local,
-        base,
-        remote,
-        options,
-    );
-    match resolution {
-        Resolution::Conflict => TextMerge::Conflict(out),
-        Resolution::Complete | Resolution::CompleteWithAutoResolvedConflict => {
-            TextMerge::Clean(out)
-        }
+    // A Vec takes every write, so the merge cannot fail.
+    match merge_text_into(base, local, remote, labels, &mut out) {
+        Ok(Outcome::Conflict) => TextMerge::Conflict(out),
+        Ok(Outcome::Clean) | Err(_) => TextMerge::Clean(out),
     }
 }
 
@@ -146,9 +121,10 @@ type Side<'a> = Option<&'a FileNode>;
 /// conflict there, if any.
 type PathMerge = (Option<FileNode>, Option<ConflictKind>);
 
-/// A three-way text merger: (base, local, remote) to the merged bytes or a conflict.
-/// [`merge_text`] with fixed labels is the usual one.
-pub type TextMerger<'a> = dyn Fn(&[u8], &[u8], &[u8]) -> TextMerge + Sync + 'a;
+/// A three-way text merger: (base, local, remote) merged into the writer, and whether they
+/// conflicted. [`merge_text_into`] with fixed labels is the usual one.
+pub type TextMerger<'a> =
+    dyn Fn(&[u8], &[u8], &[u8], &mut dyn Write) -> io::Result<Outcome> + Sync + 'a;
 
 fn same(a: Side<'_>, b: Side<'_>) -> bool {
     match (a, b) {
@@ -178,7 +154,7 @@ fn same(a: Side<'_>, b: Side<'_>) -> bool {
 /// # Example
 /// ```
 /// use asv_skilltree::{FileNode, SkillTree};
-/// use asv_skilltree::merge::{merge, merge_text};
+/// use asv_skilltree::merge::{merge, merge_text_into};
 /// let file = |data: &str, executable| {
 ///     SkillTree::from_files(vec![FileNode { path: "run.sh".into(), data: data.into(), executable }])
 ///         .expect("held bytes")
@@ -186,8 +162,8 @@ fn same(a: Side<'_>, b: Side<'_>) -> bool {
 /// let base = file("a\nb\n", false);
 /// let local = file("a\nb\n", true); // local makes it executable
 /// let remote = file("a\nB\n", false); // upstream edits it
-/// let merged = merge(&base, &local, &remote, &|b, l, r| {
-///     merge_text(b, l, r, ["local", "base", "upstream"])
+/// let merged = merge(&base, &local, &remote, &|b, l, r, out| {
+///     merge_text_into(b, l, r, ["local", "base", "upstream"], out)
 /// })?;
 /// assert!(merged.is_clean());
 /// assert_eq!(merged.tree, file("a\nB\n", true));
@@ -292,7 +268,8 @@ pub fn merge_without_base(
     remote: &SkillTree,
     labels: [&str; 3],
 ) -> Result<TreeMerge, Error> {
-    let merger = |b: &[u8], l: &[u8], r: &[u8]| merge_text(b, l, r, labels);
+    let merger =
+        |b: &[u8], l: &[u8], r: &[u8], out: &mut dyn Write| merge_text_into(b, l, r, labels, out);
     let (l, r) = (index(local), index(remote));
     let paths: BTreeSet<&str> = l.keys().chain(r.keys()).copied().collect();
     let mut out = Vec::with_capacity(paths.len());
@@ -410,11 +387,21 @@ fn merge_file(
         // Only here are bytes needed: one file's three versions, read from wherever they are.
         let (b, l, r) = (base_data.read()?, local.data.read()?, remote.data.read()?);
         if is_text(&b) && is_text(&l) && is_text(&r) {
-            match merge_text(&b, &l, &r) {
-                TextMerge::Clean(merged) => merged.into(),
-                TextMerge::Conflict(marked) => {
+            // Written as it is merged: held while the allowance lasts, else straight into the
+            // spill directory, so a large merge is never built whole in memory.
+            let mut merged = FileData::writer(l.len().max(r.len()) as u64)?;
+            match merge_text(&b, &l, &r, &mut merged) {
+                Ok(Outcome::Clean) => merged.finish()?,
+                Ok(Outcome::Conflict) => {
                     conflict = Some(ConflictKind::Content);
-                    marked.into()
+                    merged.finish()?
+                }
+                Err(e) => {
+                    return Err(merged.failure().unwrap_or(Error::Fs(asv_fs::Error::Io {
+                        path: path.to_owned(),
+                        op: "write the merge of",
+                        source: e,
+                    })));
                 }
             }
         } else {
@@ -500,8 +487,8 @@ mod tests {
     }
 
     fn run(base: Files<'_>, local: Files<'_>, remote: Files<'_>) -> TreeMerge {
-        merge(&tree(base), &tree(local), &tree(remote), &|b, l, r| {
-            merge_text(b, l, r, ["local", "base", "upstream"])
+        merge(&tree(base), &tree(local), &tree(remote), &|b, l, r, out| {
+            merge_text_into(b, l, r, ["local", "base", "upstream"], out)
         })
         .unwrap()
     }
