@@ -3,7 +3,8 @@
 # limit, to show memory does not follow file size (issue 15 §3). Every tree is built under the
 # work dir (put it on tmpfs: /dev/shm), from sparse or generated files, and removed after its
 # row. Usage: memory-bench.sh <release binary> <work dir on tmpfs> [size, default 1G]
-# (`archive` instead of a size: only the installs from an 80 MB ZIP and tar.gz).
+# (`archive` instead of a size: only the installs from an 80 MB ZIP and tar.gz; `merge`: only
+# the pulls and diff of a 212 MB text file changed on both sides, issue 27 §5).
 # Prints one Markdown row per case: case | exit code | max RSS in MiB.
 set -eu
 bin=$1
@@ -73,6 +74,32 @@ archive_rows() {
 
 echo "| case | exit | max RSS (MiB) |"
 echo "|---|---|---|"
+
+# merge_rows: a skill of one 212 MB text file (2.9 million lines) edited near its top upstream
+# and near its end locally (a clean merge), then on one line on both sides (a conflict).
+merge_rows() {
+  t=$work/merge
+  rm -rf "$t"
+  mkdir -p "$t/up/skills/big" "$t/me/skills"
+  python3 -c 'import sys; sys.stdout.write("".join(f"line {i:09d} of a large reference file, padded to about seventy bytes.\n" for i in range(2_900_000)))' \
+    > "$t/up/skills/big/ref.txt"
+  printf -- '---\nname: big\ndescription: Big.\n---\nbody\n' > "$t/up/skills/big/SKILL.md"
+  (cd "$t/me" && "$bin" skill add ../up skills/big > /dev/null)
+  sed -i 's/^line 000000010 /line 000000010 UP /' "$t/up/skills/big/ref.txt"
+  sed -i 's/^line 002800000 /line 002800000 ME /' "$t/me/skills/big/ref.txt"
+  rss "skill diff --from base --to local, 212 MB text" "$bin" skill diff big --from base --to local --root "$t/me"
+  rss "skill pull, 212 MB text changed on both sides" "$bin" skill pull big --root "$t/me"
+  sed -i 's/^line 002000000 /line 002000000 UP2 /' "$t/up/skills/big/ref.txt"
+  sed -i 's/^line 002000000 /line 002000000 ME2 /' "$t/me/skills/big/ref.txt"
+  rss "skill pull, a conflict in the 212 MB text (exit 1)" "$bin" skill pull big --root "$t/me"
+  rm -rf "$t"
+}
+
+if [ "$big" = merge ]; then
+  merge_rows
+  rm -f "$work/out" "$work/err"
+  exit 0
+fi
 
 # `archive` instead of a size: the archive rows alone.
 if [ "$big" = archive ]; then
