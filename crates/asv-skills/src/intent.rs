@@ -7,7 +7,8 @@
 //! order and line endings stay as written. A repository without it has the lock's entries as
 //! its intent and no targets.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::Root;
 use asv_model::yaml::{self, Yaml};
@@ -55,22 +56,46 @@ fn refuse(line: Option<usize>, problem: IntentProblem) -> Error {
 /// `indent` (plain or quoted key), at or after line index `from`.
 fn key_line(text: &str, indent: usize, key: &str, from: usize) -> Option<usize> {
     let pad = " ".repeat(indent);
+    // The three spellings of the key's head, made once (not once a line).
+    let heads = [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ];
     text.lines()
         .enumerate()
         .skip(from)
         .find(|(_, line)| {
             line.strip_prefix(&pad).is_some_and(|rest| {
-                !rest.starts_with(' ')
-                    && [
-                        format!("{key}:"),
-                        format!("\"{key}\":"),
-                        format!("'{key}':"),
-                    ]
-                    .iter()
-                    .any(|h| rest.starts_with(h.as_str()))
+                !rest.starts_with(' ') && heads.iter().any(|h| rest.starts_with(h.as_str()))
             })
         })
         .map(|(i, _)| i + 1)
+}
+
+/// The 1-based line of every key at indentation `indent` at or after line index `from`, by
+/// the key as written (plain, or inside its quotes), the first line of each: one pass over the
+/// text for all the rows of `skills:`, where a search per row would read the file once a row.
+fn key_lines(text: &str, indent: usize, from: usize) -> HashMap<&str, usize> {
+    let pad = " ".repeat(indent);
+    let mut lines = HashMap::new();
+    for (i, line) in text.lines().enumerate().skip(from) {
+        let Some(rest) = line.strip_prefix(&pad) else {
+            continue;
+        };
+        let key = match rest.chars().next() {
+            None | Some(' ') => continue,
+            Some(q @ ('"' | '\'')) => rest[1..]
+                .find(q)
+                .filter(|&end| rest[1 + end + 1..].starts_with(':'))
+                .map(|end| &rest[1..1 + end]),
+            Some(_) => rest.find(':').map(|end| &rest[..end]),
+        };
+        if let Some(key) = key {
+            lines.entry(key).or_insert(i + 1);
+        }
+    }
+    lines
 }
 
 /// The 1-based line of the field `key` of the row whose key stands on line `row` (1-based):
@@ -243,6 +268,7 @@ impl Intent {
                 ));
             }
         };
+        let row_lines = key_lines(text, 2, skills_line.unwrap_or(0));
         for (name, row) in rows {
             let Yaml::String(name) = name else {
                 return Err(refuse(
@@ -250,7 +276,7 @@ impl Intent {
                     IntentProblem::Shape("skills: holds a key that is not a skill name"),
                 ));
             };
-            let line = key_line(text, 2, name, skills_line.unwrap_or(0));
+            let line = row_lines.get(name.as_str()).copied();
             if let Some(problem) = crate::name_problem(name) {
                 return Err(refuse(
                     line,
@@ -352,24 +378,48 @@ pub fn rows_change(
         asv_model::layout::SETTINGS_LIMIT,
         asv_model::layout::SETTINGS_LIMIT_WHAT,
     )?;
-    let mut text: Option<String> = match &before {
-        Some(bytes) => Some(
-            std::str::from_utf8(bytes)
-                .map_err(|_| refuse(None, IntentProblem::NotUtf8))?
-                .to_owned(),
+    // Without a file, the lock's other rows are written first (the file starts as the lock
+    // says it would read).
+    let (unedited, mut all): (Option<String>, Vec<(String, Wanted)>) = match &before {
+        Some(bytes) => (
+            Some(
+                std::str::from_utf8(bytes)
+                    .map_err(|_| refuse(None, IntentProblem::NotUtf8))?
+                    .to_owned(),
+            ),
+            Vec::new(),
         ),
-        None => {
-            let mut text: Option<String> = None;
-            for (other, row) in Intent::of_lock(lock).skills {
-                if !rows.iter().any(|(name, _)| *name == other) {
-                    text = Some(with_row(text.as_deref(), &other, &row)?);
-                }
-            }
-            text
-        }
+        None => (
+            None,
+            Intent::of_lock(lock)
+                .skills
+                .into_iter()
+                .filter(|(other, _)| !rows.iter().any(|(name, _)| name == other))
+                .collect(),
+        ),
     };
-    for (name, wanted) in rows {
-        text = Some(with_row(text.as_deref(), name, wanted)?);
+    all.extend(rows.iter().cloned());
+    // Every row edited in, then the result read back once against every row (a check per row
+    // would read the whole file once a row: quadratic in an `--all` of many skills).
+    // A row already in the file is replaced where it stands; the new ones go in together.
+    let present: BTreeSet<&str> = match &unedited {
+        Some(text) => key_lines(text, 2, 0).into_keys().collect(),
+        None => BTreeSet::new(),
+    };
+    let mut text = unedited.clone();
+    let mut new = Vec::new();
+    for (name, wanted) in &all {
+        if present.contains(name.as_str()) {
+            text = Some(edit_with_row(text.as_deref(), name, wanted)?);
+        } else {
+            new.push((name.as_str(), wanted));
+        }
+    }
+    if !new.is_empty() {
+        text = Some(insert_rows(text.as_deref(), &new)?);
+    }
+    if let Some(edited) = text.take() {
+        text = Some(checked_rows(unedited.as_deref(), edited, &all)?);
     }
     Ok(asv_fs::Change::replace_file(
         INTENT_FILE,
@@ -570,10 +620,24 @@ pub fn with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<Strin
 
 /// The line edit of [`with_row`], unchecked.
 fn edit_with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<String, Error> {
-    let Some(text) = text else {
-        return Ok(format!("skills:\n{}", row_lines(name, wanted, "\n")));
+    match text {
+        None => insert_rows(None, &[(name, wanted)]),
+        Some(text) => insert_rows(Some(&edit_without_row(text, name)?), &[(name, wanted)]),
+    }
+}
+
+/// `rows` (none of them in `text`) written after the last row of `skills:`, in order, in one
+/// edit.
+fn insert_rows(text: Option<&str>, rows: &[(&str, &Wanted)]) -> Result<String, Error> {
+    let lines_of = |eol: &str| -> String {
+        rows.iter()
+            .map(|(name, wanted)| row_lines(name, wanted, eol))
+            .collect()
     };
-    let text = edit_without_row(text, name)?;
+    let Some(text) = text else {
+        return Ok(format!("skills:\n{}", lines_of("\n")));
+    };
+    let text = text.to_owned();
     let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let Some(start) = key_line(&text, 0, "skills", 0) else {
@@ -581,7 +645,7 @@ fn edit_with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<Stri
         if !out.is_empty() && !out.ends_with('\n') {
             out.push_str(eol);
         }
-        out.push_str(&format!("skills:{eol}{}", row_lines(name, wanted, eol)));
+        out.push_str(&format!("skills:{eol}{}", lines_of(eol)));
         return Ok(out);
     };
     check_block(lines[start - 1], start)?;
@@ -602,7 +666,7 @@ fn edit_with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<Stri
     if !out.ends_with('\n') {
         out.push_str(eol);
     }
-    out.push_str(&row_lines(name, wanted, eol));
+    out.push_str(&lines_of(eol));
     out.push_str(&lines[at..].concat());
     Ok(out)
 }
@@ -643,6 +707,43 @@ fn checked(
     name: &str,
     wanted: Option<&Wanted>,
 ) -> Result<String, Error> {
+    match wanted {
+        Some(wanted) => checked_rows(before, edited, &[(name.to_owned(), wanted.clone())]),
+        None => checked_without(before, edited, name),
+    }
+}
+
+/// [`checked`] for the edit that set every row of `rows` (the first named in a refusal).
+fn checked_rows(
+    before: Option<&str>,
+    edited: String,
+    rows: &[(String, Wanted)],
+) -> Result<String, Error> {
+    let before = match before {
+        Some(text) => Intent::parse(text.as_bytes())?,
+        None => Intent::default(),
+    };
+    let misread = || {
+        refuse(
+            None,
+            IntentProblem::EditMisread {
+                name: rows.first().map(|(n, _)| n.clone()).unwrap_or_default(),
+            },
+        )
+    };
+    let after = Intent::parse(edited.as_bytes()).map_err(|_| misread())?;
+    let mut expected = before.skills;
+    for (name, wanted) in rows {
+        expected.insert(name.clone(), wanted.clone());
+    }
+    if after.skills != expected || after.targets != before.targets {
+        return Err(misread());
+    }
+    Ok(edited)
+}
+
+/// [`checked`] for the edit that removed `name`'s row.
+fn checked_without(before: Option<&str>, edited: String, name: &str) -> Result<String, Error> {
     let before = match before {
         Some(text) => Intent::parse(text.as_bytes())?,
         None => Intent::default(),
@@ -657,10 +758,7 @@ fn checked(
     };
     let after = Intent::parse(edited.as_bytes()).map_err(|_| misread())?;
     let mut expected = before.skills;
-    match wanted {
-        Some(wanted) => expected.insert(name.to_owned(), wanted.clone()),
-        None => expected.remove(name),
-    };
+    expected.remove(name);
     if after.skills != expected || after.targets != before.targets {
         return Err(misread());
     }
@@ -710,6 +808,37 @@ mod tests {
             path: path.to_owned(),
             reference: reference.map(str::to_owned),
         }
+    }
+
+    #[test]
+    fn row_keys_are_found_in_one_pass_plain_or_quoted() {
+        let text = "skills:\n  pdf:\n    source: x\n  \"a-b\":\n    path: y\n  'c': {}\n   deep: 1\n  pdf: again\n";
+        let lines = key_lines(text, 2, 0);
+        assert_eq!(lines.get("pdf"), Some(&2));
+        assert_eq!(lines.get("a-b"), Some(&4));
+        assert_eq!(lines.get("c"), Some(&6));
+        assert_eq!(lines.get("deep"), None);
+        assert_eq!(lines.len(), 3);
+    }
+
+    /// New rows go in together after the last row, in order, before trailing blank lines and
+    /// the next top-level key; a row already there is replaced where it stands.
+    #[test]
+    fn new_rows_are_inserted_in_one_edit() {
+        let text = "skills:\n  old:\n    source: o\n    path: .\n\ntargets: []\n";
+        let (a, b) = (wanted("s", "a", None), wanted("s", "b", Some("v1")));
+        let edited = insert_rows(Some(text), &[("a", &a), ("b", &b)]).unwrap();
+        assert_eq!(
+            edited,
+            "skills:\n  old:\n    source: o\n    path: .\n  a:\n    source: s\n    path: a\n  b:\n    source: s\n    path: b\n    ref: v1\n\ntargets: []\n"
+        );
+        let rows = [("a".to_owned(), a), ("b".to_owned(), b)];
+        assert_eq!(
+            checked_rows(Some(text), edited.clone(), &rows).unwrap(),
+            edited
+        );
+        // A row left out of the check is an edit misread.
+        assert!(checked_rows(Some(text), edited, &rows[..1]).is_err());
     }
 
     #[test]
