@@ -174,16 +174,16 @@ pub enum Error {
     },
     /// A path of an install input that cannot be written on every host (input side).
     #[error(
-        "{} refused ({code}): {refusal}; rename it and try again",
-        DisplayPath(input)
+        "{} refused ({}): {refusal}; rename it and try again",
+        DisplayPath(input),
+        refusal.reason().code()
     )]
     Unwritable {
         /// The input as given.
         input: String,
-        /// The entry policy's reason code (`unsafe-name`, `name-clash`).
-        code: &'static str,
-        /// The refusal, naming the path.
-        refusal: String,
+        /// The entry policy's refusal, naming the path; its reason gives the code
+        /// (`unsafe-name`, `name-clash`).
+        refusal: asv_archive::Refusal,
     },
     /// An install input that is a symbolic link (input side).
     #[error(
