@@ -4,7 +4,7 @@
 
 use std::io;
 
-use asv_fs::{Location, Side};
+use asv_error::{Failure, Location, Side};
 
 /// A refusal worded for the user: printed as `error: <message>`, exit 2.
 #[derive(Debug)]
@@ -71,8 +71,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether writing to a closed pipe ended the run (`… | head`): not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl Failure for Error {
     /// Which side the failure lies with, as the crate that raised it says.
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Contracts(e) => e.side(),
             Error::Skills(e) => e.side(),
@@ -88,7 +95,7 @@ impl Error {
     }
 
     /// The file (and line) the failure is about, when there is one.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         match self {
             Error::Contracts(e) => e.location(),
             Error::Skills(e) => e.location(),
@@ -99,11 +106,6 @@ impl Error {
             Error::Remote(e) => e.location(),
             Error::Usage(_) | Error::Finished(_) | Error::Io(_) => None,
         }
-    }
-
-    /// Whether writing to a closed pipe ended the run (`… | head`): not a failure.
-    pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io(e) if e.kind() == io::ErrorKind::BrokenPipe)
     }
 }
 
@@ -120,13 +122,13 @@ mod tests {
             path: ".gitignore".into(),
             problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
         }));
-        assert_eq!(internal.side(), asv_fs::Side::Internal);
+        assert_eq!(internal.side(), asv_error::Side::Internal);
         let input = Error::from(asv_contracts::Error::NoSkillsDir);
-        assert_eq!(input.side(), asv_fs::Side::Input);
+        assert_eq!(input.side(), asv_error::Side::Input);
         let destination = Error::from(asv_skills::Error::Occupied {
             path: "skills/a".into(),
         });
-        assert_eq!(destination.side(), asv_fs::Side::Destination);
+        assert_eq!(destination.side(), asv_error::Side::Destination);
         // A transport's refusal says its own side, through asv-fetch or directly.
         let ambiguous = || asv_remote::Error::Git {
             url: "https://git.example.com/c.git".into(),
@@ -136,9 +138,9 @@ mod tests {
                 },
             )),
         };
-        assert_eq!(Error::from(ambiguous()).side(), asv_fs::Side::Input);
-        let fetched = Error::from(asv_fetch::Error::Transport(ambiguous()));
-        assert_eq!(fetched.side(), asv_fs::Side::Input);
+        assert_eq!(Error::from(ambiguous()).side(), asv_error::Side::Input);
+        let fetched = Error::from(asv_fetch::Error::Remote(ambiguous()));
+        assert_eq!(fetched.side(), asv_error::Side::Input);
         let limit = Error::from(asv_remote::Error::GitHub {
             owner: "o".into(),
             repo: "r".into(),
@@ -146,10 +148,10 @@ mod tests {
                 request: asv_remote::error::Request::Repository,
             }),
         });
-        assert_eq!(limit.side(), asv_fs::Side::Environment);
+        assert_eq!(limit.side(), asv_error::Side::Environment);
         let fetch_input = Error::from(asv_fetch::Error::NoSourceName);
-        assert_eq!(fetch_input.side(), asv_fs::Side::Input);
+        assert_eq!(fetch_input.side(), asv_error::Side::Input);
         let worded_here = Error::from(Refusal("x".into()));
-        assert_eq!(worded_here.side(), asv_fs::Side::Input);
+        assert_eq!(worded_here.side(), asv_error::Side::Input);
     }
 }

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use asv_error::Failure as _;
 use clap::FromArgMatches;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
@@ -226,7 +227,7 @@ pub fn main() -> ExitCode {
                     let paint = Paint::stderr(style::choice_in_args(std::env::args_os()));
                     refuse(
                         requested_format(),
-                        asv_fs::Side::Input,
+                        asv_error::Side::Input,
                         None,
                         &usage_refusal(&err),
                         paint,
@@ -258,14 +259,12 @@ pub fn main() -> ExitCode {
         }
         Err(err) => {
             let mut message = err.to_string();
-            // Join the chain with ": ", skipping a source whose text the wrapper already holds.
+            // Each error says only its own words and leaves what it wraps to its source, so the
+            // chain joined with ": " says everything once (STYLE.md 12, issue 28 §1).
             let mut cause = std::error::Error::source(&err);
             while let Some(e) = cause {
-                let text = e.to_string();
-                if !message.contains(&text) {
-                    message.push_str(": ");
-                    message.push_str(&text);
-                }
+                message.push_str(": ");
+                message.push_str(&e.to_string());
                 cause = e.source();
             }
             refuse(
@@ -286,13 +285,13 @@ pub fn main() -> ExitCode {
 /// the report parses a failure too.
 fn refuse(
     format: Format,
-    side: asv_fs::Side,
-    location: Option<&asv_fs::Location>,
+    side: asv_error::Side,
+    location: Option<&asv_error::Location>,
     message: &str,
     paint: Paint,
 ) {
     let label = match side {
-        asv_fs::Side::Internal => Label::Internal,
+        asv_error::Side::Internal => Label::Internal,
         _ => Label::Error,
     };
     let _ = writeln!(io::stderr(), "{} {message}", paint.label(label));

@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 
 /// Which side a failure lies with: the one definition of `asv-fs`.
-pub use asv_fs::Side;
+use asv_error::{Failure, Location, Side};
 
 /// Why a whole archive is refused; each has one stable kebab-case code ([`Reason::code`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -527,25 +527,25 @@ pub enum Error {
     },
     /// The bytes of an entry could not be handed on: the writer given to
     /// [`crate::Archive::copy_to`] failed (environment side: a full disk, a failing device).
-    #[error("cannot write entry {entry:?} of archive {archive}: {source}")]
+    #[error("cannot write entry {entry:?} of archive {archive}: {error}")]
     WriteEntry {
         /// The archive's path or label.
         archive: String,
         /// The member's name as the archive spells it.
         entry: String,
         /// The writer's failure.
-        #[source]
-        source: io::Error,
+        // Said at the end of the message, so not also a source (issue 28 §1).
+        error: io::Error,
     },
     /// The archive file could not be read (input side: it is the caller's source). Also a
     /// failure of the temporary file a large tarball's inflated stream is spooled to.
-    #[error("cannot read archive {path}: {source}")]
+    #[error("cannot read archive {path}: {error}")]
     ReadArchive {
         /// The path as given.
         path: String,
         /// The failure.
-        #[source]
-        source: io::Error,
+        // Said at the end of the message, so not also a source (issue 28 §1).
+        error: io::Error,
     },
     /// A file offered for a ZIP has a name no archive of ours may hold (input side).
     #[error("cannot zip {entry:?}: it {detail}; rename it")]
@@ -566,19 +566,10 @@ pub enum Error {
     },
     /// Reading the directory to zip failed or was refused (side as the guarded tree says).
     #[error(transparent)]
-    Tree(#[from] asv_fs::Error),
+    Fs(#[from] asv_fs::Error),
 }
 
 impl Error {
-    /// Which side the failure lies with.
-    pub fn side(&self) -> Side {
-        match self {
-            Error::Tree(e) => e.side(),
-            Error::WriteEntry { .. } => Side::Environment,
-            _ => Side::Input,
-        }
-    }
-
     /// The reason of a whole-archive refusal; `None` for every other error.
     pub fn reason(&self) -> Option<Reason> {
         match self {
@@ -602,6 +593,39 @@ impl Error {
         Error::Refused {
             archive: archive.to_owned(),
             refusal,
+        }
+    }
+}
+
+impl Failure for Error {
+    /// Which side the failure lies with.
+    fn side(&self) -> Side {
+        match self {
+            Error::Fs(e) => e.side(),
+            Error::WriteEntry { .. } => Side::Environment,
+            Error::Refused { .. }
+            | Error::EntryRead { .. }
+            | Error::NotAnEntry { .. }
+            | Error::NotAFile { .. }
+            | Error::ReadArchive { .. }
+            | Error::Unzippable { .. }
+            | Error::ZipTooLarge { .. } => Side::Input,
+        }
+    }
+
+    /// The file the failure is at: only a guarded read of the directory to zip has one. An
+    /// archive is named by the path or label the caller gave, which need not lie in the tree.
+    fn location(&self) -> Option<Location> {
+        match self {
+            Error::Fs(e) => e.location(),
+            Error::Refused { .. }
+            | Error::EntryRead { .. }
+            | Error::NotAnEntry { .. }
+            | Error::NotAFile { .. }
+            | Error::WriteEntry { .. }
+            | Error::ReadArchive { .. }
+            | Error::Unzippable { .. }
+            | Error::ZipTooLarge { .. } => None,
         }
     }
 }

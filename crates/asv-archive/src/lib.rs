@@ -76,7 +76,7 @@ use std::sync::Arc;
 use random_access::{Data, Fail};
 
 pub use entry::{Entry, EntryKind, Format, Limits, Special};
-pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result, Side};
+pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result};
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files, zip_files_owned};
 
@@ -183,7 +183,7 @@ impl ArchiveFile {
             .read_vec(0, len)
             .map_err(|source| Error::ReadArchive {
                 path: self.path.clone(),
-                source,
+                error: source,
             })
     }
 
@@ -206,7 +206,7 @@ pub fn open_archive_file(path: &Path, limits: &Limits) -> Result<ArchiveFile> {
     let shown = path.display().to_string();
     let opened = platform::open_without_blocking(path).map_err(|source| Error::ReadArchive {
         path: shown.clone(),
-        source,
+        error: source,
     })?;
     if !opened.is_regular {
         return Err(Error::NotAFile { path: shown });
@@ -279,7 +279,7 @@ impl Archive {
             Fail::Refused(refusal) => Error::refused(&label, refusal),
             Fail::Io(source) => Error::ReadArchive {
                 path: label.clone(),
-                source,
+                error: source,
             },
         })?;
         Ok(Archive {
@@ -349,12 +349,12 @@ impl Archive {
             },
             zip::CopyFail::Read(source) => Error::ReadArchive {
                 path: self.label.clone(),
-                source,
+                error: source,
             },
             zip::CopyFail::Write(source) => Error::WriteEntry {
                 archive: self.label.clone(),
                 entry: entry.name.clone(),
-                source,
+                error: source,
             },
         })
     }

@@ -404,7 +404,7 @@ fn plan_files(
 /// An empty directory leaves no entry.
 ///
 /// # Errors
-/// [`Error::Tree`] when `dir` is no directory, a link, FIFO, device or socket stands below it,
+/// [`Error::Fs`] when `dir` is no directory, a link, FIFO, device or socket stands below it,
 /// or a read fails;
 /// [`Error::ZipTooLarge`] when the files are more than `limits.max_entries` or hold more than
 /// `limits.max_expanded` bytes; as [`zip_files`].
@@ -448,14 +448,14 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
             return Err(asv_fs::Error::Io {
                 path: full,
                 op: "read",
-                source: std::io::ErrorKind::NotFound.into(),
+                error: std::io::ErrorKind::NotFound.into(),
             }
             .into());
         };
         let meta = file.metadata().map_err(|source| asv_fs::Error::Io {
             path: full.clone(),
             op: "inspect",
-            source,
+            error: source,
         })?;
         let mut bytes = Vec::new();
         let left = limits.max_expanded - total;
@@ -464,7 +464,7 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
             .map_err(|source| asv_fs::Error::Io {
                 path: full.clone(),
                 op: "read",
-                source,
+                error: source,
             })?;
         total += bytes.len() as u64;
         if total > limits.max_expanded {

@@ -1,8 +1,8 @@
 //! The one error type of `asv-fetch`.
 
 use asv_contracts::manifest::MANIFEST_FILE;
-use asv_fs::quote::json_string;
-use asv_fs::{Location, Side};
+use asv_error::quote::json_string;
+use asv_error::{Failure, Location, Side};
 
 /// Everything the fetching commands refuse or fail at.
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +66,7 @@ pub enum Error {
     },
     /// A transport refused or failed (remote side, a limit, or the environment).
     #[error(transparent)]
-    Transport(#[from] asv_remote::Error),
+    Remote(#[from] asv_remote::Error),
     /// Guarded tree access refused or failed.
     #[error(transparent)]
     Fs(#[from] asv_fs::Error),
@@ -75,11 +75,11 @@ pub enum Error {
     Contracts(#[from] asv_contracts::Error),
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with: what `add` was given and what the table says are the
     /// input's; a source that answers a commit id that is none, or lists a path outside the
     /// repository, is the environment's. A wrapped error answers for itself.
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Repository { .. }
             | Error::SourceName { .. }
@@ -87,7 +87,7 @@ impl Error {
             | Error::AlreadyRegistered { .. }
             | Error::Ambiguous { .. } => Side::Input,
             Error::NotACommit { .. } | Error::ListedOutside { .. } => Side::Environment,
-            Error::Transport(e) => e.side(),
+            Error::Remote(e) => e.side(),
             Error::Fs(e) => e.side(),
             Error::Contracts(e) => e.side(),
         }
@@ -95,12 +95,12 @@ impl Error {
 
     /// The file (from the root) the failure is about, when there is one: the table of origins
     /// for a name it already registers or a contract it must map; a wrapped error's own.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         match self {
             Error::AlreadyRegistered { .. } | Error::Ambiguous { .. } => {
                 Some(Location::file(MANIFEST_FILE))
             }
-            Error::Transport(e) => e.location(),
+            Error::Remote(e) => e.location(),
             Error::Fs(e) => e.location(),
             Error::Contracts(e) => e.location(),
             Error::NotACommit { .. }
@@ -167,7 +167,7 @@ mod tests {
                 None,
             ),
             // A wrapped error answers for itself.
-            (Error::Transport(transport()), Side::Input, None),
+            (Error::Remote(transport()), Side::Input, None),
             (
                 Error::Fs(asv_fs::Error::Symlink {
                     path: "a".to_owned(),

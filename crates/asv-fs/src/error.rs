@@ -3,7 +3,8 @@
 use std::fmt;
 use std::io;
 
-use crate::quote::DisplayPath;
+use asv_error::quote::DisplayPath;
+use asv_error::{Failure, Location, Side};
 
 /// What kind of file system entry stands at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,15 +109,16 @@ pub enum Error {
         path: String,
     },
     /// A system call failed (environment side).
-    #[error("{}: cannot {op}: {source}", DisplayPath(path))]
+    #[error("{}: cannot {op}: {error}", DisplayPath(path))]
     Io {
         /// The path the call was about.
         path: String,
         /// What the tool was doing ("read", "write", "rename into place", …).
         op: &'static str,
         /// The underlying failure.
-        #[source]
-        source: io::Error,
+        // The system's words end this message, where they are said: not also a source, or a
+        // chain joined with ": " would say them twice (issue 28 §1).
+        error: io::Error,
     },
     /// A file is larger than the tool reads of its kind; refused before a byte past the limit
     /// is read (input side).
@@ -171,7 +173,7 @@ pub enum Error {
     /// A run of this tool was killed while it changed the tree, and what it changed could not
     /// be put back before this run (environment side): the journal stays for the next try.
     #[error(
-        "{}: could not put back what an interrupted `{command}` changed: {source}; fix that and run the command again",
+        "{}: could not put back what an interrupted `{command}` changed: {cause}; fix that and run the command again",
         DisplayPath(journal)
     )]
     Recovery {
@@ -179,9 +181,8 @@ pub enum Error {
         journal: String,
         /// The interrupted command.
         command: String,
-        /// What failed.
-        #[source]
-        source: Box<Error>,
+        /// What failed. Said inside this message, before what to do, so not also a source.
+        cause: Box<Error>,
     },
     /// A journal in the tree is not one a writer may act on (input side): it was not written
     /// by this machine's run in this tree, or it names a path outside the tree, through a
@@ -385,61 +386,6 @@ pub struct StrandedEntry {
     pub parked: String,
 }
 
-/// Which side of a run a failure lies with, for the binary to word the refusal and pick the
-/// exit code. One definition for every crate: each crate's error answers `side()`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Side {
-    /// What the user gave: the tree read, a manifest's paths, a copy source, an argument.
-    Input,
-    /// Where the tool writes: what stands at a destination, or what a failed change left there.
-    Destination,
-    /// The machine or the network: a failing system call, a full disk, a missing permission, a
-    /// server that refused or answered wrongly, a limit reached.
-    Environment,
-    /// This tool: a state its own code should never reach (reported as `internal error:`).
-    Internal,
-}
-
-impl Side {
-    /// `input`, `destination`, `environment` or `internal`: the spelling of machine-readable
-    /// output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Side::Input => "input",
-            Side::Destination => "destination",
-            Side::Environment => "environment",
-            Side::Internal => "internal",
-        }
-    }
-}
-
-/// Where a failure is: a file (from the root, `/`-separated) and, where known, a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Location {
-    /// The file or directory.
-    pub file: String,
-    /// The line, when one line is at fault.
-    pub line: Option<usize>,
-}
-
-impl Location {
-    /// `file`, with no line.
-    pub fn file(file: impl Into<String>) -> Self {
-        Location {
-            file: file.into(),
-            line: None,
-        }
-    }
-
-    /// `file` at `line` (none when `None`).
-    pub fn at(file: impl Into<String>, line: Option<usize>) -> Self {
-        Location {
-            file: file.into(),
-            line,
-        }
-    }
-}
-
 /// "the source itself" for the empty path, else the path.
 struct SourceMember<'a>(&'a str);
 
@@ -529,8 +475,18 @@ impl Error {
         self.side() == Side::Input
     }
 
-    /// Which side the failure lies with: [`Side::Input`] exactly when [`Error::is_input`].
-    pub fn side(&self) -> Side {
+    pub(crate) fn io(path: &str, op: &'static str, source: io::Error) -> Self {
+        Error::Io {
+            path: path.to_owned(),
+            op,
+            error: source,
+        }
+    }
+}
+
+impl Failure for Error {
+    /// [`Side::Input`] exactly when [`Error::is_input`].
+    fn side(&self) -> Side {
         match self {
             Error::Symlink { .. }
             | Error::UnusableName { .. }
@@ -564,7 +520,7 @@ impl Error {
     }
 
     /// The file the failure is at.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         let path = match self {
             Error::Symlink { path }
             | Error::UnusableName { path, .. }
@@ -576,17 +532,28 @@ impl Error {
             | Error::Io { path, .. }
             | Error::Recovery { journal: path, .. }
             | Error::JournalRefused { journal: path, .. } => path,
-            _ => return None,
+            // These name their paths in the message (a destination, a copy source, the root);
+            // none of them is the one file a finding would point at.
+            Error::RootNotDirectory { .. }
+            | Error::RootMissing { .. }
+            | Error::CrossDevice { .. }
+            | Error::Busy { .. }
+            | Error::NotLocked { .. }
+            | Error::InjectedFault { .. }
+            | Error::InvalidDest { .. }
+            | Error::InvalidFillPath { .. }
+            | Error::DestOccupied { .. }
+            | Error::NotOwned { .. }
+            | Error::DestsOverlap { .. }
+            | Error::DestHoldsSource { .. }
+            | Error::SourceHoldsDest { .. }
+            | Error::SourceLink { .. }
+            | Error::SourceWrongKind { .. }
+            | Error::SourceUnreadable { .. }
+            | Error::DestChanged { .. }
+            | Error::RollbackIncomplete { .. } => return None,
         };
         Some(Location::file(path.clone()))
-    }
-
-    pub(crate) fn io(path: &str, op: &'static str, source: io::Error) -> Self {
-        Error::Io {
-            path: path.to_owned(),
-            op,
-            source,
-        }
     }
 }
 

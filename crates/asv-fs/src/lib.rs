@@ -34,7 +34,6 @@ mod faults;
 mod git_index;
 pub mod plan;
 pub mod platform;
-pub mod quote;
 mod reader;
 mod root;
 mod stamp;
@@ -44,7 +43,7 @@ pub use apply::{
     Applied, Interrupted, STATE_DIR, Warning, is_journal_name, is_journal_path,
     is_parked_tree_entry, is_tree_change_residue,
 };
-pub use error::{EntryKind, Error, JournalProblem, Location, Result, Side, StrandedEntry};
+pub use error::{EntryKind, Error, JournalProblem, Result, StrandedEntry};
 pub use plan::{
     Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
     PlannedChange, SharedBytes, TreeFile, Verdict,

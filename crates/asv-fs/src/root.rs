@@ -125,7 +125,7 @@ impl Root {
             Err(source) => Err(Error::Io {
                 path: root.display().to_string(),
                 op: "open the directory",
-                source,
+                error: source,
             }),
         }
     }

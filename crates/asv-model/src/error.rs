@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use asv_fs::quote::{DisplayPath, json_string};
-use asv_fs::{Location, Side};
+use asv_error::quote::{DisplayPath, json_string};
+use asv_error::{Failure, Location, Side};
 
 use crate::id::{ContractId, IdProblem};
 
@@ -198,10 +198,10 @@ pub enum Error {
     },
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with: the file the user gave, but for a guarded read (which
     /// says for itself) and rules gix-ignore cannot place (this tool's fault).
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),
             Error::Gitignore { .. } => Side::Internal,
@@ -211,7 +211,7 @@ impl Error {
 
     /// The file the failure is in (a SKILL.md for a declaration), with the line at fault when
     /// one is.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         Some(match self {
             Error::Fs(e) => return e.location(),
             Error::Gitignore { path, .. } => Location::file(path.clone()),

@@ -102,7 +102,7 @@ impl std::fmt::Display for FrontmatterProblem {
             FrontmatterProblem::OpeningLookalike { shown } => write!(
                 f,
                 "the line opening the frontmatter is not exactly '---': {}",
-                asv_fs::quote::json_string(shown)
+                asv_error::quote::json_string(shown)
             ),
             FrontmatterProblem::OpensBelowBlank { .. } => f.write_str(
                 "frontmatter has to open on the first line, and this document reaches '---' only below a blank one",
@@ -110,7 +110,7 @@ impl std::fmt::Display for FrontmatterProblem {
             FrontmatterProblem::ClosingLookalike { text, .. } => write!(
                 f,
                 "the line closing the frontmatter is not exactly '---': {}",
-                asv_fs::quote::json_string(text)
+                asv_error::quote::json_string(text)
             ),
             FrontmatterProblem::Unclosed => {
                 f.write_str("frontmatter opens with '---' but the closing '---' line is missing")

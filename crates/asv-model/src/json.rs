@@ -213,7 +213,7 @@ pub fn display_path<S: AsRef<str>>(path: &[S]) -> String {
             if plain {
                 key.to_owned()
             } else {
-                asv_fs::quote::json_string(key)
+                asv_error::quote::json_string(key)
             }
         })
         .collect::<Vec<_>>()

@@ -8,8 +8,8 @@
 use std::fmt;
 use std::io::ErrorKind;
 
-use asv_fs::quote::json_string;
-use asv_fs::{Location, Side};
+use asv_error::quote::json_string;
+use asv_error::{Failure, Location, Side};
 
 use crate::EntryMode;
 
@@ -89,7 +89,7 @@ pub enum Error {
     Fs(#[from] asv_fs::Error),
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with.
     ///
     /// A refusal whose remedy is to change what the user wrote (a URL, an owner or repository
@@ -97,7 +97,7 @@ impl Error {
     /// or holds, a limit reached and a failure of this machine (git missing, a temporary
     /// directory, a process group) lie with the environment. A stopped source answers with the
     /// side of the refusal that stopped it; guarded tree access answers for itself.
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Git { problem, .. } => problem.side(),
             Error::GitStopped { earlier, .. } => earlier.side(),
@@ -110,7 +110,7 @@ impl Error {
 
     /// The file (from the root) the failure is about: only guarded tree access has one; a
     /// transport's refusal is about another repository, never a file of the tree.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         match self {
             Error::Fs(e) => e.location(),
             Error::Git { .. }

@@ -49,7 +49,7 @@ pub(crate) fn base_changes(tree: &SkillTree, fill: asv_fs::Fill) -> [Change; 2] 
 /// already kept.
 ///
 /// # Errors
-/// [`Error::Tree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
+/// [`Error::SkillTree`] for a tree whose paths cannot be written ([`SkillTree::check_paths`]); a
 /// guarded-read or write failure.
 pub fn keep_base(root: &WriterLock<'_>, tree: &SkillTree) -> Result<(), Error> {
     let hash = tree.hash();
@@ -120,7 +120,7 @@ fn read_kept_base(root: &Root, hash: &str, stop: &AtomicBool) -> Result<Option<S
 /// already.
 ///
 /// # Errors
-/// [`Error::Tree`] for a tree whose paths cannot be written; a guarded-read failure.
+/// [`Error::SkillTree`] for a tree whose paths cannot be written; a guarded-read failure.
 pub(crate) fn base_change(root: &Root, tree: &SkillTree) -> Result<Vec<Change>, Error> {
     base_change_linking(root, tree, None)
 }

@@ -161,7 +161,7 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
 /// [`Error::NoInput`] for nothing at `input`; [`Error::LinkInput`] for a link there;
 /// [`Error::UnknownInput`] for anything but a directory, a ZIP or a gzipped tar;
 /// [`Error::Archive`] for an archive refused (unreadable, unsafe entries, past the limits);
-/// [`Error::Tree`] or [`Error::Fs`] for a link or special file in a directory;
+/// [`Error::SkillTree`] or [`Error::Fs`] for a link or special file in a directory;
 /// [`Error::NoSkill`] for an input that holds no skill.
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
     let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {

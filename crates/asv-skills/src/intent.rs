@@ -131,7 +131,7 @@ fn unknown(key: &str, place: &str, line: Option<usize>, known: &[&'static str]) 
     };
     format!(
         "{INTENT_FILE}{at}: unknown key {}{place}; {hint}",
-        asv_fs::quote::json_string(key)
+        asv_error::quote::json_string(key)
     )
 }
 
@@ -300,7 +300,7 @@ impl Intent {
                     && !ROW_KEYS.contains(&key.as_str())
                 {
                     let at = key_line(text, 4, key, line.unwrap_or(0));
-                    let place = format!(" in skill {}", asv_fs::quote::json_string(name));
+                    let place = format!(" in skill {}", asv_error::quote::json_string(name));
                     intent
                         .unknown_keys
                         .push(unknown(key, &place, at, &ROW_KEYS));
@@ -588,7 +588,7 @@ fn scalar(s: &str) -> String {
     if plain {
         s.to_owned()
     } else {
-        asv_fs::quote::json_string(s)
+        asv_error::quote::json_string(s)
     }
 }
 
@@ -772,7 +772,7 @@ fn edit_without_row(text: &str, name: &str) -> Result<String, Error> {
     };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     check_block(lines[start - 1], start)?;
-    let quoted = asv_fs::quote::json_string(name);
+    let quoted = asv_error::quote::json_string(name);
     let Some(row) = key_line(text, 2, name, start)
         .or_else(|| key_line(text, 2, &quoted[1..quoted.len() - 1], start))
     else {

@@ -435,6 +435,7 @@ mod tests {
 mod hostile {
     //! Issue 27 §3: a crafted lock names nothing the tool could not have written.
     use super::*;
+    use asv_error::Failure as _;
 
     fn hash(c: char) -> String {
         format!("sha256:{}", c.to_string().repeat(64))
@@ -601,7 +602,7 @@ mod hostile {
         );
         assert_eq!(
             e.location(),
-            Some(asv_fs::Location::at(SKILL_LOCK_FILE, Some(13)))
+            Some(asv_error::Location::at(SKILL_LOCK_FILE, Some(13)))
         );
     }
 }

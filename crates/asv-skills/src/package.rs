@@ -42,7 +42,7 @@ pub struct Packed {
 ///
 /// # Errors
 /// [`Error::Missing`] when nothing stands at `dir`, [`Error::Fs`] when a link or another kind
-/// of entry does; [`Error::Tree`] for a link or special file in the skill;
+/// of entry does; [`Error::SkillTree`] for a link or special file in the skill;
 /// [`Error::Invalid`] for a skill that breaks the rules; [`Error::TooLarge`] when its files
 /// hold more than [`API_LIMIT`] bytes; [`Error::Archive`] for a ZIP the writer refuses.
 ///

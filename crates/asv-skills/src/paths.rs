@@ -18,8 +18,7 @@ pub(crate) fn portable(label: &str, paths: &[String]) -> Result<(), Error> {
         None => Ok(()),
         Some(refusal) => Err(Error::Unwritable {
             input: label.to_owned(),
-            code: refusal.reason().code(),
-            refusal: refusal.to_string(),
+            refusal,
         }),
     }
 }

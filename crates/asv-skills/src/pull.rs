@@ -265,7 +265,7 @@ struct Writes {
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock
 /// does not hold; [`Error::Conflicted`] for a skill waiting for `skill resolve`;
 /// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::LinkedSkill`] for
-/// one that is a symbolic link; [`Error::Tree`] for a local copy holding a link or special file; as [`crate::upstream::take`] for upstream; [`Error::BaseMismatch`] for
+/// one that is a symbolic link; [`Error::SkillTree`] for a local copy holding a link or special file; as [`crate::upstream::take`] for upstream; [`Error::BaseMismatch`] for
 /// a base that no longer hashes as recorded; [`Error::Invalid`] for a merged result that
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as

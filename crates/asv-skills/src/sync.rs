@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use asv_error::Failure as _;
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
@@ -506,11 +507,11 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     let what = match differs {
                         Some(file) if was.is_some() => format!(
                             "{} differs from what skill sync placed there",
-                            asv_fs::quote::DisplayPath(&format!("{dest}/{file}"))
+                            asv_error::quote::DisplayPath(&format!("{dest}/{file}"))
                         ),
                         Some(file) => format!(
                             "it is not this tool's: {} differs from skills/{name}",
-                            asv_fs::quote::DisplayPath(&format!("{dest}/{file}"))
+                            asv_error::quote::DisplayPath(&format!("{dest}/{file}"))
                         ),
                         None => "it differs".to_owned(),
                     };

@@ -243,7 +243,7 @@ impl Finding {
     /// Where the finding is: the file, and `:<line>` when one line is at fault (a name with a
     /// control character JSON-quoted).
     pub fn location(&self) -> String {
-        let path = asv_fs::quote::DisplayPath(&self.path);
+        let path = asv_error::quote::DisplayPath(&self.path);
         match self.line {
             Some(line) => format!("{path}:{line}"),
             None => path.to_string(),

@@ -415,7 +415,7 @@ fn spill_dir() -> Result<(Arc<tempfile::TempDir>, String), Error> {
                     .map_err(|e| asv_fs::Error::Io {
                         path: std::env::temp_dir().display().to_string(),
                         op: "create directory",
-                        source: e,
+                        error: e,
                     })?,
             );
             spill.0 = Arc::downgrade(&dir);
@@ -457,7 +457,7 @@ impl SpillFile {
         Error::Fs(asv_fs::Error::Io {
             path: dir.path().join(name).display().to_string(),
             op,
-            source: e,
+            error: e,
         })
     }
 
@@ -667,6 +667,7 @@ impl From<String> for FileData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use asv_error::Failure as _;
 
     /// The spill directory is the process's: tests that spill and look at it take turns, or
     /// one test's files keep the directory another expects gone (`cargo test` runs tests as
@@ -764,7 +765,7 @@ mod tests {
                 ),
                 "{e:?}"
             );
-            assert_eq!(e.side(), asv_fs::Side::Internal);
+            assert_eq!(e.side(), asv_error::Side::Internal);
             let mut long = FileData::receiver_held_if(3, held).unwrap();
             long.write_all(b"ab").unwrap();
             assert!(long.write_all(b"cd").is_err());

@@ -1,6 +1,7 @@
 //! The one error type of `asv-skilltree`.
 
-use asv_fs::{EntryKind, Location, Side};
+use asv_error::{Failure, Location, Side};
+use asv_fs::EntryKind;
 
 use crate::path::PathProblem;
 
@@ -13,7 +14,7 @@ pub enum Error {
     /// An entry of a kind a skill cannot hold (input side).
     #[error(
         "{}: a skill holds only regular files and directories, found {kind}; remove it",
-        asv_fs::quote::DisplayPath(path)
+        asv_error::quote::DisplayPath(path)
     )]
     Unsupported {
         /// The entry.
@@ -24,8 +25,8 @@ pub enum Error {
     /// A strict read met an entry a plain read would skip (input side).
     #[error(
         "{}: {} would not be copied with the skill; remove it before taking the skill",
-        asv_fs::quote::DisplayPath(path),
-        asv_fs::quote::json_string(path.rsplit('/').next().unwrap_or(path))
+        asv_error::quote::DisplayPath(path),
+        asv_error::quote::json_string(path.rsplit('/').next().unwrap_or(path))
     )]
     IgnoredMetadata {
         /// The entry.
@@ -34,7 +35,7 @@ pub enum Error {
     /// A strict read's root is missing or not a directory (input side).
     #[error(
         "{}: {}; give the directory of a skill",
-        asv_fs::quote::DisplayPath(path),
+        asv_error::quote::DisplayPath(path),
         match found { None => "does not exist".to_owned(), Some(k) => format!("is {k}, not a directory") }
     )]
     NotADirectory {
@@ -46,7 +47,7 @@ pub enum Error {
     /// A tree path that could escape its skill root or cannot be written (input side).
     #[error(
         "{}: the path {problem}; a skill's paths are relative, `/`-separated, without `.` or `..`",
-        asv_fs::quote::json_string(path)
+        asv_error::quote::json_string(path)
     )]
     UnsafePath {
         /// The path as given.
@@ -57,7 +58,7 @@ pub enum Error {
     /// A tree holds a file where another of its files needs a directory (input side).
     #[error(
         "{}: is a file and a directory in one tree; keep one of them",
-        asv_fs::quote::json_string(path)
+        asv_error::quote::json_string(path)
     )]
     FileDirectory {
         /// The path that is both.
@@ -67,7 +68,7 @@ pub enum Error {
     /// passes it is read (input side).
     #[error(
         "{}: its files hold at least {size} bytes, over the {limit} bytes {what}; move large files out of it",
-        asv_fs::quote::DisplayPath(path)
+        asv_error::quote::DisplayPath(path)
     )]
     TooLarge {
         /// The directory read.
@@ -92,7 +93,7 @@ pub enum Error {
     /// Materializing into a directory that is not empty (destination side).
     #[error(
         "{}: is not empty; materialize into a new empty directory",
-        asv_fs::quote::DisplayPath(path)
+        asv_error::quote::DisplayPath(path)
     )]
     NotEmpty {
         /// The directory.
@@ -100,20 +101,25 @@ pub enum Error {
     },
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with: what a skill holds is the input's; a directory that
     /// is not empty where a tree is materialized is the destination's.
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),
             Error::NotEmpty { .. } => Side::Destination,
             Error::ReceivedLength { .. } => Side::Internal,
-            _ => Side::Input,
+            Error::Unsupported { .. }
+            | Error::IgnoredMetadata { .. }
+            | Error::NotADirectory { .. }
+            | Error::UnsafePath { .. }
+            | Error::FileDirectory { .. }
+            | Error::TooLarge { .. } => Side::Input,
         }
     }
 
     /// The entry the failure is about, as the tree names it.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         match self {
             Error::Fs(e) => e.location(),
             Error::Unsupported { path, .. }

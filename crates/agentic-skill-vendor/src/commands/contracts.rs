@@ -122,7 +122,7 @@ fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
             let path = format!("{}/{}", skill.dir(), asv_model::layout::SKILL_MANIFEST);
             format!(
                 "{}:{line}: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
-                asv_fs::quote::DisplayPath(&path)
+                asv_error::quote::DisplayPath(&path)
             )
         })
     }));
@@ -188,7 +188,7 @@ pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
                 .map(|path| {
                     format!(
                         "{}: put back — it was edited by hand; a copy is written from its canonical text, so edit that instead",
-                        asv_fs::quote::DisplayPath(path)
+                        asv_error::quote::DisplayPath(path)
                     )
                 })
                 .collect();
@@ -197,13 +197,13 @@ pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
             report.warnings.extend(foreign_replaced.iter().map(|path| {
                 format!(
                     "{}: replaced — it was not written by this tool, and references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
-                    asv_fs::quote::DisplayPath(path)
+                    asv_error::quote::DisplayPath(path)
                 )
             }));
             report.warnings.extend(foreign_removed.iter().map(|path| {
                 format!(
                     "{}: removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
-                    asv_fs::quote::DisplayPath(path)
+                    asv_error::quote::DisplayPath(path)
                 )
             }));
             report

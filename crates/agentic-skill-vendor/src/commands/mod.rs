@@ -75,7 +75,7 @@ fn recovered_message(run: &asv_fs::Interrupted) -> String {
     };
     format!(
         "{}: {done} `{}`, which was killed part-way; rerun it if it is not this command",
-        asv_fs::quote::DisplayPath(&run.journal),
+        asv_error::quote::DisplayPath(&run.journal),
         run.command
     )
 }

@@ -24,7 +24,7 @@ pub fn interrupted(format: Format, run: &asv_fs::Interrupted) -> String {
         // Not a run this tool will put right: a file to delete, said as the writers say it.
         let message = format!(
             "{}: a journal no command acts on: {problem}; if no run of agentic-skill-vendor is changing this repository, delete this file",
-            asv_fs::quote::DisplayPath(&run.journal)
+            asv_error::quote::DisplayPath(&run.journal)
         );
         return Line::new(Level::Error, "journal-refused", message)
             .at(&run.journal)
@@ -32,7 +32,7 @@ pub fn interrupted(format: Format, run: &asv_fs::Interrupted) -> String {
     }
     let message = format!(
         "{}: `{}` was killed while it changed the tree, which is part old, part new; run it again (a command that writes first {} what it changed)",
-        asv_fs::quote::DisplayPath(&run.journal),
+        asv_error::quote::DisplayPath(&run.journal),
         run.command,
         if run.committed {
             "finishes"
@@ -90,8 +90,8 @@ pub fn made(format: Format, made: &asv_contracts::init::Made) -> String {
 /// (an error annotation at the file and line it names).
 pub fn refusal(
     format: Format,
-    side: asv_fs::Side,
-    location: Option<&asv_fs::Location>,
+    side: asv_error::Side,
+    location: Option<&asv_error::Location>,
     message: &str,
 ) -> String {
     Line {

@@ -53,7 +53,7 @@ pub fn added(format: Format, a: &Added) -> String {
     let message = match a.named_by {
         NamedBy::Manifest if a.name != a.upstream => format!(
             "{message}; named by its SKILL.md (upstream directory {})",
-            asv_fs::quote::DisplayPath(&a.upstream)
+            asv_error::quote::DisplayPath(&a.upstream)
         ),
         NamedBy::Directory => {
             format!("{message}; named after its directory (its SKILL.md gives no usable name)")
@@ -265,7 +265,7 @@ pub fn planned(
     let mut message = format!(
         "{} {shown_root}{}",
         planned.action(),
-        asv_fs::quote::DisplayPath(planned.dest())
+        asv_error::quote::DisplayPath(planned.dest())
     );
     if let Some(reason) = planned.reason().filter(|_| reasons) {
         message.push_str(&format!(" ({reason})"));

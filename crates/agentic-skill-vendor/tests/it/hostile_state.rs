@@ -213,7 +213,7 @@ fn a_projection_outside_a_known_agent_directory_is_refused_by_every_command() {
                 let at = asv_model::json::display_path(&["projections", &dir, &name]);
                 let says = format!(
                     "{LOCK}:{ENTRY_LINE}: {at}: {} {UNKNOWN_DIR}",
-                    asv_fs::quote::json_string(&dir)
+                    asv_error::quote::json_string(&dir)
                 );
                 (lock, says)
             });
@@ -241,7 +241,7 @@ fn a_projection_whose_name_is_not_a_skill_name_is_refused_by_every_command() {
             let at = asv_model::json::display_path(&["projections", ".claude/skills", name]);
             let says = format!(
                 "{LOCK}:{ENTRY_LINE}: {at}: the skill name {} {why}; remove the entry (skill sync records again what it places and claims identical copies)",
-                asv_fs::quote::json_string(name)
+                asv_error::quote::json_string(name)
             );
             (lock, says)
         });
@@ -457,7 +457,7 @@ fn a_crafted_contract_lock_is_refused_by_gen_and_verify() {
         );
         let says = format!(
             "{CONTRACT_LOCK}: placements.{} does not name one skill directory{CONTRACT_ADVICE}",
-            asv_fs::quote::json_string(skill)
+            asv_error::quote::json_string(skill)
         );
         rows.push((format!("skill {skill:?}"), text, says));
     }
@@ -540,7 +540,7 @@ fn an_intent_row_whose_path_leaves_its_source_is_refused_and_reported() {
         let line = text[..text.find("path:").unwrap()].lines().count();
         let says = format!(
             "vendor-skills.yaml:{line}: the path {} of the skill \"pdf\" {why}; give . or the skill's directory inside its source as a plain relative path",
-            asv_fs::quote::json_string(path)
+            asv_error::quote::json_string(path)
         );
         let before = world.guarded();
         for args in [

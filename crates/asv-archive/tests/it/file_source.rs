@@ -7,8 +7,9 @@ use std::io::Write;
 use crate::support;
 
 use asv_archive::{
-    Archive, Detail, Error, Format, Limits, ReadOptions, Reason, Side, Source, open_archive_file,
+    Archive, Detail, Error, Format, Limits, ReadOptions, Reason, Source, open_archive_file,
 };
+use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, tgz};
 
 fn options(format: Format) -> ReadOptions {
@@ -199,7 +200,7 @@ fn a_failing_writer_is_its_own_error_naming_archive_and_entry() {
                 Error::WriteEntry {
                     archive: named,
                     entry: name,
-                    source,
+                    error: source,
                 } => {
                     assert_eq!(named, &path.display().to_string());
                     assert_eq!(name, &entry.name);

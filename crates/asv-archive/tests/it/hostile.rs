@@ -3,7 +3,8 @@
 
 use crate::support;
 
-use asv_archive::{Archive, Error, Format, Limits, ReadOptions, ReadProblem, Reason, Side, Source};
+use asv_archive::{Archive, Error, Format, Limits, ReadOptions, ReadProblem, Reason, Source};
+use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, gzip, tar, tgz};
 
 struct Row {

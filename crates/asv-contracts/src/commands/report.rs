@@ -3,7 +3,7 @@
 //! Each value knows its stable kind code and the text of its compatibility line; the binary
 //! chooses how to print them (plain lines, JSON, GitHub annotations).
 
-use asv_fs::quote::DisplayPath;
+use asv_error::quote::DisplayPath;
 
 use crate::digest::Digest;
 use crate::id::ContractId;
@@ -376,7 +376,7 @@ impl Violation {
             Violation::AbsolutePath { path, line, text } => format!(
                 "{}:{line}: absolute reference {}",
                 DisplayPath(path),
-                asv_fs::quote::json_string(text)
+                asv_error::quote::json_string(text)
             ),
             Violation::SymlinkEscape { path } => format!(
                 "{}: symlink resolves outside the skill directory",

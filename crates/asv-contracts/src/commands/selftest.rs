@@ -106,8 +106,8 @@ pub fn check() -> Checked {
             .filter(|v| v.computed != v.expected)
             .map(|v| Violation::SelfTest {
                 name: v.name.to_owned(),
-                computed: asv_fs::quote::json_string(&v.computed),
-                expected: asv_fs::quote::json_string(&v.expected),
+                computed: asv_error::quote::json_string(&v.computed),
+                expected: asv_error::quote::json_string(&v.expected),
             })
             .collect(),
     }
@@ -121,8 +121,8 @@ mod tests {
     fn a_wrong_vector_is_reported_with_both_values() {
         let v = Violation::SelfTest {
             name: "conformance framing".into(),
-            computed: asv_fs::quote::json_string("x"),
-            expected: asv_fs::quote::json_string("y"),
+            computed: asv_error::quote::json_string("x"),
+            expected: asv_error::quote::json_string("y"),
         };
         assert_eq!(
             v.line_text(),

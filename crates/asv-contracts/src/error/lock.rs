@@ -1,6 +1,6 @@
 //! What is wrong with `vendor-lock.json`.
 
-use asv_fs::quote::DisplayPath;
+use asv_error::quote::DisplayPath;
 
 /// What is wrong with `vendor-lock.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +77,7 @@ impl std::fmt::Display for LockProblem {
                 write!(
                     f,
                     "line {line}: the key {} appears twice",
-                    asv_fs::quote::json_string(key)
+                    asv_error::quote::json_string(key)
                 )?;
                 if !within.is_empty() {
                     write!(f, " in {}", asv_model::json::display_path(within))?;
@@ -89,12 +89,12 @@ impl std::fmt::Display for LockProblem {
             LockProblem::BadResolutionId(id) => write!(
                 f,
                 "resolutions has the key {}, which is not a contract id",
-                asv_fs::quote::json_string(id)
+                asv_error::quote::json_string(id)
             ),
             LockProblem::BadDependency(skill) => write!(
                 f,
                 "dependencies has the key {}, which does not name one skill directory",
-                asv_fs::quote::json_string(skill)
+                asv_error::quote::json_string(skill)
             ),
             LockProblem::ResolutionNotObject(id) => write!(f, "resolutions.{id} is not an object"),
             LockProblem::BadDigest { id, field } => write!(

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use asv_fs::quote::json_string;
+use asv_error::quote::json_string;
 
 use crate::id::{ContractId, IdProblem};
 use crate::source::{RepositoryProblem, SourceName, SourceNameProblem};

@@ -4,8 +4,8 @@
 //! preformatted text; each problem's `Display` words it exactly as the TypeScript tool and
 //! earlier releases did, so the printed lines do not change (issue 12).
 
-use asv_fs::quote::DisplayPath;
-use asv_fs::{Location, Side};
+use asv_error::quote::DisplayPath;
+use asv_error::{Failure, Location, Side};
 
 use crate::id::ContractId;
 use crate::lock::{ContractKind, LOCK_FILE};
@@ -180,7 +180,7 @@ fn remote_list(contracts: &[(crate::id::ContractId, String)]) -> String {
         .join(", ")
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with.
     ///
     /// A guarded tree access answers for itself; a `gen` stopped part-way lies with the
@@ -188,7 +188,7 @@ impl Error {
     /// tool's fault ([`GitignoreProblem::Unplaceable`]); every other refusal lies with the
     /// input: the tree, the table, the lock or the cache the user gave. A refusal of raw-byte
     /// dests ([`Error::Placement`]) says itself ([`PlacementProblem::side`]).
-    pub fn side(&self) -> Side {
+    fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),
             Error::Interrupted { .. } | Error::RolledBack { .. } => Side::Destination,
@@ -213,7 +213,7 @@ impl Error {
     /// SKILL.md of a declaration, `vendor-manifest.yaml` of a table refusal, `vendor-lock.json`
     /// of a lock refusal or a pin, the file of a guarded access. `None` for what no one file
     /// holds: a missing `skills/`, the cache, clashing dests of a skill.
-    pub fn location(&self) -> Option<Location> {
+    fn location(&self) -> Option<Location> {
         match self {
             Error::Fs(e) => e.location(),
             Error::Interrupted { source } | Error::RolledBack { source } => source.location(),
@@ -226,15 +226,17 @@ impl Error {
             }
             Error::Manifest { line, .. } => Some(Location::at(MANIFEST_FILE, *line)),
             Error::KindChanged { .. } => Some(Location::file(MANIFEST_FILE)),
-            Error::Lock { problem } => Some(Location::at(
-                LOCK_FILE,
-                match problem {
-                    LockProblem::NotJson { line, .. } | LockProblem::DuplicateKey { line, .. } => {
-                        Some(*line)
-                    }
-                    _ => None,
-                },
-            )),
+            Error::Lock { problem } => {
+                // Only a lock that does not parse has one line at fault.
+                let line = if let LockProblem::NotJson { line, .. }
+                | LockProblem::DuplicateKey { line, .. } = problem
+                {
+                    Some(*line)
+                } else {
+                    None
+                };
+                Some(Location::at(LOCK_FILE, line))
+            }
             Error::LegacyLock => Some(Location::file(crate::repository::LEGACY_LOCK_FILE)),
             Error::PinnedElsewhere { .. } | Error::Unpinned { .. } => {
                 Some(Location::file(LOCK_FILE))

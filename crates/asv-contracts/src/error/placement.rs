@@ -1,7 +1,7 @@
 //! Why raw-byte dests cannot be combined, written or cleared.
 
-use asv_fs::Side;
-use asv_fs::quote::DisplayPath;
+use asv_error::Side;
+use asv_error::quote::DisplayPath;
 
 use super::Error;
 use crate::placement::DestKind;
@@ -165,7 +165,7 @@ impl PlacementProblem {
 
 impl std::fmt::Display for PlacementProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use asv_fs::quote::json_string;
+        use asv_error::quote::json_string;
         match self {
             PlacementProblem::DestsOverlap {
                 skill,

@@ -381,7 +381,7 @@ fn sides_and_locations() {
                     asv_fs::Error::Io {
                         path: "skills/a/x".into(),
                         op: "write",
-                        source: io(),
+                        error: io(),
                     }
                     .into(),
                 ),
@@ -533,7 +533,7 @@ fn gen_apply_failures_are_worded_by_how_far_they_got() {
     let io = || asv_fs::Error::Io {
         path: "skills/a/references/vendor/x.md".into(),
         op: "write",
-        source: std::io::Error::from_raw_os_error(28),
+        error: std::io::Error::from_raw_os_error(28),
     };
     let rolled_back = Error::from_gen_apply(io());
     assert!(matches!(rolled_back, Error::RolledBack { .. }));

@@ -125,7 +125,7 @@ pub(crate) fn write_value(out: &mut impl Sink, value: &Value, level: usize) {
         Value::Null => out.put("null"),
         Value::Bool(b) => out.put(if *b { "true" } else { "false" }),
         Value::Number(n) => out.put(&n.to_string()),
-        Value::String(s) => out.put(&asv_fs::quote::json_string(s)),
+        Value::String(s) => out.put(&asv_error::quote::json_string(s)),
         Value::Array(items) => {
             if items.is_empty() {
                 out.put("[]");
@@ -153,7 +153,7 @@ pub(crate) fn write_value(out: &mut impl Sink, value: &Value, level: usize) {
             out.put("{\n");
             for (i, key) in keys.iter().enumerate() {
                 indent(out, level + 1);
-                out.put(&asv_fs::quote::json_string(key));
+                out.put(&asv_error::quote::json_string(key));
                 out.put(": ");
                 if let Some(v) = map.get(*key) {
                     write_value(out, v, level + 1);

@@ -409,7 +409,7 @@ fn parse_placements(map: Map<String, Value>) -> Result<Placements, Error> {
     for (skill, dests) in map {
         if !is_skill_name(&skill) {
             return Err(problem(LockProblem::BadPlacement {
-                at: format!("placements.{}", asv_fs::quote::json_string(&skill)),
+                at: format!("placements.{}", asv_error::quote::json_string(&skill)),
                 what: "does not name one skill directory",
             }));
         }
@@ -570,7 +570,7 @@ impl LockView<'_> {
         out.put("{\n");
         for (i, (key, value)) in parts.iter().enumerate() {
             json::indent(out, 1);
-            out.put(&asv_fs::quote::json_string(key));
+            out.put(&asv_error::quote::json_string(key));
             out.put(": ");
             match value {
                 Some(value) => json::write_value(out, value, 1),
@@ -600,12 +600,12 @@ impl LockView<'_> {
         out.put("{\n");
         for (i, (skill, ids)) in entries.iter().enumerate() {
             json::indent(out, 2);
-            out.put(&asv_fs::quote::json_string(skill));
+            out.put(&asv_error::quote::json_string(skill));
             out.put(": [\n");
             let sorted = sorted_ids(ids);
             for (j, id) in sorted.iter().enumerate() {
                 json::indent(out, 3);
-                out.put(&asv_fs::quote::json_string(id));
+                out.put(&asv_error::quote::json_string(id));
                 if j + 1 < sorted.len() {
                     out.put(",");
                 }

@@ -53,27 +53,31 @@ pub struct UnknownKey {
 
 impl fmt::Display for UnknownKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown key {}", asv_fs::quote::json_string(&self.key))?;
+        write!(
+            f,
+            "unknown key {}",
+            asv_error::quote::json_string(&self.key)
+        )?;
         match &self.place {
             KeyPlace::Top => {}
             KeyPlace::Contract(id) => {
-                write!(f, " in contract {}", asv_fs::quote::json_string(id))?;
+                write!(f, " in contract {}", asv_error::quote::json_string(id))?;
             }
             KeyPlace::Source(name) => {
-                write!(f, " in source {}", asv_fs::quote::json_string(name))?;
+                write!(f, " in source {}", asv_error::quote::json_string(name))?;
             }
             KeyPlace::Resolution(id) => {
                 write!(
                     f,
                     " in the resolution of {}",
-                    asv_fs::quote::json_string(id)
+                    asv_error::quote::json_string(id)
                 )?;
             }
             KeyPlace::Placement(skill, dest) => write!(
                 f,
                 " in the placement of {} in skill {}",
-                asv_fs::quote::json_string(dest),
-                asv_fs::quote::json_string(skill)
+                asv_error::quote::json_string(dest),
+                asv_error::quote::json_string(skill)
             )?,
         }
         match self.suggestion {
@@ -215,7 +219,7 @@ fn lock_line(lines: &[&str], path: &[&str]) -> Option<usize> {
     let mut at = 0;
     for (depth, key) in path.iter().enumerate() {
         let indent = " ".repeat(2 * (depth + 1));
-        let head = format!("{indent}{}:", asv_fs::quote::json_string(key));
+        let head = format!("{indent}{}:", asv_error::quote::json_string(key));
         let mut found = None;
         // The search opens below the line that opened the object (the first line: `{`).
         for (i, line) in lines.iter().enumerate().skip(at + 1) {

@@ -82,8 +82,8 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "{}: the previous {} could not be removed after the change ({error}); the next command that writes removes it",
-                crate::quote::DisplayPath(parked),
-                crate::quote::DisplayPath(dest)
+                asv_error::quote::DisplayPath(parked),
+                asv_error::quote::DisplayPath(dest)
             ),
         }
     }

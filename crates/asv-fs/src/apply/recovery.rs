@@ -267,7 +267,7 @@ impl Root {
                     return Err(Error::Recovery {
                         journal: rel.clone(),
                         command: record.command.clone(),
-                        source: Box::new(source),
+                        cause: Box::new(source),
                     });
                 }
             }
@@ -441,7 +441,7 @@ fn recover(applier: &Applier<'_, '_>, record: &Record) -> Result<()> {
                 let aside = staged_name(dest, run);
                 match applier.rename_noreplace(dest, &aside, "move aside") {
                     Ok(()) => break aside,
-                    Err(Error::Io { source, .. })
+                    Err(Error::Io { error: source, .. })
                         if source.kind() == io::ErrorKind::AlreadyExists => {}
                     Err(e) => return Err(e),
                 }

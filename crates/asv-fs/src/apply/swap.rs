@@ -15,7 +15,7 @@ impl Applier<'_, '_> {
             let parked = parked_name(dest, &self.run);
             match self.rename_noreplace(from, &parked, "park the previous entry") {
                 Ok(()) => return Ok(parked),
-                Err(Error::Io { source, .. }) if is_exists(&source) => continue,
+                Err(Error::Io { error: source, .. }) if is_exists(&source) => continue,
                 Err(e) => return Err(e),
             }
         }

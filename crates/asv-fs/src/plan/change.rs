@@ -562,7 +562,7 @@ impl fmt::Display for PlannedChange {
             f,
             "{} {}",
             self.action,
-            crate::quote::DisplayPath(&self.dest)
+            asv_error::quote::DisplayPath(&self.dest)
         )?;
         if let Some(reason) = &self.reason {
             write!(f, " ({reason})")?;

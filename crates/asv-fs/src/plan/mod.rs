@@ -410,7 +410,8 @@ impl<'t> Plan<'t> {
                         let planned = &mut entries[i].planned;
                         planned.action = Action::Keep;
                         planned.reason = Some(
-                            format!("holds the kept {}", crate::quote::DisplayPath(&inner)).into(),
+                            format!("holds the kept {}", asv_error::quote::DisplayPath(&inner))
+                                .into(),
                         );
                     }
                 }
@@ -437,7 +438,7 @@ impl<'t> Plan<'t> {
                     planned.reason = Some(if outer_dest == dest {
                         "also changed by an earlier change".into()
                     } else {
-                        format!("inside {}", crate::quote::DisplayPath(&outer_dest)).into()
+                        format!("inside {}", asv_error::quote::DisplayPath(&outer_dest)).into()
                     });
                     continue;
                 }

@@ -11,6 +11,7 @@ use common::ApplyLocked as _;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use asv_error::Failure as _;
 use asv_fs::apply::FaultPlan;
 use asv_fs::{Change, Content, Error, Fill, NewFile, Ownership, Plan, Root, Verdict};
 use common::{Node, chmod, put, recovered, snapshot, subtree, without_residue};
@@ -413,7 +414,7 @@ fn rollback_incomplete_message() {
         assert!(asv_fs::is_parked_tree_entry(
             entry.parked.rsplit('/').next().unwrap()
         ));
-        assert_eq!(error.side(), asv_fs::Side::Destination);
+        assert_eq!(error.side(), asv_error::Side::Destination);
         let mut want = format!(
             "could not undo an interrupted change: the previous {} is parked at {}",
             entry.dest, entry.parked

@@ -11,8 +11,9 @@ use common::ApplyLocked as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use asv_error::{Failure as _, Side};
 use asv_fs::{
-    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Root, Side, Verdict,
+    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Root, Verdict,
 };
 use common::{Node, chmod, link, put, snapshot};
 

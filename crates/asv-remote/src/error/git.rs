@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use asv_fs::Side;
+use asv_error::Side;
 
 use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown};
 use crate::ObjectFormat;
@@ -528,6 +528,7 @@ impl GitFailure {
 mod tests {
     use super::*;
     use crate::error::ListedKind;
+    use asv_error::Failure as _;
     use std::os::unix::process::ExitStatusExt as _;
 
     #[test]

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::time::Duration;
 
-use asv_fs::Side;
+use asv_error::Side;
 
 use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown};
 use crate::ObjectFormat;
@@ -436,6 +436,7 @@ impl fmt::Display for GitHubProblem {
 mod tests {
     use super::*;
     use crate::error::ListedKind;
+    use asv_error::Failure as _;
 
     fn file() -> FileAt {
         FileAt {

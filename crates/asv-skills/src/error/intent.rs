@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use asv_fs::quote::json_string;
+use asv_error::quote::json_string;
 
 /// What is wrong with `vendor-skills.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,12 +67,12 @@ impl fmt::Display for IntentProblem {
             IntentProblem::Field { name, field } => write!(
                 f,
                 "the skill {} needs {field}: as a string (source: owner/repo, a git URL or a local directory; path: the skill's directory in it)",
-                asv_fs::quote::json_string(name)
+                asv_error::quote::json_string(name)
             ),
             IntentProblem::BadName { name, problem } => write!(
                 f,
                 "the skill name {} {problem}",
-                asv_fs::quote::json_string(name)
+                asv_error::quote::json_string(name)
             ),
             IntentProblem::BadPath {
                 name,
@@ -89,7 +89,7 @@ impl fmt::Display for IntentProblem {
                 nearest,
                 known,
             } => {
-                write!(f, "the target {} names no agent", asv_fs::quote::json_string(name))?;
+                write!(f, "the target {} names no agent", asv_error::quote::json_string(name))?;
                 if !nearest.is_empty() {
                     write!(f, "; did you mean {}?", nearest.join(" or "))?;
                 }

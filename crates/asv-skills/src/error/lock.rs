@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use asv_fs::quote::json_string;
+use asv_error::quote::json_string;
 
 /// What is wrong with `vendor-skills-lock.json`.
 #[derive(Debug)]

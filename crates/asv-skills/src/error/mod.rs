@@ -6,7 +6,8 @@
 
 use std::fmt;
 
-use asv_fs::quote::{DisplayPath, json_string};
+use asv_error::quote::{DisplayPath, json_string};
+use asv_error::{Failure, Location, Side};
 
 mod intent;
 mod lock;
@@ -29,7 +30,7 @@ pub enum Error {
     Model(#[from] asv_model::Error),
     /// The skill tree model refused a tree (a link, a path that escapes, …).
     #[error(transparent)]
-    Tree(#[from] asv_skilltree::Error),
+    SkillTree(#[from] asv_skilltree::Error),
     /// A source transport refused or failed.
     #[error(transparent)]
     Remote(#[from] asv_remote::Error),
@@ -48,8 +49,8 @@ pub enum Error {
     /// side): sync never moves a pin.
     #[error(
         "vendor-skills.yaml asks for {name} with {field} {}, the lock pins {}; to take it from there, run skill remove {name} and then {again} (or put the row back as it was)",
-        intent.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned()),
-        lock.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "none".to_owned())
+        intent.as_deref().map(asv_error::quote::json_string).unwrap_or_else(|| "none".to_owned()),
+        lock.as_deref().map(asv_error::quote::json_string).unwrap_or_else(|| "none".to_owned())
     )]
     IntentDiffers {
         /// The skill.
@@ -66,7 +67,7 @@ pub enum Error {
     /// The intent names a skill under a name its SKILL.md does not give (input side).
     #[error(
         "vendor-skills.yaml wants {name}, but that skill's SKILL.md is named {}; name the row as the skill is named, or take it under another name with skill add --name",
-        found.as_deref().map(asv_fs::quote::json_string).unwrap_or_else(|| "nothing".to_owned())
+        found.as_deref().map(asv_error::quote::json_string).unwrap_or_else(|| "nothing".to_owned())
     )]
     IntentName {
         /// The row's name.
@@ -173,16 +174,16 @@ pub enum Error {
     },
     /// A path of an install input that cannot be written on every host (input side).
     #[error(
-        "{} refused ({code}): {refusal}; rename it and try again",
-        DisplayPath(input)
+        "{} refused ({}): {refusal}; rename it and try again",
+        DisplayPath(input),
+        refusal.reason().code()
     )]
     Unwritable {
         /// The input as given.
         input: String,
-        /// The entry policy's reason code (`unsafe-name`, `name-clash`).
-        code: &'static str,
-        /// The refusal, naming the path.
-        refusal: String,
+        /// The entry policy's refusal, naming the path; its reason gives the code
+        /// (`unsafe-name`, `name-clash`).
+        refusal: asv_archive::Refusal,
     },
     /// An install input that is a symbolic link (input side).
     #[error(
@@ -615,18 +616,17 @@ pub enum Error {
     },
 }
 
-impl Error {
+impl Failure for Error {
     /// Which side the failure lies with. The wrapped errors answer for themselves; a source
     /// that answers wrongly (a commit id that is none, a base that no longer hashes as
     /// recorded) lies with the environment; something standing where a skill goes lies with
     /// the destination; every other refusal lies with the input the user gave.
-    pub fn side(&self) -> asv_fs::Side {
-        use asv_fs::Side;
+    fn side(&self) -> Side {
         match self {
             Error::PullRefused { source, .. } => source.side(),
             Error::Fs(e) => e.side(),
             Error::Model(e) => e.side(),
-            Error::Tree(e) => e.side(),
+            Error::SkillTree(e) => e.side(),
             Error::Archive(e) => e.side(),
             // The transport knows whose a refusal is: a bad URL or ref is the input's, a
             // server's answer or a limit the environment's.
@@ -639,18 +639,61 @@ impl Error {
             | Error::OccupiedForAll { .. }
             | Error::ProjectionEdited { .. }
             | Error::ProjectionDir { .. } => Side::Destination,
-            _ => Side::Input,
+            Error::Intent { .. }
+            | Error::IntentDiffers { .. }
+            | Error::IntentName { .. }
+            | Error::DropEdited { .. }
+            | Error::TooLarge { .. }
+            | Error::Residue { .. }
+            | Error::NoSkill { .. }
+            | Error::NoInput { .. }
+            | Error::UnknownInput { .. }
+            | Error::NoTarget
+            | Error::Unwritable { .. }
+            | Error::LinkInput { .. }
+            | Error::DuplicateSkill { .. }
+            | Error::Lock { .. }
+            | Error::Repository { .. }
+            | Error::Rename { .. }
+            | Error::RefDiffers { .. }
+            | Error::RangeUnsupported { .. }
+            | Error::NoTagInRange { .. }
+            | Error::RefWithoutRepository { .. }
+            | Error::PathEscapes { .. }
+            | Error::NotInSource { .. }
+            | Error::NoSkillsUnder { .. }
+            | Error::UnsupportedEntry { .. }
+            | Error::WorkingTreeRemote { .. }
+            | Error::BadName { .. }
+            | Error::Unnamed { .. }
+            | Error::SameName { .. }
+            | Error::Refused { .. }
+            | Error::Invalid { .. }
+            | Error::AlreadyImported { .. }
+            | Error::NotImported { .. }
+            | Error::Missing { .. }
+            | Error::LinkedSkill { .. }
+            | Error::MissingImported { .. }
+            | Error::BaseUnavailable { .. }
+            | Error::Conflicted { .. }
+            | Error::NotConflicted { .. }
+            | Error::MarkersRemain { .. }
+            | Error::WouldLose { .. }
+            | Error::OwnSkill { .. }
+            | Error::NotImportedAmong { .. } => Side::Input,
         }
     }
 
     /// The file or directory the failure is about, when there is one.
-    pub fn location(&self) -> Option<asv_fs::Location> {
-        use asv_fs::Location;
+    fn location(&self) -> Option<Location> {
         match self {
             Error::PullRefused { source, .. } => source.location(),
             Error::Fs(e) => e.location(),
             Error::Model(e) => e.location(),
-            Error::Tree(e) => e.location(),
+            Error::SkillTree(e) => e.location(),
+            // The transport knows the file of a guarded access it made (issue 28 §1).
+            Error::Remote(e) => e.location(),
+            Error::Archive(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
             Error::Refused { refused, .. } => refused.first().and_then(Error::location),
             Error::Lock {
@@ -659,9 +702,11 @@ impl Error {
                 problem,
             } => Some(Location::at(
                 path.clone(),
-                match problem {
-                    LockProblem::NotValid(e) => Some(e.line()),
-                    _ => *line,
+                // A lock that does not parse knows its line itself.
+                if let LockProblem::NotValid(e) = problem {
+                    Some(e.line())
+                } else {
+                    *line
                 },
             )),
             Error::Intent { line, .. } => {
@@ -696,7 +741,28 @@ impl Error {
             | Error::LinkInput { input }
             | Error::DuplicateSkill { input, .. }
             | Error::Unwritable { input, .. } => Some(Location::file(input.clone())),
-            _ => None,
+            // What a source refuses is about another repository, or about no one file.
+            Error::NoTarget
+            | Error::Repository { .. }
+            | Error::Rename { .. }
+            | Error::RangeUnsupported { .. }
+            | Error::NoTagInRange { .. }
+            | Error::NotACommit { .. }
+            | Error::RefWithoutRepository { .. }
+            | Error::PathEscapes { .. }
+            | Error::NotInSource { .. }
+            | Error::NoSkillsUnder { .. }
+            | Error::UnsupportedEntry { .. }
+            | Error::WorkingTreeRemote { .. }
+            | Error::BadName { .. }
+            | Error::Unnamed { .. }
+            | Error::SameName { .. }
+            | Error::AlreadyImported { .. }
+            | Error::NotImported { .. }
+            | Error::BaseMismatch { .. }
+            | Error::Conflicted { .. }
+            | Error::NotConflicted { .. }
+            | Error::NotImportedAmong { .. } => None,
         }
     }
 }
@@ -857,7 +923,7 @@ fn more_errors(more: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use asv_fs::{Location, Side};
+    use asv_error::{Location, Side};
 
     fn lock(problem: LockProblem) -> Error {
         Error::Lock {
@@ -974,6 +1040,6 @@ mod tests {
         let input = Error::Remote(asv_remote::Error::Fs(asv_fs::Error::Symlink {
             path: "skills/a".into(),
         }));
-        assert_eq!(input.side(), asv_fs::Side::Input);
+        assert_eq!(input.side(), asv_error::Side::Input);
     }
 }

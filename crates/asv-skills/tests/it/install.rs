@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use asv_archive::{FileEntry, Reason, zip_files};
+use asv_error::Failure as _;
 use asv_skills::Error;
 use asv_skills::install::{InstallOptions, Installed, Scope, Target, find, install};
 use asv_skilltree::SkillTree;
@@ -86,7 +87,10 @@ fn find_takes_a_root_skill_whole_or_each_top_level_skill() {
     std::os::unix::fs::symlink("SKILL.md", input.path().join("pdf/link")).unwrap();
     let e = find(input.path(), "input").unwrap_err();
     assert!(
-        matches!(e, Error::Tree(asv_skilltree::Error::Unsupported { .. })),
+        matches!(
+            e,
+            Error::SkillTree(asv_skilltree::Error::Unsupported { .. })
+        ),
         "{e:?}"
     );
     // A root SKILL.md makes the whole input one skill, named by its name: field…
@@ -127,7 +131,7 @@ fn inputs_that_hold_no_skill_are_refused_by_name() {
     for (name, want) in rows {
         let e = find(&input.path().join(name), "label").unwrap_err();
         assert!(want(&e), "{name}: {e:?}");
-        assert_eq!(e.side(), asv_fs::Side::Input, "{name}");
+        assert_eq!(e.side(), asv_error::Side::Input, "{name}");
     }
 }
 
@@ -256,7 +260,7 @@ fn one_occupied_destination_refuses_the_whole_install_and_force_replaces() {
         matches!(&e, Error::AlreadyInstalled { path } if path == ".claude/skills/pdf"),
         "{e:?}"
     );
-    assert_eq!(e.side(), asv_fs::Side::Destination);
+    assert_eq!(e.side(), asv_error::Side::Destination);
     assert_eq!(dest.snapshot(), before);
     install_from(&dest, input.path(), true, false).unwrap();
     assert!(!dest.exists(".claude/skills/pdf/mine.md"));
@@ -324,10 +328,7 @@ fn a_refused_input_leaves_the_destination_untouched() {
             |e| {
                 matches!(
                     e,
-                    Error::Unwritable {
-                        code: "unsafe-name",
-                        ..
-                    }
+                    Error::Unwritable { refusal, .. } if refusal.reason().code() == "unsafe-name"
                 )
             },
         ),
@@ -341,10 +342,7 @@ fn a_refused_input_leaves_the_destination_untouched() {
             |e| {
                 matches!(
                     e,
-                    Error::Unwritable {
-                        code: "name-clash",
-                        ..
-                    }
+                    Error::Unwritable { refusal, .. } if refusal.reason().code() == "name-clash"
                 )
             },
         ),

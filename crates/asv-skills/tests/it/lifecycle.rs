@@ -1,6 +1,7 @@
 //! `skill add`, `status`, `pull`, `resolve` and `diff` through the library, with a local
 //! directory or a local git repository as the upstream.
 
+use asv_error::Failure as _;
 use asv_remote::Options;
 use asv_skills::Error;
 use asv_skills::add::{self, AddRequest, Added, Pin};
@@ -975,7 +976,7 @@ fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
             |e| {
                 matches!(
                     e,
-                    Error::UnsupportedEntry { .. } | Error::Tree(_) | Error::Fs(_)
+                    Error::UnsupportedEntry { .. } | Error::SkillTree(_) | Error::Fs(_)
                 )
             },
         ),
@@ -1188,7 +1189,7 @@ fn a_base_that_no_longer_hashes_as_locked_is_refused() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(e.side(), asv_fs::Side::Environment);
+    assert_eq!(e.side(), asv_error::Side::Environment);
     assert_eq!(me.snapshot(), before);
 }
 

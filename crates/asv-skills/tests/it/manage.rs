@@ -1,6 +1,7 @@
 //! `skill remove`, `skill outdated` and `skill list` through the library, with local
 //! directories and a local git repository as upstreams.
 
+use asv_error::Failure as _;
 use asv_remote::Options;
 use asv_skills::Error;
 use asv_skills::add::{self, AddRequest};
@@ -103,7 +104,7 @@ fn local_edits_refuse_naming_what_would_be_lost_and_change_nothing() {
         refused.to_string(),
         "skills/pdf: has local edits, and removing it would lose SKILL.md (edited), notes.md (added), scripts/run.sh (deleted); see them with skill diff pdf, or pass --force to remove it anyway"
     );
-    assert_eq!(refused.side(), asv_fs::Side::Input);
+    assert_eq!(refused.side(), asv_error::Side::Input);
     assert_eq!(me.snapshot(), before);
 
     // --force removes both, saying the edits were discarded

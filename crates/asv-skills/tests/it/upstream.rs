@@ -96,7 +96,7 @@ fn a_local_directory_is_taken_as_it_stands() {
     std::os::unix::fs::symlink("SKILL.md", up.path().join("skills/pdf/link.md")).unwrap();
     assert!(matches!(
         refused("skills/pdf"),
-        Error::Tree(asv_skilltree::Error::Unsupported { .. })
+        Error::SkillTree(asv_skilltree::Error::Unsupported { .. })
     ));
     std::os::unix::fs::symlink("pdf", up.path().join("skills/alias")).unwrap();
     assert!(matches!(

@@ -41,7 +41,7 @@ pub fn json_string(s: &str) -> String {
 ///
 /// # Example
 /// ```
-/// use asv_fs::quote::DisplayPath;
+/// use asv_error::quote::DisplayPath;
 /// assert_eq!(DisplayPath("skills/a").to_string(), "skills/a");
 /// assert_eq!(DisplayPath("skills/a\nb").to_string(), "\"skills/a\\nb\"");
 /// ```
