@@ -400,7 +400,7 @@ fn merge_file(
                     return Err(merged.failure().unwrap_or(Error::Fs(asv_fs::Error::Io {
                         path: path.to_owned(),
                         op: "write the merge of",
-                        source: e,
+                        error: e,
                     })));
                 }
             }
