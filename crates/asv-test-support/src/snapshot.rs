@@ -23,6 +23,14 @@ pub fn render(run: &Run) -> String {
     )
 }
 
+/// One row of a table of runs for `assert_run_snapshot!(text: ...)`: a `$ ` line naming what
+/// was run (`label`), then the run as [`render`] shows it, with `root` (the repository the row
+/// ran in, made afresh for each row) shown as `[ROOT]`.
+pub fn labelled(label: &str, run: &Run, root: &std::path::Path) -> String {
+    let root = root.display().to_string();
+    format!("$ {label}\n{}", render(run).replace(&root, "[ROOT]"))
+}
+
 /// The insta filter for what differs between machines and runs: every directory `tempfile` made
 /// below the system's temporary directory (upstream repositories, scratch trees) shows as
 /// `[TEMP]`.
@@ -43,9 +51,17 @@ pub fn temp_filter() -> (String, &'static str) {
 /// `tests/it/snapshots/`, named `it__<module>__<name>.snap`. With a repository as third
 /// argument its root shows as `[ROOT]`; any other temporary directory shows as `[TEMP]`.
 ///
+/// `assert_run_snapshot!(text: name, text)` snapshots a text made of several runs (a table of
+/// refusals, one [`labelled`](crate::snapshot::labelled) run a row), with the same filters, so a table is asserted whole
+/// in one file rather than one fragment a row.
+///
 /// Review a changed snapshot with `cargo insta review` (crates/README.md, "Tests").
 #[macro_export]
 macro_rules! assert_run_snapshot {
+    (text: $name:expr, $text:expr $(,)?) => {{
+        let text: String = $text;
+        $crate::assert_run_snapshot!(@filtered $name, text, stringify!($text));
+    }};
     (@filtered $name:expr, $text:expr, $expression:expr) => {{
         let mut settings = $crate::insta::Settings::clone_current();
         let (regex, replacement) = $crate::snapshot::temp_filter();
