@@ -47,9 +47,17 @@ pub fn temp_filter() -> (String, &'static str) {
     (format!(r"{escaped}/\.tmp[0-9A-Za-z]+"), "[TEMP]")
 }
 
+/// The insta filter for the port a test server listens on: the system picks a free one each
+/// run, so `127.0.0.1:<port>` (the git server's and the fake GitHub's URLs) shows as
+/// `127.0.0.1:[PORT]`.
+pub fn port_filter() -> (&'static str, &'static str) {
+    (r"127\.0\.0\.1:[0-9]+", "127.0.0.1:[PORT]")
+}
+
 /// Snapshots a [`Run`] (exit code, stdout and stderr in one text, see [`render`]) under
 /// `tests/it/snapshots/`, named `it__<module>__<name>.snap`. With a repository as third
-/// argument its root shows as `[ROOT]`; any other temporary directory shows as `[TEMP]`.
+/// argument its root shows as `[ROOT]`; any other temporary directory shows as `[TEMP]`, and
+/// a local server's port as `[PORT]`.
 ///
 /// `assert_run_snapshot!(text: name, text)` snapshots a text made of several runs (a table of
 /// refusals, one [`labelled`](crate::snapshot::labelled) run a row), with the same filters, so a table is asserted whole
@@ -66,6 +74,8 @@ macro_rules! assert_run_snapshot {
         let mut settings = $crate::insta::Settings::clone_current();
         let (regex, replacement) = $crate::snapshot::temp_filter();
         settings.add_filter(&regex, replacement);
+        let (regex, replacement) = $crate::snapshot::port_filter();
+        settings.add_filter(regex, replacement);
         settings.bind(|| $crate::insta::assert_snapshot!($name, $text, $expression));
     }};
     ($name:expr, $run:expr $(,)?) => {{
