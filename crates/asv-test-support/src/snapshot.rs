@@ -6,10 +6,11 @@ use crate::repo::Run;
 /// A run as one text for a snapshot: the exit code, then stdout and stderr, each closed by the
 /// next marker line so that nothing at the end of a stream is lost to insta's trimming: a
 /// stream not ending in a line feed says so, and a CR shows as `␍` (insta would turn CRLF into
-/// LF).
+/// LF). An escape shows as `␛`, so a coloured run (`--color always`) reads in a review as the
+/// codes it holds, `␛[33mmodified␛[0m`, instead of painting the reviewer's terminal.
 pub fn render(run: &Run) -> String {
     fn stream(text: &str) -> String {
-        let mut shown = text.replace('\r', "␍");
+        let mut shown = text.replace('\r', "␍").replace('\u{1b}', "␛");
         if !shown.is_empty() && !shown.ends_with('\n') {
             shown.push_str("\n[no line feed at the end]\n");
         }
@@ -25,10 +26,10 @@ pub fn render(run: &Run) -> String {
 
 /// One row of a table of runs for `assert_run_snapshot!(text: ...)`: a `$ ` line naming what
 /// was run (`label`), then the run as [`render`] shows it, with `root` (the repository the row
-/// ran in, made afresh for each row) shown as `[ROOT]`.
+/// ran in, made afresh for each row) shown as `[ROOT]` in both.
 pub fn labelled(label: &str, run: &Run, root: &std::path::Path) -> String {
     let root = root.display().to_string();
-    format!("$ {label}\n{}", render(run).replace(&root, "[ROOT]"))
+    format!("$ {label}\n{}", render(run)).replace(&root, "[ROOT]")
 }
 
 /// The insta filter for what differs between machines and runs: every directory `tempfile` made
@@ -99,7 +100,7 @@ fn render_keeps_what_insta_would_trim() {
         stdout: stdout.to_owned(),
         stderr: String::new(),
     };
-    let texts: Vec<String> = ["a", "a\n", "a\n\n", "a\r\n", ""]
+    let texts: Vec<String> = ["a", "a\n", "a\n\n", "a\r\n", "", "\u{1b}[33ma\u{1b}[0m"]
         .iter()
         .map(|s| render(&run(s)).trim_end().replace("\r\n", "\n"))
         .collect();
@@ -108,6 +109,7 @@ fn render_keeps_what_insta_would_trim() {
             assert_ne!(a, b);
         }
     }
+    assert!(texts[5].contains("␛[33ma␛[0m"), "{}", texts[5]);
     let (regex, _) = temp_filter();
     assert!(regex.ends_with(r"/\.tmp[0-9A-Za-z]+"), "{regex}");
 }
