@@ -263,6 +263,39 @@ pub enum SkillVersion {
 }
 
 impl Command {
+    /// What the command is, beside what was typed to it: one row of [`COMMANDS`].
+    pub fn facts(&self) -> Facts {
+        match self {
+            Command::Skill { command } => facts_of(&["skill", command.name()]),
+            other => facts_of(&[other.name()]),
+        }
+    }
+
+    /// Whether the command, as typed, looks for the repository without `--root`: its row of
+    /// [`COMMANDS`], but a command given paths to work on uses a repository only if one is
+    /// around them (`skill validate <dir>…`, `skill install --into`, `--scope user`).
+    pub fn repository(&self) -> Repository {
+        let Command::Skill { command } = self else {
+            return self.facts().repository;
+        };
+        match command {
+            SkillCommand::Validate { dirs, .. } if !dirs.is_empty() => Repository::IfFound,
+            SkillCommand::Install {
+                into,
+                target,
+                scope,
+                ..
+            } if into.is_some() || (!target.is_empty() && *scope == InstallScope::User) => {
+                Repository::IfFound
+            }
+            SkillCommand::List {
+                target: Some(_),
+                scope: InstallScope::User,
+            } => Repository::IfFound,
+            _ => self.facts().repository,
+        }
+    }
+
     /// The command's name as typed.
     pub fn name(&self) -> &'static str {
         match self {
@@ -279,6 +312,110 @@ impl Command {
             Command::Skill { .. } => "skill",
         }
     }
+}
+
+impl SkillCommand {
+    /// The command's name as typed after `skill`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SkillCommand::Validate { .. } => "validate",
+            SkillCommand::Hash { .. } => "hash",
+            SkillCommand::Add { .. } => "add",
+            SkillCommand::Status => "status",
+            SkillCommand::Pull { .. } => "pull",
+            SkillCommand::Sync { .. } => "sync",
+            SkillCommand::Verify => "verify",
+            SkillCommand::Resolve { .. } => "resolve",
+            SkillCommand::Pack { .. } => "pack",
+            SkillCommand::Install { .. } => "install",
+            SkillCommand::Diff { .. } => "diff",
+            SkillCommand::Remove { .. } => "remove",
+            SkillCommand::Outdated { .. } => "outdated",
+            SkillCommand::List { .. } => "list",
+        }
+    }
+}
+
+/// Whether a command run without `--root` looks for the repository around the current
+/// directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repository {
+    /// It works on the current directory or on the paths it is given alone, and `--root`
+    /// means nothing to it (`self-test`, `skill hash`, `completions`, `man`).
+    Unused,
+    /// It works on `--root`, or on the current directory, and never looks further (`init`,
+    /// which makes the repository).
+    Here,
+    /// It takes paths and uses a repository only to show them from its root (`skill pack`).
+    IfFound,
+    /// It works on a repository and refuses to run without one.
+    Always,
+}
+
+/// What one command is, beside what is typed to it: what the help shows of the shared
+/// options, what the settings look for and which options are refused come from here, said
+/// once for each command (issue 28 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    /// Whether it looks for the repository without `--root` (and so takes `--root`).
+    pub repository: Repository,
+    /// Whether it reaches a network (and so takes `--token-stdin`).
+    pub network: bool,
+    /// Whether it prints warnings, progress or a summary on stderr (and so takes `--quiet`).
+    pub notes: bool,
+    /// Whether it prints a report (and so takes `--format`); the others print a fixed text.
+    pub report: bool,
+}
+
+const fn facts(repository: Repository, network: bool, notes: bool, report: bool) -> Facts {
+    Facts {
+        repository,
+        network,
+        notes,
+        report,
+    }
+}
+
+/// Every command by its path as typed (`["skill", "add"]`), with its [`Facts`]; a test holds
+/// it to the commands clap knows, one row each.
+pub const COMMANDS: &[(&[&str], Facts)] = {
+    use Repository::{Always, Here, IfFound, Unused};
+    &[
+        (&["gen"], facts(Always, false, true, true)),
+        (&["verify"], facts(Always, false, true, true)),
+        (&["lint-selfcontain"], facts(Always, false, false, true)),
+        (&["self-test"], facts(Unused, false, false, true)),
+        (&["add"], facts(Always, true, true, true)),
+        (&["update"], facts(Always, true, true, true)),
+        (&["fetch"], facts(Always, true, true, true)),
+        (&["init"], facts(Here, false, false, true)),
+        (&["completions"], facts(Unused, false, false, false)),
+        (&["man"], facts(Unused, false, false, false)),
+        (&["skill", "validate"], facts(Always, false, true, true)),
+        (&["skill", "hash"], facts(Unused, false, false, true)),
+        (&["skill", "add"], facts(Always, true, true, true)),
+        (&["skill", "status"], facts(Always, false, false, true)),
+        (&["skill", "pull"], facts(Always, true, true, true)),
+        (&["skill", "sync"], facts(Always, true, true, true)),
+        (&["skill", "verify"], facts(Always, false, true, true)),
+        (&["skill", "resolve"], facts(Always, false, false, true)),
+        (&["skill", "pack"], facts(IfFound, false, false, true)),
+        (&["skill", "install"], facts(Always, false, false, true)),
+        (&["skill", "diff"], facts(Always, true, true, true)),
+        (&["skill", "remove"], facts(Always, false, false, true)),
+        (&["skill", "outdated"], facts(Always, true, true, true)),
+        (&["skill", "list"], facts(Always, false, false, true)),
+    ]
+};
+
+/// The row of [`COMMANDS`] for `path`. Every parsed command has one (the test
+/// `every_command_has_one_row` holds the table to clap's commands); a path without one is
+/// judged as a command that needs a repository and reaches nothing else.
+fn facts_of(path: &[&str]) -> Facts {
+    COMMANDS
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map_or(facts(Repository::Always, false, false, true), |(_, f)| *f)
 }
 
 /// Output formats.
@@ -307,32 +444,18 @@ pub enum ColorChoice {
 /// `verify --root X`), by the names clap knows them by.
 const SHARED_OPTIONS: [&str; 5] = ["root", "format", "quiet", "token_stdin", "color"];
 
-/// Whether the command at `path` (`["skill", "add"]`) makes use of the shared option `id`.
-/// `skill` itself shows every option one of its commands uses.
+/// Whether the command at `path` (`["skill", "add"]`) makes use of the shared option `id`,
+/// from its [`Facts`]. `skill` itself shows every option one of its commands uses.
 fn uses(path: &[&str], id: &str) -> bool {
+    let mut under = COMMANDS
+        .iter()
+        .filter(|(p, _)| p.starts_with(path))
+        .map(|(_, f)| f);
     match id {
-        // These work on the current directory or on the paths they are given alone.
-        "root" => !matches!(
-            path,
-            ["self-test" | "completions" | "man"] | ["skill", "hash"]
-        ),
-        // These print a fixed text.
-        "format" => !matches!(path, ["completions" | "man"]),
-        // The commands that print warnings, progress or a summary on stderr.
-        "quiet" => matches!(
-            path,
-            ["gen" | "verify" | "add" | "update" | "fetch" | "skill"]
-                | [
-                    "skill",
-                    "validate" | "add" | "pull" | "diff" | "sync" | "verify" | "outdated"
-                ]
-        ),
-        // The commands that reach a network.
-        "token_stdin" => matches!(
-            path,
-            ["add" | "update" | "fetch" | "skill"]
-                | ["skill", "add" | "pull" | "diff" | "sync" | "outdated"]
-        ),
+        "root" => under.any(|f| f.repository != Repository::Unused),
+        "format" => under.any(|f| f.report),
+        "quiet" => under.any(|f| f.notes),
+        "token_stdin" => under.any(|f| f.network),
         // Every command may refuse, and a refusal's label is coloured.
         _ => true,
     }
@@ -375,6 +498,81 @@ fn limit_shared_options(command: &mut clap::Command, parent: &[&str], shared: &[
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
+    /// The paths of the commands clap knows that take no further command.
+    fn leaves(command: &clap::Command, parent: &[String], out: &mut Vec<Vec<String>>) {
+        for sub in command.get_subcommands() {
+            let mut path = parent.to_vec();
+            path.push(sub.get_name().to_owned());
+            if sub.get_subcommands().next().is_none() {
+                out.push(path);
+            } else {
+                leaves(sub, &path, out);
+            }
+        }
+    }
+
+    #[test]
+    fn every_command_has_one_row() {
+        let mut known = Vec::new();
+        leaves(&super::command(), &[], &mut known);
+        let rows: Vec<Vec<String>> = super::COMMANDS
+            .iter()
+            .map(|(p, _)| p.iter().map(|s| (*s).to_owned()).collect())
+            .collect();
+        // clap's own `help` commands are no commands of ours.
+        known.retain(|p| p.last().is_none_or(|n| n != "help"));
+        known.sort();
+        let mut sorted = rows.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), rows.len(), "a path is listed twice");
+        assert_eq!(known, sorted);
+    }
+
+    /// A parsed command finds its own row, and the paths it was given move it from needing
+    /// a repository to using one if found.
+    #[test]
+    fn a_parsed_command_reads_its_row() {
+        use super::Repository::{Always, Here, IfFound, Unused};
+        let rows: &[(&[&str], super::Repository, bool)] = &[
+            (&["gen"], Always, false),
+            (&["init"], Here, false),
+            (&["man"], Unused, false),
+            (&["skill", "hash", "d"], Unused, false),
+            (&["skill", "sync"], Always, true),
+            (&["skill", "validate"], Always, false),
+            (&["skill", "validate", "d"], IfFound, false),
+            (&["skill", "pack", "d"], IfFound, false),
+            (&["skill", "install", "x.zip"], Always, false),
+            (
+                &["skill", "install", "x.zip", "--into", "d"],
+                IfFound,
+                false,
+            ),
+            (
+                &[
+                    "skill", "install", "x.zip", "--target", "claude", "--scope", "user",
+                ],
+                IfFound,
+                false,
+            ),
+            (&["skill", "list", "--target", "claude"], Always, false),
+            (
+                &["skill", "list", "--target", "claude", "--scope", "user"],
+                IfFound,
+                false,
+            ),
+        ];
+        for (args, repository, network) in rows {
+            let argv = std::iter::once("agentic-skill-vendor").chain(args.iter().copied());
+            let cli = super::Cli::try_parse_from(argv).expect("parses");
+            assert_eq!(cli.command.repository(), *repository, "{args:?}");
+            assert_eq!(cli.command.facts().network, *network, "{args:?}");
+        }
+    }
+
     #[test]
     fn every_shared_option_is_given_to_every_command() {
         let command = super::command();

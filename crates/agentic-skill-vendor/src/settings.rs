@@ -5,62 +5,11 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use crate::cli::{Cli, Command, Format, InstallScope, SkillCommand};
+use crate::cli::{Cli, Format, InstallScope, Repository};
 use crate::error::Refusal;
 
 /// The line after a usage refusal.
 pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
-
-/// Whether a command run without `--root` looks for the repository around the current
-/// directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RepositoryNeed {
-    /// It works on the current directory or on paths alone (`init`, `self-test`, `skill hash`,
-    /// `completions`, `man`).
-    None,
-    /// It takes paths and uses a repository only to show them from its root (`skill pack`,
-    /// `skill validate <dir>…`, `skill install --into`, `--scope user`).
-    IfFound,
-    /// It works on a repository and refuses to run without one.
-    Always,
-}
-
-fn repository_need(command: &Command) -> RepositoryNeed {
-    match command {
-        Command::Init
-        | Command::SelfTest
-        | Command::Completions { .. }
-        | Command::Man
-        | Command::Skill {
-            command: SkillCommand::Hash { .. },
-        } => RepositoryNeed::None,
-        Command::Skill {
-            command: SkillCommand::Pack { .. },
-        } => RepositoryNeed::IfFound,
-        Command::Skill {
-            command: SkillCommand::Validate { dirs, .. },
-        } if !dirs.is_empty() => RepositoryNeed::IfFound,
-        Command::Skill {
-            command:
-                SkillCommand::Install {
-                    into,
-                    target,
-                    scope,
-                    ..
-                },
-        } if into.is_some() || (!target.is_empty() && *scope == InstallScope::User) => {
-            RepositoryNeed::IfFound
-        }
-        Command::Skill {
-            command:
-                SkillCommand::List {
-                    target: Some(_),
-                    scope: InstallScope::User,
-                },
-        } => RepositoryNeed::IfFound,
-        _ => RepositoryNeed::Always,
-    }
-}
 
 /// What every command reads from the arguments and the environment, resolved once.
 pub struct Settings {
@@ -91,23 +40,7 @@ impl Settings {
     /// `--token-stdin` on a command that reaches no network; an empty `--root`; a current
     /// directory that cannot be read.
     pub fn resolve(cli: &Cli) -> crate::error::Result<Settings> {
-        let networked_skill = matches!(
-            &cli.command,
-            Command::Skill {
-                command: SkillCommand::Add { .. }
-                    | SkillCommand::Pull { .. }
-                    | SkillCommand::Diff { .. }
-                    | SkillCommand::Sync { .. }
-                    | SkillCommand::Outdated { .. }
-            }
-        );
-        if cli.token_stdin
-            && !networked_skill
-            && !matches!(
-                cli.command,
-                Command::Add { .. } | Command::Update | Command::Fetch
-            )
-        {
+        if cli.token_stdin && !cli.command.facts().network {
             return Err(Refusal(format!(
                 "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}",
                 cli.command.name()
@@ -128,17 +61,14 @@ impl Settings {
         })?;
         let mut root = root;
         if cli.root.is_none() {
-            match (
-                repository_need(&cli.command),
-                crate::paths::discover(&root_abs),
-            ) {
-                (RepositoryNeed::None, _) => {}
+            match (cli.command.repository(), crate::paths::discover(&root_abs)) {
+                (Repository::Unused | Repository::Here, _) => {}
                 (_, Ok(found)) => {
                     root.clone_from(&found);
                     root_abs = found;
                 }
-                (RepositoryNeed::IfFound, Err(_)) => {}
-                (RepositoryNeed::Always, Err(not_found)) => {
+                (Repository::IfFound, Err(_)) => {}
+                (Repository::Always, Err(not_found)) => {
                     return Err(Refusal(not_found.to_string()).into());
                 }
             }

@@ -109,23 +109,16 @@ impl Paint {
         format!("{}:", self.paint(label.style(), label.text()))
     }
 
-    /// A `skill status` line (`<name>: <state>…`) with its state word coloured: green for
-    /// clean, yellow for modified, red for what needs a hand.
-    pub fn status_line(self, line: String, name: &str, state: &State) -> String {
-        let word = state.as_str();
-        let at = name.len() + 2;
-        if !self.on || !line.starts_with(name) || line.get(name.len()..at) != Some(": ") {
-            return line;
-        }
-        let Some(rest) = line[at..].strip_prefix(word) else {
-            return line;
-        };
+    /// The state word of a `skill status` line, coloured: green for clean, yellow for
+    /// modified, red for what needs a hand. The renderer puts it in its place in the line, so
+    /// no finished line is read back to find the word (issue 28 §2).
+    pub fn state(self, state: &State) -> String {
         let style = match state {
             State::Clean => GREEN,
             State::Modified => YELLOW,
             State::Missing | State::Invalid(_) | State::Conflicted => RED,
         };
-        format!("{}{}{rest}", &line[..at], self.paint(style, word))
+        self.paint(style, state.as_str())
     }
 
     /// The lines of a unified diff coloured as git colours them: file headers bold, the
@@ -257,10 +250,7 @@ mod tests {
         .into();
         assert_eq!(OFF.diff_lines(lines.clone()), lines);
         assert_eq!(OFF.label(Label::Internal), "internal error:");
-        assert_eq!(
-            OFF.status_line("a: clean".into(), "a", &State::Clean),
-            "a: clean"
-        );
+        assert_eq!(OFF.state(&State::Clean), "clean");
     }
 
     #[test]
@@ -286,12 +276,8 @@ mod tests {
         );
         assert_eq!(out[5], format!("{GREEN}+added{GREEN:#}"));
         assert_eq!(out[6], " context");
-        let status = on.status_line(
-            "pdf: invalid (no SKILL.md)".into(),
-            "pdf",
-            &State::Invalid("x".into()),
-        );
-        assert_eq!(status, format!("pdf: {RED}invalid{RED:#} (no SKILL.md)"));
+        let state = on.state(&State::Invalid("x".into()));
+        assert_eq!(state, format!("{RED}invalid{RED:#}"));
     }
 
     #[test]

@@ -265,13 +265,7 @@ pub fn status(settings: &Settings) -> crate::error::Result<Report> {
     Ok(Report::new(
         states
             .iter()
-            .map(|s| {
-                let line = render::status(settings.format, s);
-                match settings.format {
-                    Format::Text => settings.stdout_color.status_line(line, &s.name, &s.state),
-                    _ => line,
-                }
-            })
+            .map(|s| render::status(settings.format, settings.stdout_color, s))
             .collect(),
         false,
     ))

@@ -12,6 +12,7 @@ use asv_skills::status::{State, Status};
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
+use crate::style::Paint;
 
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
@@ -72,24 +73,26 @@ pub fn added(format: Format, a: &Added) -> String {
     )
 }
 
-/// Renders one line of `skill status`.
-pub fn status(format: Format, s: &Status) -> String {
+/// Renders one line of `skill status`; in text, its state word is coloured as `paint` says.
+pub fn status(format: Format, paint: Paint, s: &Status) -> String {
     let reason = match &s.state {
         State::Invalid(why) => Some(why.as_str()),
         _ => None,
     };
     let state = s.state.as_str();
-    let mut shown = match reason {
-        Some(why) => format!("{state} ({why})"),
-        None => state.to_owned(),
+    // What follows the state word: the same in every format, coloured in none.
+    let mut after = match reason {
+        Some(why) => format!(" ({why})"),
+        None => String::new(),
     };
     match s.removed_upstream.as_deref() {
-        Some("") => shown.push_str("; removed upstream, kept as it is"),
-        Some(at) => shown.push_str(&format!("; removed upstream at {at}, kept as it is")),
+        Some("") => after.push_str("; removed upstream, kept as it is"),
+        Some(at) => after.push_str(&format!("; removed upstream at {at}, kept as it is")),
         None => {}
     }
+    let shown = format!("{state}{after}");
     match format {
-        Format::Text => format!("{}: {shown}", s.name),
+        Format::Text => format!("{}: {}{after}", s.name, paint.state(&s.state)),
         Format::Github => {
             let level = if matches!(s.state, State::Clean | State::Modified) {
                 Level::Notice

@@ -3,7 +3,7 @@
 //! plain directory without what its `.gitignore` files exclude.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::{Repo, git};
+use crate::common::{Repo, assert_run_snapshot, git};
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\n";
 
@@ -49,8 +49,7 @@ fn a_local_git_repository_is_read_at_its_commit_tracked_files_only() {
     let me = Repo::empty();
     let src = up.path().display().to_string();
     let out = me.run(&["skill", "add", &src, "skills/pdf"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains(&format!(" at {commit} (")), "{out:?}");
+    assert_run_snapshot!("add_from_a_local_git_repository", out, me);
     assert_eq!(files(&me, "skills/pdf"), ["SKILL.md", "scripts/run.py"]);
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), SKILL);
     let lock = me.read_string("vendor-skills-lock.json");
@@ -62,7 +61,7 @@ fn a_local_git_repository_is_read_at_its_commit_tracked_files_only() {
     up.write("skills/pdf/SKILL.md", SKILL.replace("one", "committed"));
     git(up.path(), &["commit", "-q", "-am", "two"]);
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_run_snapshot!("pull_from_a_local_git_repository", out, me);
     assert_eq!(files(&me, "skills/pdf"), ["SKILL.md", "scripts/run.py"]);
     assert!(me.read_string("skills/pdf/SKILL.md").contains("committed"));
 }
@@ -78,7 +77,7 @@ fn working_tree_reads_the_directory_as_it_stands_honouring_gitignore() {
     let me = Repo::empty();
     let src = up.path().display().to_string();
     let out = me.run(&["skill", "add", &src, "skills/pdf", "--working-tree"]);
-    assert_eq!(out.code, 0, "{out:?}");
+    assert_run_snapshot!("add_from_a_working_tree", out, me);
     // The uncommitted edit and the untracked file are the working tree's; what .gitignore
     // excludes is not, and its link inside is never met.
     assert_eq!(
@@ -119,8 +118,7 @@ fn a_plain_directory_honours_its_gitignore_files_at_every_level() {
     up.symlink("SKILL.md", "skills/pdf/leak.md");
     let other = Repo::empty();
     let out = other.run(&["skill", "add", &src, "skills/pdf"]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains("leak.md"), "{out:?}");
+    assert_run_snapshot!("add_of_a_link_no_rule_excludes", out, other);
 }
 
 #[test]
@@ -133,10 +131,5 @@ fn working_tree_is_for_local_sources_only() {
         "skills/pdf",
         "--working-tree",
     ]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(
-        out.stderr
-            .contains("--working-tree reads a local git repository"),
-        "{out:?}"
-    );
+    assert_run_snapshot!("working_tree_from_github", out, me);
 }

@@ -7,7 +7,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::common::Repo;
+use crate::common::{Repo, assert_run_snapshot};
+use asv_test_support::snapshot::labelled;
 
 const BASES: &str = ".agentic-skill-vendor/skill-bases";
 
@@ -71,21 +72,25 @@ fn two_pulls_keep_only_the_current_base() {
     assert_eq!(first, referenced(&me));
     // A local edit, so the merge reads (and links from) the old base while removing it.
     edit(&me, "skills/pdf/SKILL.md", "one\n", "ONE (ours)\n");
+    let mut pulls = String::new();
     for (from, to) in [("six\n", "SIX\n"), ("five\n", "FIVE\n")] {
         edit(&up, "skills/pdf/SKILL.md", from, to);
         let out = me.run(&["skill", "pull", "pdf"]);
-        assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
-        assert!(out.stdout.contains("(local edits kept)"), "{out:?}");
+        pulls.push_str(&labelled(
+            &format!("skill pull pdf ({})", to.trim_end()),
+            &out,
+            me.path(),
+        ));
         assert_eq!(kept(&me), referenced(&me));
         assert_eq!(kept(&me).len(), 2);
         assert!(kept(&me).is_disjoint(&first), "the first base is gone");
     }
     // The base left is the one the lock names: the status judges against it, and a pull
     // without upstream changes needs nothing else.
+    assert_run_snapshot!(text: "two_pulls", pulls);
     assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: modified\n");
     let again = me.run(&["skill", "pull", "pdf"]);
-    assert_eq!(again.code, 0, "{again:?}");
-    assert!(again.stdout.contains("up to date"), "{again:?}");
+    assert_run_snapshot!("pull_with_the_base_left", again, me);
     // A dry run removes nothing.
     edit(&up, "skills/pdf/SKILL.md", "four\n", "FOUR\n");
     let before = me.snapshot();

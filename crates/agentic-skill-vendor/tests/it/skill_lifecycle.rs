@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::Repo;
+use crate::common::{Repo, assert_run_snapshot};
+use asv_test_support::snapshot::labelled;
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\nseven\n";
 
@@ -62,12 +63,7 @@ fn add_places_the_skill_and_records_it() {
     assert_eq!((status.code, status.stdout.as_str()), (0, "pdf: clean\n"));
     // a second add of the same name is refused, and so is a taken directory
     let again = me.run(&["skill", "add", &source(&up), "skills/pdf"]);
-    assert_eq!(again.code, 2);
-    assert!(
-        again.stderr.contains("already imported"),
-        "{}",
-        again.stderr
-    );
+    assert_run_snapshot!("add_already_imported", again, me);
 }
 
 #[test]
@@ -79,13 +75,7 @@ fn a_clean_pull_keeps_local_edits_and_takes_upstream_ones() {
     let status = me.run(&["skill", "status"]);
     assert_eq!(status.stdout, "pdf: modified\n");
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.starts_with("pdf: updated "), "{}", out.stdout);
-    assert!(
-        out.stdout.ends_with("(local edits kept)\n"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("clean_pull_keeps_local_edits", out, me);
     let merged = me.read_string("skills/pdf/SKILL.md");
     assert!(
         merged.contains("ONE (ours)\n") && merged.contains("SEVEN (theirs)\n"),
@@ -113,7 +103,7 @@ fn a_clean_pull_keeps_local_edits_and_takes_upstream_ones() {
     );
     // pulling again changes nothing
     let again = me.run(&["skill", "pull", "pdf"]);
-    assert!(again.stdout.starts_with("pdf: up to date at "), "{again:?}");
+    assert_run_snapshot!("pull_again_up_to_date", again, me);
 }
 
 /// A file with CRLF line ends diffs with its CRs kept, byte for byte as `git diff` shows it,
@@ -186,29 +176,12 @@ fn a_conflicting_pull_changes_nothing_and_lists_each_conflict() {
     let before = user_files(&me);
     let lock_before = me.read_string("vendor-skills-lock.json");
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert!(
-        lines[0].starts_with("pdf: 2 conflicts with upstream "),
-        "{}",
-        out.stdout
-    );
-    assert!(lines[0].ends_with("nothing was changed (--write-conflicts writes them with markers)"));
-    assert_eq!(
-        &lines[1..],
-        [
-            "skills/pdf/SKILL.md (content)",
-            "skills/pdf/scripts/run.sh (delete/modify)"
-        ]
-    );
+    assert_run_snapshot!("pull_lists_each_conflict", out, me);
     assert_eq!(user_files(&me), before);
     assert_eq!(me.read_string("vendor-skills-lock.json"), lock_before);
     // JSON says the same, one object per skill
     let json = me.run(&["--format", "json", "skill", "pull"]);
-    let value: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
-    assert_eq!(value["kind"], "conflicts");
-    assert_eq!(value["conflicts"][0]["kind"], "content");
-    assert_eq!(value["conflicts"][1]["path"], "skills/pdf/scripts/run.sh");
+    assert_run_snapshot!("pull_lists_each_conflict_json", json, me);
 }
 
 #[test]
@@ -223,12 +196,7 @@ fn write_conflicts_then_resolve() {
         "echo run v2\n",
     );
     let out = me.run(&["skill", "pull", "--write-conflicts"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stdout.contains("written with markers"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("write_conflicts", out, me);
     let text = me.read_string("skills/pdf/SKILL.md");
     assert!(text.contains("<<<<<<< local\nFOUR (ours)\n||||||| base\nfour\n=======\nFOUR (theirs)\n>>>>>>> upstream\n"), "{text}");
     // the clean part of the merge is there too
@@ -239,37 +207,20 @@ fn write_conflicts_then_resolve() {
     assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: conflicted\n");
     // no second pull over unresolved conflicts
     let pull = me.run(&["skill", "pull"]);
-    assert_eq!(pull.code, 2);
-    assert!(
-        pull.stderr.contains("run skill resolve pdf"),
-        "{}",
-        pull.stderr
-    );
+    assert_run_snapshot!("pull_over_written_conflicts", pull, me);
     // resolve refuses while markers remain
     let refused = me.run(&["skill", "resolve", "pdf"]);
-    assert_eq!(refused.code, 2);
-    assert!(
-        refused
-            .stderr
-            .contains("skills/pdf/SKILL.md: still holds conflict markers"),
-        "{}",
-        refused.stderr
-    );
+    assert_run_snapshot!("resolve_while_markers_remain", refused, me);
     // fix by hand, then resolve records upstream as the new base
     me.write(
         "skills/pdf/SKILL.md",
         SKILL.replace("four\n", "FOUR (both)\n"),
     );
     let resolved = me.run(&["skill", "resolve", "pdf"]);
-    assert_eq!(resolved.code, 0, "{resolved:?}");
-    assert!(
-        resolved.stdout.starts_with("resolved: pdf at "),
-        "{}",
-        resolved.stdout
-    );
+    assert_run_snapshot!("resolved", resolved, me);
     assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: modified\n");
-    let diff = me.run(&["skill", "diff", "pdf"]).stdout;
-    assert!(diff.contains("-FOUR (theirs)\n+FOUR (both)\n"), "{diff}");
+    let diff = me.run(&["skill", "diff", "pdf"]);
+    assert_run_snapshot!("diff_after_resolve", diff, me);
     assert_eq!(
         me.run(&["skill", "resolve", "pdf"]).code,
         2,
@@ -284,17 +235,7 @@ fn local_edits_to_a_skill_removed_upstream_are_kept() {
     up.remove("skills/pdf");
     let before = user_files(&me);
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(
-        out.stdout.contains("pdf: removed upstream"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("kept skills/pdf with its local edits"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("removed_upstream_with_local_edits", out, me);
     // The copy is kept byte for byte; only the lock records that upstream dropped it.
     let lock = "vendor-skills-lock.json";
     let (mut after, mut before) = (user_files(&me), before);
@@ -313,24 +254,14 @@ fn status_reports_missing_and_invalid() {
     // rules); a name that is no text is not.
     edit(&me, "skills/pdf/SKILL.md", "name: pdf", "name: other");
     let out = me.run(&["skill", "status"]);
-    assert!(out.stdout.starts_with("pdf: modified"), "{}", out.stdout);
+    assert_run_snapshot!("status_name_differs_from_directory", out, me);
     edit(&me, "skills/pdf/SKILL.md", "name: other", "name: [a]");
     let out = me.run(&["skill", "status"]);
-    assert!(
-        out.stdout
-            .starts_with("pdf: invalid (skills/pdf/SKILL.md: name is a list, expected text"),
-        "{}",
-        out.stdout
-    );
+    assert_run_snapshot!("status_name_is_a_list", out, me);
     me.remove("skills/pdf");
     assert_eq!(me.run(&["skill", "status"]).stdout, "pdf: missing\n");
     let pull = me.run(&["skill", "pull"]);
-    assert_eq!(pull.code, 2);
-    assert!(
-        pull.stderr.contains("skills/pdf: is missing"),
-        "{}",
-        pull.stderr
-    );
+    assert_run_snapshot!("pull_of_a_missing_skill", pull, me);
 }
 
 /// Each refused add leaves the repository as it was.
@@ -358,30 +289,27 @@ fn bad_input_is_refused_and_nothing_is_written() {
     );
     up.write("secret", "do not take\n");
     let src = source(&up);
-    let rows: &[(&[&str], &str)] = &[
-        (&["skills/linked"], "symbolic link"),
-        (&["skills/piped"], "named pipe"),
-        (&["../outside"], "leaves the repository"),
-        (&["skills/../secret"], "leaves the repository"),
-        (&["/etc"], "leaves the repository"),
-        (&["skills/undescribed"], "has no description"),
-        (&["skills/lower"], "rename it to SKILL.md exactly"),
-        (&["skills/none"], "holds no files under"),
-        (
-            &["skills/pdf", "--name", "Bad_Name"],
-            "may hold only lowercase",
-        ),
+    let rows: &[&[&str]] = &[
+        &["skills/linked"],
+        &["skills/piped"],
+        &["../outside"],
+        &["skills/../secret"],
+        &["/etc"],
+        &["skills/undescribed"],
+        &["skills/lower"],
+        &["skills/none"],
+        &["skills/pdf", "--name", "Bad_Name"],
     ];
-    for (args, want) in rows {
+    // Every refusal in one snapshot, a row each: each must still be refused, and say why.
+    let mut refusals = String::new();
+    for args in rows {
         let me = Repo::empty();
         me.write("README.md", "mine\n");
         let before = me.snapshot();
         let mut all = vec!["skill", "add", src.as_str()];
         all.extend_from_slice(args);
         let out = me.run(&all);
-        assert_eq!(out.code, 2, "{args:?}: {out:?}");
-        assert!(out.stderr.contains(want), "{args:?}: {}", out.stderr);
-        assert!(out.stderr.starts_with("error: "), "{args:?}");
+        refusals.push_str(&labelled(&all.join(" "), &out, me.path()));
         let after: BTreeMap<String, String> = me
             .snapshot()
             .into_iter()
@@ -389,16 +317,12 @@ fn bad_input_is_refused_and_nothing_is_written() {
             .collect();
         assert_eq!(after, before, "{args:?}");
     }
+    assert_run_snapshot!(text: "add_refusals", refusals);
     // a taken directory is not overwritten
     let me = Repo::empty();
     me.write("skills/pdf/SKILL.md", "mine\n");
     let out = me.run(&["skill", "add", &src, "skills/pdf"]);
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("skills/pdf: already exists"),
-        "{}",
-        out.stderr
-    );
+    assert_run_snapshot!("add_over_a_taken_directory", out, me);
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), "mine\n");
     // --name places under another directory, judged by that name
     let me = Repo::empty();
@@ -413,15 +337,9 @@ fn local_symlinks_are_invalid_and_never_followed() {
     me.write("outside.md", "secret\n");
     me.symlink("../../outside.md", "skills/pdf/leak.md");
     let out = me.run(&["skill", "status"]);
-    assert!(out.stdout.starts_with("pdf: invalid ("), "{}", out.stdout);
-    assert!(out.stdout.contains("symbolic link"), "{}", out.stdout);
+    assert_run_snapshot!("status_of_a_local_symlink", out, me);
     let pull = me.run(&["skill", "pull"]);
-    assert_eq!(pull.code, 2, "{pull:?}");
-    assert!(
-        pull.stderr.contains("skills/pdf/leak.md"),
-        "{}",
-        pull.stderr
-    );
+    assert_run_snapshot!("pull_over_a_local_symlink", pull, me);
 }
 
 /// `--name` renames an imported skill: it lands at `skills/<name>` with its `name:` line set,
@@ -451,11 +369,7 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
     assert_eq!(status.stdout, "pdf-reader: clean\n", "{status:?}");
     // The base is upstream's, so the diff from it is the one line (its CRLF kept).
     let diff = me.run(&["skill", "diff", "pdf-reader"]);
-    assert!(
-        diff.stdout
-            .contains("\n-name: pdf\r\n+name: pdf-reader\r\n"),
-        "{diff:?}"
-    );
+    assert_run_snapshot!("diff_of_a_renamed_skill", diff, me);
 
     edit(&up, "skills/pdf/SKILL.md", "seven", "SEVEN (theirs)");
     let pull = me.run(&["skill", "pull"]);
@@ -473,8 +387,8 @@ fn add_with_a_name_renames_the_skill_and_pulls_keep_the_rename() {
         "description: Reads and fills PDF forms.",
     );
     let pull = me.run(&["skill", "pull"]);
-    assert_eq!(pull.code, 0, "{pull:?}");
-    assert!(!pull.stdout.contains("local edits kept"), "{pull:?}");
+    // Not "(local edits kept)": the rename is no local edit.
+    assert_run_snapshot!("pull_over_a_rename", pull, me);
     let merged = me.read_string("skills/pdf-reader/SKILL.md");
     assert!(
         merged
@@ -504,9 +418,9 @@ fn a_skill_added_with_a_name_is_removed_without_force() {
     ]);
     assert_eq!(run.code, 0, "{run:?}");
     let run = me.run(&["skill", "remove", "reader"]);
-    assert_eq!(run.code, 0, "{run:?}");
+    // Nothing "discarded": the rename is no local edit.
+    assert_run_snapshot!("remove_a_renamed_skill", run, me);
     assert!(!me.exists("skills/reader"));
-    assert!(!run.stdout.contains("discarded"), "{run:?}");
 }
 
 #[test]

@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 
-use crate::common::{Repo, Run};
+use crate::common::{Repo, Run, assert_run_snapshot};
 use crate::git_server::{Behaviour, Https, Tls, git};
+use asv_test_support::snapshot::labelled;
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\n";
 
@@ -86,12 +87,7 @@ fn add_edit_upstream_edit_pull_keeps_both() {
 
     let me = Repo::empty();
     let added = up.run(&me, &["skill", "add", &up.url(), "skills/pdf"]);
-    assert_eq!(added.code, 0, "{added:?}");
-    assert!(
-        added.stdout.contains(&format!("at {first}")),
-        "{}",
-        added.stdout
-    );
+    assert_run_snapshot!("add_from_a_git_server", added, me);
     let lock: serde_json::Value =
         serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
     assert_eq!(lock["skills"]["pdf"]["ref"], "main");
@@ -137,12 +133,8 @@ fn add_edit_upstream_edit_pull_keeps_both() {
             "skill", "diff", "pdf", "--from", "upstream", "--to", "local",
         ],
     );
-    assert!(diff.stdout.contains("-one\n+one (ours)\n"), "{diff:?}");
-    let added = diff
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with('+') && !l.starts_with("+++"));
-    assert_eq!(added.count(), 1, "{}", diff.stdout);
+    // Only the local edit: upstream's "six (theirs)" is in both sides.
+    assert_run_snapshot!("diff_from_upstream_to_local", diff, me);
 
     // a lock whose base no longer matches the locked revision is refused, with what to do
     let text = me.read_string("vendor-skills-lock.json");
@@ -162,12 +154,7 @@ fn add_edit_upstream_edit_pull_keeps_both() {
     up.commit("another");
     let before = me.read_string("skills/pdf/SKILL.md");
     let refused = up.run(&me, &["skill", "pull"]);
-    assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(
-        refused.stderr.contains("add it again"),
-        "{}",
-        refused.stderr
-    );
+    assert_run_snapshot!("pull_over_a_base_the_revision_does_not_match", refused, me);
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), before);
 }
 
@@ -179,17 +166,15 @@ fn links_and_escaping_paths_in_the_source_are_refused() {
     up.write("README.md", "skills\n");
     up.commit("first");
     let me = Repo::empty();
-    for (path, want) in [
-        ("skills/pdf", "as a symbolic link"),
-        ("../elsewhere", "leaves the repository"),
-        ("skills/none", "holds no files under"),
-    ] {
+    // Every refusal in one snapshot, a row each: each must still be refused, and say why.
+    let mut refusals = String::new();
+    for path in ["skills/pdf", "../elsewhere", "skills/none"] {
         let out = up.run(&me, &["skill", "add", &up.url(), path]);
-        assert_eq!(out.code, 2, "{path}: {out:?}");
-        assert!(out.stderr.contains(want), "{path}: {}", out.stderr);
+        refusals.push_str(&labelled(path, &out, me.path()));
         assert!(!me.exists("skills"), "{path}");
         assert!(!me.exists("vendor-skills-lock.json"), "{path}");
     }
+    assert_run_snapshot!(text: "add_refusals_from_a_git_server", refusals);
 }
 
 /// The agents walk against a real git server: add, sync into two agents, a fresh clone (no
@@ -321,12 +306,7 @@ fn a_skill_removed_upstream_is_recorded_at_its_commit() {
     std::fs::remove_dir_all(up.work().join("skills")).unwrap();
     let gone = up.commit("drop pdf");
     let out = up.run(&me, &["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(
-        out.stdout
-            .contains(&format!("pdf: removed upstream at {gone}")),
-        "{out:?}"
-    );
+    assert_run_snapshot!("pull_finds_a_skill_removed_at_a_commit", out, me);
     let out = up.run(&me, &["skill", "outdated"]);
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
@@ -336,15 +316,11 @@ fn a_skill_removed_upstream_is_recorded_at_its_commit() {
         )
     );
     up.write("README.md", "skills, none left\n");
-    let later = up.commit("readme");
+    up.commit("readme");
     let out = up.run(&me, &["skill", "outdated"]);
     assert_eq!(out.code, 1, "{out:?}");
     let out = up.run(&me, &["skill", "pull"]);
     assert_eq!(out.code, 0, "{out:?}");
     let out = up.run(&me, &["skill", "outdated"]);
-    assert_eq!(
-        (out.code, out.stdout.contains(&later)),
-        (0, true),
-        "{out:?}"
-    );
+    assert_run_snapshot!("outdated_after_pulling_past_the_removal", out, me);
 }

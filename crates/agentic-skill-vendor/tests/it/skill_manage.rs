@@ -116,22 +116,11 @@ fn outdated_says_which_refs_moved_and_exits_1() {
     // the local directory moves when its files do; names narrow the check
     dir_up.write("skills/doc/more.md", "more\n");
     let both = me.run(&["skill", "outdated"]);
-    assert_eq!(both.code, 1);
-    let lines: Vec<&str> = both.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{both:?}");
-    assert!(
-        lines[0].starts_with("doc: sha256:") && lines[0].ends_with(" (the directory as it stands)"),
-        "{both:?}"
-    );
-    assert_eq!(lines[1], format!("pdf: {first} -> {second} (main)"));
+    assert_run_snapshot!("outdated_of_a_directory_and_a_git_source", both, me);
     let only = me.run(&["skill", "outdated", "pdf"]);
     assert_eq!(only.stdout.lines().count(), 1, "{only:?}");
     let mine = me.run(&["skill", "outdated", "nope"]);
-    assert_eq!(mine.code, 2, "{mine:?}");
-    assert!(
-        mine.stderr.contains("the imported skills are doc, pdf"),
-        "{mine:?}"
-    );
+    assert_run_snapshot!("outdated_of_an_unknown_name", mine, me);
 
     // outdated writes nothing, whatever it finds
     assert_eq!(me.snapshot(), before);
@@ -208,6 +197,8 @@ fn a_parked_entry_left_behind_is_told_and_removed_by_the_next_writer() {
         .collect();
     assert_eq!(parked.len(), 1, "{parked:?}");
     let parked = format!("skills/{}", parked[0]);
+    // Fragments, not a snapshot: the parked name carries a suffix made afresh each run, and
+    // the reason in parentheses is the operating system's own words.
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{out:?}");
     assert!(
@@ -223,5 +214,6 @@ fn a_parked_entry_left_behind_is_told_and_removed_by_the_next_writer() {
     let next = me.run(&["skill", "remove", "doc"]);
     assert_eq!(next.code, 0, "{next:?}");
     assert!(!me.exists(&parked), "{next:?}");
+    // The same parked name again, so a fragment here too.
     assert!(next.stderr.contains("finished the clean-up of"), "{next:?}");
 }

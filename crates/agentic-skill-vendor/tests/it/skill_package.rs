@@ -8,7 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{Repo, Run, run_bin};
+use crate::common::{Repo, Run, assert_run_snapshot, run_bin};
+use asv_test_support::snapshot::labelled;
 
 fn skill_md(name: &str) -> String {
     format!("---\nname: {name}\ndescription: Does {name} things.\n---\n# {name}\n")
@@ -203,17 +204,11 @@ fn pack_refuses_an_invalid_skill_and_writes_nothing() {
     );
     let out = repo.join("pdf.zip");
     let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr.contains("differs from the directory name"),
-        "{}",
-        run.stderr
-    );
+    assert_run_snapshot!("pack_of_a_misnamed_skill", run, repo);
     assert!(!out.exists());
     repo.symlink("../../outside", "skills/csv/link");
     let run = repo.run(&["skill", "pack", "skills/csv", "-o", out.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    assert_run_snapshot!("pack_of_a_skill_holding_a_link", run, repo);
     assert!(!out.exists());
 }
 
@@ -233,28 +228,13 @@ fn pack_warns_past_the_upload_limit_and_refuses_past_the_api_limit() {
     repo.write("skills/pdf/assets/big.bin", &noise);
     let out = repo.join("pdf.zip");
     let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
-    assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        run.stdout.starts_with("warning: skills/pdf: packs to "),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("a claude.ai upload takes"),
-        "{}",
-        run.stdout
-    );
+    assert_run_snapshot!("pack_past_the_upload_limit", run, repo);
     for i in 0..3 {
         repo.write(&format!("skills/pdf/assets/big{i}.bin"), &noise);
     }
     std::fs::remove_file(&out).unwrap();
     let run = repo.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr.contains("the Skills API accepts"),
-        "{}",
-        run.stderr
-    );
+    assert_run_snapshot!("pack_past_the_api_limit", run, repo);
     assert!(!out.exists());
 }
 
@@ -282,13 +262,7 @@ fn install_finds_every_skill_and_is_all_or_nothing() {
     dest.write("skills/pdf/SKILL.md", skill_md("pdf") + "local\n");
     let before = without_tool_state(&dest);
     let run = dest.run(&["skill", "install", from.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("skills/csv: already exists; nothing was installed — pass --force"),
-        "{}",
-        run.stderr
-    );
+    assert_run_snapshot!("install_over_installed_skills", run, dest);
     assert_eq!(without_tool_state(&dest), before);
     assert_eq!(
         dest.run(&["skill", "install", from.to_str().unwrap(), "--dry-run"])
@@ -304,25 +278,13 @@ fn install_finds_every_skill_and_is_all_or_nothing() {
     src.write("skills/bad/SKILL.md", "---\nname: bad\n---\n");
     let fresh = Repo::empty();
     let run = fresh.run(&["skill", "install", from.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("skills/bad/SKILL.md: has no description"),
-        "{}",
-        run.stderr
-    );
+    assert_run_snapshot!("install_of_one_invalid_skill_among_valid_ones", run, fresh);
     assert!(!fresh.exists("skills"));
 
     // an input that is not there is named as such
     let missing = src.join("nothing.zip");
     let run = fresh.run(&["skill", "install", missing.to_str().unwrap()]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr
-            .ends_with("nothing.zip: does not exist; give a skill directory, a ZIP or a .tar.gz\n"),
-        "{}",
-        run.stderr
-    );
+    assert_run_snapshot!("install_of_a_missing_input", run, fresh);
 }
 
 #[test]
@@ -373,8 +335,12 @@ fn install_from_a_tarball_into_an_agent_directory() {
         .env("HOME", home.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("-> ~/.codeium/windsurf/skills/csv"));
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_run_snapshot!("install_into_a_user_agent_directory", run, dest);
     assert!(home.exists(".codeium/windsurf/skills/pdf/SKILL.md"));
     // --into and --target do not go together; --scope needs --target
     let both = dest.run(&[
@@ -410,21 +376,18 @@ fn hostile_archives_install_nothing() {
         d = sys.argv[2].encode()\ni = tarfile.TarInfo('pdf/SKILL.md'); i.size = len(d); t.addfile(i, io.BytesIO(d))\n\
         l = tarfile.TarInfo('pdf/evil'); l.type = tarfile.SYMTYPE; l.linkname = '/etc'; t.addfile(l)\nt.close()\n";
     type Build<'a> = Box<dyn Fn(&Path) + 'a>;
-    let rows: Vec<(&str, Build<'_>, &str)> = vec![
+    let rows: Vec<(&str, Build<'_>)> = vec![
         (
             "parent segment",
             Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/../../evil", "x")])),
-            "(unsafe-name)",
         ),
         (
             "absolute",
             Box::new(|p: &Path| python_zip(p, &[("/pdf/SKILL.md", &good)])),
-            "(unsafe-name)",
         ),
         (
             "reserved name",
             Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/CON.txt", "x")])),
-            "(unsafe-name)",
         ),
         (
             "case clash",
@@ -438,27 +401,22 @@ fn hostile_archives_install_nothing() {
                     ],
                 )
             }),
-            "(name-clash)",
         ),
         (
             "listed twice",
             Box::new(|p: &Path| python_zip(p, &[("pdf/SKILL.md", &good), ("pdf/SKILL.md", &good)])),
-            "(name-clash)",
         ),
         (
             "zip symlink",
             Box::new(|p: &Path| python(link, &[p.to_str().unwrap(), &good])),
-            "(link)",
         ),
         (
             "tar symlink",
             Box::new(|p: &Path| python(tar_link, &[p.to_str().unwrap(), &good])),
-            "(link)",
         ),
         (
             "not an archive",
             Box::new(|p: &Path| std::fs::write(p, "just text").unwrap()),
-            "is not a directory, a ZIP or a .tar.gz",
         ),
         (
             "truncated zip",
@@ -467,18 +425,19 @@ fn hostile_archives_install_nothing() {
                 let bytes = std::fs::read(p).unwrap();
                 std::fs::write(p, &bytes[..bytes.len() - 10]).unwrap();
             }),
-            "(unreadable)",
         ),
     ];
-    for (name, build, want) in rows {
+    // Every refusal in one snapshot, a row each: each must still be refused, with its reason.
+    let mut refusals = String::new();
+    for (name, build) in rows {
         let archive = work.join(&format!("{}.bin", name.replace(' ', "-")));
         build(&archive);
         let dest = Repo::empty();
         let run: Run = dest.run(&["skill", "install", archive.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "{name}: {run:?}");
-        assert!(run.stderr.contains(want), "{name}: {}", run.stderr);
+        refusals.push_str(&labelled(name, &run, dest.path()));
         assert!(dest.snapshot().is_empty(), "{name}: something was written");
     }
+    assert_run_snapshot!(text: "hostile_archives", refusals);
 }
 
 /// Names some host cannot write, against every sink that writes or packs a skill.
@@ -495,6 +454,8 @@ fn hostile_names_are_refused_by_every_sink() {
         "trail ",
         "tab\tname",
     ];
+    // Every sink's run for every name in one snapshot: each must still be refused, saying why.
+    let mut refusals = String::new();
     for bad in names {
         let src = Repo::empty();
         src.write("skills/pdf/SKILL.md", skill_md("pdf"));
@@ -502,21 +463,16 @@ fn hostile_names_are_refused_by_every_sink() {
         // pack
         let out = src.join("pdf.zip");
         let run = src.run(&["skill", "pack", "skills/pdf", "-o", out.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "pack {bad:?}: {run:?}");
+        refusals.push_str(&labelled(&format!("pack {bad:?}"), &run, src.path()));
         assert!(!out.exists(), "pack {bad:?}");
         // install from the directory
         let dest = Repo::empty();
         let run = dest.run(&["skill", "install", src.join("skills").to_str().unwrap()]);
-        assert_eq!(run.code, 2, "install {bad:?}: {run:?}");
-        assert!(
-            run.stderr.contains("(unsafe-name)"),
-            "install {bad:?}: {}",
-            run.stderr
-        );
+        refusals.push_str(&labelled(&format!("install {bad:?}"), &run, dest.path()));
         assert!(dest.snapshot().is_empty(), "install {bad:?}");
         // skill add from a local directory
         let run = dest.run(&["skill", "add", src.path().to_str().unwrap(), "skills/pdf"]);
-        assert_eq!(run.code, 2, "add {bad:?}: {run:?}");
+        refusals.push_str(&labelled(&format!("add {bad:?}"), &run, dest.path()));
         assert!(
             !dest.exists("skills") && !dest.exists("vendor-skills-lock.json"),
             "add {bad:?}"
@@ -531,13 +487,9 @@ fn hostile_names_are_refused_by_every_sink() {
             ],
         );
         let run = dest.run(&["skill", "install", zip.to_str().unwrap()]);
-        assert_eq!(run.code, 2, "zip {bad:?}: {run:?}");
-        assert!(
-            run.stderr.contains("(unsafe-name)"),
-            "zip {bad:?}: {}",
-            run.stderr
-        );
+        refusals.push_str(&labelled(&format!("zip {bad:?}"), &run, dest.path()));
     }
+    assert_run_snapshot!(text: "hostile_names", refusals);
 }
 
 fn running_as_root() -> bool {
@@ -636,6 +588,9 @@ fn hostile_trees_against_every_sink() {
             Some(want) => {
                 for (sink, run) in [("pack", &packed), ("install", &installed), ("add", &added)] {
                     assert_eq!(run.code, 2, "{name} / {sink}: {run:?}");
+                    // Fragments, not a snapshot: a root alias is refused in other words by
+                    // the Linux calls and by the portable fallback (`--features portable`,
+                    // crates/README.md), and an unreadable directory is no refusal as root.
                     assert!(
                         want.split('|').any(|w| run.stderr.contains(w)),
                         "{name} / {sink}: {}",

@@ -57,17 +57,7 @@ fn a_pull_of_two_skills_writes_both_and_prints_both_lines() {
     both_moved(&up, &me);
     let planned = me.run(&["skill", "pull", "--dry-run", "pdf", "doc"]);
     let out = me.run(&["skill", "pull", "pdf", "doc"]);
-    assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{out:?}");
-    assert!(
-        lines[0].starts_with("pdf: updated ") && lines[0].ends_with(" (local edits kept)"),
-        "{out:?}"
-    );
-    assert!(
-        lines[1].starts_with("doc: updated ") && !lines[1].ends_with(")"),
-        "{out:?}"
-    );
+    assert_run_snapshot!("pull_of_two_skills", out, me);
     assert_eq!(planned.stdout, out.stdout, "the dry run decides as the run");
     assert_eq!(
         me.read_string("skills/doc/SKILL.md"),
@@ -124,10 +114,7 @@ fn a_refused_skill_writes_nothing_of_the_others() {
         up.read_string("skills/doc/SKILL.md")
     );
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert!(lines[0].starts_with("doc: up to date at "), "{out:?}");
-    assert!(lines[1].starts_with("pdf: updated "), "{out:?}");
+    assert_run_snapshot!("pull_after_taking_a_skill_again", out, me);
 }
 
 /// A skill waiting for `skill resolve` refuses the run; the conflicts a run writes are part
@@ -139,12 +126,7 @@ fn a_conflicted_skill_waits_while_the_others_pull_and_resolve_lets_it_go_on() {
     edit(&me, "skills/doc/SKILL.md", "two\n", "TWO (ours)\n");
     // Both in one run: pdf merges, doc's conflict is written with markers, one transaction.
     let out = me.run(&["skill", "pull", "--write-conflicts"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stdout.starts_with("doc: 1 conflict with upstream "),
-        "{out:?}"
-    );
-    assert!(out.stdout.contains("\npdf: updated "), "{out:?}");
+    assert_run_snapshot!("pull_writes_one_conflict_and_merges_the_other", out, me);
     assert!(
         me.read_string("skills/doc/SKILL.md")
             .contains("<<<<<<< local\n")
@@ -153,13 +135,7 @@ fn a_conflicted_skill_waits_while_the_others_pull_and_resolve_lets_it_go_on() {
     // A skill waiting for resolve does not hold up the other: pdf is pulled, doc named.
     edit(&up, "skills/pdf/SKILL.md", "five\n", "FIVE (theirs)\n");
     let out = me.run(&["skill", "pull", "pdf", "doc"]);
-    assert_eq!((out.code, out.stderr.as_str()), (1, ""), "{out:?}");
-    assert!(out.stdout.starts_with("pdf: updated "), "{out:?}");
-    assert!(
-        out.stdout
-            .contains("\ndoc: not pulled; the conflicts with upstream "),
-        "{out:?}"
-    );
+    assert_run_snapshot!("pull_beside_a_skill_waiting_for_resolve", out, me);
     assert!(
         me.read_string("skills/pdf/SKILL.md")
             .contains("FIVE (theirs)")
@@ -171,9 +147,7 @@ fn a_conflicted_skill_waits_while_the_others_pull_and_resolve_lets_it_go_on() {
     let resolved = me.run(&named_step(&out.stdout, "then run "));
     assert_eq!(resolved.code, 0, "{resolved:?}");
     let out = me.run(&["skill", "pull", "pdf", "doc"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.starts_with("pdf: up to date at "), "{out:?}");
-    assert!(out.stdout.contains("\ndoc: up to date at "), "{out:?}");
+    assert_run_snapshot!("pull_after_resolve_up_to_date", out, me);
 }
 
 /// A fresh clone: the kept bases under `.agentic-skill-vendor/` are not checked in. An
@@ -220,27 +194,14 @@ fn a_fresh_clone_with_local_edits_merges_without_a_base() {
         (1, warning.as_str()),
         "{out:?}"
     );
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert!(
-        lines[0].starts_with("pdf: 2 conflicts with upstream "),
-        "{out:?}"
-    );
-    assert_eq!(
-        &lines[1..],
-        [
-            "skills/pdf/SKILL.md (content)",
-            "skills/pdf/references/new.md (add/delete)"
-        ]
-    );
+    assert_run_snapshot!("pull_without_a_base", out, me);
     assert_eq!(
         me.snapshot(),
         before,
         "conflicts not written change nothing"
     );
     let json = me.run(&["--format", "json", "skill", "pull", "pdf"]);
-    let value: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
-    assert_eq!(value["lostBase"], lost.as_str());
-    assert_eq!(value["conflicts"][1]["kind"], "add/delete");
+    assert_run_snapshot!("pull_without_a_base_json", json, me);
 
     // --write-conflicts writes them (markers with an empty base section), then resolve.
     let out = me.run(&["skill", "pull", "--write-conflicts", "pdf"]);
@@ -313,19 +274,13 @@ fn a_skill_removed_upstream_is_said_once_and_keeps_ci_green() {
     let out = me.run(&["skill", "pull"]);
     assert_run_snapshot!("pull_finds_a_skill_removed_upstream", out, me);
     let status = me.run(&["skill", "status"]);
-    assert!(
-        status
-            .stdout
-            .contains("doc: clean; removed upstream, kept as it is\n"),
-        "{status:?}"
-    );
+    assert_run_snapshot!("status_of_a_skill_removed_upstream", status, me);
     let json = me.run(&["skill", "status", "--format", "json"]);
-    assert!(json.stdout.contains("\"removedUpstream\":\"\""), "{json:?}");
+    assert_run_snapshot!("status_of_a_skill_removed_upstream_json", json, me);
     // Upstream takes the skill back: the next pull clears the record.
     up.write("skills/doc/SKILL.md", skill("doc").replace("two", "TWO"));
     let out = me.run(&["skill", "pull"]);
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("doc: updated"), "{out:?}");
+    assert_run_snapshot!("pull_of_a_skill_back_upstream", out, me);
     assert!(
         !me.read_string("vendor-skills-lock.json")
             .contains("removedUpstream")

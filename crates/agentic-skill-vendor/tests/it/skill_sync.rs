@@ -6,7 +6,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{Repo, ok};
+use crate::common::{Repo, assert_run_snapshot, ok};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n";
 const OWN: &str = "---\nname: own\ndescription: Our own skill.\n---\nmine\n";
@@ -154,12 +154,7 @@ fn foreign_skills_in_a_target_are_left_alone_and_identical_ones_claimed() {
     me.write(".claude/skills/theirs/SKILL.md", "not ours\n");
     me.write(".claude/skills/own/SKILL.md", OWN);
     let run = me.run(&["skill", "sync"]);
-    assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        run.stdout
-            .contains("projected: .claude/skills/own (claimed, sha256:"),
-        "{run:?}"
-    );
+    assert_run_snapshot!("sync_claims_an_identical_copy", run, me);
     assert_eq!(
         me.read_string(".claude/skills/theirs/SKILL.md"),
         "not ours\n"
@@ -169,13 +164,7 @@ fn foreign_skills_in_a_target_are_left_alone_and_identical_ones_claimed() {
     want_targets(&other, "claude");
     other.write(".claude/skills/pdf/SKILL.md", "someone else's pdf\n");
     let refused = other.run(&["skill", "sync"]);
-    assert_eq!(refused.code, 2);
-    assert!(
-        refused
-            .stderr
-            .contains("it is not this tool's: .claude/skills/pdf/SKILL.md differs from skills/pdf"),
-        "{refused:?}"
-    );
+    assert_run_snapshot!("sync_over_a_foreign_copy", refused, other);
 }
 
 #[test]
@@ -296,23 +285,11 @@ fn verify_names_intent_and_lock_disagreeing() {
         intent.replace("path: skills/pdf", "path: skills/pdf2"),
     );
     let verify = me.run(&["skill", "verify"]);
-    assert_eq!(verify.code, 1);
-    assert!(
-        verify.stdout.starts_with(
-            "intent: vendor-skills.yaml asks for pdf with path \"skills/pdf2\", the lock pins \"skills/pdf\""
-        ),
-        "{verify:?}"
-    );
+    assert_run_snapshot!("verify_of_an_intent_the_lock_does_not_pin", verify, me);
     // sync never moves a pin: it refuses, naming the way, which works.
     let refused = me.run(&["skill", "sync"]);
-    assert_eq!(refused.code, 2);
+    assert_run_snapshot!("sync_never_moves_a_pin", refused, me);
     let source = up.path().display().to_string();
-    assert!(
-        refused.stderr.contains(&format!(
-            "run skill remove pdf and then skill add {source} skills/pdf2 --name pdf (or"
-        )),
-        "{refused:?}"
-    );
     up.write("skills/pdf2/SKILL.md", PDF);
     assert_eq!(me.run(&["skill", "remove", "pdf"]).code, 0);
     let added = me.run(&["skill", "add", &source, "skills/pdf2", "--name", "pdf"]);
@@ -345,12 +322,7 @@ fn list_shows_where_skills_are_mirrored_and_what_an_agent_directory_holds() {
     want_targets(&me, "claude, codex");
     assert_eq!(me.run(&["skill", "sync"]).code, 0);
     let list = me.run(&["skill", "list"]);
-    assert_eq!(list.code, 0);
-    assert!(
-        list.stdout
-            .contains("own: own, valid; mirrored in .agents/skills, .claude/skills\n"),
-        "{list:?}"
-    );
+    assert_run_snapshot!("list_of_mirrored_skills", list, me);
     me.write(".claude/skills/theirs/SKILL.md", "---\nname: theirs\n---\n");
     me.write(".claude/skills/pdf/extra.md", "by hand\n");
     let agent = me.run(&["skill", "list", "--target", "claude"]);
@@ -384,8 +356,7 @@ fn what_stands_in_the_way_of_a_target_is_refused_before_anything_is_written() {
     me.remove(".claude/skills");
     me.symlink("/tmp", ".claude/skills");
     let refused = me.run(&["skill", "sync"]);
-    assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(refused.stderr.contains(".claude/skills"), "{refused:?}");
+    assert_run_snapshot!("sync_into_a_linked_agent_directory", refused, me);
     // A wanted skill whose source cannot be reached: named, nothing written.
     let (_up2, other) = synced_repo();
     let intent = other.read_string("vendor-skills.yaml");
@@ -397,8 +368,7 @@ fn what_stands_in_the_way_of_a_target_is_refused_before_anything_is_written() {
     );
     let before = other.snapshot();
     let refused = other.run(&["skill", "sync"]);
-    assert_eq!(refused.code, 2);
-    assert!(refused.stderr.contains("nowhere"), "{refused:?}");
+    assert_run_snapshot!("sync_of_an_unreachable_source", refused, other);
     assert_eq!(other.snapshot(), before);
 }
 
@@ -424,11 +394,7 @@ fn a_linked_skill_directory_gets_one_verdict_everywhere() {
         "{verify:?}"
     );
     let status = me.run(&["skill", "status"]);
-    assert_eq!(status.code, 0, "{status:?}");
-    assert!(
-        status.stdout.starts_with("pdf: invalid") && status.stdout.contains(said),
-        "{status:?}"
-    );
+    assert_run_snapshot!("status_of_a_linked_skill_directory", status, me);
     let refused = format!("error: {said}\n");
     for args in [
         &["skill", "sync"][..],
@@ -471,13 +437,7 @@ fn sync_mirrors_only_loadable_skills_and_verify_names_copies_of_gone_skills() {
     );
     me.write("skills/notes/README.md", "not a skill\n");
     let out = me.run(&["skill", "sync"]);
-    assert_eq!(out.code, 1, "{out:?}");
-    assert!(
-        out.stdout.contains(
-            "not-projected: skills/broken is not mirrored into the agents' directories: skills/broken/SKILL.md: has no description"
-        ) && out.stdout.contains("not-projected: skills/notes is not mirrored"),
-        "{out:?}"
-    );
+    assert_run_snapshot!("sync_mirrors_only_loadable_skills", out, me);
     assert!(me.exists(".claude/skills/pdf/SKILL.md") && me.exists(".claude/skills/own/SKILL.md"));
     assert!(!me.exists(".claude/skills/broken") && !me.exists(".claude/skills/notes"));
     me.remove("skills/broken");
@@ -487,13 +447,7 @@ fn sync_mirrors_only_loadable_skills_and_verify_names_copies_of_gone_skills() {
     // An own skill deleted: its copy stays until sync, and verify says so.
     me.remove("skills/own");
     let verify = me.run(&["skill", "verify"]);
-    assert_eq!(verify.code, 1, "{verify:?}");
-    assert!(
-        verify.stdout.contains(
-            "projection: .claude/skills/own is a copy of skills/own, which is gone; run skill sync to remove it"
-        ),
-        "{verify:?}"
-    );
+    assert_run_snapshot!("verify_names_a_copy_of_a_gone_skill", verify, me);
     assert_eq!(me.run(&["skill", "sync"]).code, 0);
     assert!(!me.exists(".claude/skills/own"));
     assert_eq!(me.run(&["skill", "verify"]).code, 0);
@@ -536,7 +490,6 @@ fn add_pull_and_remove_keep_the_agents_directories_in_step() {
     me.write(".claude/skills/pdf/SKILL.md", "mine\n");
     let before = me.snapshot();
     let out = me.run(&["skill", "add", &source, "skills/pdf"]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert!(out.stderr.contains(".claude/skills/pdf"), "{out:?}");
+    assert_run_snapshot!("add_over_a_foreign_agent_copy", out, me);
     assert_eq!(me.snapshot(), before);
 }

@@ -3,7 +3,8 @@
 //! after a clean `verify`, `gen` or `skill validate` — and that none of it reaches a pipe, a file
 //! or stdout, where every byte stays what it was.
 
-use crate::common::{Repo, Run, run_bin_env, run_in_terminal, strip_colour};
+use crate::common::{Repo, Run, assert_run_snapshot, run_bin_env, run_in_terminal, strip_colour};
+use asv_test_support::snapshot::labelled;
 
 const ESC: &str = "\u{1b}[";
 
@@ -39,10 +40,12 @@ fn team(repo: &Repo, a: &[&str], env: &[(&str, &str)]) -> Run {
 #[test]
 fn color_always_paints_and_the_plain_bytes_stay_underneath() {
     let repo = edited_import();
+    // Each command piped (auto: no colour) and with `always`, in one snapshot: the escapes
+    // show as `␛`, so what is painted, and in which colour, is asserted whole.
+    let mut runs = String::new();
     for command in [&["skill", "status"][..], &["skill", "diff", "summarize"]] {
         let plain = team(&repo, command, &[]);
-        assert_eq!(plain.code, 0, "{plain:?}");
-        assert!(!plain.stdout.contains(ESC), "piped auto: {plain:?}");
+        runs.push_str(&labelled(&command.join(" "), &plain, repo.path()));
         let never = team(&repo, &[command, &["--color", "never"]].concat(), &[]);
         assert_eq!(never, plain, "--color never is byte-identical");
         // `always` wins over NO_COLOR, into a pipe too.
@@ -51,27 +54,18 @@ fn color_always_paints_and_the_plain_bytes_stay_underneath() {
             &[command, &["--color=always"]].concat(),
             &[("NO_COLOR", "1")],
         );
-        assert_eq!(always.code, 0, "{always:?}");
-        assert!(always.stdout.contains(ESC), "{command:?}: {always:?}");
+        let label = format!("NO_COLOR=1 {} --color=always", command.join(" "));
+        runs.push_str(&labelled(&label, &always, repo.path()));
         assert_eq!(strip_colour(&always.stdout), plain.stdout, "{command:?}");
     }
+    assert_run_snapshot!(text: "piped_and_always", runs);
+    // Before the command as after it.
     let status = team(&repo, &["--color", "always", "skill", "status"], &[]);
     assert_eq!(
         status.stdout,
         format!("summarize: {ESC}33mmodified{ESC}0m\n"),
         "{status:?}"
     );
-    let diff = team(
-        &repo,
-        &["skill", "diff", "summarize", "--color", "always"],
-        &[],
-    );
-    assert!(
-        diff.stdout
-            .contains(&format!("{ESC}32m+A local closing line.{ESC}0m\n")),
-        "{diff:?}"
-    );
-    assert!(diff.stdout.contains(&format!("{ESC}36m@@ ")), "{diff:?}");
     // clap's own help follows --color too.
     let help = team(&repo, &["--color", "always", "gen", "-h"], &[]);
     assert!(help.stdout.contains(ESC), "{help:?}");
@@ -93,7 +87,7 @@ fn color_always_paints_and_the_plain_bytes_stay_underneath() {
         ],
         &[],
     );
-    assert!(!json.stdout.contains(ESC), "{json:?}");
+    assert_run_snapshot!("diff_json_with_color_always", json, repo);
 }
 
 #[test]
@@ -106,10 +100,12 @@ fn labels_on_stderr_are_painted_only_when_asked() {
         (vec!["verify", "--root", &missing], "error"),
         (vec!["gne"], "error"),
     ];
+    // Each row piped and with `always`, in one snapshot (escapes shown as `␛`).
+    let mut runs = String::new();
     for (argv, label) in rows {
         let plain = team(&repo, &argv, &[]);
+        runs.push_str(&labelled(&argv.join(" "), &plain, repo.path()));
         assert!(plain.stderr.starts_with(&format!("{label}: ")), "{plain:?}");
-        assert!(!plain.stderr.contains(ESC), "{plain:?}");
         let never = team(&repo, &[&argv[..], &["--color", "never"]].concat(), &[]);
         assert_eq!(never, plain, "{argv:?}");
         let always = team(&repo, &[&["--color", "always"], &argv[..]].concat(), &[]);
@@ -118,12 +114,11 @@ fn labels_on_stderr_are_painted_only_when_asked() {
             always.stdout, plain.stdout,
             "{argv:?}: stdout never changes"
         );
-        assert!(
-            always.stderr.starts_with(ESC) && always.stderr.contains(&format!("{label}{ESC}0m: ")),
-            "{argv:?}: {always:?}"
-        );
+        let shown = format!("--color always {}", argv.join(" "));
+        runs.push_str(&labelled(&shown, &always, repo.path()));
         assert_eq!(strip_colour(&always.stderr), plain.stderr, "{argv:?}");
     }
+    assert_run_snapshot!(text: "labels_piped_and_always", runs);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use crate::common::{self, Repo, git};
+use crate::common::{self, Repo, assert_run_snapshot, git};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\n";
 
@@ -94,18 +94,16 @@ fn skill_install_into_any_directory() {
     let elsewhere = Repo::empty();
     let into = elsewhere.join("agents/skills").display().to_string();
     let run = repo.run(&["skill", "install", &input, "--into", &into]);
-    assert_eq!(run.code, 0, "{run:?}");
+    assert_run_snapshot!("install_into_an_absolute_directory", run, repo);
     assert_eq!(elsewhere.read_string("agents/skills/pdf/SKILL.md"), PDF);
-    assert!(run.stdout.contains(&format!("{into}/pdf")), "{run:?}");
     // Relative to the current directory, inside the repository.
     repo.write("docs/.keep", "");
     let run = repo.run_from(
         "docs",
         &["skill", "install", &input, "--into", "../agent-skills"],
     );
-    assert_eq!(run.code, 0, "{run:?}");
+    assert_run_snapshot!("install_into_a_relative_directory", run, repo);
     assert_eq!(repo.read_string("agent-skills/pdf/SKILL.md"), PDF);
-    assert!(run.stdout.contains("agent-skills/pdf"), "{run:?}");
     // The same install again is refused and changes nothing.
     let before = elsewhere.snapshot();
     let again = repo.run(&["skill", "install", &input, "--into", &into]);
@@ -159,8 +157,7 @@ fn a_local_git_repository_at_a_ref_is_read_at_its_commit() {
     let me = Repo::empty();
     let source = up.path().display().to_string();
     let run = me.run(&["skill", "add", &source, "skills/pdf", "--ref", "main"]);
-    assert_eq!(run.code, 0, "{run:?}");
-    assert!(run.stdout.contains(&first), "{run:?}");
+    assert_run_snapshot!("add_from_a_local_git_repository_at_a_ref", run, me);
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), PDF);
     let lock: serde_json::Value =
         serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
@@ -199,8 +196,7 @@ fn a_local_git_repository_at_a_ref_is_read_at_its_commit() {
         "--ref",
         "no-such-branch",
     ]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("no-such-branch"), "{run:?}");
+    assert_run_snapshot!("add_at_a_ref_that_names_nothing", run, other);
     assert!(other.snapshot().is_empty(), "{:?}", other.snapshot());
 }
 
