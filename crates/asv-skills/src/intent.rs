@@ -709,7 +709,9 @@ fn checked(
 ) -> Result<String, Error> {
     match wanted {
         Some(wanted) => checked_rows(before, edited, &[(name.to_owned(), wanted.clone())]),
-        None => checked_without(before, edited, name),
+        None => read_back(before, edited, name, |rows| {
+            rows.remove(name);
+        }),
     }
 }
 
@@ -719,31 +721,22 @@ fn checked_rows(
     edited: String,
     rows: &[(String, Wanted)],
 ) -> Result<String, Error> {
-    let before = match before {
-        Some(text) => Intent::parse(text.as_bytes())?,
-        None => Intent::default(),
-    };
-    let misread = || {
-        refuse(
-            None,
-            IntentProblem::EditMisread {
-                name: rows.first().map(|(n, _)| n.clone()).unwrap_or_default(),
-            },
-        )
-    };
-    let after = Intent::parse(edited.as_bytes()).map_err(|_| misread())?;
-    let mut expected = before.skills;
-    for (name, wanted) in rows {
-        expected.insert(name.clone(), wanted.clone());
-    }
-    if after.skills != expected || after.targets != before.targets {
-        return Err(misread());
-    }
-    Ok(edited)
+    let first = rows.first().map_or("", |(name, _)| name.as_str());
+    read_back(before, edited, first, |expected| {
+        for (name, wanted) in rows {
+            expected.insert(name.clone(), wanted.clone());
+        }
+    })
 }
 
-/// [`checked`] for the edit that removed `name`'s row.
-fn checked_without(before: Option<&str>, edited: String, name: &str) -> Result<String, Error> {
+/// Gives back `edited` when its rows are `before`'s as `expect` changes them and its targets
+/// `before`'s; else the edit misread, naming `name`.
+fn read_back(
+    before: Option<&str>,
+    edited: String,
+    name: &str,
+    expect: impl FnOnce(&mut BTreeMap<String, Wanted>),
+) -> Result<String, Error> {
     let before = match before {
         Some(text) => Intent::parse(text.as_bytes())?,
         None => Intent::default(),
@@ -758,7 +751,7 @@ fn checked_without(before: Option<&str>, edited: String, name: &str) -> Result<S
     };
     let after = Intent::parse(edited.as_bytes()).map_err(|_| misread())?;
     let mut expected = before.skills;
-    expected.remove(name);
+    expect(&mut expected);
     if after.skills != expected || after.targets != before.targets {
         return Err(misread());
     }
