@@ -276,7 +276,9 @@ mod tests {
         );
         assert_eq!(out[5], format!("{GREEN}+added{GREEN:#}"));
         assert_eq!(out[6], " context");
-        let state = on.state(&State::Invalid("x".into()));
+        let state = on.state(&State::Invalid(asv_skills::status::Invalid::Linked {
+            path: "skills/x".into(),
+        }));
         assert_eq!(state, format!("{RED}invalid{RED:#}"));
     }
 

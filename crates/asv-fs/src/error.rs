@@ -267,7 +267,7 @@ pub enum Error {
         /// The destination.
         dest: String,
         /// Why the recogniser disowned it.
-        reason: String,
+        reason: crate::plan::Disowned,
     },
     /// Two changes of one plan reach the same entry (input side).
     #[error("{}", Overlap(outer, inner))]

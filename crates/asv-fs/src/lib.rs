@@ -45,8 +45,8 @@ pub use apply::{
 };
 pub use error::{EntryKind, Error, JournalProblem, Result, StrandedEntry};
 pub use plan::{
-    Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, Plan,
-    PlannedChange, SharedBytes, TreeFile, Verdict,
+    Action, Body, Change, Content, Disowned, During, FileSink, FileWriteFn, Fill, NewFile,
+    Ownership, Plan, PlannedChange, SharedBytes, TreeFile, Verdict,
 };
 pub use reader::{CHUNK, FileReader};
 pub use root::{DirEntry, Root, join};

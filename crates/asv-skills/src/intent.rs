@@ -567,12 +567,12 @@ pub fn rows_removed(root: &Root, names: &[String]) -> Result<Option<asv_fs::Chan
 fn unchanged_since(before: Option<Vec<u8>>) -> asv_fs::Ownership {
     asv_fs::Ownership::tool_made(move |root, dest, kind| {
         if kind != asv_fs::EntryKind::File {
-            return Ok(asv_fs::Verdict::NotOurs(format!("it is {kind} now")));
+            return Ok(asv_fs::Verdict::NotOurs(asv_fs::Disowned::Kind(kind)));
         }
         Ok(if root.read_file(dest)? == before {
             asv_fs::Verdict::Ours
         } else {
-            asv_fs::Verdict::NotOurs("it changed while the command ran; run it again".to_owned())
+            asv_fs::Verdict::NotOurs(asv_fs::Disowned::Changed(asv_fs::During::Command))
         })
     })
 }

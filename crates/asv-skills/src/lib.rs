@@ -58,7 +58,7 @@ pub use asv_skilltree::normalize_name;
 pub use error::Error;
 pub use paths::skill_dir;
 pub use validate::{
-    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Profile, Rule,
-    Severity, has_errors, manifest_name, name_problem, validate_skill, validate_skill_as,
+    Finding, KNOWN_KEYS, MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_LINES, MAX_NAME, Problem, Profile,
+    Rule, Severity, has_errors, manifest_name, name_problem, validate_skill, validate_skill_as,
     validate_tree, validate_tree_as,
 };

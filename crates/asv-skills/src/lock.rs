@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{Change, EntryKind, Ownership, Root, Verdict};
+use asv_fs::{Change, Disowned, During, EntryKind, Ownership, Root, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::bases::{base_digests, base_dir};
@@ -321,12 +321,12 @@ pub(crate) fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
         lock.render().into_bytes(),
         Ownership::tool_made(move |root, dest, kind| {
             if kind != EntryKind::File {
-                return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+                return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
             }
             let now = root.read_file(dest)?.unwrap_or_default();
             Ok(match serde_json::from_slice::<SkillLock>(&now) {
                 Ok(now) if now == loaded => Verdict::Ours,
-                _ => Verdict::NotOurs("it changed while the command ran; run it again".to_owned()),
+                _ => Verdict::NotOurs(Disowned::Changed(During::Command)),
             })
         }),
     )

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
+use asv_fs::{Change, Disowned, During, EntryKind, Ownership, Plan, Root, Verdict, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::SkillTree;
 
@@ -20,7 +20,7 @@ use crate::bases::{BASES_DIR, base_digests, base_dir, kept_base};
 use crate::error::Error;
 use crate::lock::{Entry, SkillLock, lock_change, referenced_bases};
 use crate::paths::skill_dir;
-use crate::status::{State, status};
+use crate::status::{Invalid, State, status};
 use crate::upstream::{At, Source, resolve};
 use crate::{Severity, validate_tree};
 
@@ -207,12 +207,12 @@ pub fn removal_changes(
 fn still_holds(expected: String) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
         Ok(match SkillTree::read_hash(root, dest) {
             Ok(hash) if hash == expected => Verdict::Ours,
-            Ok(_) => Verdict::NotOurs("it changed while the command ran; run it again".to_owned()),
-            Err(e) => Verdict::NotOurs(e.to_string()),
+            Ok(_) => Verdict::NotOurs(Disowned::Changed(During::Command)),
+            Err(e) => Verdict::NotOurs(Disowned::unreadable(e)),
         })
     })
 }
@@ -374,7 +374,7 @@ pub enum OwnState {
     /// It follows the Agent Skills rules (warnings aside).
     Valid,
     /// It cannot be read as a skill or breaks the rules: why.
-    Invalid(String),
+    Invalid(Invalid),
 }
 
 /// The state `skill list` shows.
@@ -397,7 +397,7 @@ impl Listed {
     }
 
     /// Why the skill is invalid, when it is.
-    pub fn reason(&self) -> Option<&str> {
+    pub fn reason(&self) -> Option<&Invalid> {
         match self {
             Listed::Own(OwnState::Invalid(why)) | Listed::Imported(State::Invalid(why)) => {
                 Some(why)
@@ -452,9 +452,9 @@ pub fn list(root: &Root) -> Result<Vec<Skill>, Error> {
     for e in own {
         let dir = skill_dir(&e.name);
         let state = match SkillTree::read(root, &dir).and_then(|t| validate_tree(&t, &dir)) {
-            Err(err) => OwnState::Invalid(err.to_string()),
+            Err(err) => OwnState::Invalid(Invalid::unreadable(err)),
             Ok(findings) => match findings.into_iter().find(|f| f.severity == Severity::Error) {
-                Some(f) => OwnState::Invalid(format!("{}: {}", f.path, f.message)),
+                Some(f) => OwnState::Invalid(Invalid::Breaks(Box::new(f))),
                 None => OwnState::Valid,
             },
         };

@@ -11,7 +11,7 @@ use asv_skilltree::SkillTree;
 
 use crate::error::Error;
 use crate::validate::refuse_errors;
-use crate::{Finding, Rule, validate_tree};
+use crate::{Finding, Problem, Rule, validate_tree};
 
 /// Past this size a ZIP is over what a claude.ai upload takes (8 MiB, the figure the
 /// claude.ai surface has been documented with): packing warns.
@@ -107,9 +107,11 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
             Rule::UploadTooLarge,
             dir,
             None,
-            format!(
-                "packs to {size} bytes, over the {UPLOAD_LIMIT} bytes a claude.ai upload takes (the Skills API takes up to {API_LIMIT})"
-            ),
+            Problem::UploadTooLarge {
+                size,
+                upload_limit: UPLOAD_LIMIT,
+                api_limit: API_LIMIT,
+            },
         ));
     }
     Ok(Packed {

@@ -1,7 +1,9 @@
 //! A skill tree as a change of the tree: what the tree-change layer is given to write, and
 //! the ownership a placed skill directory must still show when it is replaced.
 
-use asv_fs::{Body, EntryKind, Fill, NewFile, Ownership, Root, TreeFile, Verdict};
+use asv_fs::{
+    Body, Disowned, During, EntryKind, Fill, NewFile, Ownership, Root, TreeFile, Verdict,
+};
 use asv_skilltree::{FileNode, Place, SkillTree, Stamps};
 
 /// The files of `tree` as a fill of the tree-change layer applied to `root`. Bytes in memory
@@ -72,12 +74,12 @@ fn new_file(root: &Root, f: &FileNode) -> NewFile {
 pub(crate) fn still_local(expected: String) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
         Ok(match SkillTree::read_hash(root, dest) {
             Ok(hash) if hash == expected => Verdict::Ours,
-            Ok(_) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
-            Err(e) => Verdict::NotOurs(e.to_string()),
+            Ok(_) => Verdict::NotOurs(Disowned::Changed(During::Pull)),
+            Err(e) => Verdict::NotOurs(Disowned::unreadable(e)),
         })
     })
 }
@@ -89,12 +91,12 @@ pub(crate) fn still_local(expected: String) -> Ownership {
 pub(crate) fn still_read(local: SkillTree, stamps: Stamps) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
         Ok(match stamps.still_hold(root, dest, &local) {
             Ok(true) => Verdict::Ours,
-            Ok(false) => Verdict::NotOurs("it changed while the pull ran; pull again".to_owned()),
-            Err(e) => Verdict::NotOurs(e.to_string()),
+            Ok(false) => Verdict::NotOurs(Disowned::Changed(During::Pull)),
+            Err(e) => Verdict::NotOurs(Disowned::unreadable(e)),
         })
     })
 }

@@ -7,7 +7,7 @@
 //! placed, and only an entry that still holds it is replaced or removed; an identical
 //! unrecorded copy is claimed; anything else is refused, naming it, unless forced.
 
-use asv_fs::{Change, EntryKind, Ownership, Root, Verdict};
+use asv_fs::{Change, Disowned, During, EntryKind, Ownership, Root, Verdict};
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
@@ -33,12 +33,12 @@ pub(crate) fn target_dirs(targets: &[String]) -> Vec<&'static str> {
 pub(crate) fn still_projected(recorded: String) -> Ownership {
     Ownership::tool_made(move |root, dest, kind| {
         if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("it is {kind} now")));
+            return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
         Ok(match SkillTree::read_hash(root, dest) {
             Ok(hash) if hash == recorded => Verdict::Ours,
-            Ok(_) => Verdict::NotOurs("it changed while sync ran; run it again".to_owned()),
-            Err(e) => Verdict::NotOurs(e.to_string()),
+            Ok(_) => Verdict::NotOurs(Disowned::Changed(During::Sync)),
+            Err(e) => Verdict::NotOurs(Disowned::unreadable(e)),
         })
     })
 }

@@ -1,13 +1,15 @@
 //! `skill status`: the state of every imported skill, judged offline from the skill lock, the
 //! local copy and its kept base.
 
+use std::sync::Arc;
+
 use asv_fs::{EntryKind, Root};
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
 use crate::lock::SkillLock;
 use crate::paths::skill_dir;
-use crate::{Profile, Severity, validate_tree_as};
+use crate::{Finding, Profile, Severity, validate_tree_as};
 
 /// The state of one imported skill, judged offline.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +21,7 @@ pub enum State {
     /// `skills/<name>` is gone.
     Missing,
     /// The local copy cannot be read as a skill or breaks the rules: why.
-    Invalid(String),
+    Invalid(Invalid),
     /// A pull wrote conflicts that wait for `skill resolve`.
     Conflicted,
 }
@@ -36,6 +38,52 @@ impl State {
         }
     }
 }
+
+/// Why a skill is invalid (its `Display` is the reason `status` and `list` print).
+#[derive(Debug, Clone)]
+pub enum Invalid {
+    /// Its directory is a link, which no command follows.
+    Linked {
+        /// The skill's directory.
+        path: String,
+    },
+    /// It could not be read as a skill tree.
+    Unreadable(Arc<asv_skilltree::Error>),
+    /// It breaks a rule: the first error found.
+    Breaks(Box<Finding>),
+}
+
+impl Invalid {
+    /// [`Invalid::Unreadable`] of `error`.
+    pub fn unreadable(error: asv_skilltree::Error) -> Self {
+        Invalid::Unreadable(Arc::new(error))
+    }
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Invalid::Linked { path } => write!(f, "{}", Error::LinkedSkill { path: path.clone() }),
+            Invalid::Unreadable(error) => write!(f, "{error}"),
+            Invalid::Breaks(finding) => write!(f, "{}: {}", finding.path, finding.problem),
+        }
+    }
+}
+
+/// Two read failures are the same reason when they say the same (an I/O error has no
+/// equality of its own); the other reasons compare by their facts.
+impl PartialEq for Invalid {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Invalid::Linked { path: a }, Invalid::Linked { path: b }) => a == b,
+            (Invalid::Unreadable(a), Invalid::Unreadable(b)) => a.to_string() == b.to_string(),
+            (Invalid::Breaks(a), Invalid::Breaks(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Invalid {}
 
 /// One line of `skill status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +116,7 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
             State::Missing
         } else if kind == Some(EntryKind::Symlink) {
             // Said as every command says it, not as the read's refusal.
-            State::Invalid(Error::LinkedSkill { path: dir }.to_string())
+            State::Invalid(Invalid::Linked { path: dir })
         } else if entry.pending.is_some() {
             State::Conflicted
         } else {
@@ -77,10 +125,10 @@ pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
                 .and_then(|tree| {
                     validate_tree_as(&tree, &dir, Profile::Consumer).map(|found| (tree, found))
                 }) {
-                Err(e) => State::Invalid(e.to_string()),
+                Err(e) => State::Invalid(Invalid::unreadable(e)),
                 Ok((tree, findings)) => {
                     match findings.into_iter().find(|f| f.severity == Severity::Error) {
-                        Some(f) => State::Invalid(format!("{}: {}", f.path, f.message)),
+                        Some(f) => State::Invalid(Invalid::Breaks(Box::new(f))),
                         None if crate::rename::is_clean(root, name, &entry.base_hash, &tree)? => {
                             State::Clean
                         }

@@ -412,7 +412,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 held_back.insert(name.clone());
                 out.push(Synced::NotProjected {
                     name: name.clone(),
-                    reason: format!("{}: {}", f.location(), f.message),
+                    reason: format!("{}: {}", f.location(), f.problem),
                 });
             }
         }
@@ -816,7 +816,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                     out.push(Problem {
                         kind: "invalid",
                         path: dir.clone(),
-                        message: format!("{}: {}", f.location(), f.message),
+                        message: format!("{}: {}", f.location(), f.problem),
                     });
                 }
                 skills.insert(name, Some(tree.hash()));

@@ -224,19 +224,19 @@ pub struct Finding {
     pub path: String,
     /// The 1-based line of that file at fault, when one line is.
     pub line: Option<usize>,
-    /// What is wrong and what to do.
-    pub message: String,
+    /// What is wrong, as data; its `Display` says it and what to do.
+    pub problem: Problem,
 }
 
 impl Finding {
     /// A finding of `rule` at `path` (and `line`), with the rule's severity.
-    pub fn new(rule: Rule, path: impl Into<String>, line: Option<usize>, message: String) -> Self {
+    pub fn new(rule: Rule, path: impl Into<String>, line: Option<usize>, problem: Problem) -> Self {
         Finding {
             rule,
             severity: rule.severity(),
             path: path.into(),
             line,
-            message,
+            problem,
         }
     }
 
@@ -247,6 +247,176 @@ impl Finding {
         match self.line {
             Some(line) => format!("{path}:{line}"),
             None => path.to_string(),
+        }
+    }
+}
+
+/// What a [`Finding`] found, with the facts its words are made of: the renderers and other
+/// callers read the facts, and `Display` gives the sentence the tool prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// No `SKILL.md` ([`Rule::SkillMdMissing`]).
+    Missing,
+    /// The manifest is there under another case ([`Rule::SkillMdCase`]).
+    OtherCase {
+        /// The name it has.
+        name: String,
+    },
+    /// `SKILL.md` is not UTF-8 ([`Rule::SkillMdEncoding`]).
+    NotUtf8,
+    /// `SKILL.md` holds more than [`MAX_LINES`] lines ([`Rule::SkillMdTooLong`]).
+    TooManyLines {
+        /// The lines it holds.
+        lines: usize,
+    },
+    /// No frontmatter ([`Rule::FrontmatterMissing`]).
+    NoFrontmatter,
+    /// The frontmatter reader that gen and verify share refused the frontmatter.
+    Declaration(asv_model::error::DeclarationProblem),
+    /// The frontmatter reader refused for a reason of its own (its words, the file's name
+    /// taken off). It reads the bytes already found UTF-8 and no file, so this is kept only
+    /// for a reader that grows a new refusal.
+    Reader(String),
+    /// The frontmatter is YAML other than a mapping ([`Rule::FrontmatterNotMapping`]).
+    NotMapping {
+        /// What it is (`a list`, `text`, …).
+        kind: &'static str,
+    },
+    /// A top-level key (`name`, `description`, `compatibility`, `metadata`, `allowed-tools`)
+    /// holds the wrong kind of value.
+    WrongType {
+        /// The key.
+        key: &'static str,
+        /// What it holds.
+        kind: &'static str,
+        /// What the rules want there, in words (`text`, `a mapping of strings`, …).
+        expected: &'static str,
+    },
+    /// `name` is not a usable skill name ([`name_problem`]).
+    BadName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// `name` is not the directory's name ([`Rule::NameMismatch`]).
+    NameMismatch {
+        /// The name.
+        name: String,
+        /// The directory's name.
+        dir: String,
+    },
+    /// `name` is absent ([`Rule::NameMissing`]).
+    NoName,
+    /// `description` is absent ([`Rule::DescriptionMissing`]).
+    NoDescription,
+    /// `description` is empty or whitespace ([`Rule::DescriptionEmpty`]).
+    EmptyDescription,
+    /// `compatibility` is empty or whitespace ([`Rule::CompatibilityEmpty`]).
+    EmptyCompatibility,
+    /// A text key is longer than the rules allow.
+    TooLong {
+        /// The key (`description`, `compatibility`).
+        key: &'static str,
+        /// Its length in characters.
+        chars: usize,
+        /// The most the rules allow.
+        max: usize,
+    },
+    /// An entry of `metadata` whose key is empty or not text, or whose value is not text.
+    MetadataEntry {
+        /// The key as text (empty when it is none).
+        key: String,
+        /// What the value is.
+        kind: &'static str,
+    },
+    /// `contracts` at the top level, where it declares nothing.
+    TopLevelContracts,
+    /// A key Claude Code reads but the Agent Skills rules do not know.
+    ClaudeCodeKey {
+        /// The key.
+        key: String,
+    },
+    /// A key the Agent Skills rules do not know.
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+    /// The packed ZIP is over what a claude.ai upload takes ([`Rule::UploadTooLarge`]).
+    UploadTooLarge {
+        /// The ZIP's size in bytes.
+        size: u64,
+        /// What an upload takes.
+        upload_limit: u64,
+        /// What the Skills API takes.
+        api_limit: u64,
+    },
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Missing => f.write_str("is missing; a skill is a directory with a SKILL.md"),
+            Problem::OtherCase { name } => {
+                write!(f, "the file is named {name}; rename it to SKILL.md exactly")
+            }
+            Problem::NotUtf8 => f.write_str("is not valid UTF-8; save it as UTF-8"),
+            Problem::TooManyLines { lines } => write!(
+                f,
+                "holds {lines} lines, over {MAX_LINES}; agents load all of it, so move detail into references/"
+            ),
+            Problem::NoFrontmatter => {
+                f.write_str("has no frontmatter; open it with --- and give name and description")
+            }
+            Problem::Declaration(problem) => write!(f, "{problem}"),
+            Problem::Reader(words) => f.write_str(words),
+            Problem::NotMapping { kind } => write!(f, "frontmatter is {kind}, expected a mapping"),
+            Problem::WrongType {
+                key,
+                kind,
+                expected,
+            } => write!(f, "{key} is {kind}, expected {expected}"),
+            Problem::BadName { name, problem } => write!(f, "name {name:?} {problem}"),
+            Problem::NameMismatch { name, dir } => write!(
+                f,
+                "name {name:?} differs from the directory name {dir:?}; make them the same"
+            ),
+            Problem::NoName => f.write_str("has no name; add name: <directory name>"),
+            Problem::NoDescription => {
+                f.write_str("has no description; say what the skill does and when to use it")
+            }
+            Problem::EmptyDescription => {
+                f.write_str("description is empty; say what the skill does and when to use it")
+            }
+            Problem::EmptyCompatibility => f.write_str(
+                "compatibility is empty; say what the skill needs, or leave the key out",
+            ),
+            Problem::TooLong { key, chars, max } => {
+                write!(f, "{key} is {chars} characters long, over {max}")
+            }
+            Problem::MetadataEntry { key, kind } => write!(
+                f,
+                "metadata.{key} is {kind}, expected text; metadata maps names to strings"
+            ),
+            Problem::TopLevelContracts => f.write_str(
+                "\"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
+            ),
+            Problem::ClaudeCodeKey { key } => write!(
+                f,
+                "frontmatter key {key:?} is Claude Code's, not the Agent Skills specification's; other agents ignore it"
+            ),
+            Problem::UnknownKey { key } => write!(
+                f,
+                "unknown frontmatter key {key:?}; agents ignore it (put custom data under metadata)"
+            ),
+            Problem::UploadTooLarge {
+                size,
+                upload_limit,
+                api_limit,
+            } => write!(
+                f,
+                "packs to {size} bytes, over the {upload_limit} bytes a claude.ai upload takes (the Skills API takes up to {api_limit})"
+            ),
         }
     }
 }
@@ -391,7 +561,7 @@ pub(crate) fn refuse_errors(
     match errors.next() {
         None => Ok(findings),
         Some(first) => Err(Error::Invalid {
-            first: first.clone(),
+            first: Box::new(first.clone()),
             more: errors.count(),
             remedy,
         }),
@@ -427,7 +597,7 @@ fn judge(dir: &str, manifest: Manifest, profile: Profile) -> Vec<Finding> {
 fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
     let skill_md = join(dir, SKILL_MANIFEST);
     let mut out = Vec::new();
-    let error = |rule: Rule, message: String| Finding::new(rule, skill_md.as_str(), None, message);
+    let error = |rule: Rule, problem: Problem| Finding::new(rule, skill_md.as_str(), None, problem);
     let bytes = match manifest {
         Manifest::Found(bytes) => bytes,
         Manifest::Missing(other) => {
@@ -436,21 +606,15 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
                     Rule::SkillMdCase,
                     join(dir, &name),
                     None,
-                    format!("the file is named {name}; rename it to SKILL.md exactly"),
+                    Problem::OtherCase { name },
                 ),
-                None => error(
-                    Rule::SkillMdMissing,
-                    "is missing; a skill is a directory with a SKILL.md".to_owned(),
-                ),
+                None => error(Rule::SkillMdMissing, Problem::Missing),
             });
             return out;
         }
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
-        out.push(error(
-            Rule::SkillMdEncoding,
-            "is not valid UTF-8; save it as UTF-8".to_owned(),
-        ));
+        out.push(error(Rule::SkillMdEncoding, Problem::NotUtf8));
         return out;
     };
     let text = text
@@ -459,12 +623,7 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
         .replace("\r\n", "\n");
     let lines = text.lines().count();
     if lines > MAX_LINES {
-        out.push(error(
-            Rule::SkillMdTooLong,
-            format!(
-                "holds {lines} lines, over {MAX_LINES}; agents load all of it, so move detail into references/"
-            ),
-        ));
+        out.push(error(Rule::SkillMdTooLong, Problem::TooManyLines { lines }));
     }
     // The reader gen and verify use: whatever they refuse in a frontmatter is an error here,
     // at the same line.
@@ -472,10 +631,7 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
         match asv_model::declaration::read_frontmatter(&skill_md, &bytes) {
             Ok(Some(front)) => (front.root, front.misplaced_contracts),
             Ok(None) => {
-                out.push(error(
-                    Rule::FrontmatterMissing,
-                    "has no frontmatter; open it with --- and give name and description".to_owned(),
-                ));
+                out.push(error(Rule::FrontmatterMissing, Problem::NoFrontmatter));
                 return out;
             }
             Err(asv_model::Error::Declaration {
@@ -487,28 +643,33 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
                     declaration_rule(&problem),
                     path,
                     line,
-                    problem.to_string(),
+                    Problem::Declaration(problem),
                 ));
                 return out;
             }
             Err(e) => {
                 // Only `NotUtf8` is left, and the bytes were found UTF-8 above; judged by what it
                 // says all the same, should the reader ever refuse for another reason.
-                let rule = match &e {
-                    asv_model::Error::NotUtf8 { .. } => Rule::SkillMdEncoding,
+                let finding = match &e {
+                    asv_model::Error::NotUtf8 { .. } => {
+                        error(Rule::SkillMdEncoding, Problem::NotUtf8)
+                    }
                     // The frontmatter reader reads no file, so neither is ever met here.
                     asv_model::Error::Declaration { .. }
                     | asv_model::Error::Fs(_)
-                    | asv_model::Error::Gitignore { .. } => Rule::FrontmatterSyntax,
+                    | asv_model::Error::Gitignore { .. } => error(
+                        Rule::FrontmatterSyntax,
+                        Problem::Reader(strip_path(&e.to_string(), &skill_md)),
+                    ),
                 };
-                out.push(error(rule, strip_path(&e.to_string(), &skill_md)));
+                out.push(finding);
                 return out;
             }
         };
     if !matches!(root, Yaml::Map(_)) {
         out.push(error(
             Rule::FrontmatterNotMapping,
-            format!("frontmatter is {}, expected a mapping", root.kind()),
+            Problem::NotMapping { kind: root.kind() },
         ));
         return out;
     }
@@ -516,64 +677,62 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
     match root.get("name") {
         Some(Yaml::String(name)) => {
             if let Some(problem) = name_problem(name) {
-                out.push(error(Rule::NameFormat, format!("name {name:?} {problem}")));
+                out.push(error(
+                    Rule::NameFormat,
+                    Problem::BadName {
+                        name: name.clone(),
+                        problem,
+                    },
+                ));
             } else if normalize_name(name) != normalize_name(dir_name) {
                 out.push(error(
                     Rule::NameMismatch,
-                    format!(
-                        "name {name:?} differs from the directory name {dir_name:?}; make them the same"
-                    ),
+                    Problem::NameMismatch {
+                        name: name.clone(),
+                        dir: dir_name.to_owned(),
+                    },
                 ));
             }
         }
-        Some(other) => out.push(error(
-            Rule::NameType,
-            format!("name is {}, expected text", other.kind()),
-        )),
-        None => out.push(error(
-            Rule::NameMissing,
-            "has no name; add name: <directory name>".to_owned(),
-        )),
+        Some(other) => out.push(error(Rule::NameType, wrong_type("name", other, "text"))),
+        None => out.push(error(Rule::NameMissing, Problem::NoName)),
     }
     match root.get("description") {
-        Some(Yaml::String(d)) if d.trim().is_empty() => out.push(error(
-            Rule::DescriptionEmpty,
-            "description is empty; say what the skill does and when to use it".to_owned(),
-        )),
+        Some(Yaml::String(d)) if d.trim().is_empty() => {
+            out.push(error(Rule::DescriptionEmpty, Problem::EmptyDescription))
+        }
         Some(Yaml::String(d)) if d.chars().count() > MAX_DESCRIPTION => out.push(error(
             Rule::DescriptionTooLong,
-            format!(
-                "description is {} characters long, over {MAX_DESCRIPTION}",
-                d.chars().count()
-            ),
+            Problem::TooLong {
+                key: "description",
+                chars: d.chars().count(),
+                max: MAX_DESCRIPTION,
+            },
         )),
         Some(Yaml::String(_)) => {}
         Some(other) => out.push(error(
             Rule::DescriptionType,
-            format!("description is {}, expected text", other.kind()),
+            wrong_type("description", other, "text"),
         )),
-        None => out.push(error(
-            Rule::DescriptionMissing,
-            "has no description; say what the skill does and when to use it".to_owned(),
-        )),
+        None => out.push(error(Rule::DescriptionMissing, Problem::NoDescription)),
     }
     match root.get("compatibility") {
         None => {}
-        Some(Yaml::String(c)) if c.trim().is_empty() => out.push(error(
-            Rule::CompatibilityEmpty,
-            "compatibility is empty; say what the skill needs, or leave the key out".to_owned(),
-        )),
+        Some(Yaml::String(c)) if c.trim().is_empty() => {
+            out.push(error(Rule::CompatibilityEmpty, Problem::EmptyCompatibility))
+        }
         Some(Yaml::String(c)) if c.chars().count() > MAX_COMPATIBILITY => out.push(error(
             Rule::CompatibilityTooLong,
-            format!(
-                "compatibility is {} characters long, over {MAX_COMPATIBILITY}",
-                c.chars().count()
-            ),
+            Problem::TooLong {
+                key: "compatibility",
+                chars: c.chars().count(),
+                max: MAX_COMPATIBILITY,
+            },
         )),
         Some(Yaml::String(_)) => {}
         Some(other) => out.push(error(
             Rule::CompatibilityType,
-            format!("compatibility is {}, expected text", other.kind()),
+            wrong_type("compatibility", other, "text"),
         )),
     }
     match root.get("metadata") {
@@ -596,20 +755,17 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
                     };
                     out.push(error(
                         rule,
-                        format!(
-                            "metadata.{key} is {}, expected text; metadata maps names to strings",
-                            v.kind()
-                        ),
+                        Problem::MetadataEntry {
+                            key: key.to_owned(),
+                            kind: v.kind(),
+                        },
                     ));
                 }
             }
         }
         Some(other) => out.push(error(
             Rule::MetadataType,
-            format!(
-                "metadata is {}, expected a mapping of strings",
-                other.kind()
-            ),
+            wrong_type("metadata", other, "a mapping of strings"),
         )),
     }
     match root.get("allowed-tools") {
@@ -617,10 +773,7 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
         Some(Yaml::Seq(items)) if items.iter().all(|i| matches!(i, Yaml::String(_))) => {}
         Some(other) => out.push(error(
             Rule::AllowedToolsType,
-            format!(
-                "allowed-tools is {}, expected text or a list of text",
-                other.kind()
-            ),
+            wrong_type("allowed-tools", other, "text or a list of text"),
         )),
     }
     if let Yaml::Map(entries) = &root {
@@ -635,29 +788,34 @@ fn judge_author(dir: &str, manifest: Manifest) -> Vec<Finding> {
                         Rule::UnknownKey,
                         skill_md.as_str(),
                         misplaced_contracts,
-                        "\"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts".to_owned(),
+                        Problem::TopLevelContracts,
                     ));
                 } else if CLAUDE_CODE_KEYS.contains(&k.as_str()) {
                     // Claude Code reads these; other agents do not, so it is still a warning,
                     // but not one that says the key does nothing.
                     out.push(error(
                         Rule::UnknownKey,
-                        format!(
-                            "frontmatter key {k:?} is Claude Code's, not the Agent Skills specification's; other agents ignore it"
-                        ),
+                        Problem::ClaudeCodeKey { key: k.clone() },
                     ));
                 } else {
                     out.push(error(
                         Rule::UnknownKey,
-                        format!(
-                            "unknown frontmatter key {k:?}; agents ignore it (put custom data under metadata)"
-                        ),
+                        Problem::UnknownKey { key: k.clone() },
                     ));
                 }
             }
         }
     }
     out
+}
+
+/// [`Problem::WrongType`] of `key`, which holds `value` where the rules want `expected`.
+fn wrong_type(key: &'static str, value: &Yaml, expected: &'static str) -> Problem {
+    Problem::WrongType {
+        key,
+        kind: value.kind(),
+        expected,
+    }
 }
 
 /// The rule a refusal of the shared frontmatter reader reports: the frontmatter's shape, the
@@ -710,7 +868,7 @@ mod tests {
         let files: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (*p, c.as_bytes())).collect();
         judged(dir, &files)
             .into_iter()
-            .map(|f| (f.severity, f.message))
+            .map(|f| (f.severity, f.problem.to_string()))
             .collect()
     }
 
@@ -944,7 +1102,7 @@ mod tests {
                 got.iter().any(|f| f.rule == *rule
                     && f.severity == rule.severity()
                     && f.path == at
-                    && f.message.contains(fragment)),
+                    && f.problem.to_string().contains(fragment)),
                 "{rule}: {:?}: {got:?}",
                 String::from_utf8_lossy(bytes)
             );
@@ -962,7 +1120,7 @@ mod tests {
     #[test]
     fn a_finding_takes_its_rule_s_severity() {
         for rule in Rule::ALL {
-            let f = Finding::new(rule, "skills/s/SKILL.md", Some(3), "m".to_owned());
+            let f = Finding::new(rule, "skills/s/SKILL.md", Some(3), Problem::NoName);
             assert_eq!(f.severity, rule.severity(), "{rule}");
         }
         let warnings = [Rule::SkillMdTooLong, Rule::UnknownKey, Rule::UploadTooLarge];
@@ -977,9 +1135,9 @@ mod tests {
 
     #[test]
     fn refuse_errors_names_the_first_error_and_counts_the_rest() {
-        let warning = Finding::new(Rule::UnknownKey, "a", None, "w".to_owned());
-        let first = Finding::new(Rule::NameMissing, "a", None, "e1".to_owned());
-        let second = Finding::new(Rule::DescriptionMissing, "a", None, "e2".to_owned());
+        let warning = Finding::new(Rule::UnknownKey, "a", None, Problem::NoName);
+        let first = Finding::new(Rule::NameMissing, "a", None, Problem::NoName);
+        let second = Finding::new(Rule::DescriptionMissing, "a", None, Problem::NoDescription);
         assert_eq!(
             refuse_errors(vec![warning.clone()], crate::error::Remedy::FixLocal).unwrap(),
             vec![warning.clone()]
@@ -991,7 +1149,7 @@ mod tests {
             Err(Error::Invalid {
                 first: got, more, ..
             }) => {
-                assert_eq!((got, more), (first, 1));
+                assert_eq!((*got, more), (first, 1));
             }
             other => panic!("{other:?}"),
         }

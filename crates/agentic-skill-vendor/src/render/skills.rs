@@ -21,10 +21,10 @@ pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
         asv_skills::Severity::Warning => ("warning", Level::Warning),
     };
     match format {
-        Format::Text => format!("{kind}: {}: {}", f.location(), f.message),
+        Format::Text => format!("{kind}: {}: {}", f.location(), f.problem),
         _ => Line {
             line: f.line,
-            ..Line::new(level, kind, f.message.clone()).at(&f.path)
+            ..Line::new(level, kind, f.problem.to_string()).at(&f.path)
         }
         .render(
             format,
@@ -76,12 +76,12 @@ pub fn added(format: Format, a: &Added) -> String {
 /// Renders one line of `skill status`; in text, its state word is coloured as `paint` says.
 pub fn status(format: Format, paint: Paint, s: &Status) -> String {
     let reason = match &s.state {
-        State::Invalid(why) => Some(why.as_str()),
+        State::Invalid(why) => Some(why.to_string()),
         _ => None,
     };
     let state = s.state.as_str();
     // What follows the state word: the same in every format, coloured in none.
-    let mut after = match reason {
+    let mut after = match &reason {
         Some(why) => format!(" ({why})"),
         None => String::new(),
     };
@@ -99,7 +99,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
             } else {
                 Level::Warning
             };
-            Line::new(level, state, reason.unwrap_or(state).to_owned())
+            Line::new(level, state, reason.unwrap_or_else(|| state.to_owned()))
                 .at(&skill_dir(&s.name))
                 .annotation()
         }
@@ -110,7 +110,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
                 StatusFields {
                     name: &s.name,
                     state,
-                    reason,
+                    reason: reason.as_deref(),
                     source: &s.source,
                     revision: &s.revision,
                     removed_upstream: s.removed_upstream.as_deref(),

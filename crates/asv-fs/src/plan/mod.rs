@@ -63,8 +63,8 @@ pub(crate) mod seen;
 mod source;
 
 pub use change::{
-    Action, Body, Change, Content, FileSink, FileWriteFn, Fill, NewFile, Ownership, PlannedChange,
-    Recogniser, SharedBytes, TreeFile, Verdict, WriteFn,
+    Action, Body, Change, Content, Disowned, During, FileSink, FileWriteFn, Fill, NewFile,
+    Ownership, PlannedChange, Recogniser, SharedBytes, TreeFile, Verdict, WriteFn,
 };
 pub(crate) use change::{FileContents, Operation};
 pub(crate) use source::{SourceEntry, real_source, walk_source};

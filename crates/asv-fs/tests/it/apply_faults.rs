@@ -13,7 +13,9 @@ use std::path::Path;
 
 use asv_error::Failure as _;
 use asv_fs::apply::FaultPlan;
-use asv_fs::{Change, Content, Error, Fill, NewFile, Ownership, Plan, Root, Verdict};
+use asv_fs::{
+    Change, Content, Disowned, During, Error, Fill, NewFile, Ownership, Plan, Root, Verdict,
+};
 use common::{Node, chmod, put, recovered, snapshot, subtree, without_residue};
 use rustix::io::Errno;
 
@@ -103,7 +105,7 @@ fn changes(f: &Fixture) -> Vec<Change> {
                 Ok(if tree.kind(&format!("{dest}/.vendored"))?.is_some() {
                     Verdict::Ours
                 } else {
-                    Verdict::NotOurs("no .vendored marker".into())
+                    Verdict::NotOurs(Disowned::Changed(During::Command))
                 })
             }),
         ),

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use asv_error::{Failure as _, Side};
 use asv_fs::{
-    Action, Change, Content, EntryKind, Error, Fill, NewFile, Ownership, Plan, Root, Verdict,
+    Action, Change, Content, Disowned, During, EntryKind, Error, Fill, NewFile, Ownership, Plan,
+    Root, Verdict,
 };
 use common::{Node, chmod, link, put, snapshot};
 
@@ -25,11 +26,11 @@ fn tempdir() -> tempfile::TempDir {
 fn marked() -> Ownership {
     Ownership::tool_made(|tree, dest, kind| {
         if kind != EntryKind::Directory {
-            return Ok(Verdict::NotOurs(format!("{kind} has no .vendored marker")));
+            return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
         Ok(match tree.kind(&format!("{dest}/.vendored"))? {
             Some(_) => Verdict::Ours,
-            None => Verdict::NotOurs("no .vendored marker in it".into()),
+            None => Verdict::NotOurs(Disowned::Changed(During::Command)),
         })
     })
 }
@@ -245,14 +246,14 @@ fn every_refusal_writes_nothing() {
             name: "not the tool's",
             changes: vec![Change::replace("foreign", files(&[("a", "")]), marked())],
             check: |e| matches!(e, Error::NotOwned { .. }),
-            message: "foreign: not written by this tool (no .vendored marker in it); move it aside or remove it if it may go".into(),
+            message: "foreign: not written by this tool (it changed while the command ran; run it again); move it aside or remove it if it may go".into(),
             side: Side::Destination,
         },
         Refusal {
             name: "a remove not the tool's",
             changes: vec![Change::remove("file.md", marked())],
             check: |e| matches!(e, Error::NotOwned { .. }),
-            message: "file.md: not written by this tool (a regular file has no .vendored marker); move it aside or remove it if it may go".into(),
+            message: "file.md: not written by this tool (it is a regular file now); move it aside or remove it if it may go".into(),
             side: Side::Destination,
         },
         Refusal {
@@ -484,7 +485,7 @@ fn the_recogniser_sees_the_entry_and_decides() {
         seen_by.lock().unwrap().push((dest.to_owned(), kind));
         Ok(match tree.read_file(&format!("{dest}/.vendored"))? {
             Some(_) => Verdict::Ours,
-            None => Verdict::NotOurs("no marker".into()),
+            None => Verdict::NotOurs(Disowned::Changed(During::Command)),
         })
     });
     // Nothing there: created without asking.
@@ -521,7 +522,7 @@ fn the_recogniser_sees_the_entry_and_decides() {
     let error = Plan::new(&tree, vec![Change::remove("theirs", ownership.clone())]).unwrap_err();
     assert_eq!(
         error.to_string(),
-        "theirs: not written by this tool (no marker); move it aside or remove it if it may go"
+        "theirs: not written by this tool (it changed while the command ran; run it again); move it aside or remove it if it may go"
     );
     // A recogniser's own failure is the plan's failure.
     let failing =

@@ -436,10 +436,10 @@ pub enum Error {
         refused: Vec<Error>,
     },
     /// The skill breaks the Agent Skills rules (input side).
-    #[error("{}: {}{}; nothing was written — {remedy}", first.location(), first.message, more_errors(*more))]
+    #[error("{}: {}{}; nothing was written — {remedy}", first.location(), first.problem, more_errors(*more))]
     Invalid {
         /// The first error found.
-        first: crate::Finding,
+        first: Box<crate::Finding>,
         /// How many more errors.
         more: usize,
         /// What the user can do, which depends on where the skill came from.
@@ -903,7 +903,7 @@ fn refused_lines(refused: &[Error]) -> String {
             Error::Invalid { first, more, .. } => format!(
                 "\n  {}: {}{}",
                 first.location(),
-                first.message,
+                first.problem,
                 more_errors(*more)
             ),
             other => format!("\n  {other}"),

@@ -378,7 +378,7 @@ fn list_shows_own_and_imported_skills_with_their_states() {
         ]
     );
     assert!(
-        matches!(&listed[0].state, Listed::Own(OwnState::Invalid(why)) if why.starts_with("skills/broken/SKILL.md")),
+        matches!(&listed[0].state, Listed::Own(OwnState::Invalid(why)) if matches!(why, asv_skills::status::Invalid::Breaks(f) if f.path == "skills/broken/SKILL.md")),
         "{:?}",
         listed[0]
     );
