@@ -429,6 +429,51 @@ pub enum Format {
     Github,
 }
 
+/// The `--format` and `--color` of the raw command line, read once before clap parses it:
+/// clap's help is coloured, and a command line clap refuses (or a panic) is reported, as the
+/// user asked, though no parse succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Early {
+    /// The last `--format` given; text when the last names none that exists (which is then
+    /// the refusal) or none is given.
+    pub format: Format,
+    /// The last `--color` that names a choice; `auto` when none does.
+    pub color: ColorChoice,
+}
+
+impl Early {
+    /// Reads `args` (the program's name first) up to a `--`.
+    pub fn scan(args: impl IntoIterator<Item = std::ffi::OsString>) -> Self {
+        let mut early = Early {
+            format: Format::Text,
+            color: ColorChoice::Auto,
+        };
+        let mut args = args.into_iter().skip(1);
+        while let Some(arg) = args.next() {
+            let Some(arg) = arg.to_str() else { continue };
+            if arg == "--" {
+                break;
+            }
+            // `--name value` or `--name=value`; None when `arg` is not `--name`.
+            let mut value_of = |name: &str| match arg.strip_prefix(name) {
+                Some("") => Some(args.next().and_then(|v| v.into_string().ok())),
+                Some(rest) => rest.strip_prefix('=').map(|v| Some(v.to_owned())),
+                None => None,
+            };
+            if let Some(value) = value_of("--format") {
+                early.format = value
+                    .and_then(|v| Format::from_str(&v, false).ok())
+                    .unwrap_or(Format::Text);
+            } else if let Some(Some(value)) = value_of("--color")
+                && let Ok(color) = ColorChoice::from_str(&value, false)
+            {
+                early.color = color;
+            }
+        }
+        early
+    }
+}
+
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -499,6 +544,60 @@ fn limit_shared_options(command: &mut clap::Command, parent: &[&str], shared: &[
 #[cfg(test)]
 mod tests {
     use clap::Parser;
+
+    use super::{ColorChoice, Early, Format};
+
+    #[test]
+    fn format_and_color_are_read_from_a_line_clap_refuses() {
+        let scan = |a: &[&str]| {
+            Early::scan(
+                std::iter::once("asv")
+                    .chain(a.iter().copied())
+                    .map(Into::into),
+            )
+        };
+        let early = |format, color| Early { format, color };
+        let rows = [
+            (
+                &["gne", "--color", "never"][..],
+                early(Format::Text, ColorChoice::Never),
+            ),
+            (
+                &["--color=always", "x"],
+                early(Format::Text, ColorChoice::Always),
+            ),
+            // A colour that does not exist leaves the one before it.
+            (
+                &["--color=never", "--color", "blue"],
+                early(Format::Text, ColorChoice::Never),
+            ),
+            (
+                &["--", "--color=never", "--format=json"],
+                early(Format::Text, ColorChoice::Auto),
+            ),
+            (
+                &["verify", "--format", "json", "--nosuch"],
+                early(Format::Json, ColorChoice::Auto),
+            ),
+            (
+                &["--format=github", "x"],
+                early(Format::Github, ColorChoice::Auto),
+            ),
+            // The last --format counts, and one that does not exist is text (and the refusal).
+            (
+                &["--format=json", "--format", "yaml"],
+                early(Format::Text, ColorChoice::Auto),
+            ),
+            (
+                &["--formats=json", "--colors=never"],
+                early(Format::Text, ColorChoice::Auto),
+            ),
+            (&["--format"], early(Format::Text, ColorChoice::Auto)),
+        ];
+        for (args, want) in rows {
+            assert_eq!(scan(args), want, "{args:?}");
+        }
+    }
 
     /// The paths of the commands clap knows that take no further command.
     fn leaves(command: &clap::Command, parent: &[String], out: &mut Vec<Vec<String>>) {

@@ -15,18 +15,21 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    std::panic::set_hook(Box::new(|info| {
+    // Read once, before anything can fail: the panic hook and a refused command line say
+    // their words in the format and colours asked for, as a parsed one does.
+    let early = cli::Early::scan(std::env::args_os());
+    std::panic::set_hook(Box::new(move |info| {
         let message = info
             .payload()
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unexpected failure".to_owned());
-        let paint = style::Paint::stderr(style::choice_in_args(std::env::args_os()));
+        let paint = style::Paint::stderr(early.color);
         let label = paint.label(style::Label::Internal);
         let _ = writeln!(std::io::stderr(), "{label} {message}");
     }));
-    match std::panic::catch_unwind(run::main) {
+    match std::panic::catch_unwind(|| run::main(early)) {
         Ok(code) => code,
         Err(_) => ExitCode::from(2),
     }

@@ -7,11 +7,11 @@ use asv_error::Failure as _;
 use clap::FromArgMatches;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
-use crate::cli::{Cli, Command, Format, SkillCommand};
+use crate::cli::{Cli, Command, Early, Format, SkillCommand};
 use crate::commands::{self, Report};
 use crate::exit::ExitStatus;
 use crate::settings::{Settings, USAGE_HINT};
-use crate::style::{self, Label, Paint};
+use crate::style::{Label, Paint};
 
 /// Words a clap parse failure the way the compatibility contract spells it.
 fn usage_refusal(err: &clap::Error) -> String {
@@ -164,28 +164,6 @@ fn help_hint(err: &clap::Error) -> String {
     }
 }
 
-/// The `--format` the command line asks for, read past whatever else on it failed to parse,
-/// so a job that asked for JSON gets its usage refusal as JSON too. Text when it names none
-/// (or one that does not exist, which is then the refusal).
-fn requested_format() -> Format {
-    use clap::ValueEnum;
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .take_while(|a| a != "--")
-        .collect();
-    let value = args.iter().enumerate().rev().find_map(|(i, arg)| {
-        if arg == "--format" {
-            args.get(i + 1).map(String::as_str)
-        } else {
-            arg.strip_prefix("--format=")
-        }
-    });
-    value
-        .and_then(|v| Format::from_str(v, false).ok())
-        .unwrap_or(Format::Text)
-}
-
 /// Writes lines to stdout; a closed pipe ends the run quietly.
 fn emit(lines: &[String]) -> io::Result<()> {
     let stdout = io::stdout();
@@ -205,17 +183,16 @@ fn note(notes: &[String]) {
 }
 
 /// Parses the command line. clap's own texts (help, usage) are coloured as `--color` asks,
-/// read from the raw arguments since they are shown before any parse succeeds.
-fn parse() -> Result<Cli, clap::Error> {
-    let choice = style::choice_in_args(std::env::args_os());
-    let mut command = crate::cli::command().color(choice.into());
+/// read from the raw arguments (`early`) since they are shown before any parse succeeds.
+fn parse(early: Early) -> Result<Cli, clap::Error> {
+    let mut command = crate::cli::command().color(early.color.into());
     let matches = command.try_get_matches_from_mut(std::env::args_os())?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
-/// Runs the binary and returns its exit code.
-pub fn main() -> ExitCode {
-    let cli = match parse() {
+/// Runs the binary, whose raw command line asked for `early`, and returns its exit code.
+pub fn main(early: Early) -> ExitCode {
+    let cli = match parse(early) {
         Ok(cli) => cli,
         Err(err) => {
             return match err.kind() {
@@ -224,9 +201,9 @@ pub fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 _ => {
-                    let paint = Paint::stderr(style::choice_in_args(std::env::args_os()));
+                    let paint = Paint::stderr(early.color);
                     refuse(
-                        requested_format(),
+                        early.format,
                         asv_error::Side::Input,
                         None,
                         &usage_refusal(&err),

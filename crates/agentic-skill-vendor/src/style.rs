@@ -159,32 +159,6 @@ impl Paint {
     }
 }
 
-/// The `--color` of a command line clap could not parse, so that its refusal (and clap's own
-/// help) is coloured as asked: the last `--color <when>` or `--color=<when>`, `auto` when
-/// none can be read.
-pub fn choice_in_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> ColorChoice {
-    let mut choice = ColorChoice::Auto;
-    let mut args = args.into_iter().skip(1);
-    while let Some(arg) = args.next() {
-        let Some(arg) = arg.to_str() else { continue };
-        if arg == "--" {
-            break;
-        }
-        let value = match arg.strip_prefix("--color") {
-            Some("") => args.next().and_then(|v| v.into_string().ok()),
-            Some(rest) => rest.strip_prefix('=').map(str::to_owned),
-            None => None,
-        };
-        choice = match value.as_deref() {
-            Some("always") => ColorChoice::Always,
-            Some("never") => ColorChoice::Never,
-            Some("auto") => ColorChoice::Auto,
-            _ => choice,
-        };
-    }
-    choice
-}
-
 impl From<ColorChoice> for clap::ColorChoice {
     fn from(choice: ColorChoice) -> clap::ColorChoice {
         match choice {
@@ -280,31 +254,5 @@ mod tests {
             path: "skills/x".into(),
         }));
         assert_eq!(state, format!("{RED}invalid{RED:#}"));
-    }
-
-    #[test]
-    fn the_color_of_an_unparsed_line_is_found() {
-        let args = |a: &[&str]| -> Vec<std::ffi::OsString> {
-            std::iter::once("asv")
-                .chain(a.iter().copied())
-                .map(Into::into)
-                .collect()
-        };
-        assert_eq!(
-            choice_in_args(args(&["gne", "--color", "never"])),
-            ColorChoice::Never
-        );
-        assert_eq!(
-            choice_in_args(args(&["--color=always", "x"])),
-            ColorChoice::Always
-        );
-        assert_eq!(
-            choice_in_args(args(&["--color", "blue"])),
-            ColorChoice::Auto
-        );
-        assert_eq!(
-            choice_in_args(args(&["--", "--color=never"])),
-            ColorChoice::Auto
-        );
     }
 }
