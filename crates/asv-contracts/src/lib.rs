@@ -43,7 +43,7 @@ mod model;
 pub use asv_model::{declaration, frontmatter, id, ignore, source, yaml};
 pub use commands::{generate, init, lint, report, selftest, verify};
 pub use formats::{digest, document, json, lock, manifest, table_edit, table_key, typos};
-pub use model::{cache, placement, raw, repository, snapshot};
+pub use model::{cache, placement, raw, repository, snapshot, warnings};
 
 pub use digest::Digest;
 pub use document::CanonicalBody;

@@ -56,33 +56,14 @@ fn contract_violations(root: &asv_fs::Root, format: Format, found: &[Violation])
 }
 
 /// What to do about the violations found, once per kind, in the order the kinds first
-/// appear: the lines that do not already end in a next step of their own.
+/// appear: the lines that do not already end in a next step of their own
+/// ([`Violation::hint`]).
 fn hints(found: &[Violation]) -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
     found
         .iter()
         .filter(|v| seen.insert(v.kind()))
-        .filter_map(|v| {
-            let hint = match v {
-                Violation::Closure { .. } => {
-                    "closure: write each missing canonical text at the path named, or take the id out of metadata.contracts in the SKILL.md files named; then run gen"
-                }
-                Violation::Drift { .. } => {
-                    "drift: a copy was edited or is out of date; run gen to write it again from its canonical text (edit the canonical text, never the copy)"
-                }
-                Violation::Extra { .. } => {
-                    "extra: delete each file named, or declare its contract under metadata.contracts in that skill's SKILL.md and run gen"
-                }
-                Violation::Lock { .. } => {
-                    "lock: run gen to write vendor-lock.json from the declarations and canonical texts, then commit it with them"
-                }
-                Violation::ConformanceMismatch { .. } => {
-                    "conformance-mismatch: the contract's conformance tests changed; run gen to record their digest"
-                }
-                _ => return None,
-            };
-            Some(format!("hint: {hint}"))
-        })
+        .filter_map(|v| v.hint().map(|hint| format!("hint: {}: {hint}", v.kind())))
         .collect()
 }
 
@@ -93,40 +74,9 @@ fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
     )
 }
 
-/// What the repository holds that is likely a mistake though it changes nothing: keys of the
-/// table and of the lock this tool does not read (typos, mostly), and `contracts` written at the top level of a
-/// SKILL.md's frontmatter instead of under `metadata`.
+/// The repository's warnings ([`Repository::warnings`]), as said on stderr.
 fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
-    let table = asv_model::layout::MANIFEST;
-    let mut warnings: Vec<String> = repo
-        .manifest
-        .unknown_keys
-        .iter()
-        .map(|k| match k.line {
-            Some(line) => format!("{table}:{line}: {k}"),
-            None => format!("{table}: {k}"),
-        })
-        .collect();
-    if let asv_contracts::repository::LockFile::Present { bytes, .. } = &repo.lock_file {
-        let lock = asv_model::layout::CONTRACT_LOCK;
-        let text = String::from_utf8_lossy(bytes);
-        warnings.extend(asv_contracts::typos::unknown_lock_keys(&text).iter().map(
-            |k| match k.line {
-                Some(line) => format!("{lock}:{line}: {k} (gen writes the lock without it)"),
-                None => format!("{lock}: {k} (gen writes the lock without it)"),
-            },
-        ));
-    }
-    warnings.extend(repo.skills.iter().filter_map(|skill| {
-        skill.misplaced_contracts.map(|line| {
-            let path = format!("{}/{}", skill.dir(), asv_model::layout::SKILL_MANIFEST);
-            format!(
-                "{}:{line}: \"contracts\" at the top level of the frontmatter declares nothing; list the ids under metadata.contracts",
-                asv_error::quote::DisplayPath(&path)
-            )
-        })
-    }));
-    warnings
+    repo.warnings().iter().map(ToString::to_string).collect()
 }
 
 /// `self-test`.

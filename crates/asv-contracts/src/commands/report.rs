@@ -590,6 +590,40 @@ impl Event {
     }
 }
 
+impl Violation {
+    /// What to do about a violation of this kind, for the kinds whose lines do not already
+    /// end in a next step of their own.
+    pub fn hint(&self) -> Option<&'static str> {
+        Some(match self {
+            Violation::Closure { .. } => {
+                "write each missing canonical text at the path named, or take the id out of metadata.contracts in the SKILL.md files named; then run gen"
+            }
+            Violation::Drift { .. } => {
+                "a copy was edited or is out of date; run gen to write it again from its canonical text (edit the canonical text, never the copy)"
+            }
+            Violation::Extra { .. } => {
+                "delete each file named, or declare its contract under metadata.contracts in that skill's SKILL.md and run gen"
+            }
+            Violation::Lock { .. } => {
+                "run gen to write vendor-lock.json from the declarations and canonical texts, then commit it with them"
+            }
+            Violation::ConformanceMismatch { .. } => {
+                "the contract's conformance tests changed; run gen to record their digest"
+            }
+            // Their lines name the next step themselves.
+            Violation::Unresolved { .. }
+            | Violation::StaleLock { .. }
+            | Violation::RawStaleLock { .. }
+            | Violation::Placement { .. }
+            | Violation::SourceMismatch { .. }
+            | Violation::ParentEscape { .. }
+            | Violation::AbsolutePath { .. }
+            | Violation::SymlinkEscape { .. }
+            | Violation::SelfTest { .. } => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

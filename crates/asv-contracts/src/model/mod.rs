@@ -8,3 +8,4 @@ pub mod placement;
 pub mod raw;
 pub mod repository;
 pub mod snapshot;
+pub mod warnings;
