@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::Arc;
 
 use asv_error::quote::DisplayPath;
 use asv_error::{Failure, Location, Side};
@@ -267,7 +268,7 @@ pub enum Error {
         /// The destination.
         dest: String,
         /// Why the recogniser disowned it.
-        reason: crate::plan::Disowned,
+        reason: Disowned,
     },
     /// Two changes of one plan reach the same entry (input side).
     #[error("{}", Overlap(outer, inner))]
@@ -650,3 +651,50 @@ impl fmt::Display for Holder {
 
 /// The result type of `asv-fs`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a recogniser disowned an entry: the reason [`Error::NotOwned`] gives.
+#[derive(Debug, Clone)]
+pub enum Disowned {
+    /// It is another kind of entry than the tool made there.
+    Kind(EntryKind),
+    /// It no longer holds what the command judged: it changed while the command ran.
+    Changed(During),
+    /// Reading it to recognise it failed (the failure, which the reason shows in its words).
+    Unreadable(Arc<dyn std::error::Error + Send + Sync>),
+}
+
+impl Disowned {
+    /// [`Disowned::Unreadable`] of `error`.
+    pub fn unreadable(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Disowned::Unreadable(Arc::new(error))
+    }
+}
+
+impl fmt::Display for Disowned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disowned::Kind(kind) => write!(f, "it is {kind} now"),
+            Disowned::Changed(During::Command) => {
+                f.write_str("it changed while the command ran; run it again")
+            }
+            Disowned::Changed(During::Sync) => {
+                f.write_str("it changed while sync ran; run it again")
+            }
+            Disowned::Changed(During::Pull) => {
+                f.write_str("it changed while the pull ran; pull again")
+            }
+            Disowned::Unreadable(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+/// Which run an entry changed during (the rerun a [`Disowned::Changed`] refusal suggests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum During {
+    /// A command that is simply run again.
+    Command,
+    /// `skill sync`.
+    Sync,
+    /// `skill pull`.
+    Pull,
+}

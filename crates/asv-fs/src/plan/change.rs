@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use crate::error::{Disowned, During};
 use crate::error::{EntryKind, Result};
 use crate::root::Root;
 
@@ -231,53 +232,6 @@ pub enum Verdict {
     Ours,
     /// The entry is not the tool's, for this reason (it goes into the refusal).
     NotOurs(Disowned),
-}
-
-/// Why a recogniser disowned an entry: the reason [`crate::Error::NotOwned`] gives.
-#[derive(Debug, Clone)]
-pub enum Disowned {
-    /// It is another kind of entry than the tool made there.
-    Kind(EntryKind),
-    /// It no longer holds what the command judged: it changed while the command ran.
-    Changed(During),
-    /// Reading it to recognise it failed (the failure, which the reason shows in its words).
-    Unreadable(Arc<dyn std::error::Error + Send + Sync>),
-}
-
-impl Disowned {
-    /// [`Disowned::Unreadable`] of `error`.
-    pub fn unreadable(error: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Disowned::Unreadable(Arc::new(error))
-    }
-}
-
-impl fmt::Display for Disowned {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Disowned::Kind(kind) => write!(f, "it is {kind} now"),
-            Disowned::Changed(During::Command) => {
-                f.write_str("it changed while the command ran; run it again")
-            }
-            Disowned::Changed(During::Sync) => {
-                f.write_str("it changed while sync ran; run it again")
-            }
-            Disowned::Changed(During::Pull) => {
-                f.write_str("it changed while the pull ran; pull again")
-            }
-            Disowned::Unreadable(error) => write!(f, "{error}"),
-        }
-    }
-}
-
-/// Which run an entry changed during (the rerun a [`Disowned::Changed`] refusal suggests).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum During {
-    /// A command that is simply run again.
-    Command,
-    /// `skill sync`.
-    Sync,
-    /// `skill pull`.
-    Pull,
 }
 
 type RecogniseFn = dyn Fn(&Root, &str, EntryKind) -> Result<Verdict> + Send + Sync;
