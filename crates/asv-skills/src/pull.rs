@@ -94,15 +94,6 @@ pub enum Pulled {
     },
 }
 
-/// `1 conflict`, `2 conflicts`.
-fn conflict_count(n: usize) -> String {
-    if n == 1 {
-        "1 conflict".to_owned()
-    } else {
-        format!("{n} conflicts")
-    }
-}
-
 impl Pulled {
     /// Whether this outcome leaves work for the user (a conflict).
     pub fn is_conflict(&self) -> bool {
@@ -127,86 +118,6 @@ impl Pulled {
                 lost_base.as_deref()
             }
             _ => None,
-        }
-    }
-
-    /// The warning this outcome carries: a merge made without its base.
-    pub fn warning(&self) -> Option<String> {
-        self.lost_base().map(|path| {
-            format!(
-                "{}: the base is not in {path} and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict",
-                self.name()
-            )
-        })
-    }
-
-    /// The outcome as text lines.
-    pub fn lines(&self) -> Vec<String> {
-        match self {
-            Pulled::UpToDate { name, revision } => {
-                vec![format!("{name}: up to date at {revision}")]
-            }
-            Pulled::Updated {
-                name,
-                from,
-                to,
-                kept_local,
-                ..
-            } => vec![format!(
-                "{name}: updated {from} -> {to}{}",
-                if *kept_local {
-                    " (local edits kept)"
-                } else {
-                    ""
-                }
-            )],
-            Pulled::Conflicts {
-                name,
-                revision,
-                conflicts,
-                written,
-                ..
-            } => {
-                let mut lines = vec![if *written {
-                    format!(
-                        "{name}: {} with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
-                        conflict_count(conflicts.len())
-                    )
-                } else {
-                    format!(
-                        "{name}: {} with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
-                        conflict_count(conflicts.len())
-                    )
-                }];
-                lines.extend(
-                    conflicts
-                        .iter()
-                        .map(|c| format!("{}/{} ({})", skill_dir(name), c.path, c.kind.as_str())),
-                );
-                lines
-            }
-            Pulled::Waiting { name, revision } => vec![format!(
-                "{name}: not pulled; the conflicts with upstream {revision} wait: edit them, then run skill resolve {name}"
-            )],
-            Pulled::RemovedUpstream {
-                name,
-                revision,
-                modified,
-            } => vec![format!(
-                // A local directory read as it stands has no revision to name.
-                "{name}: removed upstream{}; kept {}{} — remove it yourself if it should go",
-                if revision.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at {revision}")
-                },
-                skill_dir(name),
-                if *modified {
-                    " with its local edits"
-                } else {
-                    ""
-                }
-            )],
         }
     }
 }
@@ -259,7 +170,7 @@ struct Writes {
 /// A base that cannot be had again (a local directory taken as it stood, whose kept base is
 /// gone) is not a refusal: when the local copy still hashes to the recorded base it is the
 /// base; otherwise the merge is made without one ([`merge_without_base`]) and the outcome
-/// says so ([`Pulled::warning`]).
+/// says so (see [`Pulled::lost_base`]).
 ///
 /// # Errors
 /// [`Error::Lock`] for a lock that cannot be read; [`Error::NotImported`] for a name the lock

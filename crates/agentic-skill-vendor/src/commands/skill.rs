@@ -312,7 +312,7 @@ pub fn pull(
     let mut report = Report::new(lines, conflicts);
     report
         .warnings
-        .extend(pulled.iter().filter_map(pull::Pulled::warning));
+        .extend(pulled.iter().filter_map(render::pull_warning));
     if dry_run {
         report
             .warnings

@@ -17,8 +17,8 @@ mod skills;
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{
-    added, agent_skill, diff, finding, hash, installed, listed, outdated, packed, planned, pulled,
-    removed, resolved, skill_problem, status, synced,
+    added, agent_skill, diff, finding, hash, installed, listed, outdated, packed, planned,
+    pull_warning, pulled, removed, resolved, skill_problem, status, synced,
 };
 
 #[cfg(test)]
@@ -27,6 +27,7 @@ mod tests {
     use super::*;
     use crate::cli::Format;
     use asv_contracts::Violation;
+    use asv_skills::pull::Pulled;
 
     #[test]
     fn sizes_and_counts_read_as_english() {
@@ -57,6 +58,62 @@ mod tests {
         assert_eq!(
             violation(Format::Json, &v),
             r#"{"kind":"lock","path":"vendor-lock.json","id":null,"line":null,"message":"vendor-lock.json is missing"}"#
+        );
+    }
+
+    #[test]
+    fn pulled_lines_say_what_happened() {
+        let rows: Vec<(Pulled, Vec<&str>)> = vec![
+            (
+                Pulled::UpToDate {
+                    name: "pdf".to_owned(),
+                    revision: "r1".to_owned(),
+                },
+                vec!["pdf: up to date at r1"],
+            ),
+            (
+                Pulled::Updated {
+                    name: "pdf".to_owned(),
+                    from: "r1".to_owned(),
+                    to: "r2".to_owned(),
+                    kept_local: true,
+                    lost_base: None,
+                    warnings: vec![],
+                },
+                vec!["pdf: updated r1 -> r2 (local edits kept)"],
+            ),
+            (
+                Pulled::RemovedUpstream {
+                    name: "pdf".to_owned(),
+                    revision: "r2".to_owned(),
+                    modified: false,
+                },
+                vec![
+                    "pdf: removed upstream at r2; kept skills/pdf — remove it yourself if it should go",
+                ],
+            ),
+        ];
+        for (pulled, want) in rows {
+            assert_eq!(skills::pulled(Format::Text, &pulled), want);
+            assert!(!pulled.is_conflict());
+            assert_eq!(skills::pull_warning(&pulled), None);
+        }
+        let lost = Pulled::Conflicts {
+            name: "pdf".to_owned(),
+            revision: "r2".to_owned(),
+            conflicts: vec![],
+            written: true,
+            lost_base: Some("BASE".to_owned()),
+        };
+        assert_eq!(
+            skills::pulled(Format::Text, &lost),
+            [
+                "pdf: 0 conflicts with upstream r2; written with markers: edit them, then run skill resolve pdf"
+            ]
+        );
+        assert_eq!(
+            skills::pull_warning(&lost).unwrap(),
+            "pdf: the base is not in BASE and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict"
         );
     }
 }

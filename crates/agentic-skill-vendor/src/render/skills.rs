@@ -122,7 +122,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
 /// Renders what `skill pull` did to one skill (one or more lines).
 pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     match format {
-        Format::Text => p.lines(),
+        Format::Text => pulled_lines(p),
         Format::Json => {
             let (kind, name) = match p {
                 Pulled::UpToDate { name, .. } => ("up-to-date", name),
@@ -132,7 +132,7 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 Pulled::RemovedUpstream { name, .. } => ("removed-upstream", name),
             };
             let dir = skill_dir(name);
-            let head = p.lines().into_iter().next().unwrap_or_default();
+            let head = pulled_lines(p).into_iter().next().unwrap_or_default();
             vec![
                 Line::new(Level::Notice, kind, head)
                     .at(&dir)
@@ -144,7 +144,7 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 name, conflicts, ..
             } => {
                 let dir = skill_dir(name);
-                let head = p.lines().swap_remove(0);
+                let head = pulled_lines(p).swap_remove(0);
                 let mut out = vec![
                     Line::new(Level::Error, "conflicts", head)
                         .at(&dir)
@@ -159,16 +159,104 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 out
             }
             Pulled::Waiting { name, .. } => vec![
-                Line::new(Level::Error, "waiting", p.lines().swap_remove(0))
+                Line::new(Level::Error, "waiting", pulled_lines(p).swap_remove(0))
                     .at(&skill_dir(name))
                     .annotation(),
             ],
-            _ => p
-                .lines()
+            _ => pulled_lines(p)
                 .into_iter()
                 .map(|l| Line::new(Level::Notice, "pulled", l).annotation())
                 .collect(),
         },
+    }
+}
+
+/// The warning a pull's outcome carries: a merge made without its base.
+pub fn pull_warning(p: &Pulled) -> Option<String> {
+    p.lost_base().map(|path| {
+        format!(
+            "{}: the base is not in {path} and its local directory source cannot give it again, so the merge was made without one: a file that differs, or that only one side holds, is a conflict",
+            p.name()
+        )
+    })
+}
+
+/// A pull's outcome as text lines.
+fn pulled_lines(p: &Pulled) -> Vec<String> {
+    match p {
+        Pulled::UpToDate { name, revision } => {
+            vec![format!("{name}: up to date at {revision}")]
+        }
+        Pulled::Updated {
+            name,
+            from,
+            to,
+            kept_local,
+            ..
+        } => vec![format!(
+            "{name}: updated {from} -> {to}{}",
+            if *kept_local {
+                " (local edits kept)"
+            } else {
+                ""
+            }
+        )],
+        Pulled::Conflicts {
+            name,
+            revision,
+            conflicts,
+            written,
+            ..
+        } => {
+            let mut lines = vec![if *written {
+                format!(
+                    "{name}: {} with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
+                    conflict_count(conflicts.len())
+                )
+            } else {
+                format!(
+                    "{name}: {} with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
+                    conflict_count(conflicts.len())
+                )
+            }];
+            lines.extend(
+                conflicts
+                    .iter()
+                    .map(|c| format!("{}/{} ({})", skill_dir(name), c.path, c.kind.as_str())),
+            );
+            lines
+        }
+        Pulled::Waiting { name, revision } => vec![format!(
+            "{name}: not pulled; the conflicts with upstream {revision} wait: edit them, then run skill resolve {name}"
+        )],
+        Pulled::RemovedUpstream {
+            name,
+            revision,
+            modified,
+        } => vec![format!(
+            // A local directory read as it stands has no revision to name.
+            "{name}: removed upstream{}; kept {}{} — remove it yourself if it should go",
+            if revision.is_empty() {
+                String::new()
+            } else {
+                format!(" at {revision}")
+            },
+            skill_dir(name),
+            if *modified {
+                " with its local edits"
+            } else {
+                ""
+            }
+        )],
+    }
+}
+
+/// `1 conflict`, `2 conflicts`.
+fn conflict_count(n: usize) -> String {
+    if n == 1 {
+        "1 conflict".to_owned()
+    } else {
+        format!("{n} conflicts")
     }
 }
 
