@@ -8,6 +8,10 @@
 //! cut once. Nothing in the assertions names a temporary entry: what must hold is the tree
 //! afterwards, and that a reader run on the killed tree says it is part-way whenever it is
 //! neither the tree before nor the tree after.
+//!
+//! Beside the kill at each call, every writer is also killed by a real SIGKILL sent from
+//! outside at random instants of its run (its reads, its planning, the network-free
+//! transports), so what no call counter sees is cut too.
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
@@ -15,7 +19,10 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use crate::common::{Repo, assert_run_snapshot, run_bin_env};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{Repo, assert_run_snapshot, bin, run_bin_env};
 
 /// Every entry below `root`: files with their mode and bytes, links with their target,
 /// directories with their mode.
@@ -162,6 +169,132 @@ impl Scenario {
             self.name
         );
         instants
+    }
+}
+
+impl Scenario {
+    /// Kills the command with a real SIGKILL, sent from outside after a random delay within
+    /// the time one uninterrupted run takes, `trials` times; reruns it each time and compares
+    /// the whole tree with the uninterrupted run's. The delays come from a seed printed in
+    /// every failure (`ASV_TEST_SEED` replays one). Returns how many runs the kill cut.
+    fn check_at_random_instants(&self, trials: usize) -> usize {
+        let clean = self.copy();
+        let started = Instant::now();
+        let (_, run) = self.run(&clean, None);
+        let took = started.elapsed();
+        assert_eq!(run.code, 0, "{}: {run:?}", self.name);
+        let after = tree(clean.path());
+        let seed = std::env::var("ASV_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+                    | 1
+            });
+        let mut state = seed;
+        let mut cut = 0;
+        for trial in 0..trials {
+            // xorshift64: enough spread for delays, and replayable from the seed.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let delay = Duration::from_micros(state % (took.as_micros() as u64).max(1));
+            let repo = self.copy();
+            let mut args = self.args.clone();
+            args.extend(["--root".to_owned(), repo.path().display().to_string()]);
+            let mut cmd = Command::new(bin());
+            cmd.args(&args)
+                .env_clear()
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Ok(path) = std::env::var("PATH") {
+                cmd.env("PATH", path);
+            }
+            let mut child = cmd.spawn().unwrap();
+            std::thread::sleep(delay);
+            // `kill` is SIGKILL on Unix; a run that ended first is simply reaped.
+            if child.try_wait().unwrap().is_none() {
+                child.kill().unwrap();
+            }
+            let status = child.wait().unwrap();
+            if status.code().is_none() {
+                cut += 1;
+            }
+            let at = format!(
+                "{} killed after {delay:?} (trial {trial}, seed {seed})",
+                self.name
+            );
+            // A run that ended, or was cut after its last change and clean-up (while it
+            // printed), is done: running `skill add --all` again would rightly refuse.
+            if tree(repo.path()) == after {
+                continue;
+            }
+            let (killed, again) = self.run(&repo, None);
+            assert!(!killed && again.code == 0, "{at}: {again:?}");
+            assert_eq!(tree(repo.path()), after, "{at}, then run again");
+        }
+        assert!(cut > 0, "{}: no run was cut (seed {seed})", self.name);
+        cut
+    }
+}
+
+/// Every writer of the trials above, killed from outside at random instants (issue 27).
+#[test]
+fn writers_killed_at_random_instants_then_run_again_end_as_one_run() {
+    let (_up, pull) = pulled_both_ways();
+    let (_up2, sync) = pulled_both_ways();
+    sync.write(
+        "skills/own/SKILL.md",
+        "---\nname: own\ndescription: Ours.\n---\n",
+    );
+    let intent = sync.read_string("vendor-skills.yaml");
+    sync.write(
+        "vendor-skills.yaml",
+        format!("targets: [claude, codex, gemini]\n{intent}"),
+    );
+    let up = Repo::empty();
+    for i in 0..20 {
+        let name = format!("s{i:02}");
+        up.write(
+            &format!("skills/{name}/SKILL.md"),
+            PDF.replace("pdf", &name),
+        );
+        up.write(&format!("skills/{name}/notes/more.md"), format!("{name}\n"));
+    }
+    let scenarios = [
+        gen_on_the_demo("gen"),
+        Scenario {
+            name: "skill pull",
+            start: pull,
+            args: owned(&["skill", "pull", "pdf"]),
+            reader: vec!["skill", "validate"],
+        },
+        Scenario {
+            name: "skill sync",
+            start: sync,
+            args: owned(&["skill", "sync"]),
+            reader: vec!["skill", "verify"],
+        },
+        Scenario {
+            name: "skill add --all",
+            start: Repo::empty(),
+            args: owned(&[
+                "skill",
+                "add",
+                &up.path().display().to_string(),
+                "skills",
+                "--all",
+            ]),
+            reader: vec!["skill", "validate"],
+        },
+    ];
+    for scenario in &scenarios {
+        let cut = scenario.check_at_random_instants(12);
+        eprintln!("{}: {cut} of 12 runs cut", scenario.name);
     }
 }
 
