@@ -7,7 +7,7 @@
 //! tree against the lock ([`verify()`]), checks that skills stay self-contained ([`lint`]) and
 //! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
 //! process and reaches no network: every byte comes through [`asv_fs::Root`]. A contract taken
-//! from another repository ([`source`]) is read from the cache ([`cache`]) at the commit the
+//! from another repository ([`asv_model::source`]) is read from the cache ([`cache`]) at the commit the
 //! lock pins; filling that cache is the fetching commands' business, not this crate's.
 //!
 //! The bytes and lines are fixed by the compatibility contract shared with the TypeScript
@@ -40,7 +40,6 @@ mod formats;
 pub mod fuzz;
 mod model;
 
-pub use asv_model::{declaration, frontmatter, id, ignore, source, yaml};
 pub use commands::{generate, init, lint, report, selftest, verify};
 pub use formats::{digest, document, json, lock, manifest, table_edit, table_key, typos};
 pub use model::{cache, placement, raw, repository, snapshot, warnings};
@@ -49,7 +48,6 @@ pub use digest::Digest;
 pub use document::CanonicalBody;
 pub use error::{Error, Result};
 pub use generate::{GenOutcome, generate, plan_generate};
-pub use id::ContractId;
 pub use report::{Event, Violation};
 pub use repository::Repository;
 pub use verify::verify;

@@ -237,7 +237,7 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
         return Ok(());
     }
     let pins = repo.lock_file.sources();
-    let named = |list: Vec<(crate::id::ContractId, crate::source::SourceName)>| {
+    let named = |list: Vec<(asv_model::id::ContractId, asv_model::source::SourceName)>| {
         list.into_iter()
             .map(|(id, source)| (id, source.as_str().to_owned()))
             .collect::<Vec<_>>()
@@ -265,7 +265,7 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
 /// One copy to write: its path, its contract and the canonical side to put under the header.
 type CopyWrite<'s> = (
     String,
-    &'s crate::id::ContractId,
+    &'s asv_model::id::ContractId,
     &'s crate::repository::Canonical,
 );
 
@@ -295,7 +295,7 @@ struct HandWritten {
 fn plan<'s>(
     repo: &Repository<'_>,
     snap: &'s Snapshot,
-    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    derived: std::collections::BTreeMap<asv_model::id::ContractId, crate::lock::Resolution>,
     placements: crate::lock::Placements,
 ) -> Result<Plan<'s>> {
     use rayon::prelude::*;
@@ -400,7 +400,7 @@ fn plan<'s>(
 fn write_tree(
     repo: &Repository<'_>,
     snap: &Snapshot,
-    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    derived: std::collections::BTreeMap<asv_model::id::ContractId, crate::lock::Resolution>,
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
     mode: Mode<'_>,
@@ -410,7 +410,7 @@ fn write_tree(
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
     // One header serves every skill that declares the contract (it names only the id and
     // the digest), and every copy shares the one body the snapshot holds.
-    let mut headers: std::collections::HashMap<&crate::id::ContractId, asv_fs::SharedBytes> =
+    let mut headers: std::collections::HashMap<&asv_model::id::ContractId, asv_fs::SharedBytes> =
         std::collections::HashMap::new();
     let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
     let removals = plan.removals;

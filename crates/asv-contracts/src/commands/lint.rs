@@ -18,11 +18,11 @@
 //! JavaScript's `\s`, which differs from Rust's; hence the small hand-written matcher.
 
 use asv_fs::{EntryKind, Root, join};
+use asv_model::declaration::is_js_whitespace;
+use asv_model::layout::SKILLS_DIR;
 
-use crate::declaration::is_js_whitespace;
 use crate::error::{Error, Result};
 use crate::report::Violation;
-use crate::repository::SKILLS_DIR;
 
 /// Checks every file and link under `skills/` and returns the violations in walk order
 /// (entries sorted in UTF-16 order, depth first).

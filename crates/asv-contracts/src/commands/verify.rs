@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use asv_model::id::ContractId;
+
 use crate::document::{CopyState, judge_file};
 use crate::error::Result;
-use crate::id::ContractId;
 use crate::lock::{LockView, Resolution};
 use crate::report::{DriftProblem, Violation};
 use crate::repository::{LockFile, Repository, Skill};

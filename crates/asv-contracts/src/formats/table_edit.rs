@@ -11,10 +11,10 @@
 //! written in flow style leaves nowhere to add a line and is refused.
 
 use asv_fs::{EntryKind, Root};
+use asv_model::declaration::is_js_whitespace;
+use asv_model::id::ContractId;
 
-use crate::declaration::is_js_whitespace;
 use crate::error::{Error, ManifestProblem, Result};
-use crate::id::ContractId;
 use crate::manifest::{MANIFEST_FILE, Manifest, Origin, standard_path};
 use crate::report::Event;
 use crate::repository::Repository;

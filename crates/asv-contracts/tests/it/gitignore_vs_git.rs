@@ -109,7 +109,7 @@ fn conformance_walk_agrees_with_git() {
                 tree.write_file(file, text.as_bytes()).expect("write");
             }
         }
-        let ours = asv_contracts::ignore::unignored_files(&tree, "c/t")
+        let ours = asv_model::ignore::unignored_files(&tree, "c/t")
             .expect("walk")
             .unwrap_or_default();
         let git = git_kept(dir.path());
