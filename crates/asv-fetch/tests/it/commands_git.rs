@@ -7,7 +7,7 @@ use crate::support::git_server;
 use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;
 use asv_fs::Root;
-use asv_remote::ObjectFormat;
+use asv_model::source::ObjectFormat;
 use asv_remote::Options;
 use git_server::{Behaviour, Fixture, Https, Tls};
 

@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Commit, Error, ObjectFormat, Result, Tag, Transport, TreeEntry, blob_id};
+use asv_model::source::ObjectFormat;
+
+use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 mod sweep;
 mod transport;

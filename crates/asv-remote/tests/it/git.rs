@@ -10,9 +10,10 @@ use crate::support::git_server;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use asv_model::source::ObjectFormat;
 use asv_remote::error::{EntryProblem, GitFailure, GitProblem, Reached};
 use asv_remote::git::{FILE_LIMIT, Git, Limits, TEMP_PREFIX};
-use asv_remote::{Commit, EntryMode, Error, ObjectFormat, Transport, TreeEntry, blob_id};
+use asv_remote::{Commit, EntryMode, Error, Transport, TreeEntry, blob_id};
 use git_server::{
     BIG, Behaviour, Fixture, Https, NOISE, PASSWORD, README, SCRIPT, Silent, TEXT, Tls, USER, noise,
 };
