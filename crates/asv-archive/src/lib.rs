@@ -75,7 +75,7 @@ use std::sync::Arc;
 
 use random_access::{Data, Fail};
 
-pub use entry::{Entry, EntryKind, Format, Limits, Special};
+pub use entry::{ArchiveEntry, ArchiveEntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result};
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files, zip_files_owned};
@@ -143,7 +143,7 @@ pub struct Archive {
     label: String,
     /// A ZIP's own bytes, or a tarball's inflated tar stream.
     data: Data,
-    entries: Vec<Entry>,
+    entries: Vec<ArchiveEntry>,
     members: Members,
 }
 
@@ -296,7 +296,7 @@ impl Archive {
     }
 
     /// Every entry, in archive order, as the archive spells it.
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[ArchiveEntry] {
         &self.entries
     }
 
@@ -305,7 +305,7 @@ impl Archive {
     ///
     /// # Errors
     /// As [`Archive::copy_to`].
-    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+    pub fn read(&self, entry: &ArchiveEntry) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(usize::try_from(entry.size).unwrap_or(0).min(1 << 20));
         self.copy_to(entry, &mut out)?;
         Ok(out)
@@ -322,14 +322,14 @@ impl Archive {
     /// it declares, or fails its CRC; [`Error::NotAnEntry`] for an entry this archive did not
     /// list; [`Error::WriteEntry`] when `out` fails; [`Error::ReadArchive`] when the archive
     /// file (or a tarball's spool) cannot be read.
-    pub fn copy_to(&self, entry: &Entry, out: &mut dyn Write) -> Result<u64> {
+    pub fn copy_to(&self, entry: &ArchiveEntry, out: &mut dyn Write) -> Result<u64> {
         if self.entries.get(entry.index) != Some(entry) {
             return Err(Error::NotAnEntry {
                 archive: self.label.clone(),
                 entry: entry.name.clone(),
             });
         }
-        if entry.kind != EntryKind::File {
+        if entry.kind != ArchiveEntryKind::File {
             return Ok(0);
         }
         let copied = match &self.members {
@@ -379,7 +379,7 @@ impl Archive {
     /// # Errors
     /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared;
     /// [`Error::ZipTooLarge`] past what a ZIP without ZIP64 holds.
-    pub fn to_zip(&self, omit: &dyn Fn(&Entry) -> bool) -> Result<Vec<u8>> {
+    pub fn to_zip(&self, omit: &dyn Fn(&ArchiveEntry) -> bool) -> Result<Vec<u8>> {
         self.judge()?;
         let mut contents = Vec::new();
         for entry in self.entries.iter().filter(|e| !omit(e)) {
@@ -409,7 +409,7 @@ impl Archive {
 ///
 /// # Errors
 /// As [`Archive::open`].
-pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
+pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<ArchiveEntry>> {
     Ok(Archive::open(source, options)?.entries)
 }
 
@@ -420,7 +420,7 @@ pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
 pub fn zip_of_archive(
     source: Source,
     options: &ReadOptions,
-    omit: &dyn Fn(&Entry) -> bool,
+    omit: &dyn Fn(&ArchiveEntry) -> bool,
 ) -> Result<Vec<u8>> {
     Archive::open(source, options)?.to_zip(omit)
 }

@@ -365,7 +365,7 @@ fn plan_files(
 ) -> Result<Vec<(String, Option<usize>, bool)>> {
     use std::collections::BTreeMap;
 
-    use crate::entry::{Entry, EntryKind};
+    use crate::entry::{ArchiveEntry, ArchiveEntryKind};
     use crate::policy::{entry_refusal, place_of};
 
     let mut entries = Vec::with_capacity(files.len());
@@ -377,9 +377,9 @@ fn plan_files(
             records.entry(dir).or_insert((None, false));
         }
         let name = place.join("/");
-        entries.push(Entry {
+        entries.push(ArchiveEntry {
             name: file.path.clone(),
-            kind: EntryKind::File,
+            kind: ArchiveEntryKind::File,
             size: len(file) as u64,
             executable: file.executable,
             index,

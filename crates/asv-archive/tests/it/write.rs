@@ -4,8 +4,8 @@
 use crate::support;
 
 use asv_archive::{
-    Archive, Detail, EntryKind, Error, FileEntry, Format, Limits, ReadOptions, Source, zip_dir,
-    zip_files, zip_of_archive,
+    Archive, ArchiveEntryKind, Detail, Error, FileEntry, Format, Limits, ReadOptions, Source,
+    zip_dir, zip_files, zip_of_archive,
 };
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, contents, tgz};
@@ -263,7 +263,7 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     )
     .unwrap();
     let archive = Archive::open(Source::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
-    let got: Vec<(&str, EntryKind, bool)> = archive
+    let got: Vec<(&str, ArchiveEntryKind, bool)> = archive
         .entries()
         .iter()
         .map(|e| (e.name.as_str(), e.kind.clone(), e.executable))
@@ -271,9 +271,9 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     assert_eq!(
         got,
         [
-            ("pkg/", EntryKind::Directory, false),
-            ("pkg/a", EntryKind::File, false),
-            ("pkg/x.sh", EntryKind::File, true)
+            ("pkg/", ArchiveEntryKind::Directory, false),
+            ("pkg/a", ArchiveEntryKind::File, false),
+            ("pkg/x.sh", ArchiveEntryKind::File, true)
         ]
     );
     // A refused archive is not re-zipped.

@@ -135,9 +135,9 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
     }
     // The table is revised first; everything after reads the revised table. Its text is
     // written with the rest, so a run that stops before writing leaves it as it was.
-    let revision = crate::table_edit::revise(repo)?;
+    let revised_table = crate::table_edit::revise(repo)?;
     let revised;
-    let repo = match &revision {
+    let repo = match &revised_table {
         Some(r) => {
             revised = Repository {
                 root: repo.root,
@@ -200,7 +200,7 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
     if raw.touches_dests && !crate::placement::workdir_ignored(repo.root)? {
         report.push(Event::WorkdirNotIgnored);
     }
-    if let Some(r) = &revision {
+    if let Some(r) = &revised_table {
         report.extend(r.events.iter().cloned());
     }
     report.extend(raw.events.iter().cloned());
@@ -210,7 +210,7 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
         &snap,
         derived,
         &raw,
-        revision.as_ref().map(|r| r.text.as_str()),
+        revised_table.as_ref().map(|r| r.text.as_str()),
         mode,
     )?;
     Ok((

@@ -8,7 +8,7 @@ use asv_skills::add::{self, AddRequest};
 use asv_skills::bases::{base_digests, base_dir};
 use asv_skills::edits::EditKind;
 use asv_skills::lock::SkillLock;
-use asv_skills::manage::{self, Listed, Origin, OwnState, Removed};
+use asv_skills::manage::{self, Listed, OwnState, Removed, SkillOrigin};
 use asv_skills::pull;
 use asv_skills::status::State;
 
@@ -363,7 +363,7 @@ fn list_shows_own_and_imported_skills_with_their_states() {
         .map(|s| {
             (
                 s.name.as_str(),
-                matches!(s.origin, Origin::Own),
+                matches!(s.origin, SkillOrigin::Own),
                 s.state.as_str(),
             )
         })
@@ -384,7 +384,7 @@ fn list_shows_own_and_imported_skills_with_their_states() {
     );
     assert!(matches!(
         &listed[1].origin,
-        Origin::Imported { source, .. } if *source == up.source()
+        SkillOrigin::Imported { source, .. } if *source == up.source()
     ));
     assert!(matches!(&listed[3].state, Listed::Imported(State::Missing)));
     assert_eq!(me.snapshot(), before, "list writes nothing");
