@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use asv_archive::{Archive, FileEntry, Format, Limits, ReadOptions, Source, zip_files};
+use asv_archive::{Archive, ArchiveInput, FileEntry, Format, Limits, ReadOptions, zip_files};
 
 use crate::support::contents;
 
@@ -130,14 +130,14 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
             format,
             limits: Limits::DEFAULT,
         };
-        let archive = Archive::open(Source::file(out.path().join(name)), &options)
+        let archive = Archive::open(ArchiveInput::file(out.path().join(name)), &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         archive.judge().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(contents(&archive), want(), "{name}");
         // And its re-zip holds the same files.
         let rezip = archive.to_zip(&|_| false).unwrap();
         let again = Archive::open(
-            Source::bytes(rezip, "rezip"),
+            ArchiveInput::bytes(rezip, "rezip"),
             &ReadOptions {
                 format: Format::Zip,
                 limits: Limits::DEFAULT,

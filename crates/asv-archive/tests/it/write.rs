@@ -4,7 +4,7 @@
 use crate::support;
 
 use asv_archive::{
-    Archive, ArchiveEntryKind, Detail, Error, FileEntry, Format, Limits, ReadOptions, Source,
+    Archive, ArchiveEntryKind, ArchiveInput, Detail, Error, FileEntry, Format, Limits, ReadOptions,
     zip_dir, zip_files, zip_of_archive,
 };
 use asv_error::{Failure as _, Side};
@@ -127,7 +127,8 @@ fn layout_is_sorted_unix_made_and_dated_at_the_dos_epoch() {
 fn empty_list_is_an_empty_zip_the_reader_takes() {
     let zip = zip_files(&[]).unwrap();
     assert_eq!(zip.len(), 22);
-    let archive = Archive::open(Source::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
+    let archive =
+        Archive::open(ArchiveInput::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
     assert!(archive.entries().is_empty());
 }
 
@@ -180,7 +181,7 @@ fn zip_dir_round_trips_through_the_reader() {
     let zip = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap();
     assert_eq!(zip, zip_dir(&tree, "s", &Limits::DEFAULT).unwrap());
 
-    let archive = Archive::open(Source::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
+    let archive = Archive::open(ArchiveInput::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
     let got = contents(&archive);
     let want: std::collections::BTreeMap<String, (Vec<u8>, bool)> = files
         .iter()
@@ -240,9 +241,11 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
         ZipMember::file(".DS_Store", b"litter"),
     ])
     .build();
-    let out = zip_of_archive(Source::bytes(zip, "in.zip"), &options(Format::Zip), &|e| {
-        e.name == ".DS_Store"
-    })
+    let out = zip_of_archive(
+        ArchiveInput::bytes(zip, "in.zip"),
+        &options(Format::Zip),
+        &|e| e.name == ".DS_Store",
+    )
     .unwrap();
     let records = central(&out);
     let got: Vec<(&str, u32)> = records.iter().map(|r| (r.0.as_str(), r.7 >> 16)).collect();
@@ -257,12 +260,13 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
         TarMember::file("pkg/x.sh", b"x").mode(0o755),
     ]);
     let out = zip_of_archive(
-        Source::bytes(tar, "in.tgz"),
+        ArchiveInput::bytes(tar, "in.tgz"),
         &options(Format::TarGz),
         &|_| false,
     )
     .unwrap();
-    let archive = Archive::open(Source::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
+    let archive =
+        Archive::open(ArchiveInput::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
     let got: Vec<(&str, ArchiveEntryKind, bool)> = archive
         .entries()
         .iter()
@@ -279,7 +283,7 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     // A refused archive is not re-zipped.
     let bad = Zip::of(vec![ZipMember::file("../x", b"x")]).build();
     let e = zip_of_archive(
-        Source::bytes(bad, "bad.zip"),
+        ArchiveInput::bytes(bad, "bad.zip"),
         &options(Format::Zip),
         &|_| false,
     )
@@ -294,7 +298,7 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
     tree.write_file("a.zip", &zip_files(&sample()).unwrap())
         .unwrap();
     let archive = Archive::open(
-        Source::file(dir.path().join("a.zip")),
+        ArchiveInput::file(dir.path().join("a.zip")),
         &options(Format::Zip),
     )
     .unwrap();
@@ -307,12 +311,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
             ..Limits::DEFAULT
         },
     };
-    let e = Archive::open(Source::file(dir.path().join("a.zip")), &tiny).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(dir.path().join("a.zip")), &tiny).unwrap_err();
     assert_eq!(e.reason(), Some(asv_archive::Reason::TooLarge));
-    let e = Archive::open(Source::file(dir.path()), &options(Format::Zip)).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(dir.path()), &options(Format::Zip)).unwrap_err();
     assert!(matches!(e, Error::NotAFile { .. }), "{e}");
     let e = Archive::open(
-        Source::file(dir.path().join("missing.zip")),
+        ArchiveInput::file(dir.path().join("missing.zip")),
         &options(Format::Zip),
     )
     .unwrap_err();
@@ -323,12 +327,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
 #[test]
 fn reading_an_entry_of_another_archive_is_refused() {
     let a = Archive::open(
-        Source::bytes(zip_files(&sample()).unwrap(), "a"),
+        ArchiveInput::bytes(zip_files(&sample()).unwrap(), "a"),
         &options(Format::Zip),
     )
     .unwrap();
     let b = Archive::open(
-        Source::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
+        ArchiveInput::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
         &options(Format::Zip),
     )
     .unwrap();

@@ -143,7 +143,7 @@ struct Applier<'a, 'f> {
     /// The trees outside this one that copies come from ([`Body::CopyFrom`]), each opened
     /// once: a guarded root checks each directory on the way to a file once, so a skill of
     /// many files copied from one place is not checked again per file.
-    sources: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<Root>>>,
+    copy_sources: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<Root>>>,
 }
 
 impl<'a> Applier<'a, '_> {
@@ -156,7 +156,7 @@ impl<'a> Applier<'a, '_> {
             calls: Calls::none(),
             no_exchange: false,
             known_dirs: Default::default(),
-            sources: Default::default(),
+            copy_sources: Default::default(),
         }
     }
 }
@@ -372,7 +372,7 @@ fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
         calls: Calls::new(faults.as_ref()),
         no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
         known_dirs: Default::default(),
-        sources: Default::default(),
+        copy_sources: Default::default(),
     };
     entries.retain(|entry| entry.planned.action().is_active());
     let mut tracks: Vec<Track> = Vec::new();

@@ -10,7 +10,7 @@ use super::names::staged_name;
 use super::{Applier, Track, base_name, create_new, is_exists};
 use crate::error::{Error, Result};
 use crate::plan::{
-    Action, Body, Entry, FileContents, Fill, Operation, SourceEntry, TreeFile, walk_source,
+    Action, Body, CopyEntry, Entry, FileContents, Fill, Operation, TreeFile, walk_copy_source,
 };
 use crate::platform;
 use crate::root::{Root, join, parent_of};
@@ -46,16 +46,16 @@ impl Applier<'_, '_> {
     }
 
     /// The guarded root of the tree at `from`, opened once per apply.
-    fn source_root(&self, from: &Path) -> Result<Arc<Root>> {
-        let mut sources = self
-            .sources
+    fn copy_source_root(&self, from: &Path) -> Result<Arc<Root>> {
+        let mut copy_sources = self
+            .copy_sources
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(root) = sources.get(from) {
+        if let Some(root) = copy_sources.get(from) {
             return Ok(Arc::clone(root));
         }
         let root = Arc::new(Root::open(from)?);
-        sources.insert(from.to_owned(), Arc::clone(&root));
+        copy_sources.insert(from.to_owned(), Arc::clone(&root));
         Ok(root)
     }
 
@@ -94,7 +94,7 @@ impl Applier<'_, '_> {
             .map_err(|e| Error::io(&source.path, "read", e))?;
         let reader = match from {
             None => self.tree.open_reader(&source.path)?,
-            Some(from) => self.source_root(from)?.open_reader(&source.path)?,
+            Some(from) => self.copy_source_root(from)?.open_reader(&source.path)?,
         };
         let Some(reader) = reader else {
             return Err(changed());
@@ -292,7 +292,7 @@ impl Applier<'_, '_> {
             }
             Operation::Replace(Fill::Copy(source)) => {
                 let shown = source.display().to_string();
-                let staged = if entry.source_is_dir {
+                let staged = if entry.copy_source_is_dir {
                     let staged = self.staged_dir(&dest)?;
                     track(&staged);
                     (staged, None)
@@ -302,8 +302,8 @@ impl Applier<'_, '_> {
                     (staged, Some(file))
                 };
                 let (staged, mut staged_file) = staged;
-                walk_source(source, &shown, &self.calls, &mut |item| match item {
-                    SourceEntry::Dir { rel, mode } => {
+                walk_copy_source(source, &shown, &self.calls, &mut |item| match item {
+                    CopyEntry::Dir { rel, mode } => {
                         let target = join(&staged, rel);
                         if !rel.is_empty() {
                             self.op(&target, "create directory", || {
@@ -314,7 +314,7 @@ impl Applier<'_, '_> {
                             platform::set_path_mode(&self.tree.abs(&target), (mode & 0o777) | 0o700)
                         })
                     }
-                    SourceEntry::File {
+                    CopyEntry::File {
                         rel,
                         mut file,
                         mode,

@@ -303,7 +303,7 @@ fn every_refusal_writes_nothing() {
         Refusal {
             name: "the dest holds the source",
             changes: vec![Change::replace("src", src("src/inside"), Ownership::Force)],
-            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            check: |e| matches!(e, Error::DestHoldsCopySource { .. }),
             message: format!(
                 "src: the destination holds its own copy source {}; copy from outside the destination",
                 root.join("src/inside").display()
@@ -313,7 +313,7 @@ fn every_refusal_writes_nothing() {
         Refusal {
             name: "the dest is the source",
             changes: vec![Change::replace("src", src("src"), Ownership::Force)],
-            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            check: |e| matches!(e, Error::DestHoldsCopySource { .. }),
             message: format!(
                 "src: the destination holds its own copy source {}; copy from outside the destination",
                 root.join("src").display()
@@ -323,7 +323,7 @@ fn every_refusal_writes_nothing() {
         Refusal {
             name: "the source holds the dest",
             changes: vec![Change::replace("src/inside/deeper", src("src"), Ownership::Force)],
-            check: |e| matches!(e, Error::SourceHoldsDest { .. }),
+            check: |e| matches!(e, Error::CopySourceHoldsDest { .. }),
             message: format!(
                 "src/inside/deeper: the destination lies inside its copy source {}; copy from a directory that does not hold the destination",
                 root.join("src").display()
@@ -333,7 +333,7 @@ fn every_refusal_writes_nothing() {
         Refusal {
             name: "the source is the root",
             changes: vec![Change::replace("new", Fill::copy(&root), Ownership::Force)],
-            check: |e| matches!(e, Error::SourceLink { .. } | Error::SourceHoldsDest { .. }),
+            check: |e| matches!(e, Error::CopySourceLink { .. } | Error::CopySourceHoldsDest { .. }),
             // The root holds links, refused first.
             message: format!(
                 "copy source {}: dir-link is a symbolic link; replace it with the file or directory it points to",
@@ -718,7 +718,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "sub/out", dir.join("secret.txt"));
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "sub/out")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "sub/out")),
             holds: &[],
             needs_non_root: false,
         },
@@ -729,7 +729,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "in", dir.join("root"));
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "in")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "in")),
             holds: &[],
             needs_non_root: false,
         },
@@ -740,7 +740,9 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "dangling", "nowhere/at/all");
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "dangling")),
+            refused: Some(
+                |e| matches!(e, Error::CopySourceLink { path, .. } if path == "dangling"),
+            ),
             holds: &[],
             needs_non_root: false,
         },
@@ -752,7 +754,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "loop2", "loop1");
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "loop1")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "loop1")),
             holds: &[],
             needs_non_root: false,
         },
@@ -763,7 +765,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(dir, "alias", &source);
                 dir.join("alias")
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path.is_empty())),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path.is_empty())),
             holds: &[],
             needs_non_root: false,
         },
@@ -782,7 +784,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceWrongKind { path, found: EntryKind::Fifo, .. } if path == "sub/pipe"),
+                |e| matches!(e, Error::CopySourceWrongKind { path, found: EntryKind::Fifo, .. } if path == "sub/pipe"),
             ),
             holds: &[],
             needs_non_root: false,
@@ -798,7 +800,7 @@ fn hostile_rows() -> Vec<Hostile> {
             refused: Some(|e| {
                 matches!(
                     e,
-                    Error::SourceWrongKind {
+                    Error::CopySourceWrongKind {
                         found: EntryKind::Socket,
                         ..
                     }
@@ -811,7 +813,7 @@ fn hostile_rows() -> Vec<Hostile> {
             name: "a missing source",
             build: |dir| dir.join("no-such-source"),
             refused: Some(|e| {
-                matches!(e, Error::SourceUnreadable { path, error, .. }
+                matches!(e, Error::CopySourceUnreadable { path, error, .. }
                     if path.is_empty() && error.kind() == std::io::ErrorKind::NotFound)
             }),
             holds: &[],
@@ -826,7 +828,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "locked"),
+                |e| matches!(e, Error::CopySourceUnreadable { path, .. } if path == "locked"),
             ),
             holds: &[],
             needs_non_root: true,
@@ -840,7 +842,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "sub/secret.md"),
+                |e| matches!(e, Error::CopySourceUnreadable { path, .. } if path == "sub/secret.md"),
             ),
             holds: &[],
             needs_non_root: true,
