@@ -16,17 +16,17 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! tree.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
-//! tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
+//! root.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
 //!
-//! let repo = asv_contracts::Repository::load(&tree)?;
-//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let repo = asv_contracts::Repository::load(&root)?;
+//! let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 //! let outcome = asv_contracts::generate(&repo, &lock)?;
 //! let asv_contracts::GenOutcome::Done { events, .. } = outcome else { panic!() };
 //! assert!(events[0].line_text().starts_with("adopted: style sha256:"));
 //!
-//! let copy = tree.read_file("skills/writer/references/vendor/style.md")?.unwrap();
+//! let copy = root.read_file("skills/writer/references/vendor/style.md")?.unwrap();
 //! assert!(copy.ends_with(b"-->\n\nWrite plainly.\n"));
 //! # Ok(())
 //! # }

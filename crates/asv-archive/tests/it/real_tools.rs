@@ -103,9 +103,9 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
         return;
     };
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
     for (path, bytes, executable) in files() {
-        tree.write_file_mode(&path, &bytes, executable).unwrap();
+        root.write_file_mode(&path, &bytes, executable).unwrap();
     }
     let out = tempfile::tempdir().unwrap();
     let status = python
@@ -163,8 +163,8 @@ fn python_reads_the_zips_we_write() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(dir.path()).unwrap();
-    tree.write_file("ours.zip", &zip_files(&entries).unwrap())
+    let root = asv_fs::Root::open(dir.path()).unwrap();
+    root.write_file("ours.zip", &zip_files(&entries).unwrap())
         .unwrap();
     let script = r#"
 import sys, zipfile

@@ -164,7 +164,7 @@ fn names_the_policy_refuses_are_not_zipped() {
 #[test]
 fn zip_dir_round_trips_through_the_reader() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
     let files = [
         ("s/SKILL.md", b"---\nname: s\n---\n".repeat(50), false),
         ("s/scripts/run.sh", b"#!/bin/sh\nexit 0\n".to_vec(), true),
@@ -176,10 +176,10 @@ fn zip_dir_round_trips_through_the_reader() {
         ("s/empty", Vec::new(), false),
     ];
     for (path, bytes, executable) in &files {
-        tree.write_file_mode(path, bytes, *executable).unwrap();
+        root.write_file_mode(path, bytes, *executable).unwrap();
     }
-    let zip = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap();
-    assert_eq!(zip, zip_dir(&tree, "s", &Limits::DEFAULT).unwrap());
+    let zip = zip_dir(&root, "s", &Limits::DEFAULT).unwrap();
+    assert_eq!(zip, zip_dir(&root, "s", &Limits::DEFAULT).unwrap());
 
     let archive = Archive::open(ArchiveInput::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
     let got = contents(&archive);
@@ -203,14 +203,14 @@ fn zip_dir_round_trips_through_the_reader() {
 #[test]
 fn zip_dir_refuses_links_and_limits() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
-    tree.write_file("s/a", b"12345").unwrap();
-    tree.write_file("s/b", b"12345").unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
+    root.write_file("s/a", b"12345").unwrap();
+    root.write_file("s/b", b"12345").unwrap();
     let few = Limits {
         max_entries: 1,
         ..Limits::DEFAULT
     };
-    let e = zip_dir(&tree, "s", &few).unwrap_err();
+    let e = zip_dir(&root, "s", &few).unwrap_err();
     assert!(
         matches!(
             e,
@@ -225,10 +225,10 @@ fn zip_dir_refuses_links_and_limits() {
         max_expanded: 9,
         ..Limits::DEFAULT
     };
-    let e = zip_dir(&tree, "s", &small).unwrap_err();
+    let e = zip_dir(&root, "s", &small).unwrap_err();
     assert!(matches!(e, Error::ZipTooLarge { .. }), "{e}");
     std::os::unix::fs::symlink("/etc/passwd", src.path().join("s/link")).unwrap();
-    let e = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap_err();
+    let e = zip_dir(&root, "s", &Limits::DEFAULT).unwrap_err();
     assert!(matches!(e, Error::Fs(asv_fs::Error::Symlink { .. })), "{e}");
 }
 
@@ -294,8 +294,8 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
 #[test]
 fn archive_files_are_read_bounded_and_must_be_regular() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(dir.path()).unwrap();
-    tree.write_file("a.zip", &zip_files(&sample()).unwrap())
+    let root = asv_fs::Root::open(dir.path()).unwrap();
+    root.write_file("a.zip", &zip_files(&sample()).unwrap())
         .unwrap();
     let archive = Archive::open(
         ArchiveInput::file(dir.path().join("a.zip")),

@@ -81,13 +81,13 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("contracts/c.md", b"Shared text\n")?;
-/// tree.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
-/// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("contracts/c.md", b"Shared text\n")?;
+/// root.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
+/// let repo = asv_contracts::Repository::load(&root)?;
+/// let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 /// asv_contracts::generate(&repo, &lock)?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
+/// let repo = asv_contracts::Repository::load(&root)?;
 /// assert!(asv_contracts::verify(&repo)?.is_empty());
 /// # Ok(())
 /// # }

@@ -34,9 +34,9 @@ use crate::report::Violation;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
-/// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&tree)?
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
+/// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&root)?
 ///     .iter()
 ///     .map(|v| v.line_text())
 ///     .collect();

@@ -27,8 +27,8 @@ use crate::snapshot::Snapshot;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
+/// let root = asv_fs::Root::open(dir.path())?;
+/// let repo = asv_contracts::Repository::load(&root)?;
 /// let lines: Vec<String> = asv_contracts::verify(&repo)?.iter().map(|v| v.line_text()).collect();
 /// assert_eq!(lines, ["lock: vendor-lock.json is missing"]);
 /// # Ok(())

@@ -20,12 +20,12 @@
 //! use asv_fs::plan::{Change, Fill, NewFile, Ownership, Plan};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! tree.write_file("skills/old/SKILL.md", b"old\n")?;
-//! tree.write_file("notes.md", b"v1\n")?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("skills/old/SKILL.md", b"old\n")?;
+//! root.write_file("notes.md", b"v1\n")?;
 //!
 //! let plan = Plan::new(
-//!     &tree,
+//!     &root,
 //!     vec![
 //!         Change::replace(
 //!             "skills/new",
@@ -40,12 +40,12 @@
 //!     plan.describe(),
 //!     "replace notes.md (forced)\ncreate skills/new\nremove skills/old (forced)\n"
 //! );
-//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 //! let applied = plan.apply(&lock)?;
 //! assert!(applied.warnings().is_empty());
-//! assert_eq!(tree.read_file("skills/new/SKILL.md")?.as_deref(), Some(&b"new\n"[..]));
-//! assert_eq!(tree.kind("skills/old")?, None);
-//! assert_eq!(tree.read_file("notes.md")?.as_deref(), Some(&b"v2\n"[..]));
+//! assert_eq!(root.read_file("skills/new/SKILL.md")?.as_deref(), Some(&b"new\n"[..]));
+//! assert_eq!(root.kind("skills/old")?, None);
+//! assert_eq!(root.read_file("notes.md")?.as_deref(), Some(&b"v2\n"[..]));
 //! # Ok(())
 //! # }
 //! ```
