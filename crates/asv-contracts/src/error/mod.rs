@@ -184,9 +184,10 @@ impl Failure for Error {
     ///
     /// A guarded tree access answers for itself; a `gen` stopped part-way lies with the
     /// destination it left half-written; a `.gitignore` whose rules cannot be placed is this
-    /// tool's fault ([`GitignoreProblem::Unplaceable`]); every other refusal lies with the
-    /// input: the tree, the table, the lock or the cache the user gave. A refusal of raw-byte
-    /// dests ([`Error::Placement`]) says itself ([`PlacementProblem::side`]).
+    /// tool's fault ([`asv_model::error::GitignoreProblem::Unplaceable`]); every other
+    /// refusal lies with the input: the tree, the table, the lock or the cache the user gave.
+    /// A refusal of raw-byte dests ([`Error::Placement`]) says itself
+    /// ([`PlacementProblem::side`]).
     fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),

@@ -332,8 +332,9 @@ fn tree_file(blob: &Blob) -> asv_fs::TreeFile {
 
 #[cfg(test)]
 mod tests {
-    use crate::error::{Error, PlacementProblem};
     use asv_model::id::ContractId;
+
+    use crate::error::{Error, PlacementProblem};
 
     use super::DestKind::{Directory as D, File as F};
 
