@@ -120,7 +120,7 @@ mod tests {
     fn the_side_comes_from_the_crate_that_raised_the_error() {
         let internal = Error::from(asv_contracts::Error::Model(asv_model::Error::Gitignore {
             path: ".gitignore".into(),
-            problem: asv_contracts::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
+            problem: asv_model::error::GitignoreProblem::Unplaceable(io::Error::other("x")),
         }));
         assert_eq!(internal.side(), asv_error::Side::Internal);
         let input = Error::from(asv_contracts::Error::NoSkillsDir);

@@ -85,10 +85,10 @@ pub fn discover(start: &Path) -> Result<PathBuf, NotFound> {
     for dir in start.ancestors() {
         top = dir.to_path_buf();
         // A directory that cannot be opened holds nothing this run could use.
-        let Ok(tree) = Root::open(dir) else {
+        let Ok(root) = Root::open(dir) else {
             continue;
         };
-        let holds = |name: &str| matches!(tree.kind(name), Ok(Some(_)));
+        let holds = |name: &str| matches!(root.kind(name), Ok(Some(_)));
         if REPOSITORY_MARKERS.iter().any(|m| holds(m)) {
             return Ok(dir.to_path_buf());
         }
@@ -147,7 +147,7 @@ pub fn relative(from: &Path, to: &Path) -> Option<String> {
 /// directory and the path below it.
 pub struct Located {
     /// The tree the path is read in.
-    pub tree: Root,
+    pub root: Root,
     /// The path below the tree's root (`""` for the root itself).
     pub rel: String,
     /// Whether the tree is the repository (paths are then shown from its root).
@@ -166,9 +166,8 @@ pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located
     let shown = typed.display();
     let path = absolute(typed).map_err(|e| format!("{shown}: {e}"))?;
     if let Some(rel) = below(root, &path) {
-        let tree = Root::open(root).map_err(|e| e.to_string())?;
         return Ok(Located {
-            tree,
+            root: Root::open(root).map_err(|e| e.to_string())?,
             rel,
             in_repository: true,
         });
@@ -187,9 +186,9 @@ pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located
     }
     let rel = below(&base, &path)
         .ok_or_else(|| format!("{shown}: a segment of the path is not UTF-8; rename it"))?;
-    let tree = open_dir(&base, "")?;
+    let root = open_dir(&base, "")?;
     Ok(Located {
-        tree,
+        root,
         rel,
         in_repository: false,
     })

@@ -89,7 +89,7 @@ impl Settings {
     ///
     /// # Errors
     /// The root is not a directory that can be opened.
-    pub fn open_tree(&self) -> crate::error::Result<asv_fs::Root> {
+    pub fn open_root(&self) -> crate::error::Result<asv_fs::Root> {
         crate::paths::open_dir(&self.root, "; pass --root <path> naming the repository")
             .map_err(|message| Refusal(message).into())
     }
@@ -156,8 +156,8 @@ impl Settings {
                     if located.in_repository {
                         (None, vec![located.rel], String::new())
                     } else {
-                        let shown = format!("{}/", located.tree.root().display());
-                        (Some(located.tree), vec![located.rel], shown)
+                        let shown = format!("{}/", located.root.root().display());
+                        (Some(located.root), vec![located.rel], shown)
                     }
                 }
             });

@@ -35,7 +35,7 @@ impl Limits {
 
 /// What kind of thing an entry is, as its archive declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryKind {
+pub enum ArchiveEntryKind {
     /// A regular file.
     File,
     /// A directory.
@@ -48,7 +48,7 @@ pub enum EntryKind {
     Special(Special),
 }
 
-/// The kinds of [`EntryKind::Special`], kept so a refusal can say what it met.
+/// The kinds of [`ArchiveEntryKind::Special`], kept so a refusal can say what it met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Special {
     /// A character device.
@@ -83,11 +83,11 @@ impl fmt::Display for Special {
 
 /// One entry as its archive lists it. Nothing about it has been judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct ArchiveEntry {
     /// The name as the archive spells it (a name that is not UTF-8 is shown lossily and refused).
     pub name: String,
     /// What it is.
-    pub kind: EntryKind,
+    pub kind: ArchiveEntryKind,
     /// Its declared size in bytes (0 for anything but a file).
     pub size: u64,
     /// Whether the owner-execute bit of its mode is set.
@@ -98,7 +98,7 @@ pub struct Entry {
     pub(crate) utf8: bool,
 }
 
-impl Entry {
+impl ArchiveEntry {
     /// The entry's position in its archive's listing (archive order).
     pub fn index(&self) -> usize {
         self.index
@@ -106,12 +106,12 @@ impl Entry {
 
     /// Whether the entry is a regular file.
     pub fn is_file(&self) -> bool {
-        self.kind == EntryKind::File
+        self.kind == ArchiveEntryKind::File
     }
 
     /// Whether the entry is a directory.
     pub fn is_dir(&self) -> bool {
-        self.kind == EntryKind::Directory
+        self.kind == ArchiveEntryKind::Directory
     }
 }
 

@@ -537,7 +537,7 @@ pub enum Error {
         // Said at the end of the message, so not also a source (issue 28 §1).
         error: io::Error,
     },
-    /// The archive file could not be read (input side: it is the caller's source). Also a
+    /// The archive file could not be read (input side: it is the caller's input). Also a
     /// failure of the temporary file a large tarball's inflated stream is spooled to.
     #[error("cannot read archive {path}: {error}")]
     ReadArchive {

@@ -2,7 +2,7 @@
 //! root), kept here so the cargo-fuzz targets and the stable replay of their committed corpora
 //! run the same code. Not part of the crate's interface.
 
-use crate::{Archive, Format, Limits, ReadOptions, Source};
+use crate::{Archive, ArchiveInput, Format, Limits, ReadOptions};
 
 /// Small bounds, so a run spends its time on structure rather than on inflating.
 const LIMITS: Limits = Limits {
@@ -36,7 +36,7 @@ pub fn archive(data: &[u8], format: Format) {
     if data.len().is_multiple_of(8) {
         same_from_a_file(data, &options);
     }
-    let Ok(archive) = Archive::open(Source::bytes(data.to_vec(), "fuzz"), &options) else {
+    let Ok(archive) = Archive::open(ArchiveInput::bytes(data.to_vec(), "fuzz"), &options) else {
         return;
     };
     let judged = archive.judge();
@@ -53,7 +53,7 @@ pub fn archive(data: &[u8], format: Format) {
         format: Format::Zip,
         limits: Limits::DEFAULT,
     };
-    let again = match Archive::open(Source::bytes(zip, "rezipped"), &options) {
+    let again = match Archive::open(ArchiveInput::bytes(zip, "rezipped"), &options) {
         Ok(again) => again,
         Err(e) => panic!("our own ZIP of an accepted archive does not open: {e}"),
     };
@@ -68,8 +68,8 @@ pub fn archive(data: &[u8], format: Format) {
 }
 
 /// What opening, judging and reading every entry of an archive gives, as text.
-fn outcome(source: Source, options: &ReadOptions) -> String {
-    let opened = Archive::open(source, options);
+fn outcome(input: ArchiveInput, options: &ReadOptions) -> String {
+    let opened = Archive::open(input, options);
     let Ok(archive) = opened else {
         return format!("{opened:?}");
     };
@@ -93,8 +93,8 @@ fn same_from_a_file(data: &[u8], options: &ReadOptions) {
     }
     let path = file.path().to_owned();
     let from_file =
-        outcome(Source::file(&path), options).replace(&path.display().to_string(), "fuzz");
-    let from_bytes = outcome(Source::bytes(data.to_vec(), "fuzz"), options);
+        outcome(ArchiveInput::file(&path), options).replace(&path.display().to_string(), "fuzz");
+    let from_bytes = outcome(ArchiveInput::bytes(data.to_vec(), "fuzz"), options);
     assert_eq!(from_file, from_bytes, "a file and its bytes are read apart");
 }
 

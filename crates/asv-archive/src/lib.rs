@@ -30,7 +30,7 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use asv_archive::{Archive, FileEntry, Format, Limits, ReadOptions, Source, zip_files};
+//! use asv_archive::{Archive, ArchiveInput, FileEntry, Format, Limits, ReadOptions, zip_files};
 //!
 //! let zip = zip_files(&[FileEntry {
 //!     path: "skill/SKILL.md".into(),
@@ -38,7 +38,7 @@
 //!     executable: false,
 //! }])?;
 //! let options = ReadOptions { format: Format::Zip, limits: Limits::DEFAULT };
-//! let archive = Archive::open(Source::bytes(zip, "skill.zip"), &options)?;
+//! let archive = Archive::open(ArchiveInput::bytes(zip, "skill.zip"), &options)?;
 //! let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
 //! assert_eq!(names, ["skill/", "skill/SKILL.md"]);
 //!
@@ -75,14 +75,14 @@ use std::sync::Arc;
 
 use random_access::{Data, Fail};
 
-pub use entry::{Entry, EntryKind, Format, Limits, Special};
+pub use entry::{ArchiveEntry, ArchiveEntryKind, Format, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result};
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files, zip_files_owned};
 
 /// Where an archive is: a file, or bytes already in hand with the label a refusal names them by.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub enum ArchiveInput {
     /// An archive file ([`open_archive_file`]), read by offset, never whole; messages name it
     /// by its path.
     File(PathBuf),
@@ -102,15 +102,15 @@ pub enum Source {
     },
 }
 
-impl Source {
+impl ArchiveInput {
     /// An archive file.
     pub fn file(path: impl Into<PathBuf>) -> Self {
-        Source::File(path.into())
+        ArchiveInput::File(path.into())
     }
 
     /// Bytes in hand, named `label` in messages.
     pub fn bytes(bytes: impl Into<Vec<u8>>, label: impl Into<String>) -> Self {
-        Source::Bytes {
+        ArchiveInput::Bytes {
             bytes: bytes.into(),
             label: label.into(),
         }
@@ -143,7 +143,7 @@ pub struct Archive {
     label: String,
     /// A ZIP's own bytes, or a tarball's inflated tar stream.
     data: Data,
-    entries: Vec<Entry>,
+    entries: Vec<ArchiveEntry>,
     members: Members,
 }
 
@@ -241,20 +241,21 @@ impl Archive {
     ///
     /// # Example
     /// ```
-    /// use asv_archive::{Archive, Format, Limits, ReadOptions, Reason, Source};
+    /// use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions, Reason};
     /// let options = ReadOptions { format: Format::TarGz, limits: Limits::DEFAULT };
-    /// let err = Archive::open(Source::bytes(b"hello".to_vec(), "x.tgz"), &options).unwrap_err();
+    /// let input = ArchiveInput::bytes(b"hello".to_vec(), "x.tgz");
+    /// let err = Archive::open(input, &options).unwrap_err();
     /// assert_eq!(err.reason(), Some(Reason::Unreadable));
     /// ```
-    pub fn open(source: Source, options: &ReadOptions) -> Result<Self> {
+    pub fn open(input: ArchiveInput, options: &ReadOptions) -> Result<Self> {
         let limits = &options.limits;
-        let (data, label) = match source {
-            Source::File(path) => {
+        let (data, label) = match input {
+            ArchiveInput::File(path) => {
                 let file = open_archive_file(&path, limits)?;
                 (file.data(), file.path)
             }
-            Source::Opened { file, label } => (file.data(), label),
-            Source::Bytes { bytes, label } => (Data::Memory(bytes), label),
+            ArchiveInput::Opened { file, label } => (file.data(), label),
+            ArchiveInput::Bytes { bytes, label } => (Data::Memory(bytes), label),
         };
         // A file was sized when it was opened; an opened file may have come under other limits.
         if data.len() > limits.max_archive {
@@ -296,7 +297,7 @@ impl Archive {
     }
 
     /// Every entry, in archive order, as the archive spells it.
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[ArchiveEntry] {
         &self.entries
     }
 
@@ -305,7 +306,7 @@ impl Archive {
     ///
     /// # Errors
     /// As [`Archive::copy_to`].
-    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>> {
+    pub fn read(&self, entry: &ArchiveEntry) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(usize::try_from(entry.size).unwrap_or(0).min(1 << 20));
         self.copy_to(entry, &mut out)?;
         Ok(out)
@@ -322,14 +323,14 @@ impl Archive {
     /// it declares, or fails its CRC; [`Error::NotAnEntry`] for an entry this archive did not
     /// list; [`Error::WriteEntry`] when `out` fails; [`Error::ReadArchive`] when the archive
     /// file (or a tarball's spool) cannot be read.
-    pub fn copy_to(&self, entry: &Entry, out: &mut dyn Write) -> Result<u64> {
+    pub fn copy_to(&self, entry: &ArchiveEntry, out: &mut dyn Write) -> Result<u64> {
         if self.entries.get(entry.index) != Some(entry) {
             return Err(Error::NotAnEntry {
                 archive: self.label.clone(),
                 entry: entry.name.clone(),
             });
         }
-        if entry.kind != EntryKind::File {
+        if entry.kind != ArchiveEntryKind::File {
             return Ok(0);
         }
         let copied = match &self.members {
@@ -379,7 +380,7 @@ impl Archive {
     /// # Errors
     /// As [`Archive::judge`]; [`Error::EntryRead`] for a member that does not read as declared;
     /// [`Error::ZipTooLarge`] past what a ZIP without ZIP64 holds.
-    pub fn to_zip(&self, omit: &dyn Fn(&Entry) -> bool) -> Result<Vec<u8>> {
+    pub fn to_zip(&self, omit: &dyn Fn(&ArchiveEntry) -> bool) -> Result<Vec<u8>> {
         self.judge()?;
         let mut contents = Vec::new();
         for entry in self.entries.iter().filter(|e| !omit(e)) {
@@ -409,8 +410,8 @@ impl Archive {
 ///
 /// # Errors
 /// As [`Archive::open`].
-pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
-    Ok(Archive::open(source, options)?.entries)
+pub fn list(input: ArchiveInput, options: &ReadOptions) -> Result<Vec<ArchiveEntry>> {
+    Ok(Archive::open(input, options)?.entries)
 }
 
 /// The ZIP of an accepted archive's judged entries ([`Archive::to_zip`]).
@@ -418,9 +419,9 @@ pub fn list(source: Source, options: &ReadOptions) -> Result<Vec<Entry>> {
 /// # Errors
 /// As [`Archive::open`] and [`Archive::to_zip`].
 pub fn zip_of_archive(
-    source: Source,
+    input: ArchiveInput,
     options: &ReadOptions,
-    omit: &dyn Fn(&Entry) -> bool,
+    omit: &dyn Fn(&ArchiveEntry) -> bool,
 ) -> Result<Vec<u8>> {
-    Archive::open(source, options)?.to_zip(omit)
+    Archive::open(input, options)?.to_zip(omit)
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::entry::{Entry, EntryKind};
+use crate::entry::{ArchiveEntry, ArchiveEntryKind};
 use crate::error::{Detail, Refusal};
 
 /// An entry name as the segments it lands at: a backslash is a separator on every host, and
@@ -101,12 +101,12 @@ pub(crate) fn name_refusal(name: &str, utf8: bool) -> Option<Detail> {
 }
 
 /// Why an entry's kind may not be written, if it may not.
-fn kind_refusal(kind: &EntryKind) -> Option<Detail> {
+fn kind_refusal(kind: &ArchiveEntryKind) -> Option<Detail> {
     match kind {
-        EntryKind::File | EntryKind::Directory => None,
-        EntryKind::Link => Some(Detail::SymbolicLink),
-        EntryKind::Hardlink => Some(Detail::HardLink),
-        EntryKind::Special(what) => Some(Detail::SpecialEntry {
+        ArchiveEntryKind::File | ArchiveEntryKind::Directory => None,
+        ArchiveEntryKind::Link => Some(Detail::SymbolicLink),
+        ArchiveEntryKind::Hardlink => Some(Detail::HardLink),
+        ArchiveEntryKind::Special(what) => Some(Detail::SpecialEntry {
             what: what.to_string(),
         }),
     }
@@ -124,12 +124,12 @@ fn kind_refusal(kind: &EntryKind) -> Option<Detail> {
 /// assert!(asv_archive::path_refusal(&["aux.txt"]).is_some());
 /// ```
 pub fn path_refusal(paths: &[&str]) -> Option<Refusal> {
-    let entries: Vec<Entry> = paths
+    let entries: Vec<ArchiveEntry> = paths
         .iter()
         .enumerate()
-        .map(|(index, path)| Entry {
+        .map(|(index, path)| ArchiveEntry {
             name: (*path).to_owned(),
-            kind: EntryKind::File,
+            kind: ArchiveEntryKind::File,
             size: 0,
             executable: false,
             index,
@@ -146,7 +146,7 @@ pub fn path_refusal(paths: &[&str]) -> Option<Refusal> {
 /// ([`Detail`]'s unsafe-name variants); one name listed twice; a file with an entry beneath it;
 /// two names that are one under [`folded_segment`]. An entry naming the archive's own root (`./`)
 /// as a directory is allowed and writes nothing.
-pub fn entry_refusal(entries: &[Entry]) -> Option<Refusal> {
+pub fn entry_refusal(entries: &[ArchiveEntry]) -> Option<Refusal> {
     /// What one folded path is, and the first entry that made it so.
     struct Seen {
         spelled: String,
@@ -234,10 +234,10 @@ pub fn entry_refusal(entries: &[Entry]) -> Option<Refusal> {
 mod tests {
     use super::*;
 
-    fn file(name: &str) -> Entry {
-        Entry {
+    fn file(name: &str) -> ArchiveEntry {
+        ArchiveEntry {
             name: name.to_owned(),
-            kind: EntryKind::File,
+            kind: ArchiveEntryKind::File,
             size: 0,
             executable: false,
             index: 0,
@@ -245,9 +245,9 @@ mod tests {
         }
     }
 
-    fn dir(name: &str) -> Entry {
-        Entry {
-            kind: EntryKind::Directory,
+    fn dir(name: &str) -> ArchiveEntry {
+        ArchiveEntry {
+            kind: ArchiveEntryKind::Directory,
             ..file(name)
         }
     }
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn clashes() {
-        let rows: Vec<(Vec<Entry>, Option<Refusal>)> = vec![
+        let rows: Vec<(Vec<ArchiveEntry>, Option<Refusal>)> = vec![
             (vec![file("a"), file("b")], None),
             (
                 vec![dir("a/"), file("a/b"), dir("a/c/"), file("a/c/d")],

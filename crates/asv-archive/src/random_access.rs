@@ -52,7 +52,7 @@ pub(crate) enum Data {
     Memory(Vec<u8>),
     /// The first `len` bytes of a file (its length when it was opened or written).
     File {
-        /// The open file, shared with the source it came from.
+        /// The open file, shared with the input it came from.
         file: Arc<File>,
         /// How many of its bytes are the data.
         len: u64,

@@ -27,7 +27,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 
 use flate2::bufread::GzDecoder;
 
-use crate::entry::{Entry, EntryKind, Limits, Special, name_of};
+use crate::entry::{ArchiveEntry, ArchiveEntryKind, Limits, Special, name_of};
 use crate::error::{Detail, Measure, Refusal};
 use crate::random_access::{CHUNK, Data, Fail, Region, Spool, Window};
 
@@ -194,7 +194,7 @@ fn pax_records(mut data: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
 }
 
 /// Parses the inflated tar stream; its entries in archive order and where each one's data is.
-pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Fail> {
+pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<ArchiveEntry>, Vec<Member>), Fail> {
     let mut window = Window::new(tar, CHUNK);
     let mut entries = Vec::new();
     let mut members = Vec::new();
@@ -322,19 +322,19 @@ pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                 pending_meta = false;
                 let trailing_slash = raw_name.ends_with(b"/");
                 let kind = match type_byte {
-                    b'0' => EntryKind::File,
-                    0 if trailing_slash => EntryKind::Directory,
-                    0 => EntryKind::File,
-                    b'5' => EntryKind::Directory,
-                    b'1' => EntryKind::Hardlink,
-                    b'2' => EntryKind::Link,
-                    b'3' => EntryKind::Special(Special::CharDevice),
-                    b'4' => EntryKind::Special(Special::BlockDevice),
-                    b'6' => EntryKind::Special(Special::Fifo),
-                    other => EntryKind::Special(Special::TarType(other)),
+                    b'0' => ArchiveEntryKind::File,
+                    0 if trailing_slash => ArchiveEntryKind::Directory,
+                    0 => ArchiveEntryKind::File,
+                    b'5' => ArchiveEntryKind::Directory,
+                    b'1' => ArchiveEntryKind::Hardlink,
+                    b'2' => ArchiveEntryKind::Link,
+                    b'3' => ArchiveEntryKind::Special(Special::CharDevice),
+                    b'4' => ArchiveEntryKind::Special(Special::BlockDevice),
+                    b'6' => ArchiveEntryKind::Special(Special::Fifo),
+                    other => ArchiveEntryKind::Special(Special::TarType(other)),
                 };
-                let modelled = !matches!(kind, EntryKind::Special(Special::TarType(_)));
-                if kind != EntryKind::File && modelled && size != 0 {
+                let modelled = !matches!(kind, ArchiveEntryKind::Special(Special::TarType(_)));
+                if kind != ArchiveEntryKind::File && modelled && size != 0 {
                     return Err(Refusal::at(&name, Detail::NonFileData).into());
                 }
                 if entries.len() == limits.max_entries {
@@ -344,7 +344,7 @@ pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                     .into());
                 }
                 let mode = octal(&header[100..108]).unwrap_or(0);
-                let is_file = kind == EntryKind::File;
+                let is_file = kind == ArchiveEntryKind::File;
                 if is_file {
                     expanded = expanded.saturating_add(size);
                     if expanded > limits.max_expanded {
@@ -358,7 +358,7 @@ pub(crate) fn read(tar: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Membe
                         .into());
                     }
                 }
-                entries.push(Entry {
+                entries.push(ArchiveEntry {
                     name,
                     size: if is_file { size } else { 0 },
                     executable: is_file && mode & 0o100 != 0,

@@ -365,7 +365,7 @@ fn plan_files(
 ) -> Result<Vec<(String, Option<usize>, bool)>> {
     use std::collections::BTreeMap;
 
-    use crate::entry::{Entry, EntryKind};
+    use crate::entry::{ArchiveEntry, ArchiveEntryKind};
     use crate::policy::{entry_refusal, place_of};
 
     let mut entries = Vec::with_capacity(files.len());
@@ -377,9 +377,9 @@ fn plan_files(
             records.entry(dir).or_insert((None, false));
         }
         let name = place.join("/");
-        entries.push(Entry {
+        entries.push(ArchiveEntry {
             name: file.path.clone(),
-            kind: EntryKind::File,
+            kind: ArchiveEntryKind::File,
             size: len(file) as u64,
             executable: file.executable,
             index,
@@ -399,7 +399,7 @@ fn plan_files(
         .collect())
 }
 
-/// The bytes of a reproducible ZIP of the directory `dir` of `tree` ([`zip_files`] of every
+/// The bytes of a reproducible ZIP of the directory `dir` of `root` ([`zip_files`] of every
 /// regular file below it, read without following links, executable by the owner-execute bit).
 /// An empty directory leaves no entry.
 ///
@@ -413,14 +413,14 @@ fn plan_files(
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("skill/SKILL.md", b"---\nname: skill\n---\n")?;
-/// let zip = asv_archive::zip_dir(&tree, "skill", &asv_archive::Limits::DEFAULT)?;
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("skill/SKILL.md", b"---\nname: skill\n---\n")?;
+/// let zip = asv_archive::zip_dir(&root, "skill", &asv_archive::Limits::DEFAULT)?;
 /// assert_eq!(&zip[..4], b"PK\x03\x04");
 /// # Ok(())
 /// # }
 /// ```
-pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result<Vec<u8>> {
+pub fn zip_dir(root: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result<Vec<u8>> {
     use std::io::Read;
 
     let what = if dir.is_empty() { "." } else { dir };
@@ -429,7 +429,7 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
         detail,
     };
     let paths =
-        tree.walk_files(dir, &mut |_, _| false)?
+        root.walk_files(dir, &mut |_, _| false)?
             .ok_or_else(|| asv_fs::Error::WrongKind {
                 path: what.to_owned(),
                 expected: asv_fs::EntryKind::Directory,
@@ -444,7 +444,7 @@ pub fn zip_dir(tree: &asv_fs::Root, dir: &str, limits: &crate::Limits) -> Result
     let mut total: u64 = 0;
     for path in paths {
         let full = asv_fs::join(dir, &path);
-        let Some(file) = tree.open_file(&full)? else {
+        let Some(file) = root.open_file(&full)? else {
             return Err(asv_fs::Error::Io {
                 path: full,
                 op: "read",

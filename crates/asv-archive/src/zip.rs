@@ -24,7 +24,7 @@ use std::io::{self, Read, Write};
 
 use flate2::read::DeflateDecoder;
 
-use crate::entry::{Entry, EntryKind, Limits, Special, name_of};
+use crate::entry::{ArchiveEntry, ArchiveEntryKind, Limits, Special, name_of};
 use crate::error::{Detail, Measure, ReadProblem, Refusal};
 use crate::random_access::{CHUNK, Data, Fail, Region, Window};
 
@@ -111,37 +111,37 @@ fn has_zip64_extra(mut extra: &[u8]) -> bool {
 }
 
 /// The kind and executable bit a central record declares.
-fn kind_of(made_by: u16, external: u32, name: &[u8]) -> (EntryKind, bool) {
+fn kind_of(made_by: u16, external: u32, name: &[u8]) -> (ArchiveEntryKind, bool) {
     let trailing_slash = name.ends_with(b"/") || name.ends_with(b"\\");
     let unix = made_by >> 8 == 3;
     let mode = external >> 16;
     if unix && mode != 0 {
         let executable = mode & 0o100 != 0;
         let kind = match mode & 0o170_000 {
-            0o100_000 | 0 if trailing_slash => EntryKind::Directory,
-            0o100_000 | 0 => EntryKind::File,
-            0o040_000 => EntryKind::Directory,
-            0o120_000 => EntryKind::Link,
-            0o020_000 => EntryKind::Special(Special::CharDevice),
-            0o060_000 => EntryKind::Special(Special::BlockDevice),
-            0o010_000 => EntryKind::Special(Special::Fifo),
-            0o140_000 => EntryKind::Special(Special::Socket),
-            _ => EntryKind::Special(Special::UnixMode(mode)),
+            0o100_000 | 0 if trailing_slash => ArchiveEntryKind::Directory,
+            0o100_000 | 0 => ArchiveEntryKind::File,
+            0o040_000 => ArchiveEntryKind::Directory,
+            0o120_000 => ArchiveEntryKind::Link,
+            0o020_000 => ArchiveEntryKind::Special(Special::CharDevice),
+            0o060_000 => ArchiveEntryKind::Special(Special::BlockDevice),
+            0o010_000 => ArchiveEntryKind::Special(Special::Fifo),
+            0o140_000 => ArchiveEntryKind::Special(Special::Socket),
+            _ => ArchiveEntryKind::Special(Special::UnixMode(mode)),
         };
-        let executable = executable && kind == EntryKind::File;
+        let executable = executable && kind == ArchiveEntryKind::File;
         return (kind, executable);
     }
     let kind = if trailing_slash {
-        EntryKind::Directory
+        ArchiveEntryKind::Directory
     } else {
-        EntryKind::File
+        ArchiveEntryKind::File
     };
     (kind, false)
 }
 
 /// One central record as read, before its local header is checked.
 struct Record {
-    entry: Entry,
+    entry: ArchiveEntry,
     flags: u16,
     method: u16,
     crc: u32,
@@ -157,7 +157,7 @@ const DIRECTORY_AHEAD: usize = 64 * 1024;
 const LOCAL_AHEAD: usize = 4 * 1024;
 
 /// Parses and checks the whole ZIP; its entries in directory order and where each one's bytes are.
-pub(crate) fn read(data: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Member>), Fail> {
+pub(crate) fn read(data: &Data, limits: &Limits) -> Result<(Vec<ArchiveEntry>, Vec<Member>), Fail> {
     // The end record lies in the last 22 + 65,535 bytes; `find_end` looks at nothing else.
     let len = data.len();
     let tail_start = len.saturating_sub((END_LEN + usize::from(u16::MAX)) as u64);
@@ -240,7 +240,7 @@ pub(crate) fn read(data: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Memb
             return refuse(Detail::Method { method });
         }
         let (kind, executable) = kind_of(made_by, external, &raw_name);
-        if kind == EntryKind::Directory && size != 0 {
+        if kind == ArchiveEntryKind::Directory && size != 0 {
             return refuse(Detail::DirectoryWithData);
         }
         expanded = expanded.saturating_add(u64::from(size));
@@ -251,7 +251,7 @@ pub(crate) fn read(data: &Data, limits: &Limits) -> Result<(Vec<Entry>, Vec<Memb
             });
         }
         records.push(Record {
-            entry: Entry {
+            entry: ArchiveEntry {
                 name,
                 kind,
                 size: u64::from(size),

@@ -36,9 +36,9 @@ fn verify_tree(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let spec = asv_bench::Spec::new(200, 10);
     asv_bench::generate(&spec, dir.path()).expect("generate");
-    let tree = asv_fs::Root::open(dir.path()).expect("open");
-    let repo = asv_contracts::Repository::load(&tree).expect("load");
-    let lock = tree
+    let root = asv_fs::Root::open(dir.path()).expect("open");
+    let repo = asv_contracts::Repository::load(&root).expect("load");
+    let lock = root
         .lock_for_writing(std::time::Duration::from_secs(2))
         .expect("lock");
     asv_contracts::generate(&repo, &lock).expect("gen");
@@ -47,15 +47,15 @@ fn verify_tree(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("verify 200 x 10", |b| {
         b.iter(|| {
-            let tree = asv_fs::Root::open(dir.path()).expect("open");
-            let repo = asv_contracts::Repository::load(&tree).expect("load");
+            let root = asv_fs::Root::open(dir.path()).expect("open");
+            let repo = asv_contracts::Repository::load(&root).expect("load");
             let found = asv_contracts::verify(&repo).expect("verify");
             assert!(found.is_empty());
         })
     });
     group.bench_function("lock render 200 x 10", |b| {
-        let tree = asv_fs::Root::open(dir.path()).expect("open");
-        let repo = asv_contracts::Repository::load(&tree).expect("load");
+        let root = asv_fs::Root::open(dir.path()).expect("open");
+        let repo = asv_contracts::Repository::load(&root).expect("load");
         let lock = repo.lock_file.lock();
         b.iter(|| lock.render())
     });

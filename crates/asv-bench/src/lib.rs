@@ -11,8 +11,8 @@
 //! let dir = tempfile::tempdir()?;
 //! let spec = asv_bench::Spec { skills: 3, contracts: 2, seed: 7, body: asv_bench::Spec::DEFAULT_BODY };
 //! asv_bench::generate(&spec, dir.path())?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! let repo = asv_contracts::Repository::load(&tree)?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! let repo = asv_contracts::Repository::load(&root)?;
 //! assert_eq!(repo.skills.len(), 3);
 //! # Ok(())
 //! # }
@@ -121,7 +121,7 @@ pub fn skill_name(i: usize) -> String {
 /// # Errors
 /// A failed write.
 pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
-    let tree = Root::open(root)?;
+    let root = Root::open(root)?;
     let mut rng = Rng::new(spec.seed);
     for c in 0..spec.contracts {
         let id = contract_id(c);
@@ -132,12 +132,12 @@ pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
         } else {
             format!("# {id}\n{body}")
         };
-        tree.write_file(&format!("contracts/{id}.md"), doc.as_bytes())?;
+        root.write_file(&format!("contracts/{id}.md"), doc.as_bytes())?;
         if c % 3 == 0 {
             for k in 0..3 {
                 let size = rng.range(256, 2048);
                 let case = text(&mut rng, size);
-                tree.write_file(
+                root.write_file(
                     &format!("contracts/{id}/conformance/cases/case-{k}.md"),
                     case.as_bytes(),
                 )?;
@@ -155,7 +155,7 @@ pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
         }
         md.push_str("---\n\n# Instructions\n\n");
         md.push_str(&text(&mut rng, 1024));
-        tree.write_file(&format!("skills/{name}/SKILL.md"), md.as_bytes())?;
+        root.write_file(&format!("skills/{name}/SKILL.md"), md.as_bytes())?;
     }
     Ok(())
 }
@@ -166,7 +166,7 @@ pub fn generate(spec: &Spec, root: &Path) -> Result<()> {
 /// # Errors
 /// A failed read or write.
 pub fn break_copies(spec: &Spec, root: &Path, count: usize) -> Result<Vec<String>> {
-    let tree = Root::open(root)?;
+    let root = Root::open(root)?;
     let total = spec.skills * spec.contracts;
     let mut broken = Vec::new();
     if count == 0 || total == 0 {
@@ -179,13 +179,13 @@ pub fn break_copies(spec: &Spec, root: &Path, count: usize) -> Result<Vec<String
             skill_name(k / spec.contracts),
             contract_id(k % spec.contracts)
         );
-        let Some(mut bytes) = tree.read_file(&path)? else {
+        let Some(mut bytes) = root.read_file(&path)? else {
             continue;
         };
         if let Some(last) = bytes.iter().rposition(|b| b.is_ascii_lowercase()) {
             bytes[last] = bytes[last].to_ascii_uppercase();
         }
-        tree.write_file(&path, &bytes)?;
+        root.write_file(&path, &bytes)?;
         broken.push(path);
     }
     Ok(broken)
@@ -298,7 +298,7 @@ pub const SKILL_NAME: &str = "bench-skill";
 /// # Errors
 /// A failed write.
 pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
-    let tree = Root::open(dir)?;
+    let root = Root::open(dir)?;
     let mut rng = Rng::new(spec.seed);
     let words = vocabulary(&mut rng, 3000);
     let mut bytes = 0u64;
@@ -307,14 +307,14 @@ pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
         spec.texts + spec.binaries + 1
     );
     md.push_str(&prose(&mut rng, &words, 4096));
-    tree.write_file("SKILL.md", md.as_bytes())?;
+    root.write_file("SKILL.md", md.as_bytes())?;
     bytes += md.len() as u64;
     for t in 0..spec.texts {
         let size = rng.range(1024, 27 * 1024);
         let body = prose(&mut rng, &words, size);
         if t % 8 == 7 {
             let script = format!("#!/bin/sh\n# generated script {t}\ncat <<'EOF'\n{body}EOF\n");
-            tree.write_file_mode(&format!("scripts/tool-{t:04}.sh"), script.as_bytes(), true)?;
+            root.write_file_mode(&format!("scripts/tool-{t:04}.sh"), script.as_bytes(), true)?;
             bytes += script.len() as u64;
         } else {
             let path = format!(
@@ -322,7 +322,7 @@ pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
                 t % 16,
                 t % 5
             );
-            tree.write_file(&path, body.as_bytes())?;
+            root.write_file(&path, body.as_bytes())?;
             bytes += body.len() as u64;
         }
     }
@@ -333,7 +333,7 @@ pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
             data.extend_from_slice(&rng.next_u64().to_le_bytes());
         }
         data.truncate(size);
-        tree.write_file(&format!("assets/blob-{:02}/data-{b:04}.bin", b % 10), &data)?;
+        root.write_file(&format!("assets/blob-{:02}/data-{b:04}.bin", b % 10), &data)?;
         bytes += size as u64;
     }
     Ok((spec.texts + spec.binaries + 1, bytes))

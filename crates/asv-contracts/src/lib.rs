@@ -7,7 +7,7 @@
 //! tree against the lock ([`verify()`]), checks that skills stay self-contained ([`lint`]) and
 //! checks itself against embedded vectors ([`selftest`]). It reads no environment, starts no
 //! process and reaches no network: every byte comes through [`asv_fs::Root`]. A contract taken
-//! from another repository ([`source`]) is read from the cache ([`cache`]) at the commit the
+//! from another repository ([`asv_model::source`]) is read from the cache ([`cache`]) at the commit the
 //! lock pins; filling that cache is the fetching commands' business, not this crate's.
 //!
 //! The bytes and lines are fixed by the compatibility contract shared with the TypeScript
@@ -16,17 +16,17 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! tree.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
-//! tree.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("contracts/style.md", b"---\ntitle: Style\n---\n\nWrite plainly.\n")?;
+//! root.write_file("skills/writer/SKILL.md", b"---\nname: writer\nmetadata:\n  contracts: [style]\n---\n")?;
 //!
-//! let repo = asv_contracts::Repository::load(&tree)?;
-//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let repo = asv_contracts::Repository::load(&root)?;
+//! let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 //! let outcome = asv_contracts::generate(&repo, &lock)?;
 //! let asv_contracts::GenOutcome::Done { events, .. } = outcome else { panic!() };
 //! assert!(events[0].line_text().starts_with("adopted: style sha256:"));
 //!
-//! let copy = tree.read_file("skills/writer/references/vendor/style.md")?.unwrap();
+//! let copy = root.read_file("skills/writer/references/vendor/style.md")?.unwrap();
 //! assert!(copy.ends_with(b"-->\n\nWrite plainly.\n"));
 //! # Ok(())
 //! # }
@@ -40,7 +40,6 @@ mod formats;
 pub mod fuzz;
 mod model;
 
-pub use asv_model::{declaration, frontmatter, id, ignore, source, yaml};
 pub use commands::{generate, init, lint, report, selftest, verify};
 pub use formats::{digest, document, json, lock, manifest, table_edit, table_key, typos};
 pub use model::{cache, placement, raw, repository, snapshot, warnings};
@@ -49,7 +48,6 @@ pub use digest::Digest;
 pub use document::CanonicalBody;
 pub use error::{Error, Result};
 pub use generate::{GenOutcome, generate, plan_generate};
-pub use id::ContractId;
 pub use report::{Event, Violation};
 pub use repository::Repository;
 pub use verify::verify;

@@ -10,7 +10,8 @@ use asv_fs::{EntryKind, Root};
 
 use crate::error::{Error, Result};
 
-pub use asv_contracts::cache::{CACHE_DIR, revision_dir};
+use asv_contracts::cache::revision_dir;
+use asv_model::layout::CACHE_DIR;
 
 /// Whether the cache holds `revision` of `source` (placed whole by an earlier fetch).
 ///

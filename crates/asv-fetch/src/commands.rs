@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 
 use asv_contracts::lock::{LOCK_FILE, Lock, SourcePin};
 use asv_contracts::manifest::{MANIFEST_FILE, Origin, standard_path};
-use asv_contracts::source::{RepositorySpec, Revision, SourceName};
-use asv_contracts::{ContractId, Event, Repository};
+use asv_contracts::{Event, Repository};
 use asv_fs::Root;
-
-use crate::error::{Error, Result};
+use asv_model::id::ContractId;
+use asv_model::source::{RepositorySpec, Revision, SourceName};
 use asv_remote::take::{Held, Listing, read_all};
 use asv_remote::{Commit, Options, Progress, Transport, transport};
+
+use crate::error::{Error, Result};
 
 /// Files taken from a source: repository path and bytes.
 type Files = Vec<(String, Vec<u8>)>;
@@ -369,7 +370,7 @@ fn cache_complete(
     if !crate::cache::holds(root, source, revision)? {
         return Ok(false);
     }
-    let dir = crate::cache::revision_dir(source, revision);
+    let dir = asv_contracts::cache::revision_dir(source, revision);
     for (_, path) in mapped_texts(repo, source) {
         if root.kind(&format!("{dir}/{path}"))?.is_none() {
             return Ok(false);

@@ -285,7 +285,7 @@ pub enum Error {
         DisplayPath(dest),
         DisplayPath(copy_source)
     )]
-    DestHoldsSource {
+    DestHoldsCopySource {
         /// The destination.
         dest: String,
         /// The copy source, as given.
@@ -298,7 +298,7 @@ pub enum Error {
         DisplayPath(dest),
         DisplayPath(copy_source)
     )]
-    SourceHoldsDest {
+    CopySourceHoldsDest {
         /// The destination.
         dest: String,
         /// The copy source, as given.
@@ -308,9 +308,9 @@ pub enum Error {
     #[error(
         "copy source {}: {} is a symbolic link; replace it with the file or directory it points to",
         DisplayPath(copy_source),
-        SourceMember(path)
+        CopySourceMember(path)
     )]
-    SourceLink {
+    CopySourceLink {
         /// The copy source, as given.
         copy_source: String,
         /// The link's path relative to the source (empty: the source itself).
@@ -320,9 +320,9 @@ pub enum Error {
     #[error(
         "copy source {}: {} is {found}, which cannot be copied; remove it from the source",
         DisplayPath(copy_source),
-        SourceMember(path)
+        CopySourceMember(path)
     )]
-    SourceWrongKind {
+    CopySourceWrongKind {
         /// The copy source, as given.
         copy_source: String,
         /// The entry's path relative to the source (empty: the source itself).
@@ -334,9 +334,9 @@ pub enum Error {
     #[error(
         "copy source {}: cannot read {}; make it readable by the user running the tool",
         DisplayPath(copy_source),
-        SourceMember(path)
+        CopySourceMember(path)
     )]
-    SourceUnreadable {
+    CopySourceUnreadable {
         /// The copy source, as given.
         copy_source: String,
         /// The entry's path relative to the source (empty: the source itself).
@@ -388,9 +388,9 @@ pub struct StrandedEntry {
 }
 
 /// "the source itself" for the empty path, else the path.
-struct SourceMember<'a>(&'a str);
+struct CopySourceMember<'a>(&'a str);
 
-impl fmt::Display for SourceMember<'_> {
+impl fmt::Display for CopySourceMember<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
             f.write_str("the source itself")
@@ -498,11 +498,11 @@ impl Failure for Error {
             | Error::InvalidDest { .. }
             | Error::InvalidFillPath { .. }
             | Error::DestsOverlap { .. }
-            | Error::DestHoldsSource { .. }
-            | Error::SourceHoldsDest { .. }
-            | Error::SourceLink { .. }
-            | Error::SourceWrongKind { .. }
-            | Error::SourceUnreadable { .. }
+            | Error::DestHoldsCopySource { .. }
+            | Error::CopySourceHoldsDest { .. }
+            | Error::CopySourceLink { .. }
+            | Error::CopySourceWrongKind { .. }
+            | Error::CopySourceUnreadable { .. }
             | Error::TooLarge { .. }
             | Error::JournalRefused { .. } => Side::Input,
             Error::DestOccupied { .. }
@@ -546,11 +546,11 @@ impl Failure for Error {
             | Error::DestOccupied { .. }
             | Error::NotOwned { .. }
             | Error::DestsOverlap { .. }
-            | Error::DestHoldsSource { .. }
-            | Error::SourceHoldsDest { .. }
-            | Error::SourceLink { .. }
-            | Error::SourceWrongKind { .. }
-            | Error::SourceUnreadable { .. }
+            | Error::DestHoldsCopySource { .. }
+            | Error::CopySourceHoldsDest { .. }
+            | Error::CopySourceLink { .. }
+            | Error::CopySourceWrongKind { .. }
+            | Error::CopySourceUnreadable { .. }
             | Error::DestChanged { .. }
             | Error::RollbackIncomplete { .. } => return None,
         };

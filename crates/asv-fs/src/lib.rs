@@ -14,9 +14,9 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! tree.write_file("skills/a/SKILL.md", b"---\nname: a\n---\n")?;
-//! let listing = tree.read_dir("skills")?.unwrap_or_default();
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("skills/a/SKILL.md", b"---\nname: a\n---\n")?;
+//! let listing = root.read_dir("skills")?.unwrap_or_default();
 //! assert_eq!(listing[0].name, "a");
 //! # Ok(())
 //! # }

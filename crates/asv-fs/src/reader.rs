@@ -18,9 +18,9 @@ pub const CHUNK: usize = 64 * 1024;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("notes.md", b"hello\n")?;
-/// let reader = tree.open_reader("notes.md")?.expect("the file is there");
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("notes.md", b"hello\n")?;
+/// let reader = root.open_reader("notes.md")?.expect("the file is there");
 /// assert_eq!(reader.len(), 6);
 /// let mut seen = Vec::new();
 /// reader.for_each_chunk(&mut |chunk| seen.extend_from_slice(chunk))?;

@@ -32,10 +32,10 @@ pub struct DirEntry {
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("a/b.txt", b"hello\n")?;
-/// assert_eq!(tree.read_file("a/b.txt")?.as_deref(), Some(&b"hello\n"[..]));
-/// assert_eq!(tree.read_file("a/missing.txt")?, None);
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("a/b.txt", b"hello\n")?;
+/// assert_eq!(root.read_file("a/b.txt")?.as_deref(), Some(&b"hello\n"[..]));
+/// assert_eq!(root.read_file("a/missing.txt")?, None);
 /// # Ok(())
 /// # }
 /// ```
@@ -831,15 +831,15 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
-    fn tree() -> (tempfile::TempDir, Root) {
+    fn temp_root() -> (tempfile::TempDir, Root) {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
-        (dir, tree)
+        let root = Root::open(dir.path()).unwrap();
+        (dir, root)
     }
 
     #[test]
     fn reads_and_writes() {
-        let (_d, t) = tree();
+        let (_d, t) = temp_root();
         t.write_file("x/y/z.txt", b"z").unwrap();
         assert_eq!(t.read_file("x/y/z.txt").unwrap().unwrap(), b"z");
         t.write_file("x/y/z.txt", b"zz").unwrap();
@@ -858,7 +858,7 @@ mod tests {
 
     #[test]
     fn symlinks_are_refused_everywhere() {
-        let (d, t) = tree();
+        let (d, t) = temp_root();
         std::fs::create_dir(d.path().join("real")).unwrap();
         std::fs::write(d.path().join("real/f"), "f").unwrap();
         symlink(d.path().join("real"), d.path().join("link")).unwrap();
@@ -891,7 +891,7 @@ mod tests {
 
     #[test]
     fn wrong_kinds_are_refused_not_absent() {
-        let (d, t) = tree();
+        let (d, t) = temp_root();
         std::fs::write(d.path().join("file"), "f").unwrap();
         std::fs::create_dir(d.path().join("dir")).unwrap();
         rustix::fs::mknodat(
@@ -921,7 +921,7 @@ mod tests {
 
     #[test]
     fn swap_into_place_replaces_a_directory_and_leaves_nothing_beside_it() {
-        let (_d, t) = tree();
+        let (_d, t) = temp_root();
         let names = |t: &Root| -> Vec<String> {
             t.read_dir("")
                 .unwrap()
@@ -949,7 +949,7 @@ mod tests {
 
     #[test]
     fn injected_fault_fails_the_nth_write() {
-        let (_d, t) = tree();
+        let (_d, t) = temp_root();
         let t = t.fail_writes_after(1);
         t.write_file("a", b"a").unwrap();
         assert!(matches!(

@@ -42,11 +42,11 @@ const POLL: Duration = Duration::from_millis(50);
 #[derive(Debug)]
 pub struct WriterLock<'r> {
     /// The tree the lock is held on.
-    tree: &'r Root,
+    root: &'r Root,
     /// The open root directory the lock is held on; `None` where the file system cannot lock.
     _held: Option<File>,
     /// The device and inode of the locked directory: a plan checks it changes this tree.
-    root: (u64, u64),
+    root_id: (u64, u64),
     /// The interrupted runs put right once the lock was taken.
     recovered: Vec<Interrupted>,
     /// The command this writer runs, for the journal of every change applied under the lock
@@ -61,16 +61,17 @@ impl std::ops::Deref for WriterLock<'_> {
     type Target = Root;
 
     fn deref(&self) -> &Root {
-        self.tree
+        self.root
     }
 }
 
 impl WriterLock<'_> {
-    /// Whether this lock is held on the tree at `tree` (the same directory, by identity,
+    /// Whether this lock is held on the tree at `root` (the same directory, by identity,
     /// whatever path reaches it).
-    pub(crate) fn holds(&self, tree: &Root) -> bool {
-        std::ptr::eq(tree, self.tree)
-            || std::fs::metadata(tree.root()).is_ok_and(|m| platform::identity_of(&m) == self.root)
+    pub(crate) fn holds(&self, root: &Root) -> bool {
+        std::ptr::eq(root, self.root)
+            || std::fs::metadata(root.root())
+                .is_ok_and(|m| platform::identity_of(&m) == self.root_id)
     }
 
     /// Names the command this writer runs, as a person would type it again: the journal of
@@ -82,8 +83,8 @@ impl WriterLock<'_> {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let dir = tempfile::tempdir()?;
-    /// let tree = asv_fs::Root::open(dir.path())?;
-    /// let lock = tree
+    /// let root = asv_fs::Root::open(dir.path())?;
+    /// let lock = root
     ///     .lock_for_writing(std::time::Duration::from_secs(2))?
     ///     .with_command("agentic-skill-vendor gen");
     /// # drop(lock);
@@ -120,11 +121,11 @@ impl WriterLock<'_> {
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use asv_fs::{Change, Ownership, Plan};
     /// let dir = tempfile::tempdir()?;
-    /// let tree = asv_fs::Root::open(dir.path())?;
-    /// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+    /// let root = asv_fs::Root::open(dir.path())?;
+    /// let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
     /// let plan = Plan::new(&lock, vec![Change::replace_file("a.md", b"a\n", Ownership::Force)])?;
     /// lock.apply(plan)?;
-    /// assert_eq!(tree.read_file("a.md")?.as_deref(), Some(&b"a\n"[..]));
+    /// assert_eq!(root.read_file("a.md")?.as_deref(), Some(&b"a\n"[..]));
     /// assert!(lock.warnings().is_empty());
     /// # Ok(())
     /// # }
@@ -167,8 +168,8 @@ impl Root {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let dir = tempfile::tempdir()?;
-    /// let tree = asv_fs::Root::open(dir.path())?;
-    /// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+    /// let root = asv_fs::Root::open(dir.path())?;
+    /// let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
     /// // While it is held, no other writer gets it.
     /// let other = asv_fs::Root::open(dir.path())?;
     /// assert!(other.lock_for_writing(std::time::Duration::ZERO).is_err());
@@ -180,16 +181,17 @@ impl Root {
     pub fn lock_for_writing(&self, wait: Duration) -> Result<WriterLock<'_>> {
         let dir = platform::open_lock_target(self.root())
             .map_err(|e| Error::io("", "open the directory", e))?;
-        let root = platform::identity_of(&dir.metadata().map_err(|e| Error::io("", "inspect", e))?);
+        let root_id =
+            platform::identity_of(&dir.metadata().map_err(|e| Error::io("", "inspect", e))?);
         let deadline = Instant::now() + wait;
         loop {
             match dir.try_lock() {
                 Ok(()) => {
                     let recovered = self.recover_interrupted()?;
                     return Ok(WriterLock {
-                        tree: self,
+                        root: self,
                         _held: Some(dir),
-                        root,
+                        root_id,
                         recovered,
                         command: None,
                         warnings: Mutex::default(),
@@ -198,9 +200,9 @@ impl Root {
                 Err(std::fs::TryLockError::WouldBlock) => {}
                 Err(std::fs::TryLockError::Error(e)) if platform::cannot_lock_here(&e) => {
                     return Ok(WriterLock {
-                        tree: self,
+                        root: self,
                         _held: None,
-                        root,
+                        root_id,
                         recovered: Vec::new(),
                         command: None,
                         warnings: Mutex::default(),
@@ -254,10 +256,10 @@ mod tests {
     #[test]
     fn a_second_writer_is_refused_and_named() {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
-        let held = tree.lock_for_writing(Duration::ZERO).unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        let held = root.lock_for_writing(Duration::ZERO).unwrap();
         let started = Instant::now();
-        let err = tree
+        let err = root
             .lock_for_writing(Duration::from_millis(200))
             .unwrap_err();
         assert!(started.elapsed() >= Duration::from_millis(200));
@@ -268,6 +270,6 @@ mod tests {
             assert_eq!(holder, Some(std::process::id()));
         }
         drop(held);
-        tree.lock_for_writing(Duration::ZERO).unwrap();
+        root.lock_for_writing(Duration::ZERO).unwrap();
     }
 }

@@ -21,9 +21,10 @@ use crate::ids::{check_readable, is_hex_id, mode_of};
 use std::fmt;
 use std::time::Duration;
 
+use asv_model::source::ObjectFormat;
 use serde_json::Value;
 
-use crate::{Commit, Error, ObjectFormat, Result, Tag, Transport, TreeEntry, blob_id};
+use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 /// The API host.
 pub const API_HOST: &str = "https://api.github.com";

@@ -27,11 +27,10 @@ mod process;
 pub mod take;
 pub mod token;
 
+use asv_model::source::ObjectFormat;
+
 pub use error::{Error, Result};
 pub use options::{Options, Progress, transport};
-
-/// The object format of a repository: one definition, the lock's.
-pub use asv_model::source::ObjectFormat;
 
 /// The mode of a tree entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

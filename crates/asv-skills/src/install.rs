@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use asv_archive::{Archive, Format, Limits, ReadOptions, Source as ArchiveSource, place_of};
+use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions, place_of};
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
@@ -85,11 +85,11 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         format,
         limits: Limits::DEFAULT,
     };
-    let source = ArchiveSource::Opened {
+    let input = ArchiveInput::Opened {
         file,
         label: label.to_owned(),
     };
-    let archive = Archive::open(source, &options)?;
+    let archive = Archive::open(input, &options)?;
     archive.judge()?;
     let mut files = Vec::new();
     for entry in archive.entries().iter().filter(|e| e.is_file()) {
@@ -188,8 +188,8 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
         });
     }
     let found = if meta.is_dir() {
-        let source = Root::open(input)?;
-        let root = SkillTree::read_capped(&source, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
+        let root = Root::open(input)?;
+        let whole = SkillTree::read_capped(&root, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
             match e {
                 // Named as the input was given, as every other refusal of it is.
                 asv_skilltree::Error::TooLarge {
@@ -203,22 +203,22 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                 other => other,
             }
         })?;
-        if root.has_manifest() {
-            skills_of(root, &fallback)?
+        if whole.has_manifest() {
+            skills_of(whole, &fallback)?
         } else {
             // Read whole first so that a link or special file anywhere in the input refuses
             // it; dropped before the skills are read again, so the two are never held together.
-            drop(root);
+            drop(whole);
             // Only top-level directories holding a SKILL.md are read, so a sibling that is no
             // skill (a README, a build directory) is never walked.
             let mut files = Vec::new();
             let mut left = DIR_LIMIT;
-            for e in source.read_dir("")?.unwrap_or_default() {
+            for e in root.read_dir("")?.unwrap_or_default() {
                 if e.kind == EntryKind::Directory
-                    && source.kind(&join(&e.name, asv_skilltree::SKILL_MANIFEST))?
+                    && root.kind(&join(&e.name, asv_skilltree::SKILL_MANIFEST))?
                         == Some(EntryKind::File)
                 {
-                    let tree = SkillTree::read_capped(&source, &e.name, left, DIR_LIMIT_WHAT)
+                    let tree = SkillTree::read_capped(&root, &e.name, left, DIR_LIMIT_WHAT)
                         .map_err(|err| match err {
                             // Counted over every skill read so far, as an archive counts.
                             asv_skilltree::Error::TooLarge { size, .. } => {

@@ -19,9 +19,9 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let fs = asv_fs::Root::open(dir.path())?;
-//! fs.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDF files.\n---\n")?;
-//! assert!(asv_skills::validate_skill(&fs, "skills/pdf")?.is_empty());
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDF files.\n---\n")?;
+//! assert!(asv_skills::validate_skill(&root, "skills/pdf")?.is_empty());
 //! # Ok(())
 //! # }
 //! ```

@@ -10,7 +10,7 @@ use asv_fs::{Change, Disowned, During, EntryKind, Ownership, Root, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::bases::{base_digests, base_dir};
-use crate::error::{Error, LockProblem, ProjectionProblem};
+use crate::error::{Error, ProjectionProblem, SkillLockProblem};
 
 /// The skill lock's path, relative to the repository root.
 pub const SKILL_LOCK_FILE: &str = asv_model::layout::SKILL_LOCK;
@@ -106,27 +106,27 @@ impl SkillLock {
     /// [`Error::Lock`] for bytes that are not such a lock, with the line of the key at fault
     /// where it is found.
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
-        let refuse = |line: Option<usize>, problem: LockProblem| Error::Lock {
+        let refuse = |line: Option<usize>, problem: SkillLockProblem| Error::Lock {
             path: SKILL_LOCK_FILE.to_owned(),
             line,
             problem,
         };
-        let lock: SkillLock =
-            serde_json::from_slice(bytes).map_err(|e| refuse(None, LockProblem::NotValid(e)))?;
+        let lock: SkillLock = serde_json::from_slice(bytes)
+            .map_err(|e| refuse(None, SkillLockProblem::NotValid(e)))?;
         // serde_json has accepted the bytes, so they are UTF-8 (it checks every string, and
         // JSON outside strings is ASCII).
         let text = std::str::from_utf8(bytes).unwrap_or_default();
         if let Some(twice) = asv_model::json::duplicate_key(text) {
             return Err(refuse(
                 Some(twice.line),
-                LockProblem::Duplicate { path: twice.path },
+                SkillLockProblem::Duplicate { path: twice.path },
             ));
         }
         let line = |path: &[&str]| asv_model::json::key_line(text, path);
         if lock.version != VERSION {
             return Err(refuse(
                 line(&["version"]),
-                LockProblem::Version {
+                SkillLockProblem::Version {
                     found: lock.version,
                     read: VERSION,
                 },
@@ -136,7 +136,7 @@ impl SkillLock {
             if let Some(p) = crate::name_problem(name) {
                 return Err(refuse(
                     line(&["skills", name]),
-                    LockProblem::BadName {
+                    SkillLockProblem::BadName {
                         name: name.clone(),
                         problem: p,
                     },
@@ -147,7 +147,7 @@ impl SkillLock {
             {
                 return Err(refuse(
                     line(&["skills", name, "path"]),
-                    LockProblem::BadPath {
+                    SkillLockProblem::BadPath {
                         name: name.clone(),
                         path: entry.path.clone(),
                         problem,
@@ -164,7 +164,7 @@ impl SkillLock {
                         } else {
                             line(&["skills", name, "baseHash"])
                         },
-                        LockProblem::BadHash {
+                        SkillLockProblem::BadHash {
                             name: name.clone(),
                             hash: hash.clone(),
                         },
@@ -186,7 +186,7 @@ impl SkillLock {
                 if let Some(problem) = problem {
                     return Err(refuse(
                         line(&["projections", dir, name]),
-                        LockProblem::BadProjection {
+                        SkillLockProblem::BadProjection {
                             dir: dir.clone(),
                             name: name.clone(),
                             problem,
@@ -197,7 +197,7 @@ impl SkillLock {
             if skills.is_empty() && !is_agent_dir(dir) {
                 return Err(refuse(
                     line(&["projections", dir]),
-                    LockProblem::BadProjection {
+                    SkillLockProblem::BadProjection {
                         dir: dir.clone(),
                         name: String::new(),
                         problem: ProjectionProblem::UnknownDir,
@@ -387,35 +387,35 @@ mod tests {
             "\"baseHash\"",
             "\"pending\":{\"revision\":\"r2\",\"baseHash\":\"sha256:00\"},\"baseHash\"",
         );
-        type Want = fn(&LockProblem) -> bool;
+        type Want = fn(&SkillLockProblem) -> bool;
         let rows: [(&str, String, Want); 6] = [
             ("not json", "{".to_owned(), |p| {
-                matches!(p, LockProblem::NotValid(_))
+                matches!(p, SkillLockProblem::NotValid(_))
             }),
             (
                 "other version",
                 good.replace("\"version\":1", "\"version\":2"),
-                |p| matches!(p, LockProblem::Version { found: 2, read: 1 }),
+                |p| matches!(p, SkillLockProblem::Version { found: 2, read: 1 }),
             ),
             (
                 "unknown key",
                 good.replace("\"path\"", "\"extra\":1,\"path\""),
-                |p| matches!(p, LockProblem::NotValid(_)),
+                |p| matches!(p, SkillLockProblem::NotValid(_)),
             ),
             (
                 "bad name",
                 good.replace("\"pdf\"", "\"PDF\""),
-                |p| matches!(p, LockProblem::BadName { name, .. } if name == "PDF"),
+                |p| matches!(p, SkillLockProblem::BadName { name, .. } if name == "PDF"),
             ),
             (
                 "bad hash",
                 good.replace(&hash('c'), "sha256:zz"),
-                |p| matches!(p, LockProblem::BadHash { hash, .. } if hash == "sha256:zz"),
+                |p| matches!(p, SkillLockProblem::BadHash { hash, .. } if hash == "sha256:zz"),
             ),
             (
                 "bad pending hash",
                 pending,
-                |p| matches!(p, LockProblem::BadHash { hash, .. } if hash == "sha256:00"),
+                |p| matches!(p, SkillLockProblem::BadHash { hash, .. } if hash == "sha256:00"),
             ),
         ];
         root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
@@ -449,7 +449,7 @@ mod hostile {
         )
     }
 
-    fn refusal(text: &str) -> (Option<usize>, LockProblem) {
+    fn refusal(text: &str) -> (Option<usize>, SkillLockProblem) {
         match SkillLock::parse(text.as_bytes()) {
             Err(Error::Lock { line, problem, .. }) => (line, problem),
             other => panic!("{text}: {other:?}"),
@@ -483,7 +483,7 @@ mod hostile {
             let (line, problem) = refusal(&text);
             assert_eq!(line, Some(13), "{dir:?}");
             assert!(
-                matches!(&problem, LockProblem::BadProjection { problem: ProjectionProblem::UnknownDir, dir: d, .. } if d == dir),
+                matches!(&problem, SkillLockProblem::BadProjection { problem: ProjectionProblem::UnknownDir, dir: d, .. } if d == dir),
                 "{dir:?}: {problem:?}"
             );
         }
@@ -497,7 +497,7 @@ mod hostile {
             assert!(
                 matches!(
                     &problem,
-                    LockProblem::BadProjection {
+                    SkillLockProblem::BadProjection {
                         problem: ProjectionProblem::BadName(_),
                         ..
                     }
@@ -510,7 +510,7 @@ mod hostile {
         );
         assert!(matches!(
             refusal(&text).1,
-            LockProblem::BadProjection {
+            SkillLockProblem::BadProjection {
                 problem: ProjectionProblem::BadHash,
                 ..
             }
@@ -538,7 +538,7 @@ mod hostile {
         let (line, problem) = refusal(&projections);
         assert_eq!(line, Some(14));
         assert!(
-            matches!(&problem, LockProblem::Duplicate { path } if path == &["projections", ".claude/skills", "pdf"]),
+            matches!(&problem, SkillLockProblem::Duplicate { path } if path == &["projections", ".claude/skills", "pdf"]),
             "{problem:?}"
         );
         let dirs = with_projections(&format!(
@@ -553,7 +553,7 @@ mod hostile {
         let (line, problem) = refusal(&skills);
         assert_eq!(line, Some(10), "{skills}");
         assert!(
-            matches!(&problem, LockProblem::Duplicate { path } if path == &["skills", "pdf"]),
+            matches!(&problem, SkillLockProblem::Duplicate { path } if path == &["skills", "pdf"]),
             "{problem:?}"
         );
         let fields = base.replacen(
@@ -561,7 +561,7 @@ mod hostile {
             "\"revision\": \"r\",\n      \"revision\": \"s\",",
             1,
         );
-        assert!(matches!(refusal(&fields).1, LockProblem::NotValid(_)));
+        assert!(matches!(refusal(&fields).1, SkillLockProblem::NotValid(_)));
     }
 
     #[test]
@@ -581,7 +581,7 @@ mod hostile {
             let (line, problem) = refusal(&text);
             assert_eq!(line, Some(6), "{path:?}");
             assert!(
-                matches!(&problem, LockProblem::BadPath { path: p, .. } if p == path),
+                matches!(&problem, SkillLockProblem::BadPath { path: p, .. } if p == path),
                 "{path:?}: {problem:?}"
             );
         }

@@ -356,7 +356,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
 
 /// Where a skill under `skills/` came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub enum SkillOrigin {
     /// The repository's own: the skill lock does not list it.
     Own,
     /// Imported: the source and revision the lock records.
@@ -409,11 +409,11 @@ impl Listed {
 
 /// One skill of `skill list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skill {
+pub struct ListedSkill {
     /// The skill's name (its directory under `skills/`).
     pub name: String,
     /// Where it came from.
-    pub origin: Origin,
+    pub origin: SkillOrigin,
     /// Its state.
     pub state: Listed,
 }
@@ -424,15 +424,15 @@ pub struct Skill {
 /// # Errors
 /// [`Error::Lock`]; a guarded-read failure of `skills/` (a link there, say) other than a
 /// refusal of a skill's own content (which is its state).
-pub fn list(root: &Root) -> Result<Vec<Skill>, Error> {
+pub fn list(root: &Root) -> Result<Vec<ListedSkill>, Error> {
     let lock = SkillLock::load(root)?;
-    let mut skills: BTreeMap<String, Skill> = BTreeMap::new();
+    let mut skills: BTreeMap<String, ListedSkill> = BTreeMap::new();
     for s in status(root)? {
         skills.insert(
             s.name.clone(),
-            Skill {
+            ListedSkill {
                 name: s.name,
-                origin: Origin::Imported {
+                origin: SkillOrigin::Imported {
                     source: s.source,
                     revision: s.revision,
                 },
@@ -460,9 +460,9 @@ pub fn list(root: &Root) -> Result<Vec<Skill>, Error> {
         };
         skills.insert(
             e.name.clone(),
-            Skill {
+            ListedSkill {
                 name: e.name,
-                origin: Origin::Own,
+                origin: SkillOrigin::Own,
                 state: Listed::Own(state),
             },
         );

@@ -676,15 +676,15 @@ pub fn list_agent(
 /// A refusal of an entry of the lock or the intent as `skill verify` reports it; any other
 /// error (a file that does not parse at all, another version) as it is.
 fn state_problem(e: Error) -> Result<Problem, Error> {
-    use crate::error::{IntentProblem, LockProblem};
+    use crate::error::{IntentProblem, SkillLockProblem};
     let kind = match &e {
         Error::Lock {
             problem:
-                LockProblem::BadName { .. }
-                | LockProblem::BadHash { .. }
-                | LockProblem::BadPath { .. }
-                | LockProblem::BadProjection { .. }
-                | LockProblem::Duplicate { .. },
+                SkillLockProblem::BadName { .. }
+                | SkillLockProblem::BadHash { .. }
+                | SkillLockProblem::BadPath { .. }
+                | SkillLockProblem::BadProjection { .. }
+                | SkillLockProblem::Duplicate { .. },
             ..
         } => "lock",
         Error::Intent {

@@ -6,9 +6,9 @@
 //! submodule refused by name, so the tree hashed is exactly the tree written.
 
 use asv_fs::{Root, join};
-use asv_model::source::{RepositorySpec, Revision};
+use asv_model::source::{ObjectFormat, RepositorySpec, Revision};
 use asv_remote::Options;
-use asv_remote::{Commit, EntryMode, ObjectFormat};
+use asv_remote::{Commit, EntryMode};
 use asv_skilltree::{
     FileNode, SkillTree, is_ignored_name, validate_relative_path, validate_stored_path,
 };

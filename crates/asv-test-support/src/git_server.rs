@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use asv_remote::ObjectFormat;
+use asv_model::source::ObjectFormat;
 
 pub use crate::git::{IDENTITY, git};
 

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use asv_remote::{EntryMode, ObjectFormat, TreeEntry, blob_id};
+use asv_model::source::ObjectFormat;
+use asv_remote::{EntryMode, TreeEntry, blob_id};
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]

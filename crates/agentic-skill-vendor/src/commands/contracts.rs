@@ -97,14 +97,14 @@ pub fn self_test(settings: &Settings) -> Report {
 /// # Errors
 /// A refusal of the tree.
 pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let repo = Repository::load(&tree)?;
-    let mut report = contract_violations(&tree, settings.format, &asv_contracts::verify(&repo)?);
+    let root = settings.open_root()?;
+    let repo = Repository::load(&root)?;
+    let mut report = contract_violations(&root, settings.format, &asv_contracts::verify(&repo)?);
     report.warnings = repository_warnings(&repo);
     if settings.summary && report.status == ExitStatus::Clean {
         report.summary = Some(summary::verify(Tally::of(&repo)));
     }
-    super::with_interrupted(settings, &tree, report)
+    super::with_interrupted(settings, &root, report)
 }
 
 /// `gen`.
@@ -112,13 +112,13 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
 /// # Errors
 /// A refusal of the tree; a failed write.
 pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_for_writing(settings, &tree)?;
-    let repo = Repository::load(&tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_for_writing(settings, &root)?;
+    let repo = Repository::load(&root)?;
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::generate(&repo, &lock)? {
         GenOutcome::Closure(found) => {
-            let mut report = contract_violations(&tree, settings.format, &found);
+            let mut report = contract_violations(&root, settings.format, &found);
             report.status = ExitStatus::Violations;
             report
         }
@@ -169,12 +169,12 @@ pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
 /// # Errors
 /// As `gen`'s refusals.
 pub fn gen_plan(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let repo = Repository::load(&tree)?;
+    let root = settings.open_root()?;
+    let repo = Repository::load(&root)?;
     let warnings = repository_warnings(&repo);
     let mut report = match asv_contracts::plan_generate(&repo)? {
         Err(found) => {
-            let mut report = contract_violations(&tree, settings.format, &found);
+            let mut report = contract_violations(&root, settings.format, &found);
             report.status = ExitStatus::Violations;
             report
         }
@@ -196,12 +196,12 @@ pub fn gen_plan(settings: &Settings) -> crate::error::Result<Report> {
 /// # Errors
 /// A refusal of the tree.
 pub fn lint_selfcontain(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     let report = violations(
         settings.format,
-        &asv_contracts::lint::lint_selfcontain(&tree)?,
+        &asv_contracts::lint::lint_selfcontain(&root)?,
     );
-    super::with_interrupted(settings, &tree, report)
+    super::with_interrupted(settings, &root, report)
 }
 
 /// `add <repository> [name]`.
@@ -213,10 +213,10 @@ pub fn add(
     repository: &str,
     name: Option<&str>,
 ) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let _lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
-    let done = asv_fetch::commands::add(&tree, repository, name, &options)?;
+    let done = asv_fetch::commands::add(&root, repository, name, &options)?;
     Ok(events(settings.format, &done))
 }
 
@@ -225,12 +225,12 @@ pub fn add(
 /// # Errors
 /// A refusal of the tree or a transport.
 pub fn update(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let _lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
-        &asv_fetch::commands::update(&tree, &options)?,
+        &asv_fetch::commands::update(&root, &options)?,
     ))
 }
 
@@ -239,12 +239,12 @@ pub fn update(settings: &Settings) -> crate::error::Result<Report> {
 /// # Errors
 /// A refusal of the tree or a transport.
 pub fn fetch(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let _lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let _lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     Ok(events(
         settings.format,
-        &asv_fetch::commands::fetch(&tree, &options)?,
+        &asv_fetch::commands::fetch(&root, &options)?,
     ))
 }
 
@@ -254,8 +254,8 @@ pub fn fetch(settings: &Settings) -> crate::error::Result<Report> {
 /// The root cannot be opened; something of the wrong kind stands where a directory or
 /// `.gitignore` belongs (nothing is made then).
 pub fn init(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let made = asv_contracts::init::init(&lock)?;
     let mut report = Report::new(
         made.iter()

@@ -25,10 +25,10 @@ const WRITER_WAIT: Duration = Duration::from_secs(2);
 /// what a killed run left cannot be put right.
 fn lock_for_writing<'t>(
     settings: &Settings,
-    tree: &'t asv_fs::Root,
+    root: &'t asv_fs::Root,
 ) -> crate::error::Result<asv_fs::WriterLock<'t>> {
     let this = this_command_line();
-    let lock = tree
+    let lock = root
         .lock_for_writing(WRITER_WAIT)?
         .with_command(this.clone());
     if !settings.quiet {
@@ -86,13 +86,13 @@ fn recovered_message(run: &asv_fs::Interrupted) -> String {
 /// As [`lock_for_writing`].
 fn lock_unless_dry<'t>(
     settings: &Settings,
-    tree: &'t asv_fs::Root,
+    root: &'t asv_fs::Root,
     dry_run: bool,
 ) -> crate::error::Result<Option<asv_fs::WriterLock<'t>>> {
     if dry_run {
         Ok(None)
     } else {
-        lock_for_writing(settings, tree).map(Some)
+        lock_for_writing(settings, root).map(Some)
     }
 }
 
@@ -111,7 +111,7 @@ fn with_left_behind(mut report: Report, lock: Option<&asv_fs::WriterLock<'_>>) -
 }
 
 /// For a command that only reads: puts a finding for every run of this tool that was killed
-/// while it changed `tree` (issue 15 §1) before the report's lines, and fails the run. Such a
+/// while it changed `root` (issue 15 §1) before the report's lines, and fails the run. Such a
 /// tree is half one state and half another; a reader must say so rather than judge it as the
 /// user's work.
 ///
@@ -119,10 +119,10 @@ fn with_left_behind(mut report: Report, lock: Option<&asv_fs::WriterLock<'_>>) -
 /// The root or a journal cannot be read.
 fn with_interrupted(
     settings: &Settings,
-    tree: &asv_fs::Root,
+    root: &asv_fs::Root,
     mut report: Report,
 ) -> crate::error::Result<Report> {
-    let runs = tree.interrupted_runs()?;
+    let runs = root.interrupted_runs()?;
     if !runs.is_empty() {
         let mut lines: Vec<String> = runs
             .iter()

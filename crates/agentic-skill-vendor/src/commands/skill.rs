@@ -28,15 +28,15 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
 /// # Errors
 /// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
 pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
-    let intent = asv_skills::intent::Intent::load(&tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_unless_dry(settings, &root, dry_run)?;
+    let intent = asv_skills::intent::Intent::load(&root)?;
     let options = settings.transport_options()?;
     let request = asv_skills::sync::SyncOptions {
         force,
         writer: lock.as_ref(),
     };
-    let done = asv_skills::sync::sync(&tree, &request, &options)?;
+    let done = asv_skills::sync::sync(&root, &request, &options)?;
     let mut report = Report::new(
         done.iter()
             .map(|d| render::synced(settings.format, d))
@@ -54,15 +54,15 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
 /// # Errors
 /// A refusal of the tree, the intent or the lock.
 pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
     // verify itself tells which it is.
-    let unknown_keys = match asv_skills::intent::Intent::load(&tree) {
+    let unknown_keys = match asv_skills::intent::Intent::load(&root) {
         Ok(intent) => intent.unknown_keys,
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
         Err(e) => return Err(e.into()),
     };
-    let problems = asv_skills::sync::verify(&tree)?;
+    let problems = asv_skills::sync::verify(&root)?;
     let mut report = Report::new(
         problems
             .iter()
@@ -71,7 +71,7 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
         !problems.is_empty(),
     );
     report.warnings = unknown_keys;
-    super::with_interrupted(settings, &tree, report)
+    super::with_interrupted(settings, &root, report)
 }
 
 /// A version's name as typed (`base`, `local`, `upstream`).
@@ -88,8 +88,8 @@ fn version_name(v: SkillVersion) -> &'static str {
 /// # Errors
 /// No such directory; a refusal of what it holds.
 pub fn hash(format: Format, dir: &Path) -> crate::error::Result<Report> {
-    let tree = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
-    let skill = asv_skilltree::SkillTree::read(&tree, "")?;
+    let root = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
+    let skill = asv_skilltree::SkillTree::read(&root, "")?;
     let shown = dir.to_string_lossy();
     Ok(Report::new(
         vec![render::hash(format, &shown, &skill.hash())],
@@ -108,10 +108,10 @@ pub fn validate(
 ) -> crate::error::Result<Report> {
     let mut found = Vec::new();
     let mut checked = dirs.len();
-    let mut whole_tree = None;
+    let mut repo_root = None;
     if dirs.is_empty() {
-        let tree = whole_tree.insert(settings.open_tree()?);
-        let every = tree
+        let root = repo_root.insert(settings.open_root()?);
+        let every = root
             .read_dir(asv_model::layout::SKILLS_DIR)?
             .unwrap_or_default()
             .into_iter()
@@ -121,7 +121,7 @@ pub fn validate(
         for e in every {
             checked += 1;
             found.extend(asv_skills::validate_skill(
-                tree,
+                root,
                 &asv_fs::join(asv_model::layout::SKILLS_DIR, &e.name),
             )?);
         }
@@ -136,8 +136,8 @@ pub fn validate(
     if settings.summary && !failed {
         report.summary = Some(crate::summary::validate(checked, found.len()));
     }
-    match &whole_tree {
-        Some(tree) => super::with_interrupted(settings, tree, report),
+    match &repo_root {
+        Some(root) => super::with_interrupted(settings, root, report),
         None => Ok(report),
     }
 }
@@ -150,7 +150,7 @@ fn validate_typed(
     typed: &Path,
 ) -> crate::error::Result<Vec<asv_skills::Finding>> {
     let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
-    let mut found = asv_skills::validate_skill(&located.tree, &located.rel)?;
+    let mut found = asv_skills::validate_skill(&located.root, &located.rel)?;
     if !located.in_repository {
         let shown = typed.display().to_string();
         let shown = shown.trim_end_matches('/');
@@ -175,8 +175,8 @@ pub fn add(
     reference: Option<&str>,
     working_tree: bool,
 ) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -205,10 +205,10 @@ pub fn add_all(
     reference: Option<&str>,
     working_tree: bool,
 ) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
     // before anything is read.
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
@@ -260,8 +260,8 @@ fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Res
 /// # Errors
 /// A refusal of the tree or the skill lock.
 pub fn status(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let states = status::status(&tree)?;
+    let root = settings.open_root()?;
+    let states = status::status(&root)?;
     Ok(Report::new(
         states
             .iter()
@@ -290,8 +290,8 @@ pub fn pull(
         ))
         .into());
     }
-    let tree = settings.open_tree()?;
-    let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_unless_dry(settings, &root, dry_run)?;
     let options = settings.transport_options()?;
     let request = pull::PullOptions {
         names,
@@ -299,7 +299,7 @@ pub fn pull(
         reference,
         writer: lock.as_ref(),
     };
-    let pulled = pull::pull(&tree, &request, &options)?;
+    let pulled = pull::pull(&root, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());
     let mut lines = Vec::new();
     for p in &pulled {
@@ -327,8 +327,8 @@ pub fn pull(
 /// # Errors
 /// A refusal of the tree or the skill.
 pub fn resolve(settings: &Settings, name: &str) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let revision = resolve::resolve(&lock, name)?;
     let report = Report::new(
         vec![render::resolved(settings.format, name, &revision)],
@@ -347,9 +347,9 @@ pub fn diff(
     from: SkillVersion,
     to: SkillVersion,
 ) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     let text = diff::diff(&lock, name, version(from), version(to), &options)?;
 
@@ -380,9 +380,9 @@ pub fn pack(
     output: Option<&Path>,
 ) -> crate::error::Result<Report> {
     // The repository must exist even for a skill outside it, as for every skill command.
-    settings.open_tree()?;
+    settings.open_root()?;
     let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
-    let packed = asv_skills::package::pack(&located.tree, &located.rel)?;
+    let packed = asv_skills::package::pack(&located.root, &located.rel)?;
     let output = output
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
@@ -417,12 +417,12 @@ pub struct InstallArgs<'a> {
 /// # Errors
 /// A refusal of the destination, the input or a skill; a failed write (rolled back).
 pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
     // Whichever tree is written is locked, and put right first should a killed run have
     // left it part-way: the repository, or an agent's directory elsewhere.
-    let dest = dest.as_ref().unwrap_or(&tree);
+    let dest = dest.as_ref().unwrap_or(&root);
     let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
@@ -469,8 +469,8 @@ fn write_output(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
 /// # Errors
 /// A refusal of the tree, a name or a skill's local edits; a failed write (rolled back).
 pub fn remove(settings: &Settings, names: &[String], force: bool) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let lock = super::lock_for_writing(settings, &tree)?;
+    let root = settings.open_root()?;
+    let lock = super::lock_for_writing(settings, &root)?;
     let removed = asv_skills::manage::remove(&lock, names, force)?;
     let report = Report::new(
         removed
@@ -487,9 +487,9 @@ pub fn remove(settings: &Settings, names: &[String], force: bool) -> crate::erro
 /// # Errors
 /// A refusal of the tree, a name or a source.
 pub fn outdated(settings: &Settings, names: &[String]) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
+    let root = settings.open_root()?;
     let options = settings.transport_options()?;
-    let moved = asv_skills::manage::outdated(&tree, names, &options)?;
+    let moved = asv_skills::manage::outdated(&root, names, &options)?;
     Ok(Report::new(
         moved
             .iter()
@@ -517,9 +517,9 @@ pub fn list_agent(
     let (root, recorded) = match &elsewhere {
         Some(root) => (root, None),
         None => {
-            let tree = settings.open_tree()?;
-            let lock = asv_skills::lock::SkillLock::load(&tree)?;
-            let skills = asv_skills::sync::list_agent(&tree, dir, lock.projections.get(dir))?;
+            let root = settings.open_root()?;
+            let lock = asv_skills::lock::SkillLock::load(&root)?;
+            let skills = asv_skills::sync::list_agent(&root, dir, lock.projections.get(dir))?;
             return Ok(agent_report(settings, &shown, dir, &skills));
         }
     };
@@ -547,9 +547,9 @@ fn agent_report(
 /// # Errors
 /// A refusal of the tree or the lock.
 pub fn list(settings: &Settings) -> crate::error::Result<Report> {
-    let tree = settings.open_tree()?;
-    let skills = asv_skills::manage::list(&tree)?;
-    let lock = asv_skills::lock::SkillLock::load(&tree)?;
+    let root = settings.open_root()?;
+    let skills = asv_skills::manage::list(&root)?;
+    let lock = asv_skills::lock::SkillLock::load(&root)?;
     Ok(Report::new(
         skills
             .iter()

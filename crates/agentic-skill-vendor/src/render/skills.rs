@@ -559,11 +559,11 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
 }
 
 /// Renders one skill of `skill list`: `<name>: <origin>, <state>` (an invalid one with why).
-pub fn listed(format: Format, s: &asv_skills::manage::Skill, mirrored: &[&str]) -> String {
-    use asv_skills::manage::Origin;
+pub fn listed(format: Format, s: &asv_skills::manage::ListedSkill, mirrored: &[&str]) -> String {
+    use asv_skills::manage::SkillOrigin;
     let (origin, source, revision) = match &s.origin {
-        Origin::Own => ("own".to_owned(), None, None),
-        Origin::Imported { source, revision } => (
+        SkillOrigin::Own => ("own".to_owned(), None, None),
+        SkillOrigin::Imported { source, revision } => (
             format!("{source} @ {revision}"),
             Some(source.as_str()),
             Some(revision.as_str()),

@@ -250,7 +250,7 @@ fn large_contract(id: &str, len: usize) -> (String, Vec<u8>) {
         text.push_str(&line);
     }
     let body = asv_contracts::CanonicalBody::from_text("c.md", &text).expect("canonical");
-    let id = asv_contracts::ContractId::parse(id).expect("id");
+    let id = asv_model::id::ContractId::parse(id).expect("id");
     (text, asv_contracts::document::vendored_copy(&id, &body))
 }
 

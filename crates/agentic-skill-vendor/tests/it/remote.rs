@@ -246,7 +246,7 @@ fn run_with_env(repo: &Repo, args: &[&str], env: &[(String, String)], stdin: Opt
 
 #[test]
 fn a_git_source_end_to_end_from_the_binary() {
-    let fixture = git_server::Fixture::new(asv_remote::ObjectFormat::Sha256);
+    let fixture = git_server::Fixture::new(asv_model::source::ObjectFormat::Sha256);
     let tls = git_server::Tls::new();
     let server = git_server::Https::start(&tls, &fixture.served(), git_server::Behaviour::Serve);
     let env: Vec<(String, String)> = tls

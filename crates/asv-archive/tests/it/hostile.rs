@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use asv_archive::{Archive, Error, Format, Limits, ReadOptions, ReadProblem, Reason, Source};
+use asv_archive::{Archive, ArchiveInput, Error, Format, Limits, ReadOptions, ReadProblem, Reason};
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, gzip, tar, tgz};
 
@@ -648,11 +648,19 @@ enum Way {
 
 const WAYS: [Way; 2] = [Way::Bytes, Way::File];
 
-/// `bytes` as a source the `way` says, named `label` (the file's path for a file, kept alive
+/// `bytes` as an input the `way` says, named `label` (the file's path for a file, kept alive
 /// by the returned directory), and the name messages give it.
-fn source_of(way: Way, bytes: &[u8], label: &str) -> (Source, String, Option<tempfile::TempDir>) {
+fn input_of(
+    way: Way,
+    bytes: &[u8],
+    label: &str,
+) -> (ArchiveInput, String, Option<tempfile::TempDir>) {
     match way {
-        Way::Bytes => (Source::bytes(bytes.to_vec(), label), label.to_owned(), None),
+        Way::Bytes => (
+            ArchiveInput::bytes(bytes.to_vec(), label),
+            label.to_owned(),
+            None,
+        ),
         Way::File => {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join(label);
@@ -660,7 +668,7 @@ fn source_of(way: Way, bytes: &[u8], label: &str) -> (Source, String, Option<tem
                 .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
                 .unwrap();
             let shown = path.display().to_string();
-            (Source::file(path), shown, Some(dir))
+            (ArchiveInput::file(path), shown, Some(dir))
         }
     }
 }
@@ -675,10 +683,10 @@ fn hostile_archives_are_refused() {
                 format: row.format,
                 limits: row.limits,
             };
-            let (source, shown, _dir) = source_of(way, &row.bytes, "hostile");
+            let (input, shown, _dir) = input_of(way, &row.bytes, "hostile");
             // What every caller does before it uses a member: open (structure, limits), then
             // judge the whole entry list.
-            let got = Archive::open(source, &options).and_then(|archive| archive.judge());
+            let got = Archive::open(input, &options).and_then(|archive| archive.judge());
             match got {
                 Err(e @ Error::Refused { .. }) => {
                     if e.reason() != Some(row.reason) || e.entry().map(str::to_owned) != row.entry {
@@ -733,8 +741,8 @@ fn a_file_and_its_bytes_get_the_same_answer() {
         let answers: Vec<String> = WAYS
             .iter()
             .map(|way| {
-                let (source, shown, _dir) = source_of(*way, &row.bytes, "archive-under-test");
-                let got = Archive::open(source, &options).and_then(|archive| archive.judge());
+                let (input, shown, _dir) = input_of(*way, &row.bytes, "archive-under-test");
+                let got = Archive::open(input, &options).and_then(|archive| archive.judge());
                 format!(
                     "{:?}",
                     got.map_err(|e| e.to_string().replace(&shown, "<archive>"))
@@ -752,7 +760,7 @@ fn omit_still_judges() {
         format: Format::Zip,
         limits: Limits::DEFAULT,
     };
-    let archive = Archive::open(Source::bytes(zip, "z"), &options).unwrap();
+    let archive = Archive::open(ArchiveInput::bytes(zip, "z"), &options).unwrap();
     let e = archive.to_zip(&|e| e.name == "ln").unwrap_err();
     assert_eq!(e.reason(), Some(Reason::Link));
 }
@@ -768,7 +776,7 @@ fn open_judges_nothing_but_structure() {
         format: Format::Zip,
         limits: Limits::DEFAULT,
     };
-    let archive = Archive::open(Source::bytes(zip, "z"), &options).unwrap();
+    let archive = Archive::open(ArchiveInput::bytes(zip, "z"), &options).unwrap();
     let names: Vec<_> = archive.entries().iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["../x", "ln"]);
     assert_eq!(
@@ -838,8 +846,8 @@ fn members_that_lie_fail_when_read_not_at_open() {
     {
         let name = String::from_utf8(member.name.clone()).unwrap();
         let zip = Zip::of(vec![ok_file(), member]).build();
-        let (source, _, _dir) = source_of(way, &zip, "lying.zip");
-        let archive = Archive::open(source, &zip_options()).unwrap();
+        let (input, _, _dir) = input_of(way, &zip, "lying.zip");
+        let archive = Archive::open(input, &zip_options()).unwrap();
         archive.judge().unwrap();
         let entry = &archive.entries()[1];
         match archive.read(entry) {
@@ -879,7 +887,7 @@ fn zip_bomb_by_declared_total_is_too_large_at_open() {
         })
         .collect();
     let e = Archive::open(
-        Source::bytes(Zip::of(members).build(), "bomb.zip"),
+        ArchiveInput::bytes(Zip::of(members).build(), "bomb.zip"),
         &zip_options(),
     )
     .unwrap_err();
@@ -912,10 +920,10 @@ fn truncated_archives_are_errors_never_panics() {
             format,
             limits: Limits::DEFAULT,
         };
-        assert!(Archive::open(Source::bytes(bytes.clone(), "whole"), &options).is_ok());
+        assert!(Archive::open(ArchiveInput::bytes(bytes.clone(), "whole"), &options).is_ok());
         for (cut, way) in (0..bytes.len()).flat_map(|cut| WAYS.map(|way| (cut, way))) {
-            let (source, _, _dir) = source_of(way, &bytes[..cut], "cut");
-            let got = Archive::open(source, &options).and_then(|a| {
+            let (input, _, _dir) = input_of(way, &bytes[..cut], "cut");
+            let got = Archive::open(input, &options).and_then(|a| {
                 a.judge()?;
                 for e in a.entries() {
                     a.read(e)?;
@@ -981,7 +989,7 @@ fn mutated_archives_never_panic() {
                 bytes
             };
             let options = ReadOptions { format, limits };
-            if let Ok(archive) = Archive::open(Source::bytes(bytes, "mutated"), &options) {
+            if let Ok(archive) = Archive::open(ArchiveInput::bytes(bytes, "mutated"), &options) {
                 let _ = archive.judge();
                 for entry in archive.entries() {
                     let _ = archive.read(entry);

@@ -4,7 +4,7 @@
 //! One test binary for the crate, a module per area: linked once, not once per file.
 #![allow(clippy::unwrap_used, clippy::vec_init_then_push)]
 
-mod file_source;
+mod file_input;
 mod hostile;
 mod modes;
 mod real_tools;

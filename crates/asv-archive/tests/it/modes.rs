@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use asv_archive::{Archive, Format, Limits, ReadOptions, Source};
+use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions};
 use support::{TarMember, Zip, ZipMember, contents, tgz};
 
 fn archives() -> Vec<(Format, Vec<u8>)> {
@@ -50,7 +50,7 @@ fn a_member_is_executable_by_its_owner_execute_bit_alone() {
             format,
             limits: Limits::DEFAULT,
         };
-        let archive = Archive::open(Source::bytes(bytes, "modes"), &options).unwrap();
+        let archive = Archive::open(ArchiveInput::bytes(bytes, "modes"), &options).unwrap();
         let got: Vec<(String, bool)> = contents(&archive)
             .into_iter()
             .map(|(name, (_, executable))| (name, executable))
@@ -60,7 +60,7 @@ fn a_member_is_executable_by_its_owner_execute_bit_alone() {
         // A re-zip carries the bit and nothing else of the mode.
         let rezip = archive.to_zip(&|_| false).unwrap();
         let again = Archive::open(
-            Source::bytes(rezip, "rezip"),
+            ArchiveInput::bytes(rezip, "rezip"),
             &ReadOptions {
                 format: Format::Zip,
                 limits: Limits::DEFAULT,

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use asv_archive::{Archive, FileEntry, Format, Limits, ReadOptions, Source, zip_files};
+use asv_archive::{Archive, ArchiveInput, FileEntry, Format, Limits, ReadOptions, zip_files};
 
 use crate::support::contents;
 
@@ -103,9 +103,9 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
         return;
     };
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
     for (path, bytes, executable) in files() {
-        tree.write_file_mode(&path, &bytes, executable).unwrap();
+        root.write_file_mode(&path, &bytes, executable).unwrap();
     }
     let out = tempfile::tempdir().unwrap();
     let status = python
@@ -130,14 +130,14 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
             format,
             limits: Limits::DEFAULT,
         };
-        let archive = Archive::open(Source::file(out.path().join(name)), &options)
+        let archive = Archive::open(ArchiveInput::file(out.path().join(name)), &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         archive.judge().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(contents(&archive), want(), "{name}");
         // And its re-zip holds the same files.
         let rezip = archive.to_zip(&|_| false).unwrap();
         let again = Archive::open(
-            Source::bytes(rezip, "rezip"),
+            ArchiveInput::bytes(rezip, "rezip"),
             &ReadOptions {
                 format: Format::Zip,
                 limits: Limits::DEFAULT,
@@ -163,8 +163,8 @@ fn python_reads_the_zips_we_write() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(dir.path()).unwrap();
-    tree.write_file("ours.zip", &zip_files(&entries).unwrap())
+    let root = asv_fs::Root::open(dir.path()).unwrap();
+    root.write_file("ours.zip", &zip_files(&entries).unwrap())
         .unwrap();
     let script = r#"
 import sys, zipfile

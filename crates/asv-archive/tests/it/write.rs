@@ -4,8 +4,8 @@
 use crate::support;
 
 use asv_archive::{
-    Archive, Detail, EntryKind, Error, FileEntry, Format, Limits, ReadOptions, Source, zip_dir,
-    zip_files, zip_of_archive,
+    Archive, ArchiveEntryKind, ArchiveInput, Detail, Error, FileEntry, Format, Limits, ReadOptions,
+    zip_dir, zip_files, zip_of_archive,
 };
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, contents, tgz};
@@ -127,7 +127,8 @@ fn layout_is_sorted_unix_made_and_dated_at_the_dos_epoch() {
 fn empty_list_is_an_empty_zip_the_reader_takes() {
     let zip = zip_files(&[]).unwrap();
     assert_eq!(zip.len(), 22);
-    let archive = Archive::open(Source::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
+    let archive =
+        Archive::open(ArchiveInput::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
     assert!(archive.entries().is_empty());
 }
 
@@ -163,7 +164,7 @@ fn names_the_policy_refuses_are_not_zipped() {
 #[test]
 fn zip_dir_round_trips_through_the_reader() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
     let files = [
         ("s/SKILL.md", b"---\nname: s\n---\n".repeat(50), false),
         ("s/scripts/run.sh", b"#!/bin/sh\nexit 0\n".to_vec(), true),
@@ -175,12 +176,12 @@ fn zip_dir_round_trips_through_the_reader() {
         ("s/empty", Vec::new(), false),
     ];
     for (path, bytes, executable) in &files {
-        tree.write_file_mode(path, bytes, *executable).unwrap();
+        root.write_file_mode(path, bytes, *executable).unwrap();
     }
-    let zip = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap();
-    assert_eq!(zip, zip_dir(&tree, "s", &Limits::DEFAULT).unwrap());
+    let zip = zip_dir(&root, "s", &Limits::DEFAULT).unwrap();
+    assert_eq!(zip, zip_dir(&root, "s", &Limits::DEFAULT).unwrap());
 
-    let archive = Archive::open(Source::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
+    let archive = Archive::open(ArchiveInput::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
     let got = contents(&archive);
     let want: std::collections::BTreeMap<String, (Vec<u8>, bool)> = files
         .iter()
@@ -202,14 +203,14 @@ fn zip_dir_round_trips_through_the_reader() {
 #[test]
 fn zip_dir_refuses_links_and_limits() {
     let src = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(src.path()).unwrap();
-    tree.write_file("s/a", b"12345").unwrap();
-    tree.write_file("s/b", b"12345").unwrap();
+    let root = asv_fs::Root::open(src.path()).unwrap();
+    root.write_file("s/a", b"12345").unwrap();
+    root.write_file("s/b", b"12345").unwrap();
     let few = Limits {
         max_entries: 1,
         ..Limits::DEFAULT
     };
-    let e = zip_dir(&tree, "s", &few).unwrap_err();
+    let e = zip_dir(&root, "s", &few).unwrap_err();
     assert!(
         matches!(
             e,
@@ -224,10 +225,10 @@ fn zip_dir_refuses_links_and_limits() {
         max_expanded: 9,
         ..Limits::DEFAULT
     };
-    let e = zip_dir(&tree, "s", &small).unwrap_err();
+    let e = zip_dir(&root, "s", &small).unwrap_err();
     assert!(matches!(e, Error::ZipTooLarge { .. }), "{e}");
     std::os::unix::fs::symlink("/etc/passwd", src.path().join("s/link")).unwrap();
-    let e = zip_dir(&tree, "s", &Limits::DEFAULT).unwrap_err();
+    let e = zip_dir(&root, "s", &Limits::DEFAULT).unwrap_err();
     assert!(matches!(e, Error::Fs(asv_fs::Error::Symlink { .. })), "{e}");
 }
 
@@ -240,9 +241,11 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
         ZipMember::file(".DS_Store", b"litter"),
     ])
     .build();
-    let out = zip_of_archive(Source::bytes(zip, "in.zip"), &options(Format::Zip), &|e| {
-        e.name == ".DS_Store"
-    })
+    let out = zip_of_archive(
+        ArchiveInput::bytes(zip, "in.zip"),
+        &options(Format::Zip),
+        &|e| e.name == ".DS_Store",
+    )
     .unwrap();
     let records = central(&out);
     let got: Vec<(&str, u32)> = records.iter().map(|r| (r.0.as_str(), r.7 >> 16)).collect();
@@ -257,13 +260,14 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
         TarMember::file("pkg/x.sh", b"x").mode(0o755),
     ]);
     let out = zip_of_archive(
-        Source::bytes(tar, "in.tgz"),
+        ArchiveInput::bytes(tar, "in.tgz"),
         &options(Format::TarGz),
         &|_| false,
     )
     .unwrap();
-    let archive = Archive::open(Source::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
-    let got: Vec<(&str, EntryKind, bool)> = archive
+    let archive =
+        Archive::open(ArchiveInput::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
+    let got: Vec<(&str, ArchiveEntryKind, bool)> = archive
         .entries()
         .iter()
         .map(|e| (e.name.as_str(), e.kind.clone(), e.executable))
@@ -271,15 +275,15 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     assert_eq!(
         got,
         [
-            ("pkg/", EntryKind::Directory, false),
-            ("pkg/a", EntryKind::File, false),
-            ("pkg/x.sh", EntryKind::File, true)
+            ("pkg/", ArchiveEntryKind::Directory, false),
+            ("pkg/a", ArchiveEntryKind::File, false),
+            ("pkg/x.sh", ArchiveEntryKind::File, true)
         ]
     );
     // A refused archive is not re-zipped.
     let bad = Zip::of(vec![ZipMember::file("../x", b"x")]).build();
     let e = zip_of_archive(
-        Source::bytes(bad, "bad.zip"),
+        ArchiveInput::bytes(bad, "bad.zip"),
         &options(Format::Zip),
         &|_| false,
     )
@@ -290,11 +294,11 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
 #[test]
 fn archive_files_are_read_bounded_and_must_be_regular() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = asv_fs::Root::open(dir.path()).unwrap();
-    tree.write_file("a.zip", &zip_files(&sample()).unwrap())
+    let root = asv_fs::Root::open(dir.path()).unwrap();
+    root.write_file("a.zip", &zip_files(&sample()).unwrap())
         .unwrap();
     let archive = Archive::open(
-        Source::file(dir.path().join("a.zip")),
+        ArchiveInput::file(dir.path().join("a.zip")),
         &options(Format::Zip),
     )
     .unwrap();
@@ -307,12 +311,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
             ..Limits::DEFAULT
         },
     };
-    let e = Archive::open(Source::file(dir.path().join("a.zip")), &tiny).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(dir.path().join("a.zip")), &tiny).unwrap_err();
     assert_eq!(e.reason(), Some(asv_archive::Reason::TooLarge));
-    let e = Archive::open(Source::file(dir.path()), &options(Format::Zip)).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(dir.path()), &options(Format::Zip)).unwrap_err();
     assert!(matches!(e, Error::NotAFile { .. }), "{e}");
     let e = Archive::open(
-        Source::file(dir.path().join("missing.zip")),
+        ArchiveInput::file(dir.path().join("missing.zip")),
         &options(Format::Zip),
     )
     .unwrap_err();
@@ -323,12 +327,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
 #[test]
 fn reading_an_entry_of_another_archive_is_refused() {
     let a = Archive::open(
-        Source::bytes(zip_files(&sample()).unwrap(), "a"),
+        ArchiveInput::bytes(zip_files(&sample()).unwrap(), "a"),
         &options(Format::Zip),
     )
     .unwrap();
     let b = Archive::open(
-        Source::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
+        ArchiveInput::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
         &options(Format::Zip),
     )
     .unwrap();

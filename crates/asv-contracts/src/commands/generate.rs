@@ -81,13 +81,13 @@ pub fn extra_entries(repo: &Repository<'_>, skill: &Skill) -> Result<Vec<String>
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("contracts/c.md", b"Shared text\n")?;
-/// tree.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
-/// let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("contracts/c.md", b"Shared text\n")?;
+/// root.write_file("skills/a/SKILL.md", b"---\nmetadata:\n  contracts: [c]\n---\n")?;
+/// let repo = asv_contracts::Repository::load(&root)?;
+/// let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 /// asv_contracts::generate(&repo, &lock)?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
+/// let repo = asv_contracts::Repository::load(&root)?;
 /// assert!(asv_contracts::verify(&repo)?.is_empty());
 /// # Ok(())
 /// # }
@@ -135,9 +135,9 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
     }
     // The table is revised first; everything after reads the revised table. Its text is
     // written with the rest, so a run that stops before writing leaves it as it was.
-    let revision = crate::table_edit::revise(repo)?;
+    let revised_table = crate::table_edit::revise(repo)?;
     let revised;
-    let repo = match &revision {
+    let repo = match &revised_table {
         Some(r) => {
             revised = Repository {
                 root: repo.root,
@@ -200,7 +200,7 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
     if raw.touches_dests && !crate::placement::workdir_ignored(repo.root)? {
         report.push(Event::WorkdirNotIgnored);
     }
-    if let Some(r) = &revision {
+    if let Some(r) = &revised_table {
         report.extend(r.events.iter().cloned());
     }
     report.extend(raw.events.iter().cloned());
@@ -210,7 +210,7 @@ fn run(repo: &Repository<'_>, mode: Mode<'_>) -> Result<(GenOutcome, Vec<asv_fs:
         &snap,
         derived,
         &raw,
-        revision.as_ref().map(|r| r.text.as_str()),
+        revised_table.as_ref().map(|r| r.text.as_str()),
         mode,
     )?;
     Ok((
@@ -237,7 +237,7 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
         return Ok(());
     }
     let pins = repo.lock_file.sources();
-    let named = |list: Vec<(crate::id::ContractId, crate::source::SourceName)>| {
+    let named = |list: Vec<(asv_model::id::ContractId, asv_model::source::SourceName)>| {
         list.into_iter()
             .map(|(id, source)| (id, source.as_str().to_owned()))
             .collect::<Vec<_>>()
@@ -265,7 +265,7 @@ fn check_remote_texts(repo: &Repository<'_>, snap: &Snapshot) -> Result<()> {
 /// One copy to write: its path, its contract and the canonical side to put under the header.
 type CopyWrite<'s> = (
     String,
-    &'s crate::id::ContractId,
+    &'s asv_model::id::ContractId,
     &'s crate::repository::Canonical,
 );
 
@@ -295,7 +295,7 @@ struct HandWritten {
 fn plan<'s>(
     repo: &Repository<'_>,
     snap: &'s Snapshot,
-    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    derived: std::collections::BTreeMap<asv_model::id::ContractId, crate::lock::Resolution>,
     placements: crate::lock::Placements,
 ) -> Result<Plan<'s>> {
     use rayon::prelude::*;
@@ -400,7 +400,7 @@ fn plan<'s>(
 fn write_tree(
     repo: &Repository<'_>,
     snap: &Snapshot,
-    derived: std::collections::BTreeMap<crate::id::ContractId, crate::lock::Resolution>,
+    derived: std::collections::BTreeMap<asv_model::id::ContractId, crate::lock::Resolution>,
     raw: &crate::placement::RawPlan,
     table: Option<&str>,
     mode: Mode<'_>,
@@ -410,7 +410,7 @@ fn write_tree(
     let plan = plan(repo, snap, derived, raw.placements.clone())?;
     // One header serves every skill that declares the contract (it names only the id and
     // the digest), and every copy shares the one body the snapshot holds.
-    let mut headers: std::collections::HashMap<&crate::id::ContractId, asv_fs::SharedBytes> =
+    let mut headers: std::collections::HashMap<&asv_model::id::ContractId, asv_fs::SharedBytes> =
         std::collections::HashMap::new();
     let mut changes = Vec::with_capacity(plan.copies.len() + plan.removals.len() + 2);
     let removals = plan.removals;

@@ -18,11 +18,11 @@
 //! JavaScript's `\s`, which differs from Rust's; hence the small hand-written matcher.
 
 use asv_fs::{EntryKind, Root, join};
+use asv_model::declaration::is_js_whitespace;
+use asv_model::layout::SKILLS_DIR;
 
-use crate::declaration::is_js_whitespace;
 use crate::error::{Error, Result};
 use crate::report::Violation;
-use crate::repository::SKILLS_DIR;
 
 /// Checks every file and link under `skills/` and returns the violations in walk order
 /// (entries sorted in UTF-16 order, depth first).
@@ -34,9 +34,9 @@ use crate::repository::SKILLS_DIR;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// tree.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
-/// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&tree)?
+/// let root = asv_fs::Root::open(dir.path())?;
+/// root.write_file("skills/a/SKILL.md", b"See ../shared/notes.md\nRun /usr/local/bin/tool\n")?;
+/// let lines: Vec<String> = asv_contracts::lint::lint_selfcontain(&root)?
 ///     .iter()
 ///     .map(|v| v.line_text())
 ///     .collect();

@@ -4,9 +4,9 @@
 //! chooses how to print them (plain lines, JSON, GitHub annotations).
 
 use asv_error::quote::DisplayPath;
+use asv_model::id::ContractId;
 
 use crate::digest::Digest;
-use crate::id::ContractId;
 
 /// A violation: a line `verify`, `gen`, `lint-selfcontain` or `self-test` prints with exit 1.
 #[derive(Debug, Clone, PartialEq, Eq)]

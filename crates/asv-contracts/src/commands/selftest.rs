@@ -3,9 +3,10 @@
 //! The vectors were worked out with the TypeScript tool, so a build that disagrees with them
 //! would write locks the other tool rejects; this catches it on the user's own machine.
 
+use asv_model::id::ContractId;
+
 use crate::digest::{Digest, Framed};
 use crate::document::{CanonicalBody, header};
-use crate::id::ContractId;
 use crate::report::Violation;
 
 /// One embedded vector: its name, what the tool computes and what the vector says.

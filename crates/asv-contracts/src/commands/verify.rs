@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use asv_model::id::ContractId;
+
 use crate::document::{CopyState, judge_file};
 use crate::error::Result;
-use crate::id::ContractId;
 use crate::lock::{LockView, Resolution};
 use crate::report::{DriftProblem, Violation};
 use crate::repository::{LockFile, Repository, Skill};
@@ -26,8 +27,8 @@ use crate::snapshot::Snapshot;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;
-/// let tree = asv_fs::Root::open(dir.path())?;
-/// let repo = asv_contracts::Repository::load(&tree)?;
+/// let root = asv_fs::Root::open(dir.path())?;
+/// let repo = asv_contracts::Repository::load(&root)?;
 /// let lines: Vec<String> = asv_contracts::verify(&repo)?.iter().map(|v| v.line_text()).collect();
 /// assert_eq!(lines, ["lock: vendor-lock.json is missing"]);
 /// # Ok(())

@@ -4,8 +4,8 @@ use std::fmt;
 
 use asv_error::quote::json_string;
 
-use crate::id::{ContractId, IdProblem};
-use crate::source::{RepositoryProblem, SourceName, SourceNameProblem};
+use asv_model::id::{ContractId, IdProblem};
+use asv_model::source::{RepositoryProblem, SourceName, SourceNameProblem};
 
 /// A field of a `contracts` row that holds a path to a canonical text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub enum ReservedDest {
 ///
 /// Each variant carries the values it is about; [`fmt::Display`] words it as the refusal
 /// that follows `vendor-manifest.yaml[:<line>]: `, ending with what to do. Kinds of YAML node
-/// are the words of [`crate::yaml::Yaml::kind`] (`a list`, `a mapping`, …).
+/// are the words of [`asv_model::yaml::Yaml::kind`] (`a list`, `a mapping`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ManifestProblem {
     /// The text is not YAML.

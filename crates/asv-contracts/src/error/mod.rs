@@ -6,8 +6,8 @@
 
 use asv_error::quote::DisplayPath;
 use asv_error::{Failure, Location, Side};
+use asv_model::id::ContractId;
 
-use crate::id::ContractId;
 use crate::lock::{ContractKind, LOCK_FILE};
 use crate::manifest::MANIFEST_FILE;
 
@@ -18,7 +18,6 @@ mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use asv_model::error::GitignoreProblem;
 pub use lock::LockProblem;
 pub use manifest::{ManifestProblem, PathField, ReservedDest};
 pub use placement::PlacementProblem;
@@ -44,7 +43,7 @@ pub enum Error {
         /// The text, from the root.
         path: String,
         /// What is wrong.
-        problem: crate::frontmatter::FrontmatterProblem,
+        problem: asv_model::frontmatter::FrontmatterProblem,
     },
     /// `vendor-manifest.yaml` cannot be used (input side).
     #[error("{MANIFEST_FILE}{}: {problem}", line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -147,7 +146,7 @@ pub enum Error {
     )]
     Unpinned {
         /// Each contract with the source it is taken from, by id.
-        contracts: Vec<(crate::id::ContractId, String)>,
+        contracts: Vec<(ContractId, String)>,
     },
     /// Declared contracts from other repositories whose text the cache does not hold at the
     /// pinned commit (input side; a fetch puts it back).
@@ -157,7 +156,7 @@ pub enum Error {
     )]
     NotCached {
         /// Each contract with the source it is taken from, by id.
-        contracts: Vec<(crate::id::ContractId, String)>,
+        contracts: Vec<(ContractId, String)>,
     },
     /// Declared raw-byte contracts from other repositories whose files the cache does not hold
     /// at the pinned commit (input side; a fetch puts them back).
@@ -167,12 +166,12 @@ pub enum Error {
     )]
     NotCachedFiles {
         /// Each contract with the source it is taken from, by id.
-        contracts: Vec<(crate::id::ContractId, String)>,
+        contracts: Vec<(ContractId, String)>,
     },
 }
 
 /// `a (from s), b (from t)`.
-fn remote_list(contracts: &[(crate::id::ContractId, String)]) -> String {
+fn remote_list(contracts: &[(ContractId, String)]) -> String {
     contracts
         .iter()
         .map(|(id, source)| format!("{id} (from {source})"))
@@ -185,9 +184,10 @@ impl Failure for Error {
     ///
     /// A guarded tree access answers for itself; a `gen` stopped part-way lies with the
     /// destination it left half-written; a `.gitignore` whose rules cannot be placed is this
-    /// tool's fault ([`GitignoreProblem::Unplaceable`]); every other refusal lies with the
-    /// input: the tree, the table, the lock or the cache the user gave. A refusal of raw-byte
-    /// dests ([`Error::Placement`]) says itself ([`PlacementProblem::side`]).
+    /// tool's fault ([`asv_model::error::GitignoreProblem::Unplaceable`]); every other
+    /// refusal lies with the input: the tree, the table, the lock or the cache the user gave.
+    /// A refusal of raw-byte dests ([`Error::Placement`]) says itself
+    /// ([`PlacementProblem::side`]).
     fn side(&self) -> Side {
         match self {
             Error::Fs(e) => e.side(),

@@ -17,13 +17,13 @@ pub enum PlacementProblem {
         /// The skill.
         skill: String,
         /// The contract placed second.
-        id: crate::id::ContractId,
+        id: asv_model::id::ContractId,
         /// Its dest, skill-relative.
         dest: String,
         /// The dest it collides with, skill-relative.
         other: String,
         /// The contract placed there.
-        other_id: crate::id::ContractId,
+        other_id: asv_model::id::ContractId,
     },
     /// The repository's `.gitignore` rules exclude the dest itself.
     DestIgnored {

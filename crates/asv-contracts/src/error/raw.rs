@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::id::ContractId;
+use asv_model::id::ContractId;
 
 /// What a raw-byte contract's src holds that it may not distribute.
 #[derive(Debug, Clone, PartialEq, Eq)]

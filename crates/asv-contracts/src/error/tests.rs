@@ -1,8 +1,10 @@
 //! Every refusal's exact words and side.
 
+use asv_model::error::GitignoreProblem;
+use asv_model::id::IdProblem;
+use asv_model::source::{RepositoryProblem, SourceName, SourceNameProblem};
+
 use super::*;
-use crate::id::IdProblem;
-use crate::source::{RepositoryProblem, SourceName, SourceNameProblem};
 
 fn id(s: &str) -> ContractId {
     ContractId::parse(s).unwrap()
@@ -406,7 +408,7 @@ fn sides_and_locations() {
         (
             Error::ContractText {
                 path: "contracts/a.md".into(),
-                problem: crate::frontmatter::FrontmatterProblem::ClosingLookalike {
+                problem: asv_model::frontmatter::FrontmatterProblem::ClosingLookalike {
                     line: 3,
                     text: "--- ".into(),
                 },

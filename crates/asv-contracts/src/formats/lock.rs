@@ -2,14 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use asv_model::id::ContractId;
+use asv_model::source::{ObjectFormat, RepositorySpec, Revision};
 use serde_json::{Map, Value};
 
 use crate::digest::Digest;
 use crate::error::{Error, LockProblem};
-use crate::id::ContractId;
 use crate::json;
 use crate::manifest::Manifest;
-use crate::source::{ObjectFormat, RepositorySpec, Revision};
 
 /// The lock's file name, at the repository root.
 pub const LOCK_FILE: &str = asv_model::layout::CONTRACT_LOCK;

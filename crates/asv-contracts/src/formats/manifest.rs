@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 
 use asv_fs::Root;
+use asv_model::id::ContractId;
+use asv_model::source::{LOCAL_SOURCE, Ref, RepositorySpec, SourceName};
+use asv_model::yaml::{self, Yaml};
 
 use crate::error::{Error, ManifestProblem as P, PathField, ReservedDest, Result};
-use crate::id::ContractId;
-use crate::source::{LOCAL_SOURCE, Ref, RepositorySpec, SourceName};
-use crate::yaml::{self, Yaml};
 
 /// The manifest's file name, at the repository root.
 pub const MANIFEST_FILE: &str = asv_model::layout::MANIFEST;
@@ -855,28 +855,28 @@ mod tests {
                 "contracts:\n  ?\n  : {source: local}\n",
                 P::BadContractId {
                     key: "".into(),
-                    problem: crate::id::IdProblem::Empty,
+                    problem: asv_model::id::IdProblem::Empty,
                 },
             ),
             (
                 "contracts:\n  ~: {source: local}\n",
                 P::BadContractId {
                     key: "~".into(),
-                    problem: crate::id::IdProblem::BadCharacter,
+                    problem: asv_model::id::IdProblem::BadCharacter,
                 },
             ),
             (
                 "contracts:\n  .inf: {source: local}\n",
                 P::BadContractId {
                     key: ".inf".into(),
-                    problem: crate::id::IdProblem::BadCharacter,
+                    problem: asv_model::id::IdProblem::BadCharacter,
                 },
             ),
             (
                 "contracts:\n  True: {source: local}\n",
                 P::BadContractId {
                     key: "True".into(),
-                    problem: crate::id::IdProblem::BadCharacter,
+                    problem: asv_model::id::IdProblem::BadCharacter,
                 },
             ),
             (
@@ -891,7 +891,7 @@ mod tests {
                 "contracts:\n  A: {source: local}\n",
                 P::BadContractId {
                     key: "A".into(),
-                    problem: crate::id::IdProblem::BadCharacter,
+                    problem: asv_model::id::IdProblem::BadCharacter,
                 },
             ),
             (

@@ -11,17 +11,17 @@
 //! written in flow style leaves nowhere to add a line and is refused.
 
 use asv_fs::{EntryKind, Root};
+use asv_model::declaration::is_js_whitespace;
+use asv_model::id::ContractId;
 
-use crate::declaration::is_js_whitespace;
 use crate::error::{Error, ManifestProblem, Result};
-use crate::id::ContractId;
 use crate::manifest::{MANIFEST_FILE, Manifest, Origin, standard_path};
 use crate::report::Event;
 use crate::repository::Repository;
 
-/// The table after `gen`'s revision: its new text, what it parses to, and the report lines.
+/// The table as `gen` revises it: its new text, what it parses to, and the report lines.
 #[derive(Debug)]
-pub struct Revision {
+pub struct RevisedTable {
     /// The revised text, to be written by `gen`'s write phase.
     pub text: String,
     /// What the revised text parses to.
@@ -218,7 +218,7 @@ pub fn with_rows(text: &str, rows: &[(ContractId, String)]) -> Result<String> {
 /// # Errors
 /// A row to take out that is not written in a form this tool can take out; a flow-style
 /// `contracts` block where a row must be added; a link or wrong kind at a canonical text.
-pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
+pub fn revise(repo: &Repository<'_>) -> Result<Option<RevisedTable>> {
     let root: &Root = repo.root;
     let Some(bytes) = root.read_file_capped(
         MANIFEST_FILE,
@@ -274,7 +274,7 @@ pub fn revise(repo: &Repository<'_>) -> Result<Option<Revision>> {
     let manifest = Manifest::parse(&text)?;
     let mut events = unmapped;
     events.extend(mapped);
-    Ok(Some(Revision {
+    Ok(Some(RevisedTable {
         text,
         manifest,
         events,
@@ -403,15 +403,15 @@ mod tests {
         )
         .unwrap();
         let repo = Repository::load(&root).unwrap();
-        let revision = revise(&repo).unwrap().unwrap();
+        let revised = revise(&repo).unwrap().unwrap();
         assert_eq!(
-            revision.text,
+            revised.text,
             "sources:\n  w:\n    repository: o/r\n    ref: main\n\ncontracts:\n  remote-one:\n    source: w\n"
         );
-        let lines: Vec<String> = revision.events.iter().map(Event::line_text).collect();
+        let lines: Vec<String> = revised.events.iter().map(Event::line_text).collect();
         assert_eq!(lines, ["unmapped: gone"]);
         assert!(matches!(
-            revision.manifest.contracts[&id("remote-one")],
+            revised.manifest.contracts[&id("remote-one")],
             Origin::Remote { .. }
         ));
     }

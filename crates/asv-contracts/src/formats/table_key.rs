@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use crate::id::ContractId;
+use asv_model::id::ContractId;
 
 /// How `id` is written as a key of `contracts`: plain when the TypeScript tool reads the plain
 /// key back as `id`, double-quoted otherwise (`"007"`, `"0x1f"`, `"1e3"`, `"1.0"`). An id
@@ -20,8 +20,9 @@ use crate::id::ContractId;
 ///
 /// # Example
 /// ```
-/// # fn main() -> Result<(), asv_contracts::id::IdProblem> {
-/// use asv_contracts::{id::ContractId, table_key::key_of};
+/// # fn main() -> Result<(), asv_model::id::IdProblem> {
+/// use asv_contracts::table_key::key_of;
+/// use asv_model::id::ContractId;
 /// assert_eq!(key_of(&ContractId::parse("123")?), "123");
 /// assert_eq!(key_of(&ContractId::parse("true")?), "true");
 /// assert_eq!(key_of(&ContractId::parse("007")?), "\"007\"");

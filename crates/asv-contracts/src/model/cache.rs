@@ -20,13 +20,13 @@
 //! ```
 
 use asv_fs::Root;
+use asv_model::id::ContractId;
 
 use crate::digest::Digest;
 use crate::document::CanonicalBody;
 use crate::error::Result;
-use crate::id::ContractId;
 
-pub use asv_model::layout::CACHE_DIR;
+use asv_model::layout::CACHE_DIR;
 
 /// `.agentic-skill-vendor/cache/<source>/<revision>`: where one fetched revision sits whole.
 pub fn revision_dir(source: &str, revision: &str) -> String {

@@ -11,12 +11,12 @@
 //! and is later copied from where it stands (issue 15 §3).
 
 use asv_fs::{EntryKind, Root, join};
+use asv_model::id::ContractId;
+use asv_model::ignore::IgnoreRules;
 
 use super::framed::read_blob;
 use crate::digest::{Digest, FramedStream, cmp_utf16};
 use crate::error::{Error, RawSourceProblem, Result};
-use crate::id::ContractId;
-use crate::ignore::IgnoreRules;
 use crate::manifest::{Mapping, RawRow};
 
 pub use super::framed::{Blob, BlobAt};

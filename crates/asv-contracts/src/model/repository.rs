@@ -2,18 +2,18 @@
 //! origins, the lock, and each declared contract's canonical text.
 
 use asv_fs::{EntryKind, Root, join};
+use asv_model::declaration;
+use asv_model::id::ContractId;
+use asv_model::ignore;
+use asv_model::source::SourceName;
 
-use crate::declaration;
 use crate::digest::Digest;
 use crate::document::CanonicalBody;
 use crate::error::{Error, Result};
-use crate::id::ContractId;
-use crate::ignore;
 use crate::lock::{LOCK_FILE, Lock, SourcePins};
 use crate::manifest::{self, Manifest, Origin};
-use crate::source::SourceName;
 
-pub use asv_model::layout::SKILLS_DIR;
+use asv_model::layout::SKILLS_DIR;
 
 /// The name the lock had in early releases of the TypeScript tool.
 pub const LEGACY_LOCK_FILE: &str = "vendor-manifest.json";

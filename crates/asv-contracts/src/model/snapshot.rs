@@ -2,14 +2,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use asv_model::id::ContractId;
+use asv_model::source::SourceName;
+
 use crate::error::{Error, Result};
-use crate::id::ContractId;
 use crate::lock::{ContractKind, Lock, Resolution};
 use crate::manifest::Origin;
 use crate::raw::RawState;
 use crate::report::Violation;
 use crate::repository::{Canonical, Repository};
-use crate::source::SourceName;
 
 /// A contract cannot change kind in place: a table row and the lock must agree on whether an
 /// id is a document or raw bytes.

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeSet;
 
-use asv_contracts::ignore::IgnoreRules;
+use asv_model::ignore::IgnoreRules;
 use asv_test_support::git::git;
 
 /// The files of the mapped directory, relative to it.

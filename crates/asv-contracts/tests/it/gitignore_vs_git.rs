@@ -92,9 +92,9 @@ fn git_kept(dir: &std::path::Path) -> Vec<String> {
 fn conformance_walk_agrees_with_git() {
     for (n, case) in CASES.iter().enumerate() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let tree = Root::open(dir.path()).expect("open");
+        let root = Root::open(dir.path()).expect("open");
         for f in FILES {
-            tree.write_file(f, b"x").expect("write");
+            root.write_file(f, b"x").expect("write");
         }
         for (file, text) in [
             ".gitignore",
@@ -106,10 +106,10 @@ fn conformance_walk_agrees_with_git() {
         .zip(case)
         {
             if !text.is_empty() {
-                tree.write_file(file, text.as_bytes()).expect("write");
+                root.write_file(file, text.as_bytes()).expect("write");
             }
         }
-        let ours = asv_contracts::ignore::unignored_files(&tree, "c/t")
+        let ours = asv_model::ignore::unignored_files(&root, "c/t")
             .expect("walk")
             .unwrap_or_default();
         let git = git_kept(dir.path());

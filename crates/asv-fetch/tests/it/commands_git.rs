@@ -7,7 +7,7 @@ use crate::support::git_server;
 use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;
 use asv_fs::Root;
-use asv_remote::ObjectFormat;
+use asv_model::source::ObjectFormat;
 use asv_remote::Options;
 use git_server::{Behaviour, Fixture, Https, Tls};
 
@@ -34,16 +34,16 @@ fn end_to_end(format: ObjectFormat) {
     let url = server.url("contracts.git");
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    tree.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
+    let root = Root::open(dir.path()).expect("open");
+    root.write_file(".gitignore", b"/.agentic-skill-vendor/\n")
         .expect("write");
-    tree.write_file(
+    root.write_file(
         "skills/writer/SKILL.md",
         b"---\nmetadata:\n  contracts: [tdd-contract]\n---\n",
     )
     .expect("write");
 
-    let events = commands::add(&tree, &url, None, &options(&tls)).expect("add");
+    let events = commands::add(&root, &url, None, &options(&tls)).expect("add");
     let lines: Vec<String> = events.iter().map(|e| e.line_text()).collect();
     assert_eq!(
         lines,
@@ -56,7 +56,7 @@ fn end_to_end(format: ObjectFormat) {
         ]
     );
     let manifest = String::from_utf8(
-        tree.read_file("vendor-manifest.yaml")
+        root.read_file("vendor-manifest.yaml")
             .expect("read")
             .expect("manifest"),
     )
@@ -66,7 +66,7 @@ fn end_to_end(format: ObjectFormat) {
         "{manifest}"
     );
     let lock = String::from_utf8(
-        tree.read_file("vendor-lock.json")
+        root.read_file("vendor-lock.json")
             .expect("r")
             .expect("lock"),
     )
@@ -77,7 +77,7 @@ fn end_to_end(format: ObjectFormat) {
         assert!(!lock.contains("objectFormat"), "{lock}");
     }
 
-    let repo = Repository::load(&tree).expect("load");
+    let repo = Repository::load(&root).expect("load");
     let GenOutcome::Done { events, .. } = crate::generate(&repo).expect("gen") else {
         panic!("closure");
     };
@@ -91,24 +91,24 @@ fn end_to_end(format: ObjectFormat) {
         "the executable conformance file is taken too: {gen_lines:?}"
     );
     assert!(
-        tree.read_file("skills/writer/references/vendor/tdd-contract.md")
+        root.read_file("skills/writer/references/vendor/tdd-contract.md")
             .expect("read")
             .expect("copy")
             .ends_with(git_server::TEXT)
     );
-    let repo = Repository::load(&tree).expect("load");
+    let repo = Repository::load(&root).expect("load");
     assert!(asv_contracts::verify(&repo).expect("verify").is_empty());
 
     // A clean checkout: fetch restores exactly the pinned commit.
-    tree.remove_all(".agentic-skill-vendor").expect("rm");
-    commands::fetch(&tree, &options(&tls)).expect("fetch");
-    let repo = Repository::load(&tree).expect("load");
+    root.remove_all(".agentic-skill-vendor").expect("rm");
+    commands::fetch(&root, &options(&tls)).expect("fetch");
+    let repo = Repository::load(&root).expect("load");
     let GenOutcome::Done { events, writes, .. } = crate::generate(&repo).expect("gen") else {
         panic!("closure");
     };
     assert!(events.is_empty() && writes == 0);
     assert!(
-        commands::update(&tree, &options(&tls))
+        commands::update(&root, &options(&tls))
             .expect("update")
             .is_empty()
     );
@@ -130,13 +130,13 @@ fn a_server_asking_for_a_password_changes_nothing() {
     let tls = Tls::new();
     let server = Https::start(&tls, &fixture.served(), Behaviour::Unauthorized);
     let dir = tempfile::tempdir().expect("tempdir");
-    let tree = Root::open(dir.path()).expect("open");
-    tree.write_file(
+    let root = Root::open(dir.path()).expect("open");
+    root.write_file(
         "skills/writer/SKILL.md",
         b"---\nmetadata:\n  contracts: [tdd-contract]\n---\n",
     )
     .expect("write");
-    let err = commands::add(&tree, &server.url("contracts.git"), None, &options(&tls))
+    let err = commands::add(&root, &server.url("contracts.git"), None, &options(&tls))
         .expect_err("refused");
     assert!(!err.to_string().is_empty());
     for path in [
@@ -144,6 +144,6 @@ fn a_server_asking_for_a_password_changes_nothing() {
         "vendor-lock.json",
         ".agentic-skill-vendor",
     ] {
-        assert_eq!(tree.kind(path).expect("kind"), None, "{path}");
+        assert_eq!(root.kind(path).expect("kind"), None, "{path}");
     }
 }

@@ -129,12 +129,12 @@ impl Applier<'_, '_> {
         dests: &[(&str, Option<Identity>)],
         command: Option<&str>,
     ) -> Result<Journal> {
-        let root_id = self.op("", "inspect", || fs::metadata(self.tree.root()))?;
+        let root_id = self.op("", "inspect", || fs::metadata(self.root.root()))?;
         let made_state_dir = match self.lstat(STATE_DIR)?.map(|m| kind_of(m.file_type())) {
             Some(EntryKind::Directory) => false,
             None => {
                 self.op(STATE_DIR, "create directory", || {
-                    fs::create_dir(self.tree.abs(STATE_DIR))
+                    fs::create_dir(self.root.abs(STATE_DIR))
                 })?;
                 true
             }
@@ -155,7 +155,7 @@ impl Applier<'_, '_> {
         let mut created = false;
         let opened = self
             .op(&rel, "create the journal", || {
-                platform::create_private_appending(&self.tree.abs(&rel))
+                platform::create_private_appending(&self.root.abs(&rel))
             })
             .and_then(|file| {
                 created = true;
@@ -168,10 +168,10 @@ impl Applier<'_, '_> {
                 // Nothing was made yet: neither the journal nor its directory has anything
                 // to tell.
                 if created {
-                    let _ = fs::remove_file(self.tree.abs(&rel));
+                    let _ = fs::remove_file(self.root.abs(&rel));
                 }
                 if made_state_dir {
-                    let _ = fs::remove_dir(self.tree.abs(STATE_DIR));
+                    let _ = fs::remove_dir(self.root.abs(STATE_DIR));
                 }
                 return Err(e);
             }
@@ -215,9 +215,9 @@ impl Applier<'_, '_> {
             // the counter, which may be failing every call by now.
             let Journal { rel, file, .. } = journal;
             drop(file);
-            let _ = fs::remove_file(self.tree.abs(&rel));
+            let _ = fs::remove_file(self.root.abs(&rel));
             if made_state_dir {
-                let _ = fs::remove_dir(self.tree.abs(STATE_DIR));
+                let _ = fs::remove_dir(self.root.abs(STATE_DIR));
             }
             return Err(e);
         }
@@ -288,11 +288,11 @@ impl Applier<'_, '_> {
         } = journal;
         drop(file);
         self.op(&rel, "remove the journal", || {
-            fs::remove_file(self.tree.abs(&rel))
+            fs::remove_file(self.root.abs(&rel))
         })?;
         if made_state_dir {
             // Only if empty: the change itself may have put something there.
-            let _ = fs::remove_dir(self.tree.abs(STATE_DIR));
+            let _ = fs::remove_dir(self.root.abs(STATE_DIR));
         }
         Ok(())
     }
@@ -611,10 +611,10 @@ mod tests {
             (None, NO_COMMAND),
         ] {
             let dir = tempfile::tempdir().unwrap();
-            let tree = crate::Root::open(dir.path()).unwrap();
-            let applier = Applier::for_run(&tree, "0123456789ab");
+            let root = crate::Root::open(dir.path()).unwrap();
+            let applier = Applier::for_run(&root, "0123456789ab");
             let journal = applier.open_journal(&[("a", None)], named).unwrap();
-            let bytes = fs::read(tree.abs(&journal.rel)).unwrap();
+            let bytes = fs::read(root.abs(&journal.rel)).unwrap();
             let want = format!("\0command\0{recorded}\0P\0a\0-\0");
             assert!(
                 bytes.windows(want.len()).any(|w| w == want.as_bytes()),

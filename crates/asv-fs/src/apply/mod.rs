@@ -131,7 +131,7 @@ struct Track {
 }
 
 struct Applier<'a, 'f> {
-    tree: &'a Root,
+    root: &'a Root,
     /// This apply's run id: in its journal and in every name it stages or parks, so a
     /// recovery acts on this run's entries alone.
     run: String,
@@ -143,20 +143,20 @@ struct Applier<'a, 'f> {
     /// The trees outside this one that copies come from ([`Body::CopyFrom`]), each opened
     /// once: a guarded root checks each directory on the way to a file once, so a skill of
     /// many files copied from one place is not checked again per file.
-    sources: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<Root>>>,
+    copy_sources: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, Arc<Root>>>,
 }
 
 impl<'a> Applier<'a, '_> {
     /// An applier with no faults to inject and nothing known yet, acting for the run `run`
     /// (for a recovery: what it moves aside carries the interrupted run's id).
-    fn for_run(tree: &'a Root, run: &str) -> Self {
+    fn for_run(root: &'a Root, run: &str) -> Self {
         Applier {
-            tree,
+            root,
             run: run.to_owned(),
             calls: Calls::none(),
             no_exchange: false,
             known_dirs: Default::default(),
-            sources: Default::default(),
+            copy_sources: Default::default(),
         }
     }
 }
@@ -172,7 +172,7 @@ impl Applier<'_, '_> {
 
     fn lstat(&self, rel: &str) -> Result<Option<fs::Metadata>> {
         self.op(rel, "inspect", || {
-            match fs::symlink_metadata(self.tree.abs(rel)) {
+            match fs::symlink_metadata(self.root.abs(rel)) {
                 Ok(meta) => Ok(Some(meta)),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
                 Err(e) => Err(e),
@@ -195,7 +195,7 @@ impl Applier<'_, '_> {
     /// Opens the directory `rel` of the tree, to make and move entries in it by name.
     fn open_dir(&self, rel: &str) -> Result<platform::Dir> {
         self.op(rel, "open the directory", || {
-            platform::Dir::open(&self.tree.abs(rel))
+            platform::Dir::open(&self.root.abs(rel))
         })
     }
 
@@ -220,7 +220,7 @@ impl Applier<'_, '_> {
             }
             if below_made {
                 self.op(&path, "create directory", || {
-                    fs::create_dir(self.tree.abs(&path))
+                    fs::create_dir(self.root.abs(&path))
                 })?;
                 made.push(path.clone());
                 self.know(&path);
@@ -232,7 +232,7 @@ impl Applier<'_, '_> {
                 }
                 None => {
                     self.op(&path, "create directory", || {
-                        fs::create_dir(self.tree.abs(&path))
+                        fs::create_dir(self.root.abs(&path))
                     })?;
                     made.push(path.clone());
                     self.know(&path);
@@ -253,14 +253,14 @@ impl Applier<'_, '_> {
 
     /// Renames `from` to `to`, never over an entry standing at `to`.
     fn rename_noreplace(&self, from: &str, to: &str, op: &'static str) -> Result<()> {
-        let (from_abs, to_abs) = (self.tree.abs(from), self.tree.abs(to));
+        let (from_abs, to_abs) = (self.root.abs(from), self.root.abs(to));
         self.op(to, op, || platform::rename_noreplace(&from_abs, &to_abs))
     }
 
     /// Removes whatever stands at `rel`, never following a link, making each directory
     /// owner-writable first so a read-only tree can go.
     fn remove_tree(&self, rel: &str) -> Result<()> {
-        self.remove_tree_at(&self.tree.abs(rel), rel)
+        self.remove_tree_at(&self.root.abs(rel), rel)
     }
 
     fn remove_tree_at(&self, abs: &Path, rel: &str) -> Result<()> {
@@ -362,17 +362,17 @@ impl Plan<'_> {
 
 fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
     let Plan {
-        root: tree,
+        root,
         mut entries,
         faults,
     } = plan;
     let applier = Applier {
-        tree,
+        root,
         run: names::new_run_id(),
         calls: Calls::new(faults.as_ref()),
         no_exchange: faults.as_ref().is_some_and(|f| f.no_exchange),
         known_dirs: Default::default(),
-        sources: Default::default(),
+        copy_sources: Default::default(),
     };
     entries.retain(|entry| entry.planned.action().is_active());
     let mut tracks: Vec<Track> = Vec::new();
@@ -392,7 +392,7 @@ fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
             .map(|t| t.dest.as_str())
             .chain(made.iter().map(String::as_str))
             .collect();
-        tree.forget_checked_all(&dirs);
+        root.forget_checked_all(&dirs);
     };
     if let Err(cause) = outcome {
         // Directories made before the failure that the journal does not name yet: should the
@@ -408,7 +408,7 @@ fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
         }
         for dir in made.iter().rev() {
             if applier
-                .op(dir, "remove directory", || fs::remove_dir(tree.abs(dir)))
+                .op(dir, "remove directory", || fs::remove_dir(root.abs(dir)))
                 .is_err()
             {
                 leftovers.push(dir.clone());
@@ -512,7 +512,7 @@ fn forward(
         if found == Some(EntryKind::Directory)
             && matches!(entry.change.ownership, Ownership::MustBeFree)
             && !applier.op(dest, "list", || {
-                Ok(fs::read_dir(applier.tree.abs(dest))?.next().is_none())
+                Ok(fs::read_dir(applier.root.abs(dest))?.next().is_none())
             })?
         {
             return Err(Error::DestOccupied {

@@ -365,7 +365,7 @@ struct Undo {
 fn recover(applier: &Applier<'_, '_>, record: &Record) -> Result<()> {
     let run = record.run.as_str();
     let mut listings = Listings {
-        root: applier.tree,
+        root: applier.root,
         dirs: HashMap::new(),
     };
     let identity = |rel: &str| -> Result<Option<(Identity, fs::Metadata)>> {
@@ -462,7 +462,7 @@ fn recover(applier: &Applier<'_, '_>, record: &Record) -> Result<()> {
     for (dir, _) in record.made.iter().rev() {
         // Only an empty directory the run made: one that holds anything now is not only
         // this run's.
-        if made_here.contains(dir.as_str()) && fs::remove_dir(applier.tree.abs(dir)).is_ok() {
+        if made_here.contains(dir.as_str()) && fs::remove_dir(applier.root.abs(dir)).is_ok() {
             listings.removed(dir);
         }
     }

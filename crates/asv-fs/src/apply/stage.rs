@@ -10,7 +10,7 @@ use super::names::staged_name;
 use super::{Applier, Track, base_name, create_new, is_exists};
 use crate::error::{Error, Result};
 use crate::plan::{
-    Action, Body, Entry, FileContents, Fill, Operation, SourceEntry, TreeFile, walk_source,
+    Action, Body, CopyEntry, Entry, FileContents, Fill, Operation, TreeFile, walk_copy_source,
 };
 use crate::platform;
 use crate::root::{Root, join, parent_of};
@@ -25,11 +25,11 @@ impl Applier<'_, '_> {
             .map_err(|e| Error::io(source, "read", e))?;
         // Only real directories on the way, as for a guarded read; the entry itself is judged
         // once linked, where it is the very inode: no open is needed to vet it first.
-        if !self.tree.check_ancestors(source)? {
+        if !self.root.check_ancestors(source)? {
             return Ok(false);
         }
-        let to = self.tree.abs(staged);
-        if platform::hard_link(&self.tree.abs(source), &to).is_err() {
+        let to = self.root.abs(staged);
+        if platform::hard_link(&self.root.abs(source), &to).is_err() {
             return Ok(false);
         }
         // A link at the source is linked as itself (never followed), and refused here with
@@ -46,16 +46,16 @@ impl Applier<'_, '_> {
     }
 
     /// The guarded root of the tree at `from`, opened once per apply.
-    fn source_root(&self, from: &Path) -> Result<Arc<Root>> {
-        let mut sources = self
-            .sources
+    fn copy_source_root(&self, from: &Path) -> Result<Arc<Root>> {
+        let mut copy_sources = self
+            .copy_sources
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(root) = sources.get(from) {
+        if let Some(root) = copy_sources.get(from) {
             return Ok(Arc::clone(root));
         }
         let root = Arc::new(Root::open(from)?);
-        sources.insert(from.to_owned(), Arc::clone(&root));
+        copy_sources.insert(from.to_owned(), Arc::clone(&root));
         Ok(root)
     }
 
@@ -93,8 +93,8 @@ impl Applier<'_, '_> {
             .step()
             .map_err(|e| Error::io(&source.path, "read", e))?;
         let reader = match from {
-            None => self.tree.open_reader(&source.path)?,
-            Some(from) => self.source_root(from)?.open_reader(&source.path)?,
+            None => self.root.open_reader(&source.path)?,
+            Some(from) => self.copy_source_root(from)?.open_reader(&source.path)?,
         };
         let Some(reader) = reader else {
             return Err(changed());
@@ -124,7 +124,7 @@ impl Applier<'_, '_> {
         loop {
             let staged = staged_name(dest, &self.run);
             let made = self.op(&staged, "create directory", || {
-                match fs::create_dir(self.tree.abs(&staged)) {
+                match fs::create_dir(self.root.abs(&staged)) {
                     Ok(()) => Ok(true),
                     Err(e) if is_exists(&e) => Ok(false),
                     Err(e) => Err(e),
@@ -149,7 +149,7 @@ impl Applier<'_, '_> {
             let made = self.op(&staged, "create", || {
                 let created = match dir {
                     Some(dir) => dir.create_new(base_name(&staged), mode),
-                    None => create_new(&self.tree.abs(&staged), mode),
+                    None => create_new(&self.root.abs(&staged), mode),
                 };
                 match created {
                     Ok(file) => Ok(Some(file)),
@@ -188,7 +188,7 @@ impl Applier<'_, '_> {
             if let Operation::Replace(Fill::With(write)) =
                 std::mem::replace(&mut entry.change.operation, Operation::Remove(None))
             {
-                let staged_tree = Root::open(self.tree.abs(&staged))?;
+                let staged_tree = Root::open(self.root.abs(&staged))?;
                 write(&staged_tree)?;
             }
             return Ok(());
@@ -200,7 +200,7 @@ impl Applier<'_, '_> {
                     // `stage_all`): `O_EXCL` still refuses anything standing there.
                     let file = self.op(&dest, "create", || match dir {
                         Some(dir) => dir.create_new(base_name(&dest), 0o666),
-                        None => create_new(&self.tree.abs(&dest), 0o666),
+                        None => create_new(&self.root.abs(&dest), 0o666),
                     })?;
                     (dest.clone(), file)
                 } else {
@@ -226,7 +226,7 @@ impl Applier<'_, '_> {
                             out: &mut file,
                             failed: None,
                         };
-                        write(self.tree, &mut sink)?;
+                        write(self.root, &mut sink)?;
                         if let Some(e) = sink.failed {
                             return Err(Error::io(&staged, "write", e));
                         }
@@ -245,7 +245,7 @@ impl Applier<'_, '_> {
             Operation::Replace(Fill::Link(target)) => {
                 let staged = loop {
                     let staged = staged_name(&dest, &self.run);
-                    let abs = self.tree.abs(&staged);
+                    let abs = self.root.abs(&staged);
                     let made = self.op(&staged, "create link", || {
                         match platform::symlink(target, &abs) {
                             Ok(()) => Ok(true),
@@ -273,7 +273,7 @@ impl Applier<'_, '_> {
                             if dirs.insert(path.clone()) {
                                 let rel = join(&staged, &path);
                                 self.op(&rel, "create directory", || {
-                                    fs::create_dir(self.tree.abs(&rel))
+                                    fs::create_dir(self.root.abs(&rel))
                                 })?;
                             }
                         }
@@ -286,13 +286,13 @@ impl Applier<'_, '_> {
                     }
                     let mode = if file.executable { 0o777 } else { 0o666 };
                     let mut out =
-                        self.op(&rel, "create", || create_new(&self.tree.abs(&rel), mode))?;
+                        self.op(&rel, "create", || create_new(&self.root.abs(&rel), mode))?;
                     self.write_body(&file.body, &rel, &mut out)?;
                 }
             }
             Operation::Replace(Fill::Copy(source)) => {
                 let shown = source.display().to_string();
-                let staged = if entry.source_is_dir {
+                let staged = if entry.copy_source_is_dir {
                     let staged = self.staged_dir(&dest)?;
                     track(&staged);
                     (staged, None)
@@ -302,19 +302,19 @@ impl Applier<'_, '_> {
                     (staged, Some(file))
                 };
                 let (staged, mut staged_file) = staged;
-                walk_source(source, &shown, &self.calls, &mut |item| match item {
-                    SourceEntry::Dir { rel, mode } => {
+                walk_copy_source(source, &shown, &self.calls, &mut |item| match item {
+                    CopyEntry::Dir { rel, mode } => {
                         let target = join(&staged, rel);
                         if !rel.is_empty() {
                             self.op(&target, "create directory", || {
-                                platform::create_private_dir(&self.tree.abs(&target))
+                                platform::create_private_dir(&self.root.abs(&target))
                             })?;
                         }
                         self.op(&target, "set permissions", || {
-                            platform::set_path_mode(&self.tree.abs(&target), (mode & 0o777) | 0o700)
+                            platform::set_path_mode(&self.root.abs(&target), (mode & 0o777) | 0o700)
                         })
                     }
-                    SourceEntry::File {
+                    CopyEntry::File {
                         rel,
                         mut file,
                         mode,
@@ -323,7 +323,7 @@ impl Applier<'_, '_> {
                         let mut out = match staged_file.take() {
                             Some(out) if rel.is_empty() => out,
                             _ => self.op(&target, "create", || {
-                                create_new(&self.tree.abs(&target), 0o600)
+                                create_new(&self.root.abs(&target), 0o600)
                             })?,
                         };
                         self.op(&target, "write", || io::copy(&mut file, &mut out))?;

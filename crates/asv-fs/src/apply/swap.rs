@@ -28,7 +28,7 @@ impl Applier<'_, '_> {
         if self.no_exchange || !platform::HAS_EXCHANGE {
             return Ok(false);
         }
-        let (a_abs, b_abs) = (self.tree.abs(a), self.tree.abs(b));
+        let (a_abs, b_abs) = (self.root.abs(a), self.root.abs(b));
         self.op(b, "exchange into place", || {
             platform::exchange(&a_abs, &b_abs)
         })
@@ -173,17 +173,17 @@ pub(super) fn swap_all(
     // stop (and roll back) between destinations.
     let mut held = None;
     for track in tracks.iter_mut() {
-        applier.tree.spend_write(&track.dest)?;
+        applier.root.spend_write(&track.dest)?;
         if let Some((seen, recogniser)) = seen.get(track.dest.as_str()) {
             let now = applier
                 .calls
                 .step()
                 .map_err(|e| Error::io(&track.dest, "inspect", e))
-                .and_then(|()| crate::plan::seen::Seen::take(applier.tree, &track.dest))?;
+                .and_then(|()| crate::plan::seen::Seen::take(applier.root, &track.dest))?;
             if let Some(path) = seen.first_change(&track.dest, now.as_ref()) {
                 let still_ours = match (recogniser, now.as_ref().and_then(|n| n.kind())) {
                     (Some(recogniser), Some(kind)) => matches!(
-                        (recogniser.0)(applier.tree, &track.dest, kind)?,
+                        (recogniser.0)(applier.root, &track.dest, kind)?,
                         crate::plan::Verdict::Ours
                     ),
                     _ => false,

@@ -20,12 +20,12 @@
 //! use asv_fs::plan::{Change, Fill, NewFile, Ownership, Plan};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let tree = asv_fs::Root::open(dir.path())?;
-//! tree.write_file("skills/old/SKILL.md", b"old\n")?;
-//! tree.write_file("notes.md", b"v1\n")?;
+//! let root = asv_fs::Root::open(dir.path())?;
+//! root.write_file("skills/old/SKILL.md", b"old\n")?;
+//! root.write_file("notes.md", b"v1\n")?;
 //!
 //! let plan = Plan::new(
-//!     &tree,
+//!     &root,
 //!     vec![
 //!         Change::replace(
 //!             "skills/new",
@@ -40,12 +40,12 @@
 //!     plan.describe(),
 //!     "replace notes.md (forced)\ncreate skills/new\nremove skills/old (forced)\n"
 //! );
-//! let lock = tree.lock_for_writing(std::time::Duration::from_secs(2))?;
+//! let lock = root.lock_for_writing(std::time::Duration::from_secs(2))?;
 //! let applied = plan.apply(&lock)?;
 //! assert!(applied.warnings().is_empty());
-//! assert_eq!(tree.read_file("skills/new/SKILL.md")?.as_deref(), Some(&b"new\n"[..]));
-//! assert_eq!(tree.kind("skills/old")?, None);
-//! assert_eq!(tree.read_file("notes.md")?.as_deref(), Some(&b"v2\n"[..]));
+//! assert_eq!(root.read_file("skills/new/SKILL.md")?.as_deref(), Some(&b"new\n"[..]));
+//! assert_eq!(root.kind("skills/old")?, None);
+//! assert_eq!(root.read_file("notes.md")?.as_deref(), Some(&b"v2\n"[..]));
 //! # Ok(())
 //! # }
 //! ```
@@ -59,22 +59,22 @@ use crate::error::{EntryKind, Error, Result};
 use crate::faults::{Calls, FaultPlan};
 use crate::root::{Root, join, parent_of};
 mod change;
+mod copy;
 pub(crate) mod seen;
-mod source;
 
 pub use change::{
     Action, Body, Change, Content, Disowned, During, FileSink, FileWriteFn, Fill, NewFile,
     Ownership, PlannedChange, Recogniser, SharedBytes, TreeFile, Verdict, WriteFn,
 };
 pub(crate) use change::{FileContents, Operation};
-pub(crate) use source::{SourceEntry, real_source, walk_source};
+pub(crate) use copy::{CopyEntry, real_copy_source, walk_copy_source};
 
 /// One change and what was decided for it.
 pub(crate) struct Entry {
     pub(crate) change: Change,
     pub(crate) planned: PlannedChange,
     /// For a copy: whether the source is a directory (else a regular file).
-    pub(crate) source_is_dir: bool,
+    pub(crate) copy_source_is_dir: bool,
     /// What stood at the destination when the change was decided (`None`: nothing did, or
     /// the tool's own state): compared again just before the swap.
     pub(crate) seen: Option<seen::Seen>,
@@ -248,9 +248,9 @@ impl<'t> Plan<'t> {
     /// [`Error::InvalidDest`] (an empty, absolute, `.` or `..` segment),
     /// [`Error::InvalidFillPath`], [`Error::DestOccupied`] (`must-be-free` over anything but
     /// an empty directory), [`Error::NotOwned`] (the recogniser disowned it),
-    /// [`Error::DestHoldsSource`] / [`Error::SourceHoldsDest`] (a copy source that is, lies
-    /// in or holds its destination), [`Error::SourceLink`] / [`Error::SourceWrongKind`] /
-    /// [`Error::SourceUnreadable`] (the copy source), then [`Error::DestsOverlap`] (two
+    /// [`Error::DestHoldsCopySource`] / [`Error::CopySourceHoldsDest`] (a copy source that is, lies
+    /// in or holds its destination), [`Error::CopySourceLink`] / [`Error::CopySourceWrongKind`] /
+    /// [`Error::CopySourceUnreadable`] (the copy source), then [`Error::DestsOverlap`] (two
     /// active changes at one place). A link or non-directory on the way to a destination is
     /// [`Error::Symlink`] / [`Error::WrongKind`]; a failing read is [`Error::Io`] or the
     /// recogniser's own error.
@@ -304,26 +304,26 @@ impl<'t> Plan<'t> {
         existing: Option<EntryKind>,
     ) -> Result<Entry> {
         let dest = change.dest.as_str();
-        let mut source_is_dir = false;
+        let mut copy_source_is_dir = false;
         match &change.operation {
             Operation::Replace(Fill::Copy(source)) => {
                 let shown = source.display().to_string();
-                walk_source(source, &shown, &Calls::none(), &mut |entry| {
-                    if let SourceEntry::Dir { rel: "", .. } = entry {
-                        source_is_dir = true;
+                walk_copy_source(source, &shown, &Calls::none(), &mut |entry| {
+                    if let CopyEntry::Dir { rel: "", .. } = entry {
+                        copy_source_is_dir = true;
                     }
                     Ok(())
                 })?;
-                let source_real = real_source(source, &shown)?;
+                let source_real = real_copy_source(source, &shown)?;
                 let dest_real = real_root.join(dest);
                 if source_real.starts_with(&dest_real) {
-                    return Err(Error::DestHoldsSource {
+                    return Err(Error::DestHoldsCopySource {
                         dest: dest.to_owned(),
                         copy_source: shown,
                     });
                 }
                 if dest_real.starts_with(&source_real) {
-                    return Err(Error::SourceHoldsDest {
+                    return Err(Error::CopySourceHoldsDest {
                         dest: dest.to_owned(),
                         copy_source: shown,
                     });
@@ -374,7 +374,7 @@ impl<'t> Plan<'t> {
                 reason: reason.map(std::borrow::Cow::Borrowed),
             },
             change,
-            source_is_dir,
+            copy_source_is_dir,
             seen: seen.filter(|_| action.is_active()),
         })
     }

@@ -101,8 +101,8 @@ fn changes(f: &Fixture) -> Vec<Change> {
                 NewFile::new("SKILL.md", "d new\n"),
                 NewFile::new("scripts/x.sh", "#!/bin/sh\n").executable(),
             ]),
-            Ownership::tool_made(|tree, dest, _| {
-                Ok(if tree.kind(&format!("{dest}/.vendored"))?.is_some() {
+            Ownership::tool_made(|root, dest, _| {
+                Ok(if root.kind(&format!("{dest}/.vendored"))?.is_some() {
                     Verdict::Ours
                 } else {
                     Verdict::NotOurs(Disowned::Changed(During::Command))
@@ -139,8 +139,8 @@ fn changes(f: &Fixture) -> Vec<Change> {
     ]
 }
 
-fn plan<'t>(tree: &'t Root, f: &Fixture) -> Plan<'t> {
-    Plan::new(tree, changes(f)).unwrap()
+fn plan<'t>(root: &'t Root, f: &Fixture) -> Plan<'t> {
+    Plan::new(root, changes(f)).unwrap()
 }
 
 const DESCRIBED: &str = "\
@@ -159,8 +159,8 @@ create skills/n/deep/made
 /// the tree it leaves.
 fn baseline(no_exchange: bool) -> (usize, usize, BTreeMap<String, Node>) {
     let f = fixture();
-    let tree = Root::open(&f.root).unwrap();
-    let plan = plan(&tree, &f);
+    let root = Root::open(&f.root).unwrap();
+    let plan = plan(&root, &f);
     assert_eq!(plan.describe(), DESCRIBED);
     let faults = if no_exchange {
         FaultPlan::new().without_exchange()
@@ -215,12 +215,12 @@ fn sweep(no_exchange: bool) {
         for n in 0..=calls {
             let f = fixture();
             let before = snapshot(&f.root);
-            let tree = Root::open(&f.root).unwrap();
+            let root = Root::open(&f.root).unwrap();
             let mut faults = FaultPlan::new().fail_call(n, errno.raw_os_error());
             if no_exchange {
                 faults = faults.without_exchange();
             }
-            let outcome = plan(&tree, &f).with_faults(faults).apply_locked();
+            let outcome = plan(&root, &f).with_faults(faults).apply_locked();
             let now = snapshot(&f.root);
             if n < commit {
                 let error = outcome.expect_err(&format!("{name} at call {n} must fail"));
@@ -349,14 +349,14 @@ fn failing_rollbacks(no_exchange: bool) {
         for m in [1, 2, 3, 4, 6, 9, 13, 18, 24].map(|d| n + d) {
             let f = fixture();
             let before = snapshot(&f.root);
-            let tree = Root::open(&f.root).unwrap();
+            let root = Root::open(&f.root).unwrap();
             let mut faults = FaultPlan::new()
                 .fail_call(n, Errno::NOSPC.raw_os_error())
                 .fail_call(m, Errno::BUSY.raw_os_error());
             if no_exchange {
                 faults = faults.without_exchange();
             }
-            let error = plan(&tree, &f)
+            let error = plan(&root, &f)
                 .with_faults(faults)
                 .apply_locked()
                 .unwrap_err();
@@ -392,11 +392,11 @@ fn rollback_incomplete_message() {
         .flat_map(|n| (n + 1..n + 30).map(move |m| (n, m)))
     {
         let f = fixture();
-        let tree = Root::open(&f.root).unwrap();
+        let root = Root::open(&f.root).unwrap();
         let faults = FaultPlan::new()
             .fail_call(n, Errno::NOSPC.raw_os_error())
             .fail_call(m, Errno::BUSY.raw_os_error());
-        let error = plan(&tree, &f)
+        let error = plan(&root, &f)
             .with_faults(faults)
             .apply_locked()
             .unwrap_err();

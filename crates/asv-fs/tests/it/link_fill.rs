@@ -12,11 +12,11 @@ use rustix::io::Errno;
 #[test]
 fn a_link_fill_creates_and_replaces() {
     let dir = tempfile::tempdir().unwrap();
-    let tree = Root::open(dir.path()).unwrap();
+    let root = Root::open(dir.path()).unwrap();
     put(dir.path(), "work/pdf/SKILL.md", b"dev copy\n");
     put(dir.path(), ".claude/skills/old/SKILL.md", b"old\n");
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![
             Change::replace(
                 ".claude/skills/pdf",
@@ -45,11 +45,11 @@ fn a_link_fill_creates_and_replaces() {
         assert_eq!(std::fs::read(path.join("SKILL.md")).unwrap(), b"dev copy\n");
     }
     // the tool's own reads still refuse what it made
-    assert!(tree.read_file(".claude/skills/pdf/SKILL.md").is_err());
+    assert!(root.read_file(".claude/skills/pdf/SKILL.md").is_err());
     // an empty target is refused at planning
     assert!(
         Plan::new(
-            &tree,
+            &root,
             vec![Change::replace("x", Fill::link(""), Ownership::Force)]
         )
         .is_err()
@@ -61,13 +61,13 @@ fn a_failing_link_fill_leaves_everything_as_it_was() {
     let mut n = 0;
     loop {
         let dir = tempfile::tempdir().unwrap();
-        let tree = Root::open(dir.path()).unwrap();
+        let root = Root::open(dir.path()).unwrap();
         put(dir.path(), "work/pdf/SKILL.md", b"dev\n");
         put(dir.path(), "skills/pdf/SKILL.md", b"installed\n");
         put(dir.path(), "skills/csv/SKILL.md", b"csv\n");
         let before = snapshot(dir.path());
         let plan = Plan::new(
-            &tree,
+            &root,
             vec![
                 Change::replace("skills/pdf", Fill::link("../work/pdf"), Ownership::Force),
                 Change::remove("skills/csv", Ownership::Force),

@@ -24,11 +24,11 @@ fn tempdir() -> tempfile::TempDir {
 
 /// The recogniser of the tests: an entry is the tool's when it holds a `.vendored` marker.
 fn marked() -> Ownership {
-    Ownership::tool_made(|tree, dest, kind| {
+    Ownership::tool_made(|root, dest, kind| {
         if kind != EntryKind::Directory {
             return Ok(Verdict::NotOurs(Disowned::Kind(kind)));
         }
-        Ok(match tree.kind(&format!("{dest}/.vendored"))? {
+        Ok(match root.kind(&format!("{dest}/.vendored"))? {
             Some(_) => Verdict::Ours,
             None => Verdict::NotOurs(Disowned::Changed(During::Command)),
         })
@@ -42,19 +42,19 @@ fn files(list: &[(&str, &str)]) -> Fill {
 #[test]
 fn every_action_as_a_dry_run_then_applied() {
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "forced/SKILL.md", b"old\n");
-    put(root, "forced/sub/x.md", b"x\n");
-    fs::create_dir_all(root.join("empty")).unwrap();
-    put(root, "ours/.vendored", b"");
-    put(root, "ours/a.md", b"a\n");
-    put(root, "state/cache.json", b"{}\n");
-    put(root, "gone-soon.md", b"bye\n");
-    put(root, "same/k.md", b"k\n");
-    put(root, "holder/same/k.md", b"k\n");
-    put(root, "holder/other.md", b"o\n");
-    put(root, "twice.md", b"2\n");
-    let tree = Root::open(root).unwrap();
+    let root_dir = dir.path();
+    put(root_dir, "forced/SKILL.md", b"old\n");
+    put(root_dir, "forced/sub/x.md", b"x\n");
+    fs::create_dir_all(root_dir.join("empty")).unwrap();
+    put(root_dir, "ours/.vendored", b"");
+    put(root_dir, "ours/a.md", b"a\n");
+    put(root_dir, "state/cache.json", b"{}\n");
+    put(root_dir, "gone-soon.md", b"bye\n");
+    put(root_dir, "same/k.md", b"k\n");
+    put(root_dir, "holder/same/k.md", b"k\n");
+    put(root_dir, "holder/other.md", b"o\n");
+    put(root_dir, "twice.md", b"2\n");
+    let root = Root::open(root_dir).unwrap();
     let same = || Content::Files(vec![("k.md".into(), b"k\n".to_vec())]);
     let changes = vec![
         Change::replace(
@@ -87,7 +87,7 @@ fn every_action_as_a_dry_run_then_applied() {
         Change::remove("twice.md", Ownership::Force),
         Change::remove("twice.md", Ownership::Force),
     ];
-    let plan = Plan::new(&tree, changes).unwrap();
+    let plan = Plan::new(&root, changes).unwrap();
     let want = "\
 replace empty (empty directory)
 replace forced (forced)
@@ -117,7 +117,7 @@ subsumed twice.md (also changed by an earlier change)
 
     let applied = plan.apply_locked().unwrap();
     assert!(applied.warnings().is_empty());
-    let after = snapshot(root);
+    let after = snapshot(root_dir);
     let bytes = |p: &str| match after.get(p) {
         Some(Node::File { bytes, .. }) => String::from_utf8(bytes.clone()).unwrap(),
         other => panic!("{p}: {other:?}"),
@@ -140,7 +140,7 @@ fn the_dry_run_does_not_depend_on_the_order_of_the_changes() {
     let dir = tempdir();
     put(dir.path(), "a-b/x", b"x");
     put(dir.path(), "a/y", b"y");
-    let tree = Root::open(dir.path()).unwrap();
+    let root = Root::open(dir.path()).unwrap();
     let make = || {
         vec![
             Change::remove("a-b", Ownership::Force),
@@ -149,10 +149,10 @@ fn the_dry_run_does_not_depend_on_the_order_of_the_changes() {
             Change::replace("b", files(&[("f", "f")]), Ownership::MustBeFree),
         ]
     };
-    let forward = Plan::new(&tree, make()).unwrap().describe();
+    let forward = Plan::new(&root, make()).unwrap().describe();
     let mut reversed = make();
     reversed.reverse();
-    assert_eq!(Plan::new(&tree, reversed).unwrap().describe(), forward);
+    assert_eq!(Plan::new(&root, reversed).unwrap().describe(), forward);
     // Segment order: `a/y` right after `a`, before `a-b`.
     assert_eq!(
         forward,
@@ -174,17 +174,17 @@ struct Refusal {
 #[test]
 fn every_refusal_writes_nothing() {
     let dir = tempdir();
-    let root = dir.path().join("root");
-    put(&root, "file.md", b"f\n");
-    put(&root, "full/x.md", b"x\n");
-    put(&root, "foreign/x.md", b"x\n");
-    put(&root, "src/inside/a.md", b"a\n");
-    link(&root, "link", root.join("full"));
-    link(&root, "dir-link", "full");
+    let root_dir = dir.path().join("root");
+    put(&root_dir, "file.md", b"f\n");
+    put(&root_dir, "full/x.md", b"x\n");
+    put(&root_dir, "foreign/x.md", b"x\n");
+    put(&root_dir, "src/inside/a.md", b"a\n");
+    link(&root_dir, "link", root_dir.join("full"));
+    link(&root_dir, "dir-link", "full");
     let outside = dir.path().join("outside");
     put(&outside, "a.md", b"a\n");
-    let tree = Root::open(&root).unwrap();
-    let src = |p: &str| Fill::copy(root.join(p));
+    let root = Root::open(&root_dir).unwrap();
+    let src = |p: &str| Fill::copy(root_dir.join(p));
     let rows = vec![
         Refusal {
             name: "a `..` segment",
@@ -303,41 +303,41 @@ fn every_refusal_writes_nothing() {
         Refusal {
             name: "the dest holds the source",
             changes: vec![Change::replace("src", src("src/inside"), Ownership::Force)],
-            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            check: |e| matches!(e, Error::DestHoldsCopySource { .. }),
             message: format!(
                 "src: the destination holds its own copy source {}; copy from outside the destination",
-                root.join("src/inside").display()
+                root_dir.join("src/inside").display()
             ),
             side: Side::Input,
         },
         Refusal {
             name: "the dest is the source",
             changes: vec![Change::replace("src", src("src"), Ownership::Force)],
-            check: |e| matches!(e, Error::DestHoldsSource { .. }),
+            check: |e| matches!(e, Error::DestHoldsCopySource { .. }),
             message: format!(
                 "src: the destination holds its own copy source {}; copy from outside the destination",
-                root.join("src").display()
+                root_dir.join("src").display()
             ),
             side: Side::Input,
         },
         Refusal {
             name: "the source holds the dest",
             changes: vec![Change::replace("src/inside/deeper", src("src"), Ownership::Force)],
-            check: |e| matches!(e, Error::SourceHoldsDest { .. }),
+            check: |e| matches!(e, Error::CopySourceHoldsDest { .. }),
             message: format!(
                 "src/inside/deeper: the destination lies inside its copy source {}; copy from a directory that does not hold the destination",
-                root.join("src").display()
+                root_dir.join("src").display()
             ),
             side: Side::Input,
         },
         Refusal {
             name: "the source is the root",
-            changes: vec![Change::replace("new", Fill::copy(&root), Ownership::Force)],
-            check: |e| matches!(e, Error::SourceLink { .. } | Error::SourceHoldsDest { .. }),
+            changes: vec![Change::replace("new", Fill::copy(&root_dir), Ownership::Force)],
+            check: |e| matches!(e, Error::CopySourceLink { .. } | Error::CopySourceHoldsDest { .. }),
             // The root holds links, refused first.
             message: format!(
                 "copy source {}: dir-link is a symbolic link; replace it with the file or directory it points to",
-                root.display()
+                root_dir.display()
             ),
             side: Side::Input,
         },
@@ -368,7 +368,7 @@ fn every_refusal_writes_nothing() {
     ];
     let before = snapshot(dir.path());
     for row in rows {
-        let error = Plan::new(&tree, row.changes).unwrap_err();
+        let error = Plan::new(&root, row.changes).unwrap_err();
         assert!((row.check)(&error), "{}: {error:?}", row.name);
         assert_eq!(error.to_string(), row.message, "{}", row.name);
         assert_eq!(error.side(), row.side, "{}", row.name);
@@ -385,13 +385,13 @@ fn every_refusal_writes_nothing() {
 #[test]
 fn keep_if_same_compares_bytes_and_file_sets() {
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "file.md", b"same\n");
-    put(root, "dir/a.md", b"a\n");
-    put(root, "dir/sub/b.md", b"b\n");
-    put(root, "linked/a.md", b"a\n");
-    link(root, "linked/b.md", "a.md");
-    let tree = Root::open(root).unwrap();
+    let root_dir = dir.path();
+    put(root_dir, "file.md", b"same\n");
+    put(root_dir, "dir/a.md", b"a\n");
+    put(root_dir, "dir/sub/b.md", b"b\n");
+    put(root_dir, "linked/a.md", b"a\n");
+    link(root_dir, "linked/b.md", "a.md");
+    let root = Root::open(root_dir).unwrap();
     let dir_content = |extra: Option<(&str, &str)>| {
         let mut list = vec![
             ("sub/b.md".to_owned(), b"b\n".to_vec()),
@@ -461,7 +461,7 @@ fn keep_if_same_compares_bytes_and_file_sets() {
     ];
     for (name, dest, content, want) in rows {
         let plan = Plan::new(
-            &tree,
+            &root,
             vec![Change::remove_keep_if_same(dest, content, Ownership::Force)],
         )
         .unwrap();
@@ -474,23 +474,23 @@ fn keep_if_same_compares_bytes_and_file_sets() {
 #[test]
 fn the_recogniser_sees_the_entry_and_decides() {
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "ours/.vendored", b"");
-    put(root, "ours/a.md", b"a\n");
-    put(root, "theirs/a.md", b"a\n");
-    let tree = Root::open(root).unwrap();
+    let root_dir = dir.path();
+    put(root_dir, "ours/.vendored", b"");
+    put(root_dir, "ours/a.md", b"a\n");
+    put(root_dir, "theirs/a.md", b"a\n");
+    let root = Root::open(root_dir).unwrap();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen_by = seen.clone();
-    let ownership = Ownership::tool_made(move |tree, dest, kind| {
+    let ownership = Ownership::tool_made(move |root, dest, kind| {
         seen_by.lock().unwrap().push((dest.to_owned(), kind));
-        Ok(match tree.read_file(&format!("{dest}/.vendored"))? {
+        Ok(match root.read_file(&format!("{dest}/.vendored"))? {
             Some(_) => Verdict::Ours,
             None => Verdict::NotOurs(Disowned::Changed(During::Command)),
         })
     });
     // Nothing there: created without asking.
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "fresh",
             files(&[("a", "")]),
@@ -502,7 +502,7 @@ fn the_recogniser_sees_the_entry_and_decides() {
     assert!(seen.lock().unwrap().is_empty());
     // Ours: replaced.
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "ours",
             files(&[(".vendored", ""), ("b", "")]),
@@ -516,21 +516,21 @@ fn the_recogniser_sees_the_entry_and_decides() {
         &[("ours".to_owned(), EntryKind::Directory)]
     );
     plan.apply_locked().unwrap();
-    assert_eq!(tree.read_file("ours/a.md").unwrap(), None);
-    assert_eq!(tree.read_file("ours/b").unwrap().as_deref(), Some(&b""[..]));
+    assert_eq!(root.read_file("ours/a.md").unwrap(), None);
+    assert_eq!(root.read_file("ours/b").unwrap().as_deref(), Some(&b""[..]));
     // Theirs: refused, with the recogniser's reason.
-    let error = Plan::new(&tree, vec![Change::remove("theirs", ownership.clone())]).unwrap_err();
+    let error = Plan::new(&root, vec![Change::remove("theirs", ownership.clone())]).unwrap_err();
     assert_eq!(
         error.to_string(),
         "theirs: not written by this tool (it changed while the command ran; run it again); move it aside or remove it if it may go"
     );
     // A recogniser's own failure is the plan's failure.
     let failing =
-        Ownership::tool_made(|tree, _, _| tree.read_dir("ours/.vendored").map(|_| Verdict::Ours));
-    let error = Plan::new(&tree, vec![Change::remove("theirs", failing)]).unwrap_err();
+        Ownership::tool_made(|root, _, _| root.read_dir("ours/.vendored").map(|_| Verdict::Ours));
+    let error = Plan::new(&root, vec![Change::remove("theirs", failing)]).unwrap_err();
     assert!(matches!(error, Error::WrongKind { .. }), "{error}");
     assert_eq!(
-        tree.read_file("theirs/a.md").unwrap().as_deref(),
+        root.read_file("theirs/a.md").unwrap().as_deref(),
         Some(&b"a\n"[..])
     );
 }
@@ -538,19 +538,19 @@ fn the_recogniser_sees_the_entry_and_decides() {
 #[test]
 fn read_only_trees_are_replaced_and_removed() {
     let dir = tempdir();
-    let root = dir.path();
+    let root_dir = dir.path();
     for top in ["ro-remove", "ro-replace"] {
-        put(root, &format!("{top}/a.md"), b"a\n");
-        put(root, &format!("{top}/deep/er/b.md"), b"b\n");
-        chmod(root, &format!("{top}/a.md"), 0o444);
-        chmod(root, &format!("{top}/deep/er/b.md"), 0o400);
-        chmod(root, &format!("{top}/deep/er"), 0o500);
-        chmod(root, &format!("{top}/deep"), 0o555);
-        chmod(root, top, 0o555);
+        put(root_dir, &format!("{top}/a.md"), b"a\n");
+        put(root_dir, &format!("{top}/deep/er/b.md"), b"b\n");
+        chmod(root_dir, &format!("{top}/a.md"), 0o444);
+        chmod(root_dir, &format!("{top}/deep/er/b.md"), 0o400);
+        chmod(root_dir, &format!("{top}/deep/er"), 0o500);
+        chmod(root_dir, &format!("{top}/deep"), 0o555);
+        chmod(root_dir, top, 0o555);
     }
-    let tree = Root::open(root).unwrap();
+    let root = Root::open(root_dir).unwrap();
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![
             Change::remove("ro-remove", Ownership::Force),
             Change::replace("ro-replace", files(&[("new.md", "n\n")]), Ownership::Force),
@@ -559,7 +559,7 @@ fn read_only_trees_are_replaced_and_removed() {
     .unwrap();
     let applied = plan.apply_locked().unwrap();
     assert!(applied.warnings().is_empty(), "{:?}", applied.warnings());
-    let after = snapshot(root);
+    let after = snapshot(root_dir);
     assert_eq!(
         after.keys().cloned().collect::<Vec<_>>(),
         ["ro-replace", "ro-replace/new.md"]
@@ -569,13 +569,13 @@ fn read_only_trees_are_replaced_and_removed() {
 #[test]
 fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "skill/old.md", b"old\n");
-    put(root, "other.md", b"o\n");
-    let tree = Root::open(root).unwrap();
-    let before = snapshot(root);
+    let root_dir = dir.path();
+    put(root_dir, "skill/old.md", b"old\n");
+    put(root_dir, "other.md", b"o\n");
+    let root = Root::open(root_dir).unwrap();
+    let before = snapshot(root_dir);
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![
             Change::replace_file("other.md", "changed\n", Ownership::Force),
             Change::replace(
@@ -596,10 +596,10 @@ fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
         matches!(error, Error::Symlink { ref path } if path == "pretend"),
         "{error}"
     );
-    assert_eq!(snapshot(root), before);
+    assert_eq!(snapshot(root_dir), before);
 
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "skill",
             Fill::with(|staged| staged.write_file("deep/new.md", b"new\n")),
@@ -609,40 +609,40 @@ fn a_write_callback_fills_the_staged_directory_and_its_failure_rolls_back() {
     .unwrap();
     plan.apply_locked().unwrap();
     assert_eq!(
-        tree.read_file("skill/deep/new.md").unwrap().as_deref(),
+        root.read_file("skill/deep/new.md").unwrap().as_deref(),
         Some(&b"new\n"[..])
     );
-    assert_eq!(tree.kind("skill/old.md").unwrap(), None);
+    assert_eq!(root.kind("skill/old.md").unwrap(), None);
 }
 
 #[test]
 fn a_destination_changed_since_planning_stops_the_apply() {
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "a.md", b"a\n");
-    let tree = Root::open(root).unwrap();
+    let root_dir = dir.path();
+    put(root_dir, "a.md", b"a\n");
+    let root = Root::open(root_dir).unwrap();
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![
             Change::replace_file("a.md", "A\n", Ownership::Force),
             Change::replace("b", files(&[("x", "x")]), Ownership::MustBeFree),
         ],
     )
     .unwrap();
-    put(root, "b/foreign.md", b"mine\n");
-    let before = snapshot(root);
+    put(root_dir, "b/foreign.md", b"mine\n");
+    let before = snapshot(root_dir);
     let error = plan.apply_locked().unwrap_err();
     assert_eq!(
         error.to_string(),
         "b: changed since the change was planned (expected nothing, found a directory); run again"
     );
     assert_eq!(error.side(), Side::Destination);
-    assert_eq!(snapshot(root), before);
+    assert_eq!(snapshot(root_dir), before);
 
     // An empty directory a must-be-free change was to replace filled up in the meantime.
-    fs::create_dir(root.join("empty")).unwrap();
+    fs::create_dir(root_dir.join("empty")).unwrap();
     let plan = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "empty",
             files(&[("x", "x")]),
@@ -651,11 +651,11 @@ fn a_destination_changed_since_planning_stops_the_apply() {
     )
     .unwrap();
     assert_eq!(plan.describe(), "replace empty (empty directory)\n");
-    put(root, "empty/foreign.md", b"mine\n");
-    let before = snapshot(root);
+    put(root_dir, "empty/foreign.md", b"mine\n");
+    let before = snapshot(root_dir);
     let error = plan.apply_locked().unwrap_err();
     assert!(matches!(error, Error::DestOccupied { .. }), "{error}");
-    assert_eq!(snapshot(root), before);
+    assert_eq!(snapshot(root_dir), before);
 }
 
 #[test]
@@ -667,11 +667,11 @@ fn copies_keep_file_modes_and_open_directories_to_their_owner() {
     put(&source, "ro/a.md", b"a\n");
     chmod(&source, "ro/a.md", 0o440);
     chmod(&source, "ro", 0o555);
-    let root = dir.path().join("root");
-    fs::create_dir(&root).unwrap();
-    let tree = Root::open(&root).unwrap();
+    let root_dir = dir.path().join("root");
+    fs::create_dir(&root_dir).unwrap();
+    let root = Root::open(&root_dir).unwrap();
     Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "copy",
             Fill::copy(&source),
@@ -681,7 +681,7 @@ fn copies_keep_file_modes_and_open_directories_to_their_owner() {
     .unwrap()
     .apply_locked()
     .unwrap();
-    let after = snapshot(&root);
+    let after = snapshot(&root_dir);
     let mode = |p: &str| match &after[p] {
         Node::File { mode, .. } | Node::Dir { mode } => *mode,
         other => panic!("{other:?}"),
@@ -718,7 +718,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "sub/out", dir.join("secret.txt"));
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "sub/out")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "sub/out")),
             holds: &[],
             needs_non_root: false,
         },
@@ -729,7 +729,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "in", dir.join("root"));
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "in")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "in")),
             holds: &[],
             needs_non_root: false,
         },
@@ -740,7 +740,9 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "dangling", "nowhere/at/all");
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "dangling")),
+            refused: Some(
+                |e| matches!(e, Error::CopySourceLink { path, .. } if path == "dangling"),
+            ),
             holds: &[],
             needs_non_root: false,
         },
@@ -752,7 +754,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(&source, "loop2", "loop1");
                 source
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path == "loop1")),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path == "loop1")),
             holds: &[],
             needs_non_root: false,
         },
@@ -763,7 +765,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 link(dir, "alias", &source);
                 dir.join("alias")
             },
-            refused: Some(|e| matches!(e, Error::SourceLink { path, .. } if path.is_empty())),
+            refused: Some(|e| matches!(e, Error::CopySourceLink { path, .. } if path.is_empty())),
             holds: &[],
             needs_non_root: false,
         },
@@ -782,7 +784,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceWrongKind { path, found: EntryKind::Fifo, .. } if path == "sub/pipe"),
+                |e| matches!(e, Error::CopySourceWrongKind { path, found: EntryKind::Fifo, .. } if path == "sub/pipe"),
             ),
             holds: &[],
             needs_non_root: false,
@@ -798,7 +800,7 @@ fn hostile_rows() -> Vec<Hostile> {
             refused: Some(|e| {
                 matches!(
                     e,
-                    Error::SourceWrongKind {
+                    Error::CopySourceWrongKind {
                         found: EntryKind::Socket,
                         ..
                     }
@@ -811,7 +813,7 @@ fn hostile_rows() -> Vec<Hostile> {
             name: "a missing source",
             build: |dir| dir.join("no-such-source"),
             refused: Some(|e| {
-                matches!(e, Error::SourceUnreadable { path, error, .. }
+                matches!(e, Error::CopySourceUnreadable { path, error, .. }
                     if path.is_empty() && error.kind() == std::io::ErrorKind::NotFound)
             }),
             holds: &[],
@@ -826,7 +828,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "locked"),
+                |e| matches!(e, Error::CopySourceUnreadable { path, .. } if path == "locked"),
             ),
             holds: &[],
             needs_non_root: true,
@@ -840,7 +842,7 @@ fn hostile_rows() -> Vec<Hostile> {
                 source
             },
             refused: Some(
-                |e| matches!(e, Error::SourceUnreadable { path, .. } if path == "sub/secret.md"),
+                |e| matches!(e, Error::CopySourceUnreadable { path, .. } if path == "sub/secret.md"),
             ),
             holds: &[],
             needs_non_root: true,
@@ -882,14 +884,14 @@ fn hostile_copy_sources() {
             continue;
         }
         let dir = tempdir();
-        let root = dir.path().join("root");
-        put(&root, "skills/keep.md", b"keep\n");
-        put(&root, "skills/x/old.md", b"old\n");
+        let root_dir = dir.path().join("root");
+        put(&root_dir, "skills/keep.md", b"keep\n");
+        put(&root_dir, "skills/x/old.md", b"old\n");
         let source = (row.build)(dir.path());
-        let tree = Root::open(&root).unwrap();
-        let before = snapshot(&root);
+        let root = Root::open(&root_dir).unwrap();
+        let before = snapshot(&root_dir);
         let outcome = Plan::new(
-            &tree,
+            &root,
             vec![Change::replace(
                 "skills/x",
                 Fill::copy(&source),
@@ -908,11 +910,11 @@ fn hostile_copy_sources() {
                     row.name
                 );
                 assert!(!message.contains('\n'), "{}: {message}", row.name);
-                assert_eq!(snapshot(&root), before, "{}: nothing written", row.name);
+                assert_eq!(snapshot(&root_dir), before, "{}: nothing written", row.name);
             }
             None => {
                 outcome.unwrap().apply_locked().unwrap();
-                let after = snapshot(&root);
+                let after = snapshot(&root_dir);
                 let mut copied: Vec<&str> = after
                     .keys()
                     .filter_map(|p| p.strip_prefix("skills/x/"))
@@ -941,12 +943,12 @@ fn the_hostile_messages() {
     )
     .unwrap();
     link(dir.path(), "alias", &source);
-    let root = dir.path().join("root");
-    fs::create_dir(&root).unwrap();
-    let tree = Root::open(&root).unwrap();
+    let root_dir = dir.path().join("root");
+    fs::create_dir(&root_dir).unwrap();
+    let root = Root::open(&root_dir).unwrap();
     let shown = source.display();
     let error = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace("x", Fill::copy(&source), Ownership::Force)],
     )
     .unwrap_err();
@@ -959,7 +961,7 @@ fn the_hostile_messages() {
     );
     fs::remove_file(source.join("out")).unwrap();
     let error = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace("x", Fill::copy(&source), Ownership::Force)],
     )
     .unwrap_err();
@@ -971,7 +973,7 @@ fn the_hostile_messages() {
     );
     let alias = dir.path().join("alias");
     let error = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace("x", Fill::copy(&alias), Ownership::Force)],
     )
     .unwrap_err();
@@ -984,7 +986,7 @@ fn the_hostile_messages() {
     );
     let missing = dir.path().join("missing");
     let error = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace("x", Fill::copy(&missing), Ownership::Force)],
     )
     .unwrap_err();
@@ -996,27 +998,31 @@ fn the_hostile_messages() {
         )
     );
     assert!(std::error::Error::source(&error).is_some());
-    assert_eq!(fs::read_dir(&root).unwrap().count(), 0, "nothing written");
+    assert_eq!(
+        fs::read_dir(&root_dir).unwrap().count(),
+        0,
+        "nothing written"
+    );
 }
 
 #[test]
 fn residue_is_recognised_in_a_listing() {
     // A staged entry left by an interrupted process is skipped by a listing that asks.
     let dir = tempdir();
-    let root = dir.path();
-    put(root, "skills/a/SKILL.md", b"a\n");
+    let root_dir = dir.path();
+    put(root_dir, "skills/a/SKILL.md", b"a\n");
     put(
-        root,
+        root_dir,
         "skills/.a.asv-staged-0123456789ab/SKILL.md",
         b"half\n",
     );
     put(
-        root,
+        root_dir,
         "skills/.a.asv-staged-ba9876543210.previous/SKILL.md",
         b"old\n",
     );
-    let tree = Root::open(root).unwrap();
-    let listing = tree.read_dir("skills").unwrap().unwrap();
+    let root = Root::open(root_dir).unwrap();
+    let listing = root.read_dir("skills").unwrap().unwrap();
     let kept: Vec<&str> = listing
         .iter()
         .map(|e| e.name.as_str())
@@ -1038,12 +1044,12 @@ fn residue_is_recognised_in_a_listing() {
 fn copies_of_tree_files_are_checked_against_what_was_read() {
     use sha2::Digest as _;
     let dir = tempdir();
-    let tree = Root::open(dir.path()).unwrap();
+    let root = Root::open(dir.path()).unwrap();
     // Over two chunks, so the hash and the copy span several reads.
     let bytes: Vec<u8> = (0..150_000u32).map(|i| (i % 253) as u8).collect();
-    tree.write_file("src/big.bin", &bytes).unwrap();
-    tree.write_file("out/old.bin", b"old\n").unwrap();
-    tree.write_file("dir/keep", b"keep\n").unwrap();
+    root.write_file("src/big.bin", &bytes).unwrap();
+    root.write_file("out/old.bin", b"old\n").unwrap();
+    root.write_file("dir/keep", b"keep\n").unwrap();
     let read = asv_fs::TreeFile {
         path: "src/big.bin".into(),
         len: bytes.len() as u64,
@@ -1062,7 +1068,7 @@ fn copies_of_tree_files_are_checked_against_what_was_read() {
     // The bytes read are not the bytes there: nothing changes.
     let mut stale = read.clone();
     stale.sha256[0] ^= 1;
-    let err = Plan::new(&tree, changes(stale))
+    let err = Plan::new(&root, changes(stale))
         .unwrap()
         .apply_locked()
         .unwrap_err();
@@ -1074,22 +1080,22 @@ fn copies_of_tree_files_are_checked_against_what_was_read() {
         err.to_string(),
         "src/big.bin: changed while it was read; run again once nothing else is writing it"
     );
-    assert_eq!(tree.read_file("out/old.bin").unwrap().unwrap(), b"old\n");
-    assert_eq!(tree.read_file("dir/keep").unwrap().unwrap(), b"keep\n");
+    assert_eq!(root.read_file("out/old.bin").unwrap().unwrap(), b"old\n");
+    assert_eq!(root.read_file("dir/keep").unwrap().unwrap(), b"keep\n");
     let mut longer = read.clone();
     longer.len += 1;
     assert!(matches!(
-        Plan::new(&tree, changes(longer)).unwrap().apply_locked(),
+        Plan::new(&root, changes(longer)).unwrap().apply_locked(),
         Err(Error::ChangedWhileRead { .. })
     ));
     // As read: copied byte for byte.
-    Plan::new(&tree, changes(read))
+    Plan::new(&root, changes(read))
         .unwrap()
         .apply_locked()
         .unwrap();
-    assert_eq!(tree.read_file("out/old.bin").unwrap().unwrap(), bytes);
-    assert_eq!(tree.read_file("dir/a/big.bin").unwrap().unwrap(), bytes);
-    assert_eq!(tree.kind("dir/keep").unwrap(), None);
+    assert_eq!(root.read_file("out/old.bin").unwrap().unwrap(), bytes);
+    assert_eq!(root.read_file("dir/a/big.bin").unwrap().unwrap(), bytes);
+    assert_eq!(root.kind("dir/keep").unwrap(), None);
 }
 
 /// A file given as a link of a tree file is that very file when it is still as read (same
@@ -1101,9 +1107,9 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
     use sha2::Digest as _;
     use std::os::unix::fs::MetadataExt;
     let dir = tempdir();
-    let tree = Root::open(dir.path()).unwrap();
+    let root = Root::open(dir.path()).unwrap();
     let bytes = b"unchanged\n".to_vec();
-    tree.write_file("old/same.txt", &bytes).unwrap();
+    root.write_file("old/same.txt", &bytes).unwrap();
     let read = asv_fs::TreeFile {
         path: "old/same.txt".into(),
         len: bytes.len() as u64,
@@ -1126,7 +1132,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
         }])
     };
     Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "new",
             fill(read.clone(), false),
@@ -1139,7 +1145,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
     assert_eq!(ino("new/same.txt"), ino("old/same.txt"));
     // Another executable bit: a copy, made executable.
     Plan::new(
-        &tree,
+        &root,
         vec![Change::replace(
             "exec",
             fill(read.clone(), true),
@@ -1150,7 +1156,7 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
     .apply_locked()
     .unwrap();
     assert_ne!(ino("exec/same.txt"), ino("old/same.txt"));
-    assert_eq!(tree.read_file("exec/same.txt").unwrap().unwrap(), bytes);
+    assert_eq!(root.read_file("exec/same.txt").unwrap().unwrap(), bytes);
     assert!(
         std::fs::metadata(dir.path().join("exec/same.txt"))
             .unwrap()
@@ -1159,31 +1165,31 @@ fn links_of_tree_files_share_the_file_or_fall_back_to_a_checked_copy() {
             != 0
     );
     // Changed since it was read: refused, nothing placed.
-    tree.write_file("old/same.txt", b"edited meanwhile\n")
+    root.write_file("old/same.txt", b"edited meanwhile\n")
         .unwrap();
     let err = Plan::new(
-        &tree,
+        &root,
         vec![Change::replace("late", fill(read, false), Ownership::Force)],
     )
     .unwrap()
     .apply_locked()
     .unwrap_err();
     assert!(matches!(err, Error::ChangedWhileRead { .. }), "{err}");
-    assert_eq!(tree.kind("late").unwrap(), None);
+    assert_eq!(root.kind("late").unwrap(), None);
 }
 
 #[test]
 fn a_capped_read_refuses_past_its_limit_before_reading() {
     let dir = tempdir();
-    let tree = Root::open(dir.path()).unwrap();
-    tree.write_file("small", b"12345").unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    root.write_file("small", b"12345").unwrap();
     assert_eq!(
-        tree.read_file_capped("small", 5, "a test takes")
+        root.read_file_capped("small", 5, "a test takes")
             .unwrap()
             .unwrap(),
         b"12345"
     );
-    let err = tree
+    let err = root
         .read_file_capped("small", 4, "a test takes")
         .unwrap_err();
     assert_eq!(
@@ -1192,7 +1198,7 @@ fn a_capped_read_refuses_past_its_limit_before_reading() {
     );
     assert_eq!(err.side(), Side::Input);
     assert_eq!(
-        tree.read_file_capped("none", 4, "a test takes").unwrap(),
+        root.read_file_capped("none", 4, "a test takes").unwrap(),
         None
     );
 }

@@ -8,9 +8,9 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use asv_error::Side;
+use asv_model::source::ObjectFormat;
 
 use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown};
-use crate::ObjectFormat;
 
 /// What a generic git source was doing when it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,9 +6,9 @@ use std::io::ErrorKind;
 use std::time::Duration;
 
 use asv_error::Side;
+use asv_model::source::ObjectFormat;
 
 use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown};
-use crate::ObjectFormat;
 
 /// Which of the two GitHub hosts a request goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,7 +16,7 @@
 //! a failure is said in this tool's own words.
 //!
 //! Every git process starts in a process group of its own. The limits of one source
-//! ([`Limits`]: [`TIME_LIMIT`] in all, [`REPOSITORY_LIMIT`] for the temporary repository,
+//! ([`GitLimits`]: [`TIME_LIMIT`] in all, [`REPOSITORY_LIMIT`] for the temporary repository,
 //! [`FILE_LIMIT`] for one file, [`TOTAL_LIMIT`] for all files read) are watched while git
 //! runs; at a limit, or when git fails, the whole process group is killed and the temporary
 //! repository removed, and the source refuses everything after. If the group cannot be
@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Commit, Error, ObjectFormat, Result, Tag, Transport, TreeEntry, blob_id};
+use asv_model::source::ObjectFormat;
+
+use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 mod sweep;
 mod transport;
@@ -130,7 +132,7 @@ const ENV_REMOVED: &[&str] = &[
 
 /// The limits of one source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct GitLimits {
     /// The most time all git processes may take together.
     pub time: Duration,
     /// The most bytes the temporary repository may hold.
@@ -141,9 +143,9 @@ pub struct Limits {
     pub total: u64,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
+impl Default for GitLimits {
+    fn default() -> GitLimits {
+        GitLimits {
             time: TIME_LIMIT,
             repository: REPOSITORY_LIMIT,
             file: FILE_LIMIT,
@@ -167,7 +169,7 @@ enum State {
 /// A generic git source, read through the installed `git` in a temporary bare repository.
 pub struct Git {
     url: String,
-    limits: Limits,
+    limits: GitLimits,
     env: Vec<(OsString, OsString)>,
     state: State,
     /// Time taken by git processes so far.
@@ -227,7 +229,7 @@ impl Git {
             })?;
         Ok(Git {
             url: url.to_owned(),
-            limits: Limits::default(),
+            limits: GitLimits::default(),
             env: Vec::new(),
             state: State::Ready { dir, format: None },
             spent: Duration::ZERO,
@@ -261,7 +263,7 @@ impl Git {
     #[doc(hidden)]
     #[cfg(feature = "test-hooks")]
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Git {
+    pub fn with_limits(mut self, limits: GitLimits) -> Git {
         self.limits = limits;
         self
     }
@@ -283,7 +285,7 @@ impl Git {
     }
 
     /// The limits in force.
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> GitLimits {
         self.limits
     }
 

@@ -10,9 +10,10 @@ use crate::support::git_server;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use asv_model::source::ObjectFormat;
 use asv_remote::error::{EntryProblem, GitFailure, GitProblem, Reached};
-use asv_remote::git::{FILE_LIMIT, Git, Limits, TEMP_PREFIX};
-use asv_remote::{Commit, EntryMode, Error, ObjectFormat, Transport, TreeEntry, blob_id};
+use asv_remote::git::{FILE_LIMIT, Git, GitLimits, TEMP_PREFIX};
+use asv_remote::{Commit, EntryMode, Error, Transport, TreeEntry, blob_id};
 use git_server::{
     BIG, Behaviour, Fixture, Https, NOISE, PASSWORD, README, SCRIPT, Silent, TEXT, Tls, USER, noise,
 };
@@ -37,10 +38,10 @@ impl Served {
     }
 
     fn source(&self) -> Git {
-        self.source_with(Limits::default())
+        self.source_with(GitLimits::default())
     }
 
-    fn source_with(&self, limits: Limits) -> Git {
+    fn source_with(&self, limits: GitLimits) -> Git {
         Git::new(&self.server.url("contracts.git"))
             .expect("a source")
             .with_env(self.tls.env())
@@ -303,9 +304,9 @@ fn a_file_over_the_limit_stops_the_source_and_removes_its_repository() {
 #[test]
 fn the_total_limit_counts_every_file_read() {
     let served = Served::new(ObjectFormat::Sha1);
-    let limits = Limits {
+    let limits = GitLimits {
         total: (TEXT.len() + README.len() - 1) as u64,
-        ..Limits::default()
+        ..GitLimits::default()
     };
     let mut git = served.source_with(limits);
     let dir = temporary_directory(&git);
@@ -327,9 +328,9 @@ fn the_total_limit_counts_every_file_read() {
 #[test]
 fn the_repository_limit_stops_git_and_removes_its_repository() {
     let served = Served::new(ObjectFormat::Sha1);
-    let limits = Limits {
+    let limits = GitLimits {
         repository: 200 * 1024,
-        ..Limits::default()
+        ..GitLimits::default()
     };
     let mut git = served.source_with(limits);
     let dir = temporary_directory(&git);
@@ -360,9 +361,9 @@ fn the_repository_limit_stops_git_and_removes_its_repository() {
 fn a_server_that_never_answers_hits_the_time_limit() {
     let silent = Silent::start();
     let tls = Tls::new();
-    let limits = Limits {
+    let limits = GitLimits {
         time: Duration::from_millis(1500),
-        ..Limits::default()
+        ..GitLimits::default()
     };
     let url = silent.url("contracts.git");
     let mut git = Git::new(&url)

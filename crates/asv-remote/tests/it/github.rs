@@ -8,9 +8,10 @@ use crate::support;
 
 use std::sync::Arc;
 
+use asv_model::source::ObjectFormat;
 use asv_remote::error::{GitHubProblem, Host};
 use asv_remote::github::{FILE_LIMIT, GitHub, LISTING_LIMIT, USER_AGENT};
-use asv_remote::{Commit, EntryMode, Error, ObjectFormat, Transport, TreeEntry, blob_id};
+use asv_remote::{Commit, EntryMode, Error, Transport, TreeEntry, blob_id};
 use support::{Answer, COMMIT, OWNER, REPO, Recorded, Repo, Server};
 
 const TOKEN: &str = "ghp_test0nly0credential0value0000000000";

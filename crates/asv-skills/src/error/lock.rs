@@ -6,7 +6,7 @@ use asv_error::quote::json_string;
 
 /// What is wrong with `vendor-skills-lock.json`.
 #[derive(Debug)]
-pub enum LockProblem {
+pub enum SkillLockProblem {
     /// The text is not JSON of the lock's shape (an unknown key, a missing field, a syntax
     /// error): serde's description, which names the line and column.
     NotValid(serde_json::Error),
@@ -59,19 +59,19 @@ pub enum LockProblem {
     },
 }
 
-impl fmt::Display for LockProblem {
+impl fmt::Display for SkillLockProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Rust's `{:?}` quoting is kept for names and hashes: it is what earlier releases
         // printed.
         match self {
-            LockProblem::NotValid(e) => write!(f, "not valid: {e}"),
-            LockProblem::Version { found, read } => {
+            SkillLockProblem::NotValid(e) => write!(f, "not valid: {e}"),
+            SkillLockProblem::Version { found, read } => {
                 write!(
                     f,
                     "version {found} is not the version {read} this build reads"
                 )
             }
-            LockProblem::BadProjection { dir, name, problem } => {
+            SkillLockProblem::BadProjection { dir, name, problem } => {
                 let at = asv_model::json::display_path(&["projections", dir, name]);
                 match problem {
                     ProjectionProblem::UnknownDir => write!(
@@ -87,7 +87,7 @@ impl fmt::Display for LockProblem {
                     }
                 }
             }
-            LockProblem::Duplicate { path } => {
+            SkillLockProblem::Duplicate { path } => {
                 let (key, within) = path
                     .split_last()
                     .map_or(("", &[][..]), |(k, w)| (k.as_str(), w));
@@ -97,7 +97,7 @@ impl fmt::Display for LockProblem {
                 }
                 Ok(())
             }
-            LockProblem::BadPath {
+            SkillLockProblem::BadPath {
                 name,
                 path,
                 problem,
@@ -107,10 +107,10 @@ impl fmt::Display for LockProblem {
                 asv_model::json::display_path(&["skills", name, "path"]),
                 json_string(path)
             ),
-            LockProblem::BadName { name, problem } => {
+            SkillLockProblem::BadName { name, problem } => {
                 write!(f, "the skill name {name:?} {problem}")
             }
-            LockProblem::BadHash { name, hash } => write!(
+            SkillLockProblem::BadHash { name, hash } => write!(
                 f,
                 "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
             ),
@@ -118,15 +118,15 @@ impl fmt::Display for LockProblem {
     }
 }
 
-impl LockProblem {
+impl SkillLockProblem {
     /// What to do about it, as the refusal ends.
     pub fn advice(&self) -> &'static str {
         match self {
-            LockProblem::BadProjection { .. } => {
+            SkillLockProblem::BadProjection { .. } => {
                 "remove the entry (skill sync records again what it places and claims identical copies)"
             }
-            LockProblem::Duplicate { .. } => "keep one of them and remove the other",
-            LockProblem::BadPath { .. } => {
+            SkillLockProblem::Duplicate { .. } => "keep one of them and remove the other",
+            SkillLockProblem::BadPath { .. } => {
                 "fix or remove the entry, then add the skill again with skill add"
             }
             _ => "fix or remove the file, then add the skills again",

@@ -14,7 +14,7 @@ mod lock;
 mod repository;
 
 pub use intent::IntentProblem;
-pub use lock::{LockProblem, ProjectionProblem};
+pub use lock::{ProjectionProblem, SkillLockProblem};
 pub use repository::RepositoryProblem;
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
@@ -219,7 +219,7 @@ pub enum Error {
         /// The 1-based line at fault, when known (a parse error names its own).
         line: Option<usize>,
         /// What is wrong.
-        problem: LockProblem,
+        problem: SkillLockProblem,
     },
     /// The repository argument is not a usable source (input side).
     #[error(
@@ -703,7 +703,7 @@ impl Failure for Error {
             } => Some(Location::at(
                 path.clone(),
                 // A lock that does not parse knows its line itself.
-                if let LockProblem::NotValid(e) = problem {
+                if let SkillLockProblem::NotValid(e) = problem {
                     Some(e.line())
                 } else {
                     *line
@@ -925,7 +925,7 @@ mod tests {
     use super::*;
     use asv_error::{Location, Side};
 
-    fn lock(problem: LockProblem) -> Error {
+    fn lock(problem: SkillLockProblem) -> Error {
         Error::Lock {
             path: crate::lock::SKILL_LOCK_FILE.to_owned(),
             line: None,
@@ -947,22 +947,22 @@ mod tests {
             .expect_err("an open brace is not a lock");
         let rows: Vec<(Error, &str)> = vec![
             (
-                lock(LockProblem::NotValid(not_json)),
+                lock(SkillLockProblem::NotValid(not_json)),
                 "vendor-skills-lock.json: not valid: EOF while parsing an object at line 1 column 1; fix or remove the file, then add the skills again",
             ),
             (
-                lock(LockProblem::Version { found: 2, read: 1 }),
+                lock(SkillLockProblem::Version { found: 2, read: 1 }),
                 "vendor-skills-lock.json: version 2 is not the version 1 this build reads; fix or remove the file, then add the skills again",
             ),
             (
-                lock(LockProblem::BadName {
+                lock(SkillLockProblem::BadName {
                     name: "PDF".to_owned(),
                     problem: "may hold only lowercase letters a-z, digits and hyphens",
                 }),
                 "vendor-skills-lock.json: the skill name \"PDF\" may hold only lowercase letters a-z, digits and hyphens; fix or remove the file, then add the skills again",
             ),
             (
-                lock(LockProblem::BadHash {
+                lock(SkillLockProblem::BadHash {
                     name: "pdf".to_owned(),
                     hash: "sha256:zz".to_owned(),
                 }),
@@ -998,7 +998,7 @@ mod tests {
             assert_eq!(error.side(), Side::Input, "{text}");
             let want = match &error {
                 Error::Lock {
-                    problem: LockProblem::NotValid(_),
+                    problem: SkillLockProblem::NotValid(_),
                     ..
                 } => Some(Location::at(crate::lock::SKILL_LOCK_FILE, Some(1))),
                 Error::Lock { .. } => Some(Location::file(crate::lock::SKILL_LOCK_FILE)),

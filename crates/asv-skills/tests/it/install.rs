@@ -27,7 +27,7 @@ fn install_from(dest: &Dir, input: &Path, force: bool, dry_run: bool) -> Result<
         force,
         writer: lock.as_ref(),
     };
-    install(&dest.fs, &request)
+    install(&dest.root, &request)
 }
 
 /// An input directory holding the skills `pdf` and `csv` and a sibling that is no skill.
@@ -79,7 +79,7 @@ fn find_takes_a_root_skill_whole_or_each_top_level_skill() {
     let found = find(input.path(), "input").unwrap();
     assert_eq!(names(&found), ["csv", "pdf"]);
     let pdf = &found[1].tree;
-    assert_eq!(pdf, &SkillTree::read(&input.fs, "pdf").unwrap());
+    assert_eq!(pdf, &SkillTree::read(&input.root, "pdf").unwrap());
     // A sibling that is no skill is not installed.
     input.write("build/out.txt", "built\n");
     assert_eq!(names(&find(input.path(), "input").unwrap()), ["csv", "pdf"]);
@@ -113,7 +113,7 @@ fn inputs_that_hold_no_skill_are_refused_by_name() {
     let input = Dir::new();
     input.write("notes.txt", "hello\n");
     input.write("dir/README.md", "no skill\n");
-    input.fs.create_dir_all("empty").unwrap();
+    input.root.create_dir_all("empty").unwrap();
     std::os::unix::fs::symlink("dir", input.path().join("link")).unwrap();
     run(input.path(), "mkfifo", &["fifo"]);
     type Want = fn(&Error) -> bool;
@@ -155,12 +155,12 @@ fn a_directory_of_skills_installs_in_one_plan() {
     let dests: Vec<&str> = installed.plan.iter().map(|c| c.dest()).collect();
     assert_eq!(dests, [".claude/skills/csv", ".claude/skills/pdf"]);
     for (name, dir, hash) in &installed.skills {
-        let placed = SkillTree::read(&dest.fs, dir).unwrap();
-        assert_eq!(placed, SkillTree::read(&input.fs, name).unwrap());
+        let placed = SkillTree::read(&dest.root, dir).unwrap();
+        assert_eq!(placed, SkillTree::read(&input.root, name).unwrap());
         assert_eq!(&placed.hash(), hash);
     }
     assert!(
-        SkillTree::read(&dest.fs, ".claude/skills/pdf")
+        SkillTree::read(&dest.root, ".claude/skills/pdf")
             .unwrap()
             .get("scripts/run.sh")
             .unwrap()
@@ -194,7 +194,7 @@ fn a_zip_and_a_tarball_install_what_a_directory_would_leaving_litter_out() {
     }
     let archives = Dir::new();
     archives
-        .fs
+        .root
         .write_file("skills.zip", &zip_files(&entries).unwrap())
         .unwrap();
     // A tarball as `tar` writes one, of the same directory.
@@ -218,7 +218,7 @@ fn a_zip_and_a_tarball_install_what_a_directory_would_leaving_litter_out() {
         let installed = install_from(&dest, &archives.path().join(archive), false, false).unwrap();
         assert_eq!(installed.skills.len(), 2, "{archive}");
         assert_eq!(
-            SkillTree::read(&dest.fs, ".claude/skills/pdf").unwrap(),
+            SkillTree::read(&dest.root, ".claude/skills/pdf").unwrap(),
             want[1].tree,
             "{archive}"
         );
@@ -265,8 +265,8 @@ fn one_occupied_destination_refuses_the_whole_install_and_force_replaces() {
     install_from(&dest, input.path(), true, false).unwrap();
     assert!(!dest.exists(".claude/skills/pdf/mine.md"));
     assert_eq!(
-        SkillTree::read(&dest.fs, ".claude/skills/pdf").unwrap(),
-        SkillTree::read(&input.fs, "pdf").unwrap()
+        SkillTree::read(&dest.root, ".claude/skills/pdf").unwrap(),
+        SkillTree::read(&input.root, "pdf").unwrap()
     );
     assert!(dest.exists(".claude/skills/csv/SKILL.md"));
 }
@@ -377,7 +377,7 @@ fn warnings_of_installed_skills_are_returned() {
         force: false,
         writer: Some(&writer),
     };
-    let installed = install(&dest.fs, &request).unwrap();
+    let installed = install(&dest.root, &request).unwrap();
     drop(writer);
     let rules: Vec<(asv_skills::Rule, &str)> = installed
         .warnings

@@ -38,7 +38,7 @@ fn imported() -> (Dir, Dir, Added) {
 }
 
 fn status_of(me: &Dir) -> Vec<(String, State)> {
-    status::status(&me.fs)
+    status::status(&me.root)
         .unwrap()
         .into_iter()
         .map(|s| (s.name, s.state))
@@ -62,14 +62,14 @@ fn pull(me: &Dir, write_conflicts: bool) -> Result<Vec<Pulled>, Error> {
 }
 
 fn lock(me: &Dir) -> SkillLock {
-    SkillLock::load(&me.fs).unwrap()
+    SkillLock::load(&me.root).unwrap()
 }
 
 #[test]
 fn add_from_a_local_directory_places_records_and_keeps_the_base() {
     let (up, me, added) = imported();
-    let placed = SkillTree::read(&me.fs, "skills/pdf").unwrap();
-    assert_eq!(placed, SkillTree::read(&up.fs, "skills/pdf").unwrap());
+    let placed = SkillTree::read(&me.root, "skills/pdf").unwrap();
+    assert_eq!(placed, SkillTree::read(&up.root, "skills/pdf").unwrap());
     assert_eq!(added.name, "pdf");
     assert_eq!(added.source, up.source());
     assert_eq!(added.hash, placed.hash());
@@ -83,7 +83,7 @@ fn add_from_a_local_directory_places_records_and_keeps_the_base() {
     assert_eq!(entry.revision, placed.hash());
     assert_eq!(entry.base_hash, placed.hash());
     assert_eq!(entry.pending, None);
-    assert_eq!(kept_base(&me.fs, &placed.hash()).unwrap(), Some(placed));
+    assert_eq!(kept_base(&me.root, &placed.hash()).unwrap(), Some(placed));
     assert_eq!(state(&me), State::Clean);
 }
 
@@ -208,7 +208,7 @@ fn add_with_a_name_edits_only_the_name_line_and_pulls_keep_it() {
     // clean, and every pull puts the rename back over what it merged.
     assert_eq!(
         lock(&me).entry("reader").unwrap().base_hash,
-        SkillTree::read(&up.fs, "skills/pdf").unwrap().hash()
+        SkillTree::read(&up.root, "skills/pdf").unwrap().hash()
     );
     assert_eq!(state(&me), State::Clean);
     up.edit(MD, "eight", "EIGHT");
@@ -283,7 +283,7 @@ fn status_follows_the_local_copy() {
         state(&me),
         State::Invalid(asv_skills::status::Invalid::Unreadable(_))
     ));
-    me.fs.remove_all("skills/pdf").unwrap();
+    me.root.remove_all("skills/pdf").unwrap();
     assert_eq!(state(&me), State::Missing);
 }
 
@@ -311,8 +311,8 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
     me.edit(MD, "one\n", "ONE (ours)\n");
     up.edit(MD, "seven\n", "SEVEN (theirs)\n");
     up.write("skills/pdf/references/new.md", "added upstream\n");
-    up.fs.remove_file("skills/pdf/scripts/run.sh").unwrap();
-    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    up.root.remove_file("skills/pdf/scripts/run.sh").unwrap();
+    let upstream = SkillTree::read(&up.root, "skills/pdf").unwrap();
     let pulled = pull(&me, false).unwrap();
     assert_eq!(
         pulled,
@@ -336,7 +336,10 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
     let entry = lock(&me).entry("pdf").unwrap().clone();
     assert_eq!(entry.base_hash, upstream.hash());
     assert_eq!(entry.revision, upstream.hash());
-    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    assert_eq!(
+        kept_base(&me.root, &upstream.hash()).unwrap(),
+        Some(upstream)
+    );
     assert_eq!(state(&me), State::Modified);
     // What is left against the new base is exactly the local edit.
     let diff = diff::diff(
@@ -390,7 +393,7 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     // A mode the tree does not record (not executable either way) stays with the file.
     me.chmod("skills/pdf/scripts/run.sh", 0o600);
     up.edit(MD, "seven\n", "SEVEN (theirs)\n");
-    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    let upstream = SkillTree::read(&up.root, "skills/pdf").unwrap();
     pull(&me, false).unwrap();
 
     // Unchanged on both sides: the same file, its own mode kept.
@@ -416,7 +419,10 @@ fn a_pull_links_what_did_not_change_and_writes_what_did() {
     );
     assert_ne!(inode(&me, &format!("{new_base}/SKILL.md")), old_md);
     assert!(!me.exists(&old_base) && !me.exists(&format!("{old_base}.json")));
-    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    assert_eq!(
+        kept_base(&me.root, &upstream.hash()).unwrap(),
+        Some(upstream)
+    );
     assert_eq!(state(&me), State::Clean);
 }
 
@@ -437,8 +443,8 @@ fn a_pull_of_an_unedited_skill_takes_upstream_exactly() {
         "{pulled:?}"
     );
     assert_eq!(
-        SkillTree::read(&me.fs, "skills/pdf").unwrap(),
-        SkillTree::read(&up.fs, "skills/pdf").unwrap()
+        SkillTree::read(&me.root, "skills/pdf").unwrap(),
+        SkillTree::read(&up.root, "skills/pdf").unwrap()
     );
     assert_eq!(state(&me), State::Clean);
 }
@@ -450,7 +456,7 @@ fn the_exec_bit_and_the_content_merge_independently() {
     up.chmod(script, 0o755);
     me.edit(script, "echo run\n", "echo run locally\n");
     pull(&me, false).unwrap();
-    let merged = SkillTree::read(&me.fs, "skills/pdf").unwrap();
+    let merged = SkillTree::read(&me.root, "skills/pdf").unwrap();
     let file = merged.get("scripts/run.sh").unwrap();
     assert_eq!(file.data, b"#!/bin/sh\necho run locally\n".into());
     assert!(file.executable);
@@ -488,7 +494,7 @@ fn written_conflicts_wait_for_resolve() {
     let (up, me, added) = imported();
     me.edit(MD, "four\n", "FOUR (ours)\n");
     up.edit(MD, "four\n", "FOUR (theirs)\n");
-    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap().hash();
+    let upstream = SkillTree::read(&up.root, "skills/pdf").unwrap().hash();
     let pulled = pull(&me, true).unwrap();
     assert!(
         matches!(&pulled[..], [Pulled::Conflicts { written: true, revision, .. }] if *revision == upstream),
@@ -554,7 +560,7 @@ fn a_resolve_that_breaks_the_rules_is_refused() {
 #[test]
 fn a_skill_removed_upstream_is_kept_and_reported() {
     let (up, me, _) = imported();
-    up.fs.remove_all("skills/pdf").unwrap();
+    up.root.remove_all("skills/pdf").unwrap();
     let before = me.snapshot();
     assert_eq!(
         pull(&me, false).unwrap(),
@@ -604,7 +610,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         "{e:?}"
     );
     drop(writer);
-    me.fs.remove_all("skills/pdf").unwrap();
+    me.root.remove_all("skills/pdf").unwrap();
     let e = pull(&me, false).unwrap_err();
     let Error::MissingImported { path, again } = &e else {
         panic!("{e:?}");
@@ -649,7 +655,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         ..request(&up, "skills/pdf")
     };
     add::add(&me.lock(), &req, &Options::default()).unwrap();
-    me.fs.remove_all("skills/reader").unwrap();
+    me.root.remove_all("skills/reader").unwrap();
     let e = resolve::resolve(&me.lock(), "reader").unwrap_err();
     assert!(matches!(e, Error::NotConflicted { .. }), "{e:?}");
     let e = pull(&me, false).unwrap_err();
@@ -680,7 +686,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
 fn a_lost_base_of_an_unedited_copy_is_the_copy() {
     let (up, me, added) = imported();
     up.edit(MD, "eight", "EIGHT");
-    me.fs.remove_all(&base_dir(&added.hash)).unwrap();
+    me.root.remove_all(&base_dir(&added.hash)).unwrap();
     let pulled = pull(&me, false).unwrap();
     assert!(
         matches!(
@@ -695,8 +701,8 @@ fn a_lost_base_of_an_unedited_copy_is_the_copy() {
     );
     assert_eq!(pulled[0].lost_base(), None);
     assert_eq!(
-        SkillTree::read(&me.fs, "skills/pdf").unwrap(),
-        SkillTree::read(&up.fs, "skills/pdf").unwrap()
+        SkillTree::read(&me.root, "skills/pdf").unwrap(),
+        SkillTree::read(&up.root, "skills/pdf").unwrap()
     );
     assert_eq!(state(&me), State::Clean);
 }
@@ -710,7 +716,7 @@ fn a_lost_base_of_an_edited_copy_is_merged_without_one() {
     me.edit(MD, "one", "ONE");
     up.edit(MD, "eight", "EIGHT");
     up.write("skills/pdf/references/new.md", "new\n");
-    me.fs.remove_all(&base_dir(&added.hash)).unwrap();
+    me.root.remove_all(&base_dir(&added.hash)).unwrap();
     let before = me.snapshot();
     let pulled = pull(&me, false).unwrap();
     let [
@@ -763,12 +769,15 @@ fn a_lost_base_of_an_edited_copy_is_merged_without_one() {
             .replace("one", "ONE")
             .replace("eight", "EIGHT"),
     );
-    let upstream = SkillTree::read(&up.fs, "skills/pdf").unwrap();
+    let upstream = SkillTree::read(&up.root, "skills/pdf").unwrap();
     assert_eq!(
         resolve::resolve(&me.lock(), "pdf").unwrap(),
         upstream.hash()
     );
-    assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+    assert_eq!(
+        kept_base(&me.root, &upstream.hash()).unwrap(),
+        Some(upstream)
+    );
     // From here on the pull has its base again: a further upstream edit merges cleanly.
     up.edit(MD, "four", "FOUR");
     let pulled = pull(&me, false).unwrap();
@@ -886,7 +895,7 @@ fn diff_of_a_lost_base_names_a_pull_and_the_pull_gives_it_a_base() {
         )
     };
     // The unedited copy is the base.
-    me.fs.remove_all(&lost).unwrap();
+    me.root.remove_all(&lost).unwrap();
     assert_eq!(diff(&me).unwrap(), "");
     // Upstream unchanged is the base.
     me.edit(MD, "one", "ONE");
@@ -955,7 +964,7 @@ fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
     let rows: [(&str, Break, Want); 3] = [
         (
             "missing",
-            |_, me| me.fs.remove_all("skills/doc").unwrap(),
+            |_, me| me.root.remove_all("skills/doc").unwrap(),
             |e| matches!(e, Error::MissingImported { .. }),
         ),
         (
@@ -970,7 +979,7 @@ fn a_refusal_of_one_skill_writes_nothing_of_the_others() {
             "upstream unreadable",
             |up, me| {
                 let _ = me;
-                up.fs.remove_all("skills/doc").unwrap();
+                up.root.remove_all("skills/doc").unwrap();
                 up.write(
                     "skills/doc/SKILL.md",
                     &skill_md("doc").replace("one", "uno"),
@@ -1027,8 +1036,11 @@ fn a_pull_of_several_skills_writes_them_all() {
     assert_eq!(names, ["pdf", "doc"]);
     assert!(pulled.iter().all(|p| matches!(p, Pulled::Updated { .. })));
     for dir in ["skills/pdf", "skills/doc"] {
-        let upstream = SkillTree::read(&up.fs, dir).unwrap();
-        assert_eq!(kept_base(&me.fs, &upstream.hash()).unwrap(), Some(upstream));
+        let upstream = SkillTree::read(&up.root, dir).unwrap();
+        assert_eq!(
+            kept_base(&me.root, &upstream.hash()).unwrap(),
+            Some(upstream)
+        );
     }
     assert_eq!(
         me.read("skills/doc/SKILL.md"),
@@ -1110,13 +1122,13 @@ fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
     git_checkout(&up, MD);
     up.dir.write("README.md", "more skills\n");
     let second = up.commit("readme");
-    let before = SkillTree::read(&me.fs, "skills/pdf").unwrap();
+    let before = SkillTree::read(&me.root, "skills/pdf").unwrap();
     assert!(matches!(
         &pull(&me, false).unwrap()[..],
         [Pulled::UpToDate { revision, .. }] if *revision == second
     ));
     assert_eq!(lock(&me).entry("pdf").unwrap().revision, second);
-    assert_eq!(SkillTree::read(&me.fs, "skills/pdf").unwrap(), before);
+    assert_eq!(SkillTree::read(&me.root, "skills/pdf").unwrap(), before);
     // A commit that edits it is merged with the local edit.
     me.edit(MD, "one", "ONE");
     up.dir.edit(MD, "eight", "EIGHT");
@@ -1145,7 +1157,7 @@ fn git_checkout(up: &GitRepo, rel: &str) {
 fn a_lost_base_of_a_git_source_is_read_again_at_the_locked_commit() {
     let (up, me, first) = imported_from_git();
     let base = lock(&me).entry("pdf").unwrap().base_hash.clone();
-    me.fs.remove_all(&base_dir(&base)).unwrap();
+    me.root.remove_all(&base_dir(&base)).unwrap();
     me.edit(MD, "one", "ONE");
     up.dir.edit(MD, "eight", "EIGHT");
     up.commit("edit");
@@ -1159,7 +1171,7 @@ fn a_lost_base_of_a_git_source_is_read_again_at_the_locked_commit() {
     .unwrap();
     assert!(diff.contains("-eight\n+EIGHT\n"), "{diff}");
     // The base was read at the locked commit, checked against its hash, and kept again.
-    assert!(kept_base(&me.fs, &base).unwrap().is_some());
+    assert!(kept_base(&me.root, &base).unwrap().is_some());
     assert!(matches!(
         &pull(&me, false).unwrap()[..],
         [Pulled::Updated { from, kept_local: true, .. }] if *from == first
@@ -1175,7 +1187,7 @@ fn a_base_that_no_longer_hashes_as_locked_is_refused() {
     let real = edited.skills["pdf"].base_hash.clone();
     let claimed = format!("sha256:{}", "0".repeat(64));
     edited.skills.get_mut("pdf").unwrap().base_hash = claimed.clone();
-    edited.store(&me.fs).unwrap();
+    edited.store(&me.root).unwrap();
     up.dir.edit(MD, "eight", "EIGHT");
     up.commit("edit");
     let before = me.snapshot();

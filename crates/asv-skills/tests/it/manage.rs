@@ -8,7 +8,7 @@ use asv_skills::add::{self, AddRequest};
 use asv_skills::bases::{base_digests, base_dir};
 use asv_skills::edits::EditKind;
 use asv_skills::lock::SkillLock;
-use asv_skills::manage::{self, Listed, Origin, OwnState, Removed};
+use asv_skills::manage::{self, Listed, OwnState, Removed, SkillOrigin};
 use asv_skills::pull;
 use asv_skills::status::State;
 
@@ -45,7 +45,7 @@ fn names(list: &[&str]) -> Vec<String> {
 }
 
 fn lock(me: &Dir) -> SkillLock {
-    SkillLock::load(&me.fs).unwrap()
+    SkillLock::load(&me.root).unwrap()
 }
 
 #[test]
@@ -282,29 +282,29 @@ fn outdated_compares_a_local_directory_by_its_tree_hash() {
     let (up, me) = imported();
     let before = me.snapshot();
     assert!(
-        manage::outdated(&me.fs, &[], &Options::default())
+        manage::outdated(&me.root, &[], &Options::default())
             .unwrap()
             .is_empty()
     );
     up.edit(MD, "two", "TWO");
-    let moved = manage::outdated(&me.fs, &[], &Options::default()).unwrap();
+    let moved = manage::outdated(&me.root, &[], &Options::default()).unwrap();
     assert_eq!(moved.len(), 1, "{moved:?}");
     assert_eq!(moved[0].name, "pdf");
     assert_eq!(moved[0].locked, lock(&me).skills["pdf"].revision);
     assert_eq!(
         moved[0].now,
-        asv_skilltree::SkillTree::read(&up.fs, "skills/pdf")
+        asv_skilltree::SkillTree::read(&up.root, "skills/pdf")
             .unwrap()
             .hash()
     );
     assert_eq!(moved[0].reference, None);
     // only the names asked for
     assert!(
-        manage::outdated(&me.fs, &names(&["doc"]), &Options::default())
+        manage::outdated(&me.root, &names(&["doc"]), &Options::default())
             .unwrap()
             .is_empty()
     );
-    let unknown = manage::outdated(&me.fs, &names(&["nope"]), &Options::default()).unwrap_err();
+    let unknown = manage::outdated(&me.root, &names(&["nope"]), &Options::default()).unwrap_err();
     assert!(
         matches!(unknown, Error::NotImportedAmong { .. }),
         "{unknown:?}"
@@ -323,7 +323,7 @@ fn outdated_follows_a_local_git_repository_by_commit() {
     // an edit left in the work tree is not what the ref names
     up.dir.edit(MD, "two", "TWO");
     assert!(
-        manage::outdated(&me.fs, &[], &Options::default())
+        manage::outdated(&me.root, &[], &Options::default())
             .unwrap()
             .is_empty()
     );
@@ -331,7 +331,7 @@ fn outdated_follows_a_local_git_repository_by_commit() {
     crate::support::git(up.dir.path(), &["checkout", "--", MD]);
     up.dir.write("README.md", "skills\n");
     let second = up.commit("readme");
-    let moved = manage::outdated(&me.fs, &[], &Options::default()).unwrap();
+    let moved = manage::outdated(&me.root, &[], &Options::default()).unwrap();
     assert_eq!(
         moved,
         [manage::Outdated {
@@ -357,13 +357,13 @@ fn list_shows_own_and_imported_skills_with_their_states() {
     me.edit("skills/doc/SKILL.md", "one", "ONE");
     std::fs::remove_dir_all(me.path().join("skills/pdf")).unwrap();
     let before = me.snapshot();
-    let listed = manage::list(&me.fs).unwrap();
+    let listed = manage::list(&me.root).unwrap();
     let shown: Vec<(&str, bool, &str)> = listed
         .iter()
         .map(|s| {
             (
                 s.name.as_str(),
-                matches!(s.origin, Origin::Own),
+                matches!(s.origin, SkillOrigin::Own),
                 s.state.as_str(),
             )
         })
@@ -384,7 +384,7 @@ fn list_shows_own_and_imported_skills_with_their_states() {
     );
     assert!(matches!(
         &listed[1].origin,
-        Origin::Imported { source, .. } if *source == up.source()
+        SkillOrigin::Imported { source, .. } if *source == up.source()
     ));
     assert!(matches!(&listed[3].state, Listed::Imported(State::Missing)));
     assert_eq!(me.snapshot(), before, "list writes nothing");

@@ -17,21 +17,21 @@ pub fn skill_md(name: &str) -> String {
 /// A temporary directory and the guarded tree over it.
 pub struct Dir {
     pub dir: tempfile::TempDir,
-    pub fs: Root,
+    pub root: Root,
 }
 
 impl Dir {
     /// The tree's writer lock, as a command takes it before it changes the tree.
     pub fn lock(&self) -> asv_fs::WriterLock<'_> {
-        self.fs
+        self.root
             .lock_for_writing(std::time::Duration::from_secs(5))
             .unwrap()
     }
 
     pub fn new() -> Dir {
         let dir = tempfile::tempdir().unwrap();
-        let fs = Root::open(dir.path()).unwrap();
-        Dir { dir, fs }
+        let root = Root::open(dir.path()).unwrap();
+        Dir { dir, root }
     }
 
     pub fn path(&self) -> &Path {
@@ -44,15 +44,15 @@ impl Dir {
     }
 
     pub fn write(&self, rel: &str, text: &str) {
-        self.fs.write_file(rel, text.as_bytes()).unwrap();
+        self.root.write_file(rel, text.as_bytes()).unwrap();
     }
 
     pub fn read(&self, rel: &str) -> String {
-        String::from_utf8(self.fs.read_file(rel).unwrap().unwrap()).unwrap()
+        String::from_utf8(self.root.read_file(rel).unwrap().unwrap()).unwrap()
     }
 
     pub fn exists(&self, rel: &str) -> bool {
-        self.fs.kind(rel).unwrap().is_some()
+        self.root.kind(rel).unwrap().is_some()
     }
 
     /// Replaces the first `from` of the file `rel` with `to`.

@@ -73,7 +73,14 @@ fn a_local_directory_is_taken_as_it_stands() {
     up.write("skills/file", "not a directory\n");
     let me = Dir::new();
     let source = Source::Local(up.source());
-    let taken = take(&me.fs, &source, "skills/pdf", At::Now, &Options::default()).unwrap();
+    let taken = take(
+        &me.root,
+        &source,
+        "skills/pdf",
+        At::Now,
+        &Options::default(),
+    )
+    .unwrap();
     let paths: Vec<(&str, bool)> = taken
         .tree
         .files()
@@ -87,7 +94,7 @@ fn a_local_directory_is_taken_as_it_stands() {
     assert!(me.snapshot().is_empty());
 
     let refused =
-        |path: &str| take(&me.fs, &source, path, At::Now, &Options::default()).unwrap_err();
+        |path: &str| take(&me.root, &source, path, At::Now, &Options::default()).unwrap_err();
     assert!(matches!(refused("skills/none"), Error::NotInSource { .. }));
     assert!(matches!(
         refused("skills/file"),
@@ -104,7 +111,7 @@ fn a_local_directory_is_taken_as_it_stands() {
         Error::Fs(asv_fs::Error::Symlink { .. })
     ));
     let gone = Source::Local(format!("{}/gone", up.source()));
-    let e = take(&me.fs, &gone, ".", At::Now, &Options::default()).unwrap_err();
+    let e = take(&me.root, &gone, ".", At::Now, &Options::default()).unwrap_err();
     assert!(
         matches!(
             e,
@@ -121,7 +128,7 @@ fn a_local_directory_is_taken_as_it_stands() {
 fn a_relative_local_directory_is_read_from_the_repository_root() {
     let top = Dir::new();
     top.write("upstream/skills/pdf/SKILL.md", &skill_md("pdf"));
-    top.fs.create_dir_all("me").unwrap();
+    top.root.create_dir_all("me").unwrap();
     let me = asv_fs::Root::open(top.path().join("me")).unwrap();
     let taken = take(
         &me,
@@ -148,7 +155,7 @@ fn a_local_git_repository_is_read_at_a_commit_never_from_its_work_tree() {
     let me = Dir::new();
     let source = Source::Local(up.dir.source());
     let taken = take(
-        &me.fs,
+        &me.root,
         &source,
         "skills/pdf",
         At::Ref("main"),
@@ -173,7 +180,7 @@ fn a_local_git_repository_is_read_at_a_commit_never_from_its_work_tree() {
     assert_eq!(taken.tree, expected);
     // The same commit named by its id reads the same tree.
     let again = take(
-        &me.fs,
+        &me.root,
         &source,
         "skills/pdf",
         At::Revision(&first),
@@ -182,7 +189,7 @@ fn a_local_git_repository_is_read_at_a_commit_never_from_its_work_tree() {
     .unwrap();
     assert_eq!((again.tree, again.reference), (expected, None));
     let e = take(
-        &me.fs,
+        &me.root,
         &source,
         "skills/none",
         At::Ref("main"),
@@ -203,7 +210,7 @@ fn a_link_committed_in_a_git_source_is_refused_by_name() {
     up.commit("link");
     let me = Dir::new();
     let e = take(
-        &me.fs,
+        &me.root,
         &Source::Local(up.dir.source()),
         "skills/pdf",
         At::Ref("main"),
@@ -222,7 +229,7 @@ fn a_ref_of_a_plain_directory_is_refused() {
     up.write("skills/pdf/SKILL.md", &skill_md("pdf"));
     let me = Dir::new();
     let e = take(
-        &me.fs,
+        &me.root,
         &Source::Local(up.source()),
         "skills/pdf",
         At::Ref("main"),
@@ -252,7 +259,7 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
     ])
     .unwrap();
     let hash = tree.hash();
-    assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
+    assert_eq!(kept_base(&me.root, &hash).unwrap(), None);
     keep_base(&me.lock(), &tree).unwrap();
     let dir = base_dir(&hash);
     assert_eq!(
@@ -262,19 +269,19 @@ fn kept_bases_are_trusted_only_while_they_hash_as_named() {
             hash.trim_start_matches("sha256:")
         )
     );
-    assert_eq!(kept_base(&me.fs, &hash).unwrap(), Some(tree.clone()));
+    assert_eq!(kept_base(&me.root, &hash).unwrap(), Some(tree.clone()));
     // Keeping it again changes nothing.
     let before = me.snapshot();
     keep_base(&me.lock(), &tree).unwrap();
     assert_eq!(me.snapshot(), before);
     // An edit, or an entry a read would skip, and it is no longer that base.
     me.write(&format!("{dir}/.DS_Store"), "junk");
-    assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
-    me.fs.remove_file(&format!("{dir}/.DS_Store")).unwrap();
-    assert!(kept_base(&me.fs, &hash).unwrap().is_some());
+    assert_eq!(kept_base(&me.root, &hash).unwrap(), None);
+    me.root.remove_file(&format!("{dir}/.DS_Store")).unwrap();
+    assert!(kept_base(&me.root, &hash).unwrap().is_some());
     me.chmod(&format!("{dir}/bin/run"), 0o644);
-    assert_eq!(kept_base(&me.fs, &hash).unwrap(), None);
+    assert_eq!(kept_base(&me.root, &hash).unwrap(), None);
     // Keeping it again restores it whole.
     keep_base(&me.lock(), &tree).unwrap();
-    assert_eq!(kept_base(&me.fs, &hash).unwrap(), Some(tree));
+    assert_eq!(kept_base(&me.root, &hash).unwrap(), Some(tree));
 }

@@ -5,9 +5,10 @@
 //! stands at a dest against what the lock records there and what this run would write, and
 //! nothing else: no tree, no lock file, so every row of the rules is a line of its tests.
 
+use asv_model::id::ContractId;
+
 use crate::digest::Digest;
 use crate::error::PlacementProblem;
-use crate::id::ContractId;
 use crate::raw::{Files, MARKER};
 use crate::report::Event;
 

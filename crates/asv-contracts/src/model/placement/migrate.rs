@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::Root;
+use asv_model::layout::SKILLS_DIR;
 
 use crate::digest::{Digest, cmp_utf16};
 use crate::error::{PlacementProblem, Result};
@@ -18,7 +19,6 @@ use crate::lock::Placement;
 use crate::manifest::paths_overlap;
 use crate::raw::{Files, MappingFiles};
 use crate::report::Event;
-use crate::repository::SKILLS_DIR;
 use crate::snapshot::Snapshot;
 
 use super::decide::DestKind;

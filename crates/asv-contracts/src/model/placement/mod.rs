@@ -22,17 +22,18 @@ mod verify;
 use std::collections::BTreeMap;
 
 use asv_fs::Root;
+use asv_model::id::ContractId;
+use asv_model::ignore::IgnoreRules;
+use asv_model::layout::SKILLS_DIR;
 
 use crate::digest::{Digest, cmp_utf16};
 use crate::document::header;
 use crate::error::{PlacementProblem, Result};
-use crate::id::ContractId;
-use crate::ignore::IgnoreRules;
 use crate::lock::{Placement, Placements};
 use crate::manifest::{Mapping, paths_overlap};
 use crate::raw::{Blob, BlobAt, Files, MARKER, MappingFiles, RawState};
 use crate::report::Event;
-use crate::repository::{Repository, SKILLS_DIR};
+use crate::repository::Repository;
 use crate::snapshot::Snapshot;
 
 pub use decide::{Decision, DestKind, Planned, Recorded, decide};
@@ -331,8 +332,9 @@ fn tree_file(blob: &Blob) -> asv_fs::TreeFile {
 
 #[cfg(test)]
 mod tests {
+    use asv_model::id::ContractId;
+
     use crate::error::{Error, PlacementProblem};
-    use crate::id::ContractId;
 
     use super::DestKind::{Directory as D, File as F};
 

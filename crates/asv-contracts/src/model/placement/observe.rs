@@ -8,10 +8,10 @@ use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::{EntryKind, Root};
+use asv_model::ignore::IgnoreRules;
 
 use crate::digest::{Digest, FramedStream};
 use crate::error::{PlacementProblem, Result};
-use crate::ignore::IgnoreRules;
 use crate::raw::{Blob, Files, MARKER};
 
 use super::super::framed::read_blob;

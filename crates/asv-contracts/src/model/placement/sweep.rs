@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::Root;
+use asv_model::layout::SKILLS_DIR;
 
 use crate::error::{PlacementProblem, Result};
 use crate::lock::Placements;
 use crate::manifest::paths_overlap;
-use crate::repository::SKILLS_DIR;
 
 use super::RawPlan;
 use super::decide::{DestKind, Recorded, decide};

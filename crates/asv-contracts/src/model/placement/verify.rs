@@ -4,14 +4,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use asv_model::ignore::IgnoreRules;
+use asv_model::layout::SKILLS_DIR;
+
 use crate::digest::cmp_utf16;
 use crate::document::header;
 use crate::error::{PlacementProblem, Result};
-use crate::ignore::IgnoreRules;
 use crate::lock::{Placement, Placements};
 use crate::raw::{Blob, MARKER};
 use crate::report::{self, DriftProblem, Violation};
-use crate::repository::{Repository, SKILLS_DIR};
+use crate::repository::Repository;
 use crate::snapshot::Snapshot;
 
 use super::decide::DestKind;

@@ -141,7 +141,7 @@ pub fn is_root() -> bool {
 pub fn errno_of(error: &asv_fs::Error) -> Option<i32> {
     match error {
         asv_fs::Error::Io { error: source, .. } => source.raw_os_error(),
-        asv_fs::Error::SourceUnreadable { error, .. } => error.raw_os_error(),
+        asv_fs::Error::CopySourceUnreadable { error, .. } => error.raw_os_error(),
         asv_fs::Error::RollbackIncomplete { cause, .. } => errno_of(cause),
         _ => None,
     }

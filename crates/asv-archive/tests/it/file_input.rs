@@ -7,7 +7,7 @@ use std::io::Write;
 use crate::support;
 
 use asv_archive::{
-    Archive, Detail, Error, Format, Limits, ReadOptions, Reason, Source, open_archive_file,
+    Archive, ArchiveInput, Detail, Error, Format, Limits, ReadOptions, Reason, open_archive_file,
 };
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, tgz};
@@ -55,8 +55,11 @@ fn a_tarball_past_the_spool_in_memory_reads_back_whole_from_a_file_and_from_byte
         TarMember::file("s/tail", &[9; 1_000_000]),
     ]);
     let (_dir, path) = file_of(&tgz, "big.tgz");
-    for source in [Source::file(&path), Source::bytes(tgz.clone(), "big.tgz")] {
-        let archive = Archive::open(source, &options(Format::TarGz)).unwrap();
+    for input in [
+        ArchiveInput::file(&path),
+        ArchiveInput::bytes(tgz.clone(), "big.tgz"),
+    ] {
+        let archive = Archive::open(input, &options(Format::TarGz)).unwrap();
         let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
         assert_eq!(
             names,
@@ -89,12 +92,12 @@ fn data_after_the_end_marker_of_a_spooled_tarball_is_refused() {
     let mut tar = support::tar(&[TarMember::file("a", &noise(5 * 1024 * 1024, 2))]);
     tar.extend_from_slice(&[0; 200_000]);
     let (_dir, path) = file_of(&support::gzip(&tar), "zeros.tgz");
-    let archive = Archive::open(Source::file(&path), &options(Format::TarGz)).unwrap();
+    let archive = Archive::open(ArchiveInput::file(&path), &options(Format::TarGz)).unwrap();
     assert_eq!(archive.entries().len(), 1);
     tar.push(1);
     tar.extend_from_slice(&[0; 100]);
     let (_dir, path) = file_of(&support::gzip(&tar), "after.tgz");
-    let e = Archive::open(Source::file(&path), &options(Format::TarGz)).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(&path), &options(Format::TarGz)).unwrap_err();
     assert_eq!(e.reason(), Some(Reason::Unsupported));
     assert!(
         e.to_string().contains("data follows the tar end marker"),
@@ -134,8 +137,11 @@ fn long_name_and_pax_headers_past_one_mib_are_refused() {
     for (what, members) in rows {
         let tgz = tgz(&members);
         let (_dir, path) = file_of(&tgz, "meta.tgz");
-        for source in [Source::file(&path), Source::bytes(tgz.clone(), "meta.tgz")] {
-            let e = Archive::open(source, &options(Format::TarGz)).unwrap_err();
+        for input in [
+            ArchiveInput::file(&path),
+            ArchiveInput::bytes(tgz.clone(), "meta.tgz"),
+        ] {
+            let e = Archive::open(input, &options(Format::TarGz)).unwrap_err();
             match &e {
                 Error::Refused { refusal, .. } => {
                     assert_eq!(
@@ -158,7 +164,8 @@ fn long_name_and_pax_headers_past_one_mib_are_refused() {
         TarMember::long_name(&just_under),
         TarMember::file("x", b"x"),
     ]);
-    let archive = Archive::open(Source::bytes(tgz, "at.tgz"), &options(Format::TarGz)).unwrap();
+    let archive =
+        Archive::open(ArchiveInput::bytes(tgz, "at.tgz"), &options(Format::TarGz)).unwrap();
     assert_eq!(archive.entries()[0].name, just_under);
 }
 
@@ -191,7 +198,7 @@ fn a_failing_writer_is_its_own_error_naming_archive_and_entry() {
     let tgz = tgz(&[TarMember::file("a/big", &[3; 300_000])]);
     for (format, bytes) in [(Format::Zip, zip), (Format::TarGz, tgz)] {
         let (_dir, path) = file_of(&bytes, "w");
-        let archive = Archive::open(Source::file(&path), &options(format)).unwrap();
+        let archive = Archive::open(ArchiveInput::file(&path), &options(format)).unwrap();
         for entry in archive.entries() {
             let e = archive
                 .copy_to(entry, &mut Full { room: 100_000 })
@@ -236,7 +243,7 @@ fn an_opened_file_is_named_by_its_label_and_its_head_tells_the_format() {
         },
     };
     let e = Archive::open(
-        Source::Opened {
+        ArchiveInput::Opened {
             file: file.clone(),
             label: "upload".into(),
         },
@@ -246,7 +253,7 @@ fn an_opened_file_is_named_by_its_label_and_its_head_tells_the_format() {
     assert_eq!(e.reason(), Some(Reason::TooLarge));
     assert!(e.to_string().starts_with("archive upload refused ("), "{e}");
     let archive = Archive::open(
-        Source::Opened {
+        ArchiveInput::Opened {
             file,
             label: "upload".into(),
         },
