@@ -15,6 +15,7 @@
 //! - `pull`: `skill pull` beside `git merge` of the same three trees (`pull`).
 //! - `sync`: `skill sync` with nothing to change beside hashing the same files (`sync`).
 //! - `scale`: every read-only command at 10,000 and 100,000 skills (`scale`).
+//! - `add`: `skill add --all` of 100 and 1,000 local skills beside `npx skills add` (`add`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::fmt::Write as _;
@@ -25,6 +26,7 @@ use anyhow::{Result, bail};
 use asv_bench::{Spec, break_copies, generate};
 use clap::{Args, Parser, Subcommand};
 
+mod add;
 mod matrix;
 mod measure;
 mod pull;
@@ -148,6 +150,16 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
+    /// skill add --all of many local skills into two agents beside the npm `skills` CLI
+    Add {
+        /// Sizes in skills, comma-separated
+        #[arg(long, default_value = "100,1000", value_delimiter = ',')]
+        sizes: Vec<usize>,
+        #[command(flatten)]
+        peer: PeerArgs,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Every scenario once, one markdown report (scale only with --scale-sizes)
     All {
         /// Sizes of run, comma-separated
@@ -168,9 +180,34 @@ enum Cmd {
         /// Sizes of scale, comma-separated (none: scale is not run)
         #[arg(long, value_delimiter = ',')]
         scale_sizes: Vec<usize>,
+        /// Sizes of add, comma-separated
+        #[arg(long, default_value = "100,1000", value_delimiter = ',')]
+        add_sizes: Vec<usize>,
+        #[command(flatten)]
+        peer: PeerArgs,
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// Where the npm `skills` CLI is (it needs Node 22; bun runs it on an older Node).
+#[derive(Args, Clone)]
+struct PeerArgs {
+    /// bun, to run the `skills` CLI (npm install bun skills)
+    #[arg(long)]
+    bun: Option<PathBuf>,
+    /// The `skills` package's bin/cli.mjs (without it and --bun, `cp -r` is the peer)
+    #[arg(long)]
+    skills_cli: Option<PathBuf>,
+}
+
+impl PeerArgs {
+    fn peer(&self) -> add::Peer {
+        add::Peer {
+            bun: self.bun.clone(),
+            cli: self.skills_cli.clone(),
+        }
+    }
 }
 
 fn parse_range(s: &str) -> Result<(usize, usize), String> {
@@ -368,6 +405,17 @@ fn main() -> Result<()> {
                 scale::run(&sizes, contracts, body, common.runs, &bin, &work)
             })
         }
+        Cmd::Add {
+            sizes,
+            peer,
+            common,
+        } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "add")?;
+            print(&bin, || {
+                add::run(&sizes, common.runs, &bin, &peer.peer(), &work)
+            })
+        }
         Cmd::All {
             sizes,
             validate_skills,
@@ -375,6 +423,8 @@ fn main() -> Result<()> {
             python,
             sync_skills,
             scale_sizes,
+            add_sizes,
+            peer,
             common,
         } => {
             let bin = binary(common.bin)?;
@@ -403,6 +453,10 @@ fn main() -> Result<()> {
                 (
                     "`skill sync`",
                     Box::new(|w| sync::run(sync_skills, runs, &bin, w)),
+                ),
+                (
+                    "`skill add --all`",
+                    Box::new(|w| add::run(&add_sizes, runs, &bin, &peer.peer(), w)),
                 ),
             ];
             for (k, (title, scenario)) in scenarios.iter().enumerate() {
