@@ -7,7 +7,7 @@ use asv_skills::{add, diff, pull, resolve, status};
 
 use super::Report;
 use crate::cli::{Format, InstallScope, SkillVersion};
-use crate::error::Refusal;
+use crate::error::{DirRole, Usage};
 use crate::render;
 use crate::settings::Settings;
 
@@ -88,7 +88,7 @@ fn version_name(v: SkillVersion) -> &'static str {
 /// # Errors
 /// No such directory; a refusal of what it holds.
 pub fn hash(format: Format, dir: &Path) -> crate::error::Result<Report> {
-    let tree = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
+    let tree = crate::paths::open_dir(dir, DirRole::Skill)?;
     let skill = asv_skilltree::SkillTree::read(&tree, "")?;
     let shown = dir.to_string_lossy();
     Ok(Report::new(
@@ -149,7 +149,7 @@ fn validate_typed(
     settings: &Settings,
     typed: &Path,
 ) -> crate::error::Result<Vec<asv_skills::Finding>> {
-    let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
+    let located = crate::paths::locate(&settings.root_abs, typed, false)?;
     let mut found = asv_skills::validate_skill(&located.tree, &located.rel)?;
     if !located.in_repository {
         let shown = typed.display().to_string();
@@ -239,12 +239,12 @@ fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Res
     if !local || given.starts_with('/') {
         return Ok(given.to_owned());
     }
-    let path =
-        crate::paths::absolute(Path::new(given)).map_err(|e| Refusal(format!("{given}: {e}")))?;
-    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| {
-        Refusal(format!(
-            "{given}: a segment of the path is not UTF-8; rename it"
-        ))
+    let path = crate::paths::absolute(Path::new(given)).map_err(|error| Usage::Unplaceable {
+        typed: given.into(),
+        error,
+    })?;
+    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| Usage::NotUtf8 {
+        typed: given.into(),
     })?;
     Ok(if rel.is_empty() {
         ".".to_owned()
@@ -284,11 +284,7 @@ pub fn pull(
 ) -> crate::error::Result<Report> {
     // `--ref` moves one skill: which one must be said.
     if reference.is_some() && names.len() != 1 {
-        return Err(Refusal(format!(
-            "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
-            names.len()
-        ))
-        .into());
+        return Err(Usage::RefNeedsOneSkill { named: names.len() }.into());
     }
     let tree = settings.open_tree()?;
     let lock = super::lock_unless_dry(settings, &tree, dry_run)?;
@@ -381,7 +377,7 @@ pub fn pack(
 ) -> crate::error::Result<Report> {
     // The repository must exist even for a skill outside it, as for every skill command.
     settings.open_tree()?;
-    let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
+    let located = crate::paths::locate(&settings.root_abs, dir, false)?;
     let packed = asv_skills::package::pack(&located.tree, &located.rel)?;
     let output = output
         .map(Path::to_path_buf)
@@ -444,21 +440,19 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
 
 /// Writes a file the user named on the command line (atomically, never through a link).
 fn write_output(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
-    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
-        Refusal(format!(
-            "{}: not a file name; give -o <file>.zip",
-            path.display()
-        ))
-    })?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Usage::NotAFileName {
+            path: path.to_path_buf(),
+        })?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let dir = asv_fs::Root::open(&parent).map_err(|_| {
-        Refusal(format!(
-            "{}: no such directory; create it or give another -o",
-            parent.display()
-        ))
+    // Whatever stops it opening, the way out is another -o.
+    let dir = asv_fs::Root::open(&parent).map_err(|_| Usage::NoOutputDirectory {
+        dir: parent.clone(),
     })?;
     dir.write_file(name, bytes)?;
     Ok(())
