@@ -106,9 +106,7 @@ fn kind_refusal(kind: &EntryKind) -> Option<Detail> {
         EntryKind::File | EntryKind::Directory => None,
         EntryKind::Link => Some(Detail::SymbolicLink),
         EntryKind::Hardlink => Some(Detail::HardLink),
-        EntryKind::Special(what) => Some(Detail::SpecialEntry {
-            what: what.to_string(),
-        }),
+        EntryKind::Special(what) => Some(Detail::SpecialEntry { what: *what }),
     }
 }
 

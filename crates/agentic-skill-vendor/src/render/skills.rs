@@ -411,16 +411,90 @@ pub fn synced(format: Format, s: &asv_skills::sync::Synced) -> String {
     } else {
         Level::Notice
     };
-    Line::new(level, s.kind(), s.message())
+    Line::new(level, s.kind(), synced_message(s))
         .at(&path)
         .render_finding(format)
 }
 
+/// The text after `<kind>: ` of a line of `skill sync`.
+fn synced_message(s: &asv_skills::sync::Synced) -> String {
+    use asv_skills::sync::Synced;
+    match s {
+        Synced::Taken {
+            name,
+            source,
+            revision,
+        } => format!("{name} <- {source} at {revision}"),
+        Synced::Restored { name, revision } => format!("{} at {revision}", skill_dir(name)),
+        Synced::Dropped { name } => skill_dir(name),
+        Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
+        Synced::Unprojected { path } => path.clone(),
+        Synced::NotProjected { name, finding } => format!(
+            "{} is not mirrored into the agents' directories: {}: {}; fix it (skill validate lists every finding), then run skill sync",
+            skill_dir(name),
+            finding.location(),
+            finding.problem
+        ),
+    }
+}
+
 /// Renders one problem `skill verify` found.
 pub fn skill_problem(format: Format, p: &asv_skills::sync::Problem) -> String {
-    Line::new(Level::Error, p.kind, p.message.clone())
-        .at(&p.path)
+    let path = p.path();
+    Line::new(Level::Error, p.kind(), skill_problem_message(p))
+        .at(&path)
         .render_finding(format)
+}
+
+/// What is wrong and what to do, of a problem `skill verify` found.
+fn skill_problem_message(p: &asv_skills::sync::Problem) -> String {
+    use asv_skills::sync::{CopyState, Problem};
+    match p {
+        Problem::LockEntry { error, .. }
+        | Problem::IntentEntry { error, .. }
+        | Problem::Unreadable { error, .. }
+        | Problem::Differs(error) => error.to_string(),
+        Problem::Untaken { name } => {
+            format!("{name} is wanted but the lock does not hold it; run skill sync to take it up")
+        }
+        Problem::Unwanted { name } => format!(
+            "{name} is in the lock but not wanted; run skill sync to drop it, or add its row back"
+        ),
+        Problem::Missing { name } => {
+            format!("{name} is imported but its directory is gone; run skill sync to restore it")
+        }
+        Problem::Conflicted { name } => format!(
+            "{name} has a pull waiting; resolve its conflicts, then run skill resolve {name}"
+        ),
+        Problem::Invalid { finding, .. } => format!("{}: {}", finding.location(), finding.problem),
+        Problem::Projection {
+            path: dest,
+            skill: name,
+            state,
+        } => match state {
+            CopyState::Missing => format!("{dest} is missing; run skill sync"),
+            CopyState::Unrecorded => {
+                format!("{dest} is not recorded in the lock; run skill sync to claim it")
+            }
+            CopyState::Stale => format!(
+                "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
+            ),
+            CopyState::Edited { file } => format!(
+                "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
+                file.as_ref()
+                    .map(|f| format!(" ({f} differs)"))
+                    .unwrap_or_default()
+            ),
+            CopyState::Unreadable(error) => error.to_string(),
+            CopyState::OtherKind(kind) => format!("{dest} is {kind}, not a copy of skills/{name}"),
+            CopyState::Orphaned => format!(
+                "{dest} is a copy of skills/{name}, which is gone; run skill sync to remove it"
+            ),
+            CopyState::Gone => format!(
+                "{dest} is recorded in the lock, but it and skills/{name} are gone; run skill sync"
+            ),
+        },
+    }
 }
 
 /// Renders a skill's tree hash (`skill hash`): the bare hash as text, so a script can take it

@@ -19,7 +19,7 @@ mod raw;
 mod tests;
 
 pub use asv_model::error::GitignoreProblem;
-pub use lock::LockProblem;
+pub use lock::{LockProblem, PinProblem};
 pub use manifest::{ManifestProblem, PathField, ReservedDest};
 pub use placement::PlacementProblem;
 pub use raw::RawSourceProblem;
