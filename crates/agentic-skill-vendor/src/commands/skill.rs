@@ -44,9 +44,18 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
         // A skill left out of the agents' directories is work left: exit 1.
         done.iter().any(asv_skills::sync::Synced::is_shortfall),
     );
-    report.warnings = intent.unknown_keys;
+    report.warnings = intent_keys(&intent);
     report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
+}
+
+/// The warnings of the intent's keys this tool does not read.
+fn intent_keys(intent: &asv_skills::intent::Intent) -> Vec<String> {
+    intent
+        .unknown_keys
+        .iter()
+        .map(render::warnings::intent_key)
+        .collect()
 }
 
 /// `skill verify`.
@@ -58,7 +67,7 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
     // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
     // verify itself tells which it is.
     let unknown_keys = match asv_skills::intent::Intent::load(&tree) {
-        Ok(intent) => intent.unknown_keys,
+        Ok(intent) => intent_keys(&intent),
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
         Err(e) => return Err(e.into()),
     };
@@ -310,9 +319,7 @@ pub fn pull(
         .warnings
         .extend(pulled.iter().filter_map(render::pull_warning));
     if dry_run {
-        report
-            .warnings
-            .push("dry run: the lines say what a pull would do; nothing was written".to_owned());
+        report.warnings.push(render::warnings::pull_dry_run());
     }
     report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)

@@ -7,12 +7,14 @@
 //! lists every kind and its fields, and a test holds the output to that page).
 //!
 //! By what is rendered: [`line`] (the shared line, its forms and escaping), [`records`] (the
-//! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines).
+//! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines), [`warnings`]
+//! (what goes to stderr beside the report).
 
 mod contracts;
 mod line;
 mod records;
 mod skills;
+pub mod warnings;
 
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
