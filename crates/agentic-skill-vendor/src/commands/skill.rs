@@ -354,19 +354,15 @@ pub fn diff(
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &tree)?;
     let options = settings.transport_options()?;
-    let text = diff::diff(&lock, name, version(from), version(to), &options)?;
-
+    let unified = diff::diff(&lock, name, version(from), version(to), &options)?;
     let lines = render::diff(
         settings.format,
+        settings.stdout_color,
         name,
         version_name(from),
         version_name(to),
-        &text,
+        &unified,
     );
-    let lines = match settings.format {
-        Format::Text => settings.stdout_color.diff_lines(lines),
-        _ => lines,
-    };
     Ok(super::with_left_behind(
         Report::new(lines, false),
         Some(&lock),

@@ -2,6 +2,7 @@
 //! `install`, `sync`, `verify`, `diff`, `remove`, `outdated` and `list`.
 
 use asv_skills::add::{Added, Pin};
+use asv_skills::diff::{DiffLine, UnifiedDiff};
 use asv_skills::install::Installed;
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
@@ -12,7 +13,7 @@ use asv_skills::status::{State, Status};
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
-use crate::style::Paint;
+use crate::style::{DiffPart, Paint};
 
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
@@ -508,29 +509,57 @@ pub fn hash(format: Format, dir: &str, hash: &str) -> String {
     }
 }
 
-/// Renders `skill diff`: the unified diff's lines as text, one record in JSON.
-pub fn diff(format: Format, name: &str, from: &str, to: &str, text: &str) -> Vec<String> {
-    match format {
-        Format::Json => vec![
-            Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
-                .at(&skill_dir(name))
-                .render(
-                    format,
-                    DiffFields {
-                        name,
-                        from,
-                        to,
-                        diff: text,
-                    },
-                ),
-        ],
-        // Split at LF only: a CR before it belongs to the line (a CRLF file's diff keeps its
-        // CRs, as `git diff` prints them and `git apply` needs them).
-        _ => text
-            .split_inclusive('\n')
-            .map(|l| l.strip_suffix('\n').unwrap_or(l).to_owned())
-            .collect(),
+/// Renders `skill diff`: the unified diff's lines as text (in text, their parts coloured as
+/// `paint` says, by the kind each line was made as), one record in JSON.
+pub fn diff(
+    format: Format,
+    paint: Paint,
+    name: &str,
+    from: &str,
+    to: &str,
+    diff: &UnifiedDiff,
+) -> Vec<String> {
+    let paint = match format {
+        Format::Json => {
+            return vec![
+                Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
+                    .at(&skill_dir(name))
+                    .render(
+                        format,
+                        DiffFields {
+                            name,
+                            from,
+                            to,
+                            diff: &diff.to_string(),
+                        },
+                    ),
+            ];
+        }
+        Format::Text => paint,
+        Format::Github => Paint::OFF,
+    };
+    let mut lines = Vec::with_capacity(diff.lines().len());
+    for line in diff.lines() {
+        match line {
+            // A path may hold a line break: each line printed is coloured on its own.
+            DiffLine::Header(text) => lines.extend(
+                text.split('\n')
+                    .map(|part| paint.diff(DiffPart::Header, part)),
+            ),
+            DiffLine::Hunk { ranges, heading } => {
+                let mut shown = paint.diff(DiffPart::Ranges, ranges);
+                if let Some(heading) = heading {
+                    shown.push(' ');
+                    shown.push_str(heading);
+                }
+                lines.push(shown);
+            }
+            DiffLine::Removed(_) => lines.push(paint.diff(DiffPart::Removed, &line.to_string())),
+            DiffLine::Added(_) => lines.push(paint.diff(DiffPart::Added, &line.to_string())),
+            DiffLine::Context(_) | DiffLine::NoNewline => lines.push(line.to_string()),
+        }
     }
+    lines
 }
 
 /// Renders what `skill remove` removed: `removed: <name> (skills/<name>)`, saying when the
