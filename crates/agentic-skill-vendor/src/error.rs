@@ -3,20 +3,225 @@
 //! crate's type in turn (issue 28 §1).
 
 use std::io;
+use std::path::PathBuf;
 
 use asv_error::{Failure, Location, Side};
 
-/// A refusal worded for the user: printed as `error: <message>`, exit 2.
-#[derive(Debug)]
-pub struct Refusal(pub String);
+/// The line after a usage refusal.
+pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
 
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+/// A refusal of what the user typed, worded here: printed as `error: <message>`, exit 2. Each
+/// carries what it is about (a path as typed, a name, a count, the failure met), never a
+/// finished sentence (issue 28 §1).
+#[derive(Debug, thiserror::Error)]
+pub enum Usage {
+    /// `--token-stdin` on a command that reaches no network.
+    #[error(
+        "--token-stdin is not an option {command} takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}"
+    )]
+    TokenStdinUnused {
+        /// The command as typed (`verify`).
+        command: &'static str,
+    },
+    /// `--root ""`.
+    #[error("--root needs a path")]
+    EmptyRoot,
+    /// The current directory, needed to place a relative `--root`, cannot be read.
+    #[error("the current directory cannot be read ({error}); pass --root <absolute path>")]
+    CurrentDirectory {
+        /// Why: said inside the sentence, so not also a source.
+        error: io::Error,
+    },
+    /// No repository around the current directory.
+    #[error(transparent)]
+    NoRepository(#[from] NotFound),
+    /// `--token-stdin` could not read standard input.
+    #[error("--token-stdin could not read standard input")]
+    TokenUnread(#[source] io::Error),
+    /// The token piped in cannot be used.
+    #[error("{0}")]
+    Token(asv_remote::token::TokenProblem),
+    /// A directory named (or implied) is not there.
+    #[error("{}: no such directory{}", dir.display(), role.hint())]
+    NoSuchDirectory {
+        /// The directory, as named.
+        dir: PathBuf,
+        /// What it was to be, for the next step.
+        role: DirRole,
+    },
+    /// A directory named (or implied) is a file.
+    #[error("{}: not a directory{}", dir.display(), role.hint())]
+    NotADirectory {
+        /// The path, as named.
+        dir: PathBuf,
+        /// What it was to be, for the next step.
+        role: DirRole,
+    },
+    /// A directory named (or implied) cannot be opened (a permission on the way), said as the
+    /// guarded tree says it.
+    #[error(transparent)]
+    Unopenable(asv_fs::Error),
+    /// A path typed from the current directory cannot be made absolute.
+    #[error("{}", typed.display())]
+    Unplaceable {
+        /// The path as typed.
+        typed: PathBuf,
+        /// Why.
+        #[source]
+        error: io::Error,
+    },
+    /// `/` named where a directory below it is needed.
+    #[error("{}: name a directory below /, not / itself", typed.display())]
+    FileSystemRoot {
+        /// The path as typed.
+        typed: PathBuf,
+    },
+    /// A path typed with a segment that is not UTF-8.
+    #[error("{}: a segment of the path is not UTF-8; rename it", typed.display())]
+    NotUtf8 {
+        /// The path as typed.
+        typed: PathBuf,
+    },
+    /// A `--target` name the table does not hold (clap admits only the table's names; this is
+    /// for a caller that skipped it).
+    #[error("{}", unknown_target(name, near))]
+    UnknownTarget {
+        /// The name as given.
+        name: String,
+        /// The nearest names of the table.
+        near: Vec<&'static str>,
+    },
+    /// `--scope user` for an agent whose variable is unset, without `HOME`.
+    #[error("--scope user needs HOME set to your home directory")]
+    NoHome,
+    /// The agents' user directories have no directory in common (one is relative).
+    #[error(
+        "the agents' user directories share no parent directory (one is relative); set their variables to absolute paths"
+    )]
+    NoCommonDirectory,
+    /// An agent's user directory whose path is not UTF-8.
+    #[error("{}: not UTF-8; give the agent's directory a UTF-8 path", dir.display())]
+    AgentDirNotUtf8 {
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// `HOME` names a directory that does not exist.
+    #[error("{}: the home directory does not exist; set HOME", home.display())]
+    NoHomeDirectory {
+        /// `HOME`.
+        home: PathBuf,
+    },
+    /// `skill pull --ref` with other than one name.
+    #[error(
+        "skill pull --ref moves one skill, and {named} were named; name the one skill to move: skill pull <NAME> --ref <REF>"
+    )]
+    RefNeedsOneSkill {
+        /// How many names were given.
+        named: usize,
+    },
+    /// `-o` names no file.
+    #[error("{}: not a file name; give -o <file>.zip", path.display())]
+    NotAFileName {
+        /// `-o` as given.
+        path: PathBuf,
+    },
+    /// The directory `-o` names a file in is not there.
+    #[error("{}: no such directory; create it or give another -o", dir.display())]
+    NoOutputDirectory {
+        /// The directory.
+        dir: PathBuf,
+    },
+}
+
+/// What a directory the user named (or the environment implied) was to be: the next step a
+/// refusal of it ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirRole {
+    /// `--root`, or the current directory: the repository.
+    Repository,
+    /// The directory `skill hash` reads.
+    Skill,
+    /// `HOME`, where agents' user directories are.
+    Home,
+    /// The directory an agent's variable points at.
+    AgentDir,
+    /// Where a path typed outside the repository is read: no next step beyond the path.
+    Parent,
+}
+
+impl DirRole {
+    /// The `; …` that ends a refusal of such a directory (empty for [`DirRole::Parent`]).
+    fn hint(self) -> &'static str {
+        match self {
+            DirRole::Repository => "; pass --root <path> naming the repository",
+            DirRole::Skill => "; name a skill directory",
+            DirRole::Home => "; set HOME",
+            DirRole::AgentDir => "; create it or unset the agent's variable that points there",
+            DirRole::Parent => "",
+        }
     }
 }
 
-impl std::error::Error for Refusal {}
+/// The refusal of a `--target` name: the nearest names, then all.
+fn unknown_target(name: &str, near: &[&str]) -> String {
+    use asv_skills::targets::Target;
+    let all: Vec<&str> = Target::all().map(Target::name).collect();
+    let tip = if near.is_empty() {
+        String::new()
+    } else {
+        format!("did you mean {}? ", near.join(" or "))
+    };
+    format!(
+        "unknown target: {name}; {tip}give one of {}",
+        all.join(", ")
+    )
+}
+
+/// Where a search for the repository ended without finding one.
+#[derive(Debug)]
+pub struct NotFound {
+    /// The directory the search started in.
+    pub from: PathBuf,
+    /// The last directory looked at: the top of the enclosing git work tree, or `/`.
+    pub top: PathBuf,
+    /// The entries looked for, any of which marks a repository.
+    pub markers: &'static [&'static str],
+}
+
+impl std::fmt::Display for NotFound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = self
+            .markers
+            .iter()
+            .map(|m| {
+                if *m == asv_model::layout::SKILLS_DIR {
+                    format!("{m}/")
+                } else {
+                    (*m).to_owned()
+                }
+            })
+            .collect::<Vec<_>>();
+        let looked = if self.from == self.top {
+            format!("in {}", self.from.display())
+        } else {
+            format!(
+                "in {} and each directory above it up to {}",
+                self.from.display(),
+                self.top.display()
+            )
+        };
+        let (last, rest) = names
+            .split_last()
+            .map_or(("", &[][..]), |(l, r)| (l.as_str(), r));
+        write!(
+            f,
+            "no repository found: looked {looked} for {} or {last}; run agentic-skill-vendor init to start one here, or pass --root <path>",
+            rest.join(", "),
+        )
+    }
+}
+
+impl std::error::Error for NotFound {}
 
 /// The command being run had already made its change in full when it was killed, and taking
 /// the writer lock finished the clean-up: there is nothing left to do (the run ends clean).
@@ -61,7 +266,7 @@ pub enum Error {
     Remote(#[from] asv_remote::Error),
     /// A refusal worded here, of what the user typed (input side, no file of its own).
     #[error(transparent)]
-    Usage(#[from] Refusal),
+    Usage(#[from] Usage),
     /// A killed run of this command had made its change in full: nothing is left to do.
     #[error(transparent)]
     Finished(#[from] Finished),
@@ -151,7 +356,118 @@ mod tests {
         assert_eq!(limit.side(), asv_error::Side::Environment);
         let fetch_input = Error::from(asv_fetch::Error::NoSourceName);
         assert_eq!(fetch_input.side(), asv_error::Side::Input);
-        let worded_here = Error::from(Refusal("x".into()));
+        let worded_here = Error::from(Usage::EmptyRoot);
         assert_eq!(worded_here.side(), asv_error::Side::Input);
+    }
+
+    /// Each usage refusal, with its source joined as the binary joins it, reads as the
+    /// sentence the binary printed when it was worded in place (issue 28 §1).
+    #[test]
+    fn usage_refusals_read_as_before() {
+        let chain = |e: &Usage| {
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(e);
+            while let Some(c) = cause {
+                text.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            text
+        };
+        let p = PathBuf::from;
+        let rows: Vec<(Usage, String)> = vec![
+            (
+                Usage::TokenStdinUnused { command: "verify" },
+                format!("--token-stdin is not an option verify takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}"),
+            ),
+            (Usage::EmptyRoot, "--root needs a path".into()),
+            (
+                Usage::CurrentDirectory { error: io::Error::other("gone") },
+                "the current directory cannot be read (gone); pass --root <absolute path>".into(),
+            ),
+            (
+                Usage::NoRepository(NotFound {
+                    from: p("/r/a"),
+                    top: p("/r"),
+                    markers: &["vendor-lock.json", "skills"],
+                }),
+                "no repository found: looked in /r/a and each directory above it up to /r for vendor-lock.json or skills/; run agentic-skill-vendor init to start one here, or pass --root <path>".into(),
+            ),
+            (
+                Usage::TokenUnread(io::Error::other("closed")),
+                "--token-stdin could not read standard input: closed".into(),
+            ),
+            (
+                Usage::Token(asv_remote::token::TokenProblem::TooLong(9)),
+                asv_remote::token::TokenProblem::TooLong(9).to_string(),
+            ),
+            (
+                Usage::NoSuchDirectory { dir: p("x"), role: DirRole::Repository },
+                "x: no such directory; pass --root <path> naming the repository".into(),
+            ),
+            (
+                Usage::NotADirectory { dir: p("x"), role: DirRole::Skill },
+                "x: not a directory; name a skill directory".into(),
+            ),
+            (
+                Usage::NoSuchDirectory { dir: p("/h"), role: DirRole::Home },
+                "/h: no such directory; set HOME".into(),
+            ),
+            (
+                Usage::NoSuchDirectory { dir: p("/a"), role: DirRole::AgentDir },
+                "/a: no such directory; create it or unset the agent's variable that points there".into(),
+            ),
+            (
+                Usage::NotADirectory { dir: p("/up"), role: DirRole::Parent },
+                "/up: not a directory".into(),
+            ),
+            (
+                Usage::Unplaceable { typed: p("./s"), error: io::Error::other("gone") },
+                "./s: gone".into(),
+            ),
+            (
+                Usage::FileSystemRoot { typed: p("/") },
+                "/: name a directory below /, not / itself".into(),
+            ),
+            (
+                Usage::NotUtf8 { typed: p("./s") },
+                "./s: a segment of the path is not UTF-8; rename it".into(),
+            ),
+            (
+                Usage::UnknownTarget { name: "ocdex".into(), near: vec!["codex"] },
+                {
+                    use asv_skills::targets::Target;
+                    let all: Vec<&str> = Target::all().map(Target::name).collect();
+                    format!("unknown target: ocdex; did you mean codex? give one of {}", all.join(", "))
+                },
+            ),
+            (Usage::NoHome, "--scope user needs HOME set to your home directory".into()),
+            (
+                Usage::NoCommonDirectory,
+                "the agents' user directories share no parent directory (one is relative); set their variables to absolute paths".into(),
+            ),
+            (
+                Usage::AgentDirNotUtf8 { dir: p("/a") },
+                "/a: not UTF-8; give the agent's directory a UTF-8 path".into(),
+            ),
+            (
+                Usage::NoHomeDirectory { home: p("/h") },
+                "/h: the home directory does not exist; set HOME".into(),
+            ),
+            (
+                Usage::RefNeedsOneSkill { named: 2 },
+                "skill pull --ref moves one skill, and 2 were named; name the one skill to move: skill pull <NAME> --ref <REF>".into(),
+            ),
+            (
+                Usage::NotAFileName { path: p("..") },
+                "..: not a file name; give -o <file>.zip".into(),
+            ),
+            (
+                Usage::NoOutputDirectory { dir: p("out") },
+                "out: no such directory; create it or give another -o".into(),
+            ),
+        ];
+        for (usage, want) in rows {
+            assert_eq!(chain(&usage), want, "{usage:?}");
+        }
     }
 }

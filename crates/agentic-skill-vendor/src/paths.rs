@@ -10,19 +10,25 @@ use std::path::{Component, Path, PathBuf};
 
 use asv_fs::Root;
 
-/// Opens the directory `dir` as a tree. Nothing there reads `<dir>: no such directory`, a
-/// file there `<dir>: not a directory`, each followed by `hint` (`; …`, or empty); a problem
-/// looking at it (a permission on the way) is said as it is, never as "missing".
+use crate::error::{DirRole, NotFound, Usage};
+
+/// Opens the directory `dir` as a tree. Nothing there is [`Usage::NoSuchDirectory`], a file
+/// there [`Usage::NotADirectory`], each ending with the next step for a directory of `role`; a
+/// problem looking at it (a permission on the way) is said as it is, never as "missing".
 ///
 /// # Errors
-/// The message to refuse with.
-pub fn open_dir(dir: &Path, hint: &str) -> Result<Root, String> {
+/// The refusal.
+pub fn open_dir(dir: &Path, role: DirRole) -> Result<Root, Usage> {
     Root::open(dir).map_err(|e| match e {
-        asv_fs::Error::RootMissing { .. } => format!("{}: no such directory{hint}", dir.display()),
-        asv_fs::Error::RootNotDirectory { .. } => {
-            format!("{}: not a directory{hint}", dir.display())
-        }
-        other => other.to_string(),
+        asv_fs::Error::RootMissing { .. } => Usage::NoSuchDirectory {
+            dir: dir.to_path_buf(),
+            role,
+        },
+        asv_fs::Error::RootNotDirectory { .. } => Usage::NotADirectory {
+            dir: dir.to_path_buf(),
+            role,
+        },
+        other => Usage::Unopenable(other),
     })
 }
 
@@ -34,45 +40,6 @@ const REPOSITORY_MARKERS: [&str; 5] = [
     asv_model::layout::SKILL_INTENT,
     asv_model::layout::SKILLS_DIR,
 ];
-
-/// Where a search for the repository ended without finding one.
-#[derive(Debug)]
-pub struct NotFound {
-    /// The directory the search started in.
-    pub from: PathBuf,
-    /// The last directory looked at: the top of the enclosing git work tree, or `/`.
-    pub top: PathBuf,
-}
-
-impl std::fmt::Display for NotFound {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names = REPOSITORY_MARKERS
-            .iter()
-            .map(|m| {
-                if *m == asv_model::layout::SKILLS_DIR {
-                    format!("{m}/")
-                } else {
-                    (*m).to_owned()
-                }
-            })
-            .collect::<Vec<_>>();
-        let looked = if self.from == self.top {
-            format!("in {}", self.from.display())
-        } else {
-            format!(
-                "in {} and each directory above it up to {}",
-                self.from.display(),
-                self.top.display()
-            )
-        };
-        write!(
-            f,
-            "no repository found: looked {looked} for {} or {}; run agentic-skill-vendor init to start one here, or pass --root <path>",
-            names[..names.len() - 1].join(", "),
-            names[names.len() - 1]
-        )
-    }
-}
 
 /// The repository around `start` (an absolute directory), found as git and cargo find theirs:
 /// the nearest of `start` and its ancestors that holds one of [`REPOSITORY_MARKERS`], never
@@ -99,6 +66,7 @@ pub fn discover(start: &Path) -> Result<PathBuf, NotFound> {
     Err(NotFound {
         from: start.to_path_buf(),
         top,
+        markers: &REPOSITORY_MARKERS,
     })
 }
 
@@ -161,20 +129,24 @@ pub struct Located {
 ///
 /// # Errors
 /// A path with no parent (`/`) or a non-UTF-8 segment, or a parent that cannot be opened as a
-/// directory: said as a refusal naming the path as typed.
-pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located, String> {
-    let shown = typed.display();
-    let path = absolute(typed).map_err(|e| format!("{shown}: {e}"))?;
+/// directory: a refusal naming the path as typed.
+pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located, Usage> {
+    let path = absolute(typed).map_err(|error| Usage::Unplaceable {
+        typed: typed.to_path_buf(),
+        error,
+    })?;
     if let Some(rel) = below(root, &path) {
         return Ok(Located {
-            root: Root::open(root).map_err(|e| e.to_string())?,
+            root: Root::open(root).map_err(Usage::Unopenable)?,
             rel,
             in_repository: true,
         });
     }
     let mut base = path
         .parent()
-        .ok_or_else(|| format!("{shown}: name a directory below /, not / itself"))?
+        .ok_or_else(|| Usage::FileSystemRoot {
+            typed: typed.to_path_buf(),
+        })?
         .to_path_buf();
     if create_missing {
         base = path.clone();
@@ -184,9 +156,10 @@ pub fn locate(root: &Path, typed: &Path, create_missing: bool) -> Result<Located
             }
         }
     }
-    let rel = below(&base, &path)
-        .ok_or_else(|| format!("{shown}: a segment of the path is not UTF-8; rename it"))?;
-    let root = open_dir(&base, "")?;
+    let rel = below(&base, &path).ok_or_else(|| Usage::NotUtf8 {
+        typed: typed.to_path_buf(),
+    })?;
+    let root = open_dir(&base, DirRole::Parent)?;
     Ok(Located {
         root,
         rel,

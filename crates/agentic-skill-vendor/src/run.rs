@@ -9,8 +9,9 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::cli::{Cli, Command, Early, Format, SkillCommand};
 use crate::commands::{self, Report};
+use crate::error::USAGE_HINT;
 use crate::exit::ExitStatus;
-use crate::settings::{Settings, USAGE_HINT};
+use crate::settings::Settings;
 use crate::style::{Label, Paint};
 
 /// Words a clap parse failure the way the compatibility contract spells it.

@@ -6,10 +6,7 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
 use crate::cli::{Cli, Format, InstallScope, Repository};
-use crate::error::Refusal;
-
-/// The line after a usage refusal.
-pub const USAGE_HINT: &str = "run agentic-skill-vendor --help for the commands and options";
+use crate::error::{DirRole, Usage};
 
 /// What every command reads from the arguments and the environment, resolved once.
 pub struct Settings {
@@ -41,24 +38,20 @@ impl Settings {
     /// directory that cannot be read.
     pub fn resolve(cli: &Cli) -> crate::error::Result<Settings> {
         if cli.token_stdin && !cli.command.facts().network {
-            return Err(Refusal(format!(
-                "--token-stdin is not an option {} takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}",
-                cli.command.name()
-            ))
+            return Err(Usage::TokenStdinUnused {
+                command: cli.command.name(),
+            }
             .into());
         }
         let root = match &cli.root {
             Some(p) if p.as_os_str().is_empty() => {
-                return Err(Refusal("--root needs a path".to_owned()).into());
+                return Err(Usage::EmptyRoot.into());
             }
             Some(p) => p.clone(),
             None => PathBuf::from("."),
         };
-        let mut root_abs = crate::paths::absolute(&root).map_err(|e| {
-            Refusal(format!(
-                "the current directory cannot be read ({e}); pass --root <absolute path>"
-            ))
-        })?;
+        let mut root_abs =
+            crate::paths::absolute(&root).map_err(|error| Usage::CurrentDirectory { error })?;
         let mut root = root;
         if cli.root.is_none() {
             match (cli.command.repository(), crate::paths::discover(&root_abs)) {
@@ -69,7 +62,7 @@ impl Settings {
                 }
                 (Repository::IfFound, Err(_)) => {}
                 (Repository::Always, Err(not_found)) => {
-                    return Err(Refusal(not_found.to_string()).into());
+                    return Err(Usage::NoRepository(not_found).into());
                 }
             }
         }
@@ -90,8 +83,7 @@ impl Settings {
     /// # Errors
     /// The root is not a directory that can be opened.
     pub fn open_root(&self) -> crate::error::Result<asv_fs::Root> {
-        crate::paths::open_dir(&self.root, "; pass --root <path> naming the repository")
-            .map_err(|message| Refusal(message).into())
+        Ok(crate::paths::open_dir(&self.root, DirRole::Repository)?)
     }
 
     /// The options of the transports: the token piped in with `--token-stdin`, progress on a
@@ -121,12 +113,10 @@ impl Settings {
                     .lock()
                     .take(64 * 1024)
                     .read_to_end(&mut bytes)
-                    .map_err(|e| {
-                        Refusal(format!("--token-stdin could not read standard input: {e}"))
-                    })?;
+                    .map_err(Usage::TokenUnread)?;
                 asv_remote::token::Token::from_stdin_bytes(&bytes)
             };
-            options.token = Some(problem.map_err(|p| Refusal(p.to_string()))?);
+            options.token = Some(problem.map_err(Usage::Token)?);
         }
         options.read_test_endpoints();
         Ok(options)
@@ -151,8 +141,7 @@ impl Settings {
             return Ok(match into {
                 None => (None, vec!["skills".to_owned()], String::new()),
                 Some(into) => {
-                    let located =
-                        crate::paths::locate(&self.root_abs, into, true).map_err(Refusal)?;
+                    let located = crate::paths::locate(&self.root_abs, into, true)?;
                     if located.in_repository {
                         (None, vec![located.rel], String::new())
                     } else {
@@ -180,20 +169,12 @@ impl Settings {
     }
 }
 
-/// The refusal of a `--target` name the table does not hold: the nearest names, then all.
-fn unknown_target(name: &str) -> Refusal {
-    use asv_skills::targets::Target;
-    let near = Target::nearest(name, 2, strsim::damerau_levenshtein);
-    let all: Vec<&str> = Target::all().map(Target::name).collect();
-    let tip = if near.is_empty() {
-        String::new()
-    } else {
-        format!("did you mean {}? ", near.join(" or "))
-    };
-    Refusal(format!(
-        "unknown target: {name}; {tip}give one of {}",
-        all.join(", ")
-    ))
+/// The refusal of a `--target` name the table does not hold, with the nearest names.
+fn unknown_target(name: &str) -> Usage {
+    Usage::UnknownTarget {
+        name: name.to_owned(),
+        near: asv_skills::targets::Target::nearest(name, 2, strsim::damerau_levenshtein),
+    }
 }
 
 /// Where `--scope user` installs `targets`: each agent's user directory (its variable's
@@ -216,33 +197,22 @@ fn user_destination(
             (Some(place), _) => place,
             (None, Some(home)) => (home.clone(), t.user_dir_in_home()),
             (None, None) => {
-                return Err(Refusal(
-                    "--scope user needs HOME set to your home directory".to_owned(),
-                )
-                .into());
+                return Err(Usage::NoHome.into());
             }
         };
         if !places.contains(&place) {
             places.push(place);
         }
     }
-    let base = common_ancestor(places.iter().map(|(b, _)| b.as_path())).ok_or_else(|| {
-        Refusal(
-            "the agents' user directories share no parent directory (one is relative); \
-             set their variables to absolute paths"
-                .to_owned(),
-        )
-    })?;
+    let base =
+        common_ancestor(places.iter().map(|(b, _)| b.as_path())).ok_or(Usage::NoCommonDirectory)?;
     let mut dirs = Vec::with_capacity(places.len());
     for (b, under) in &places {
         let rel = b.strip_prefix(&base).unwrap_or(b);
         let rel = rel.join(under);
-        let rel = rel.to_str().ok_or_else(|| {
-            Refusal(format!(
-                "{}: not UTF-8; give the agent's directory a UTF-8 path",
-                b.display()
-            ))
-        })?;
+        let rel = rel
+            .to_str()
+            .ok_or_else(|| Usage::AgentDirNotUtf8 { dir: b.clone() })?;
         if !dirs.iter().any(|d: &String| d == rel) {
             dirs.push(rel.to_owned());
         }
@@ -250,18 +220,10 @@ fn user_destination(
     let is_home = home.as_deref() == Some(base.as_path());
     let root = match asv_fs::Root::open(&base) {
         Err(asv_fs::Error::RootMissing { .. }) if is_home => {
-            return Err(Refusal(format!(
-                "{}: the home directory does not exist; set HOME",
-                base.display()
-            ))
-            .into());
+            return Err(Usage::NoHomeDirectory { home: base }.into());
         }
-        _ if is_home => crate::paths::open_dir(&base, "; set HOME").map_err(Refusal)?,
-        _ => crate::paths::open_dir(
-            &base,
-            "; create it or unset the agent's variable that points there",
-        )
-        .map_err(Refusal)?,
+        _ if is_home => crate::paths::open_dir(&base, DirRole::Home)?,
+        _ => crate::paths::open_dir(&base, DirRole::AgentDir)?,
     };
     let shown = if is_home {
         "~/".to_owned()

@@ -1,9 +1,11 @@
 //! Colour on a terminal: when a stream gets it (`--color`, `NO_COLOR`, whether it is a
 //! terminal), and the few things coloured — the `error:` and `warning:` labels on stderr, the
-//! state words of `skill status` and the lines of `skill diff`.
+//! state words of `skill status` and the parts of `skill diff`'s lines.
 //!
 //! Colour only ever wraps text in escape sequences: with colour off every line is byte for byte
-//! what it is without this module, so a pipe, a file or a CI log reads exactly as before.
+//! what it is without this module, so a pipe, a file or a CI log reads exactly as before. It is
+//! put on a part of a line where the renderer makes the line, by what the part is, never by
+//! reading a finished line back (issue 28 §2).
 
 use std::ffi::OsStr;
 use std::io::IsTerminal;
@@ -23,6 +25,19 @@ const BOLD: Style = Style::new().bold();
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Paint {
     on: bool,
+}
+
+/// The parts of `skill diff`'s lines that are coloured, as git colours them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffPart {
+    /// A line of a file's header (`diff --git …`, `--- …`, `+++ …`, a mode line): bold.
+    Header,
+    /// The ranges of a hunk's head (`@@ -1,2 +1,2 @@`, not the heading after them): cyan.
+    Ranges,
+    /// A removed line, its `-` included: red.
+    Removed,
+    /// An added line, its `+` included: green.
+    Added,
 }
 
 /// The labels the binary puts before a message on stderr.
@@ -54,6 +69,9 @@ impl Label {
 }
 
 impl Paint {
+    /// No colour, whatever the stream (a format other than text).
+    pub const OFF: Paint = Paint { on: false };
+
     /// Decides for one stream: `never` and `always` say it; `auto` colours a terminal unless
     /// `NO_COLOR` is set to something (<https://no-color.org>) or `TERM` is `dumb`.
     pub fn decide(
@@ -121,41 +139,16 @@ impl Paint {
         self.paint(style, state.as_str())
     }
 
-    /// The lines of a unified diff coloured as git colours them: file headers bold, the
-    /// `@@ … @@` of a hunk cyan, removed lines red, added lines green.
-    ///
-    /// A line is read by where it stands, not by its first characters alone: within a hunk a
-    /// removed line `-- x` shows as `--- x` and is still a removed line.
-    pub fn diff_lines(self, lines: Vec<String>) -> Vec<String> {
-        if !self.on {
-            return lines;
-        }
-        let mut in_header = false;
-        lines
-            .into_iter()
-            .map(|line| {
-                if line.starts_with("diff --git ") {
-                    in_header = true;
-                }
-                if let Some(ranges) = line.strip_prefix("@@ ") {
-                    in_header = false;
-                    // The hunk's ranges are coloured; the heading after them is context.
-                    let end = ranges.find(" @@").map_or(line.len(), |i| i + 6);
-                    let (ranges, heading) = line.split_at(end);
-                    return format!("{}{heading}", self.paint(CYAN, ranges));
-                }
-                let style = if in_header {
-                    BOLD
-                } else {
-                    match line.as_bytes().first() {
-                        Some(b'+') => GREEN,
-                        Some(b'-') => RED,
-                        _ => return line,
-                    }
-                };
-                self.paint(style, &line)
-            })
-            .collect()
+    /// A part of a `skill diff` line, coloured as git colours it ([`DiffPart`]); the renderer
+    /// knows which part it is making, so no line is read back to find out.
+    pub fn diff(self, part: DiffPart, text: &str) -> String {
+        let style = match part {
+            DiffPart::Header => BOLD,
+            DiffPart::Ranges => CYAN,
+            DiffPart::Removed => RED,
+            DiffPart::Added => GREEN,
+        };
+        self.paint(style, text)
     }
 }
 
@@ -211,45 +204,36 @@ mod tests {
 
     #[test]
     fn colour_off_leaves_every_byte() {
-        const OFF: Paint = Paint { on: false };
-        let lines: Vec<String> = [
-            "diff --git a/x b/x",
-            "--- a/x",
-            "+++ b/x",
-            "@@ -1 +1 @@",
-            "-a",
-            "+b",
-        ]
-        .map(str::to_owned)
-        .into();
-        assert_eq!(OFF.diff_lines(lines.clone()), lines);
-        assert_eq!(OFF.label(Label::Internal), "internal error:");
-        assert_eq!(OFF.state(&State::Clean), "clean");
+        for part in [
+            DiffPart::Header,
+            DiffPart::Ranges,
+            DiffPart::Removed,
+            DiffPart::Added,
+        ] {
+            assert_eq!(Paint::OFF.diff(part, "--- a/x"), "--- a/x");
+        }
+        assert_eq!(Paint::OFF.label(Label::Internal), "internal error:");
+        assert_eq!(Paint::OFF.state(&State::Clean), "clean");
     }
 
     #[test]
-    fn diff_lines_are_coloured_by_where_they_stand() {
+    fn diff_parts_and_state_words_are_coloured_as_git_colours_them() {
         let on = Paint { on: true };
-        let lines: Vec<String> = [
-            "diff --git a/x b/x",
-            "--- a/x",
-            "+++ b/x",
-            "@@ -1,2 +1,2 @@ heading",
-            "--- removed, though it reads as a header",
-            "+added",
-            " context",
-        ]
-        .map(str::to_owned)
-        .into();
-        let out = on.diff_lines(lines);
-        assert_eq!(out[1], format!("{BOLD}--- a/x{BOLD:#}"));
-        assert_eq!(out[3], format!("{CYAN}@@ -1,2 +1,2 @@{CYAN:#} heading"));
         assert_eq!(
-            out[4],
-            format!("{RED}--- removed, though it reads as a header{RED:#}")
+            on.diff(DiffPart::Header, "--- a/x"),
+            format!("{BOLD}--- a/x{BOLD:#}")
         );
-        assert_eq!(out[5], format!("{GREEN}+added{GREEN:#}"));
-        assert_eq!(out[6], " context");
+        assert_eq!(
+            on.diff(DiffPart::Ranges, "@@ -1,2 +1,2 @@"),
+            format!("{CYAN}@@ -1,2 +1,2 @@{CYAN:#}")
+        );
+        assert_eq!(on.diff(DiffPart::Removed, "-a"), format!("{RED}-a{RED:#}"));
+        assert_eq!(
+            on.diff(DiffPart::Added, "+b"),
+            format!("{GREEN}+b{GREEN:#}")
+        );
+        // An empty part gets no escape sequences.
+        assert_eq!(on.diff(DiffPart::Header, ""), "");
         let state = on.state(&State::Invalid(asv_skills::status::Invalid::Linked {
             path: "skills/x".into(),
         }));

@@ -190,8 +190,8 @@ pub enum Detail {
     HardLink,
     /// A device, FIFO, socket or unmodelled entry type.
     SpecialEntry {
-        /// What it is (`a named pipe`, `a tar entry of type 'S'`, …).
-        what: String,
+        /// What it is (a named pipe, a tar entry of type `S`, …).
+        what: crate::entry::Special,
     },
 
     // --- unsafe-name

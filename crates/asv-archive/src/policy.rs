@@ -106,9 +106,7 @@ fn kind_refusal(kind: &ArchiveEntryKind) -> Option<Detail> {
         ArchiveEntryKind::File | ArchiveEntryKind::Directory => None,
         ArchiveEntryKind::Link => Some(Detail::SymbolicLink),
         ArchiveEntryKind::Hardlink => Some(Detail::HardLink),
-        ArchiveEntryKind::Special(what) => Some(Detail::SpecialEntry {
-            what: what.to_string(),
-        }),
+        ArchiveEntryKind::Special(what) => Some(Detail::SpecialEntry { what: *what }),
     }
 }
 

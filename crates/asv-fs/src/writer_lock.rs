@@ -22,7 +22,7 @@ use std::fs::File;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::apply::{Applied, Interrupted};
+use crate::apply::{Applied, Interrupted, Warning};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::root::Root;
@@ -52,9 +52,9 @@ pub struct WriterLock<'r> {
     /// The command this writer runs, for the journal of every change applied under the lock
     /// (`None`: it named none).
     command: Option<String>,
-    /// The warnings of every change applied through [`WriterLock::apply`], as said: a library
-    /// that writes returns its own report, and the binary still tells each of these.
-    warnings: Mutex<Vec<String>>,
+    /// The warnings of every change applied through [`WriterLock::apply`]: a library that
+    /// writes returns its own report, and the binary still tells each of these.
+    warnings: Mutex<Vec<Warning>>,
 }
 
 impl std::ops::Deref for WriterLock<'_> {
@@ -108,10 +108,10 @@ impl WriterLock<'_> {
         &self.recovered
     }
 
-    /// Applies `plan` under this lock ([`crate::Plan::apply`]) and keeps the warnings of the
-    /// completed change ([`Applied::warnings`]: a parked entry left behind) for
-    /// [`WriterLock::warnings`], so a writer whose report has no room for them cannot lose
-    /// them (issue 27 §6).
+    /// Applies `plan` under this lock ([`crate::Plan::apply`]) and moves the warnings of the
+    /// completed change ([`Applied::warnings`]: a parked entry left behind) into the lock, for
+    /// [`WriterLock::take_warnings`], so a writer whose report has no room for them cannot lose
+    /// them (issue 27 §6). The [`Applied`] returned holds none.
     ///
     /// # Errors
     /// As [`crate::Plan::apply`].
@@ -126,26 +126,24 @@ impl WriterLock<'_> {
     /// let plan = Plan::new(&lock, vec![Change::replace_file("a.md", b"a\n", Ownership::Force)])?;
     /// lock.apply(plan)?;
     /// assert_eq!(root.read_file("a.md")?.as_deref(), Some(&b"a\n"[..]));
-    /// assert!(lock.warnings().is_empty());
+    /// assert!(lock.take_warnings().is_empty());
     /// # Ok(())
     /// # }
     /// ```
     pub fn apply(&self, plan: crate::Plan<'_>) -> Result<Applied> {
-        let applied = plan.apply(self)?;
-        if !applied.warnings().is_empty() {
+        let mut applied = plan.apply(self)?;
+        let left = applied.take_warnings();
+        if !left.is_empty() {
             let mut kept = self.warnings.lock().unwrap_or_else(|e| e.into_inner());
-            kept.extend(applied.warnings().iter().map(ToString::to_string));
+            kept.extend(left);
         }
         Ok(applied)
     }
 
-    /// The warnings of every change applied through [`WriterLock::apply`] so far, in order,
-    /// each as said to the user (without a `warning:` label).
-    pub fn warnings(&self) -> Vec<String> {
-        self.warnings
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    /// Takes out the warnings of every change applied through [`WriterLock::apply`] so far, in
+    /// order; a second call returns only those of changes applied since.
+    pub fn take_warnings(&self) -> Vec<Warning> {
+        std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 

@@ -5,8 +5,11 @@
 //! Lines are compared with imara-diff's Myers algorithm and the indent heuristic git uses by
 //! default; hunks carry three lines of context and join when fewer than seven unchanged lines
 //! stand between two changes, as git's do.
+//!
+//! The diff is returned line by line, each made as one of its kinds ([`DiffLine`]), so the
+//! binary colours a line by what it is, never by reading the finished text back (issue 28 §2).
 
-use std::fmt::Write as _;
+use std::fmt;
 
 use asv_fs::{EntryKind, WriterLock};
 use asv_remote::Options;
@@ -31,6 +34,79 @@ pub enum Version {
     Upstream,
 }
 
+/// One line of a unified diff, as it was made. Its `Display` is the line as `git diff` prints
+/// it, without the line break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffLine {
+    /// A line of a file's header: `diff --git …`, a mode line, `--- …`, `+++ …` or `Binary
+    /// files … differ`. (A path may hold a line break, which the text then holds too.)
+    Header(String),
+    /// The head of a hunk: its ranges (`@@ -1,2 +1,2 @@`), then the function line above the
+    /// hunk that `git diff` would show, if any.
+    Hunk {
+        /// `@@ -<start>,<len> +<start>,<len> @@`.
+        ranges: String,
+        /// The heading after the ranges.
+        heading: Option<String>,
+    },
+    /// A line both versions hold (its text, without the leading space).
+    Context(String),
+    /// A line only the first version holds (its text, without the `-`).
+    Removed(String),
+    /// A line only the second version holds (its text, without the `+`).
+    Added(String),
+    /// `\ No newline at end of file`, after a line that ends without one.
+    NoNewline,
+}
+
+impl fmt::Display for DiffLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiffLine::Header(text) => f.write_str(text),
+            DiffLine::Hunk {
+                ranges,
+                heading: None,
+            } => f.write_str(ranges),
+            DiffLine::Hunk {
+                ranges,
+                heading: Some(heading),
+            } => write!(f, "{ranges} {heading}"),
+            DiffLine::Context(text) => write!(f, " {text}"),
+            DiffLine::Removed(text) => write!(f, "-{text}"),
+            DiffLine::Added(text) => write!(f, "+{text}"),
+            DiffLine::NoNewline => f.write_str("\\ No newline at end of file"),
+        }
+    }
+}
+
+/// A unified diff, line by line; empty when the versions are equal. Its `Display` is the text
+/// `git diff` prints (every line ended by a line break), which `git apply` takes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnifiedDiff {
+    lines: Vec<DiffLine>,
+}
+
+impl UnifiedDiff {
+    /// The lines, in order.
+    pub fn lines(&self) -> &[DiffLine] {
+        &self.lines
+    }
+
+    /// Whether the versions are equal.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+impl fmt::Display for UnifiedDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for line in &self.lines {
+            writeln!(f, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
 /// `skill diff`: the unified diff of skill `name` from one version to another.
 ///
 /// # Errors
@@ -45,7 +121,7 @@ pub fn diff(
     from: Version,
     to: Version,
     options: &Options,
-) -> Result<String, Error> {
+) -> Result<UnifiedDiff, Error> {
     let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
@@ -120,7 +196,7 @@ const CONTEXT: u32 = 3;
 ///     path: "SKILL.md".into(), data: data.into(), executable: false,
 /// }]).expect("held bytes");
 /// let diff = asv_skills::diff::unified(&tree("a\nb\n"), &tree("a\nc\n"), "skills/x")?;
-/// assert_eq!(diff, "diff --git a/skills/x/SKILL.md b/skills/x/SKILL.md\n\
+/// assert_eq!(diff.to_string(), "diff --git a/skills/x/SKILL.md b/skills/x/SKILL.md\n\
 ///     --- a/skills/x/SKILL.md\n+++ b/skills/x/SKILL.md\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
 /// # Ok::<(), asv_skilltree::Error>(())
 /// ```
@@ -128,8 +204,8 @@ pub fn unified(
     from: &SkillTree,
     to: &SkillTree,
     prefix: &str,
-) -> Result<String, asv_skilltree::Error> {
-    let mut out = String::new();
+) -> Result<UnifiedDiff, asv_skilltree::Error> {
+    let mut out = Vec::new();
     let (mut a, mut b) = (from.files().iter().peekable(), to.files().iter().peekable());
     loop {
         let (left, right) = match (a.peek(), b.peek()) {
@@ -144,7 +220,7 @@ pub fn unified(
         };
         file(&mut out, left, right, prefix)?;
     }
-    Ok(out)
+    Ok(UnifiedDiff { lines: out })
 }
 
 /// A side's bytes, or none for a side that does not hold the file.
@@ -159,7 +235,7 @@ fn mode(f: &FileNode) -> &'static str {
 }
 
 fn file(
-    out: &mut String,
+    out: &mut Vec<DiffLine>,
     left: Option<&FileNode>,
     right: Option<&FileNode>,
     prefix: &str,
@@ -177,16 +253,14 @@ fn file(
     {
         return Ok(());
     }
-    let _ = writeln!(out, "diff --git a/{path} b/{path}");
+    let header = |text: String| DiffLine::Header(text);
+    out.push(header(format!("diff --git a/{path} b/{path}")));
     match (left, right) {
-        (None, Some(r)) => {
-            let _ = writeln!(out, "new file mode {}", mode(r));
-        }
-        (Some(l), None) => {
-            let _ = writeln!(out, "deleted file mode {}", mode(l));
-        }
+        (None, Some(r)) => out.push(header(format!("new file mode {}", mode(r)))),
+        (Some(l), None) => out.push(header(format!("deleted file mode {}", mode(l)))),
         (Some(l), Some(r)) if l.executable != r.executable => {
-            let _ = writeln!(out, "old mode {}\nnew mode {}", mode(l), mode(r));
+            out.push(header(format!("old mode {}", mode(l))));
+            out.push(header(format!("new mode {}", mode(r))));
         }
         _ => {}
     }
@@ -209,10 +283,13 @@ fn file(
         "/dev/null".to_owned()
     };
     if !is_text(before) || !is_text(after) {
-        let _ = writeln!(out, "Binary files {old_name} and {new_name} differ");
+        out.push(header(format!(
+            "Binary files {old_name} and {new_name} differ"
+        )));
         return Ok(());
     }
-    let _ = writeln!(out, "--- {old_name}\n+++ {new_name}");
+    out.push(header(format!("--- {old_name}")));
+    out.push(header(format!("+++ {new_name}")));
     hunks(out, before, after);
     Ok(())
 }
@@ -226,12 +303,16 @@ fn range(start: u32, len: u32) -> String {
     }
 }
 
-fn line(out: &mut String, mark: char, text: &[u8]) {
-    out.push(mark);
+/// A line of a hunk, of the kind `kind` makes (`DiffLine::Context`, `Removed`, `Added`),
+/// followed by [`DiffLine::NoNewline`] when it ends without a line break.
+fn line(out: &mut Vec<DiffLine>, kind: fn(String) -> DiffLine, text: &[u8]) {
     let text = String::from_utf8_lossy(text);
-    out.push_str(&text);
-    if !text.ends_with('\n') {
-        out.push_str("\n\\ No newline at end of file\n");
+    match text.strip_suffix('\n') {
+        Some(whole) => out.push(kind(whole.to_owned())),
+        None => {
+            out.push(kind(text.into_owned()));
+            out.push(DiffLine::NoNewline);
+        }
     }
 }
 
@@ -248,7 +329,7 @@ fn heading_text(line: &[u8]) -> String {
     String::from_utf8_lossy(cut).trim_end().to_owned()
 }
 
-fn hunks(out: &mut String, before: &[u8], after: &[u8]) {
+fn hunks(out: &mut Vec<DiffLine>, before: &[u8], after: &[u8]) {
     let input = InternedInput::new(before, after);
     let mut diff = Diff::compute(Algorithm::Myers, &input);
     diff.postprocess_lines(&input);
@@ -272,34 +353,32 @@ fn hunks(out: &mut String, before: &[u8], after: &[u8]) {
         let end_before = (last.before.end + CONTEXT).min(n_before);
         let trail = end_before - last.before.end;
         let end_after = (last.after.end + trail).min(n_after);
-        let _ = write!(
-            out,
+        let ranges = format!(
             "@@ -{} +{} @@",
             range(start_before, end_before - start_before),
             range(start_after, end_after - start_after)
         );
         let above = input.before[..start_before as usize].iter().rev();
-        match above.map(|t| token(*t)).find(|l| is_heading(l)) {
-            Some(l) => {
-                let _ = writeln!(out, " {}", heading_text(l));
-            }
-            None => out.push('\n'),
-        }
+        let heading = above.map(|t| token(*t)).find(|l| is_heading(l));
+        out.push(DiffLine::Hunk {
+            ranges,
+            heading: heading.map(heading_text),
+        });
         let mut pos = start_before;
         for change in &changes[i..=j] {
             for t in &input.before[pos as usize..change.before.start as usize] {
-                line(out, ' ', token(*t));
+                line(out, DiffLine::Context, token(*t));
             }
             for t in &input.before[change.before.start as usize..change.before.end as usize] {
-                line(out, '-', token(*t));
+                line(out, DiffLine::Removed, token(*t));
             }
             for t in &input.after[change.after.start as usize..change.after.end as usize] {
-                line(out, '+', token(*t));
+                line(out, DiffLine::Added, token(*t));
             }
             pos = change.before.end;
         }
         for t in &input.before[pos as usize..end_before as usize] {
-            line(out, ' ', token(*t));
+            line(out, DiffLine::Context, token(*t));
         }
         i = j + 1;
     }
@@ -338,7 +417,7 @@ mod tests {
             ("same.md", b"same\n", false),
         ]);
         assert_eq!(
-            unified(&from, &to, "skills/s").unwrap(),
+            unified(&from, &to, "skills/s").unwrap().to_string(),
             "diff --git a/skills/s/gone.md b/skills/s/gone.md\n\
              deleted file mode 100644\n\
              --- a/skills/s/gone.md\n\
@@ -358,7 +437,7 @@ mod tests {
              old mode 100644\n\
              new mode 100755\n"
         );
-        assert_eq!(unified(&from, &from, "x").unwrap(), "");
+        assert!(unified(&from, &from, "x").unwrap().is_empty());
     }
 
     /// Writes both versions to disk and compares with `git diff --no-index` (hunks only).
@@ -415,10 +494,11 @@ mod tests {
                 .skip_while(|l| !l.starts_with("@@"))
                 .map(|l| format!("{l}\n"))
                 .collect();
-            let mut ours = String::new();
+            let mut lines = Vec::new();
             if a != b {
-                hunks(&mut ours, a.as_bytes(), b.as_bytes());
+                hunks(&mut lines, a.as_bytes(), b.as_bytes());
             }
+            let ours = UnifiedDiff { lines }.to_string();
             // Two minimal diffs may place an ambiguous change differently; both must at least
             // change the same number of lines.
             let count = |s: &str, c: char| s.lines().filter(|l| l.starts_with(c)).count();

@@ -42,8 +42,9 @@ pub struct Intent {
     pub targets: Vec<String>,
     /// Skills by local name.
     pub skills: BTreeMap<String, Wanted>,
-    /// Keys this tool does not read, each a warning (`<line>: unknown key …`).
-    pub unknown_keys: Vec<String>,
+    /// Keys this tool does not read, each a warning, in the order they are written (the top
+    /// level's, then each row's).
+    pub unknown_keys: Vec<UnknownKey>,
     /// Whether the file exists (else this is the lock's entries, with no targets).
     pub written: bool,
 }
@@ -123,16 +124,32 @@ fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
-fn unknown(key: &str, place: &str, line: Option<usize>, known: &[&'static str]) -> String {
-    let at = line.map(|l| format!(":{l}")).unwrap_or_default();
-    let hint = match nearest(key, known) {
-        Some(k) => format!("did you mean \"{k}\"?"),
-        None => "this tool does not read it".to_owned(),
-    };
-    format!(
-        "{INTENT_FILE}{at}: unknown key {}{place}; {hint}",
-        asv_error::quote::json_string(key)
-    )
+/// A key of `vendor-skills.yaml` this tool does not read (a typo, mostly): returned as data,
+/// said by the binary as a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKey {
+    /// The key as written.
+    pub key: String,
+    /// The skill whose row holds it; `None` at the top level.
+    pub skill: Option<String>,
+    /// Its 1-based line in [`INTENT_FILE`], when it is written in block style.
+    pub line: Option<usize>,
+    /// The known key it most resembles, if one is close.
+    pub nearest: Option<&'static str>,
+}
+
+fn unknown(
+    key: &str,
+    skill: Option<&str>,
+    line: Option<usize>,
+    known: &[&'static str],
+) -> UnknownKey {
+    UnknownKey {
+        key: key.to_owned(),
+        skill: skill.map(str::to_owned),
+        line,
+        nearest: nearest(key, known),
+    }
 }
 
 impl Intent {
@@ -213,7 +230,7 @@ impl Intent {
             {
                 intent
                     .unknown_keys
-                    .push(unknown(key, "", key_line(text, 0, key, 0), &TOP_KEYS));
+                    .push(unknown(key, None, key_line(text, 0, key, 0), &TOP_KEYS));
             }
         }
         match root.get("targets") {
@@ -300,10 +317,9 @@ impl Intent {
                     && !ROW_KEYS.contains(&key.as_str())
                 {
                     let at = key_line(text, 4, key, line.unwrap_or(0));
-                    let place = format!(" in skill {}", asv_error::quote::json_string(name));
                     intent
                         .unknown_keys
-                        .push(unknown(key, &place, at, &ROW_KEYS));
+                        .push(unknown(key, Some(name.as_str()), at, &ROW_KEYS));
                 }
             }
             let field = |field: &'static str, required: bool| match row.get(field) {
@@ -847,8 +863,18 @@ mod tests {
         assert_eq!(
             intent.unknown_keys,
             [
-                "vendor-skills.yaml:12: unknown key \"target\"; did you mean \"targets\"?",
-                "vendor-skills.yaml:8: unknown key \"pth\" in skill \"pdf\"; did you mean \"path\"?",
+                UnknownKey {
+                    key: "target".into(),
+                    skill: None,
+                    line: Some(12),
+                    nearest: Some("targets"),
+                },
+                UnknownKey {
+                    key: "pth".into(),
+                    skill: Some("pdf".into()),
+                    line: Some(8),
+                    nearest: Some("path"),
+                },
             ]
         );
     }

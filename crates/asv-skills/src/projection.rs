@@ -10,7 +10,7 @@
 use asv_fs::{Change, Disowned, During, EntryKind, Ownership, Root, Verdict};
 use asv_skilltree::SkillTree;
 
-use crate::error::Error;
+use crate::error::{CopyEdited, Error};
 use crate::lock::SkillLock;
 use crate::placing::fill_of;
 use crate::targets::{Scope, Target};
@@ -68,7 +68,7 @@ pub(crate) fn projections_removed(
             if !holds && !force {
                 return Err(Error::ProjectionEdited {
                     path: dest,
-                    what: "it changed since skill sync placed it".to_owned(),
+                    what: CopyEdited::Changed,
                 });
             }
             changes.push(Change::remove(
@@ -142,9 +142,9 @@ pub(crate) fn projections_placed(
                     return Err(Error::ProjectionEdited {
                         path: dest,
                         what: if recorded.is_some() {
-                            "it changed since skill sync placed it".to_owned()
+                            CopyEdited::Changed
                         } else {
-                            "it is not this tool's copy".to_owned()
+                            CopyEdited::NotOurs
                         },
                     });
                 }
@@ -152,7 +152,7 @@ pub(crate) fn projections_placed(
             Some(kind) => {
                 return Err(Error::ProjectionEdited {
                     path: dest,
-                    what: format!("it is {kind}"),
+                    what: CopyEdited::OtherKind(kind),
                 });
             }
         };

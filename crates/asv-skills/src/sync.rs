@@ -16,14 +16,14 @@ use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
 use crate::bases::{base_change, kept_base};
-use crate::error::{Error, Remedy};
+use crate::error::{CopyEdited, Error, Remedy};
 use crate::intent::{INTENT_FILE, Intent};
 use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_of, still_local};
 use crate::projection::{still_projected, target_dirs};
 use crate::upstream::{At, Source, base_of, check_source_path, default_name, take};
-use crate::validate::{Profile, Severity, refuse_errors, validate_tree_as};
+use crate::validate::{Finding, Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,13 +68,14 @@ pub enum Synced {
     NotProjected {
         /// The skill.
         name: String,
-        /// The first rule it breaks, as `<file>: <message>`.
-        reason: String,
+        /// The first rule it breaks: the file, the line, the rule and what is wrong.
+        finding: Finding,
     },
 }
 
 impl Synced {
-    /// The line as printed: `<kind>: <message>`.
+    /// The line's kind: `taken`, `restored`, `dropped`, `projected`, `unprojected` or
+    /// `not-projected`.
     pub fn kind(&self) -> &'static str {
         match self {
             Synced::Taken { .. } => "taken",
@@ -94,27 +95,6 @@ impl Synced {
             | Synced::Dropped { name }
             | Synced::NotProjected { name, .. } => skill_dir(name),
             Synced::Projected { path, .. } | Synced::Unprojected { path } => path.clone(),
-        }
-    }
-
-    /// The text after `<kind>: `.
-    pub fn message(&self) -> String {
-        match self {
-            Synced::Taken {
-                name,
-                source,
-                revision,
-            } => format!("{name} <- {source} at {revision}"),
-            Synced::Restored { name, revision } => {
-                format!("{} at {revision}", skill_dir(name))
-            }
-            Synced::Dropped { name } => skill_dir(name),
-            Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
-            Synced::Unprojected { path } => path.clone(),
-            Synced::NotProjected { name, reason } => format!(
-                "{} is not mirrored into the agents' directories: {reason}; fix it (skill validate lists every finding), then run skill sync",
-                skill_dir(name)
-            ),
         }
     }
 
@@ -189,7 +169,7 @@ fn standing(root: &Root, dest: &str) -> Standing {
         Some(EntryKind::Directory) => Some(SkillTree::read_hash(root, dest).map_err(Error::from)),
         Some(kind) => Some(Err(Error::ProjectionEdited {
             path: dest.to_owned(),
-            what: format!("it is {kind}"),
+            what: CopyEdited::OtherKind(kind),
         })),
     })
 }
@@ -412,7 +392,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 held_back.insert(name.clone());
                 out.push(Synced::NotProjected {
                     name: name.clone(),
-                    reason: format!("{}: {}", f.location(), f.problem),
+                    finding: f,
                 });
             }
         }
@@ -505,15 +485,14 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                         .ok()
                         .and_then(|now| first_difference(&now, tree));
                     let what = match differs {
-                        Some(file) if was.is_some() => format!(
-                            "{} differs from what skill sync placed there",
-                            asv_error::quote::DisplayPath(&format!("{dest}/{file}"))
-                        ),
-                        Some(file) => format!(
-                            "it is not this tool's: {} differs from skills/{name}",
-                            asv_error::quote::DisplayPath(&format!("{dest}/{file}"))
-                        ),
-                        None => "it differs".to_owned(),
+                        Some(file) if was.is_some() => CopyEdited::FileChanged {
+                            file: format!("{dest}/{file}"),
+                        },
+                        Some(file) => CopyEdited::FileNotOurs {
+                            file: format!("{dest}/{file}"),
+                            skill: name.clone(),
+                        },
+                        None => CopyEdited::Differs,
                     };
                     return Err(Error::ProjectionEdited { path: dest, what });
                 }
@@ -539,7 +518,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     if now.hash() != *hash && !force {
                         return Err(Error::ProjectionEdited {
                             path: dest,
-                            what: "it changed since skill sync placed it, and its skill is gone from skills/".to_owned(),
+                            what: CopyEdited::ChangedSkillGone,
                         });
                     }
                     changes.push(Change::remove(
@@ -558,7 +537,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 Some(kind) => {
                     return Err(Error::ProjectionEdited {
                         path: dest,
-                        what: format!("it is {kind}"),
+                        what: CopyEdited::OtherKind(kind),
                     });
                 }
             }
@@ -677,7 +656,12 @@ pub fn list_agent(
 /// error (a file that does not parse at all, another version) as it is.
 fn state_problem(e: Error) -> Result<Problem, Error> {
     use crate::error::{IntentProblem, SkillLockProblem};
-    let kind = match &e {
+    let path = || {
+        e.location()
+            .map(|at| at.file)
+            .unwrap_or_else(|| crate::lock::SKILL_LOCK_FILE.to_owned())
+    };
+    match &e {
         Error::Lock {
             problem:
                 SkillLockProblem::BadName { .. }
@@ -686,33 +670,142 @@ fn state_problem(e: Error) -> Result<Problem, Error> {
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },
             ..
-        } => "lock",
+        } => Ok(Problem::LockEntry {
+            path: path(),
+            error: e,
+        }),
         Error::Intent {
             problem: IntentProblem::BadName { .. } | IntentProblem::BadPath { .. },
             ..
-        } => "intent",
-        _ => return Err(e),
-    };
-    let path = e
-        .location()
-        .map(|at| at.file)
-        .unwrap_or_else(|| crate::lock::SKILL_LOCK_FILE.to_owned());
-    Ok(Problem {
-        kind,
-        path,
-        message: e.to_string(),
-    })
+        } => Ok(Problem::IntentEntry {
+            path: path(),
+            error: e,
+        }),
+        _ => Err(e),
+    }
 }
 
-/// One problem `skill verify` reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// `missing`, `invalid`, `conflicted`, `intent`, `projection` or `lock`.
-    pub kind: &'static str,
+/// One problem `skill verify` reports, with what it is about; the binary words it.
+#[derive(Debug)]
+pub enum Problem {
+    /// An entry of the skill lock a writer refuses (a name, hash or path it could not have
+    /// written, a key given twice): the refusal.
+    LockEntry {
+        /// The file at fault.
+        path: String,
+        /// The refusal.
+        error: Error,
+    },
+    /// An entry of the intent a writer refuses: the refusal.
+    IntentEntry {
+        /// The file at fault.
+        path: String,
+        /// The refusal.
+        error: Error,
+    },
+    /// A skill the intent wants and the lock does not hold.
+    Untaken {
+        /// The skill.
+        name: String,
+    },
+    /// A skill the intent asks from another source, path or ref than the lock pins: the
+    /// refusal a sync would end with ([`Error::IntentDiffers`], [`Error::RefDiffers`]).
+    Differs(Error),
+    /// A skill the lock holds and the (written) intent no longer wants.
+    Unwanted {
+        /// The skill.
+        name: String,
+    },
+    /// An imported skill whose directory is gone.
+    Missing {
+        /// The skill.
+        name: String,
+    },
+    /// An imported skill with a pull waiting.
+    Conflicted {
+        /// The skill.
+        name: String,
+    },
+    /// A skill directory that cannot be judged: a symbolic link, or a tree that cannot be read.
+    Unreadable {
+        /// The skill's directory.
+        path: String,
+        /// Why.
+        error: Error,
+    },
+    /// A skill that breaks a rule: the first error found.
+    Invalid {
+        /// The skill's directory.
+        path: String,
+        /// The finding.
+        finding: Finding,
+    },
+    /// A mirrored copy that is not what the intent and the lock say.
+    Projection {
+        /// The copy, from the root (`.claude/skills/pdf`).
+        path: String,
+        /// The skill it is a copy of.
+        skill: String,
+        /// What is wrong with it.
+        state: CopyState,
+    },
+}
+
+/// What is wrong with a mirrored copy, as `skill verify` finds it.
+#[derive(Debug)]
+pub enum CopyState {
+    /// No copy where one should be.
+    Missing,
+    /// A copy of what `skills/` holds, which the lock does not record.
+    Unrecorded,
+    /// The copy placed, of a skill changed since.
+    Stale,
+    /// A copy edited since it was placed.
+    Edited {
+        /// The first file (within the skill) that differs from `skills/`, when found.
+        file: Option<String>,
+    },
+    /// A copy that cannot be read as a skill tree.
+    Unreadable(asv_skilltree::Error),
+    /// An entry of another kind than a directory.
+    OtherKind(EntryKind),
+    /// A copy recorded of a skill gone from `skills/`.
+    Orphaned,
+    /// A copy recorded of a skill gone from `skills/`, the copy gone too.
+    Gone,
+}
+
+impl Problem {
+    /// The problem's kind: `missing`, `invalid`, `conflicted`, `intent`, `projection` or
+    /// `lock`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Problem::LockEntry { .. } => "lock",
+            Problem::IntentEntry { .. }
+            | Problem::Untaken { .. }
+            | Problem::Differs(_)
+            | Problem::Unwanted { .. } => "intent",
+            Problem::Missing { .. } => "missing",
+            Problem::Conflicted { .. } => "conflicted",
+            Problem::Unreadable { .. } | Problem::Invalid { .. } => "invalid",
+            Problem::Projection { .. } => "projection",
+        }
+    }
+
     /// The path it is about.
-    pub path: String,
-    /// What is wrong and what to do.
-    pub message: String,
+    pub fn path(&self) -> String {
+        match self {
+            Problem::LockEntry { path, .. }
+            | Problem::IntentEntry { path, .. }
+            | Problem::Unreadable { path, .. }
+            | Problem::Invalid { path, .. }
+            | Problem::Projection { path, .. } => path.clone(),
+            Problem::Untaken { .. } | Problem::Differs(_) | Problem::Unwanted { .. } => {
+                INTENT_FILE.to_owned()
+            }
+            Problem::Missing { name } | Problem::Conflicted { name } => skill_dir(name),
+        }
+    }
 }
 
 /// `skill verify`: every way the tree is not what the intent and the lock say, offline. An
@@ -721,9 +814,9 @@ pub struct Problem {
 /// rules. Local edits to an imported skill are not a problem.
 ///
 /// An entry of the lock or the intent that a writer refuses (a name, hash or path it could
-/// not have written, a key given twice) is a problem too (`lock` or `intent`, the refusal as
-/// its message), and the only one reported: nothing is judged against a file that could be
-/// crafted to name paths outside what the tool writes (issue 27 §3).
+/// not have written, a key given twice) is a problem too ([`Problem::LockEntry`],
+/// [`Problem::IntentEntry`]), and the only one reported: nothing is judged against a file that
+/// could be crafted to name paths outside what the tool writes (issue 27 §3).
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
@@ -736,18 +829,12 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     let mut out = Vec::new();
     for (name, wanted) in &intent.skills {
         match lock.skills.get(name) {
-            None => out.push(Problem {
-                kind: "intent",
-                path: INTENT_FILE.to_owned(),
-                message: format!(
-                    "{name} is wanted but the lock does not hold it; run skill sync to take it up"
-                ),
-            }),
-            Some(entry) => out.extend(differs(name, wanted, entry).into_iter().map(|e| Problem {
-                kind: "intent",
-                path: INTENT_FILE.to_owned(),
-                message: e.to_string(),
-            })),
+            None => out.push(Problem::Untaken { name: name.clone() }),
+            Some(entry) => out.extend(
+                differs(name, wanted, entry)
+                    .into_iter()
+                    .map(Problem::Differs),
+            ),
         }
     }
     if intent.written {
@@ -756,29 +843,15 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
             .keys()
             .filter(|n| !intent.skills.contains_key(*n))
         {
-            out.push(Problem {
-                kind: "intent",
-                path: INTENT_FILE.to_owned(),
-                message: format!("{name} is in the lock but not wanted; run skill sync to drop it, or add its row back"),
-            });
+            out.push(Problem::Unwanted { name: name.clone() });
         }
     }
     for (name, entry) in &lock.skills {
         let dir = skill_dir(name);
         if root.kind(&dir)?.is_none() {
-            out.push(Problem {
-                kind: "missing",
-                path: dir,
-                message: format!(
-                    "{name} is imported but its directory is gone; run skill sync to restore it"
-                ),
-            });
+            out.push(Problem::Missing { name: name.clone() });
         } else if entry.pending.is_some() {
-            out.push(Problem {
-                kind: "conflicted",
-                path: dir,
-                message: format!("{name} has a pull waiting; resolve its conflicts, then run skill resolve {name}"),
-            });
+            out.push(Problem::Conflicted { name: name.clone() });
         }
     }
     // Each skill's hash, not its tree: a repository of 100,000 skills is judged with one tree
@@ -793,9 +866,8 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     for name in names {
         let dir = skill_dir(&name);
         if linked.contains(&name) {
-            out.push(Problem {
-                kind: "invalid",
-                message: Error::LinkedSkill { path: dir.clone() }.to_string(),
+            out.push(Problem::Unreadable {
+                error: Error::LinkedSkill { path: dir.clone() },
                 path: dir,
             });
             continue;
@@ -809,23 +881,21 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                 } else {
                     Profile::Author
                 };
-                if let Some(f) = validate_tree_as(&tree, &dir, profile)?
+                if let Some(finding) = validate_tree_as(&tree, &dir, profile)?
                     .into_iter()
                     .find(|f| f.severity == Severity::Error)
                 {
-                    out.push(Problem {
-                        kind: "invalid",
+                    out.push(Problem::Invalid {
                         path: dir.clone(),
-                        message: format!("{}: {}", f.location(), f.problem),
+                        finding,
                     });
                 }
                 skills.insert(name, Some(tree.hash()));
             }
             Err(e) => {
-                out.push(Problem {
-                    kind: "invalid",
+                out.push(Problem::Unreadable {
                     path: dir,
-                    message: e.to_string(),
+                    error: e.into(),
                 });
                 skills.insert(name, None);
             }
@@ -836,35 +906,27 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
         for (name, hash) in &skills {
             let Some(hash) = hash else { continue };
             let dest = format!("{dir}/{name}");
-            let problem = match root.kind(&dest)? {
-                None => Some(format!("{dest} is missing; run skill sync")),
+            let state = match root.kind(&dest)? {
+                None => Some(CopyState::Missing),
                 Some(EntryKind::Directory) => match SkillTree::read(root, &dest) {
-                    Ok(now) if now.hash() == *hash => (recorded.get(name) != Some(&now.hash()))
-                        .then(|| {
-                            format!(
-                                "{dest} is not recorded in the lock; run skill sync to claim it"
-                            )
-                        }),
-                    Ok(now) if recorded.get(name) == Some(&now.hash()) => Some(format!(
-                        "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
-                    )),
-                    Ok(now) => Some(format!(
-                        "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
-                        SkillTree::read(root, &skill_dir(name))
+                    Ok(now) if now.hash() == *hash => {
+                        (recorded.get(name) != Some(&now.hash())).then_some(CopyState::Unrecorded)
+                    }
+                    Ok(now) if recorded.get(name) == Some(&now.hash()) => Some(CopyState::Stale),
+                    Ok(now) => Some(CopyState::Edited {
+                        file: SkillTree::read(root, &skill_dir(name))
                             .ok()
-                            .and_then(|tree| first_difference(&now, &tree))
-                            .map(|f| format!(" ({f} differs)"))
-                            .unwrap_or_default()
-                    )),
-                    Err(e) => Some(e.to_string()),
+                            .and_then(|tree| first_difference(&now, &tree)),
+                    }),
+                    Err(e) => Some(CopyState::Unreadable(e)),
                 },
-                Some(kind) => Some(format!("{dest} is {kind}, not a copy of skills/{name}")),
+                Some(kind) => Some(CopyState::OtherKind(kind)),
             };
-            if let Some(message) = problem {
-                out.push(Problem {
-                    kind: "projection",
+            if let Some(state) = state {
+                out.push(Problem::Projection {
                     path: dest,
-                    message,
+                    skill: name.clone(),
+                    state,
                 });
             }
         }
@@ -875,19 +937,15 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
             .filter(|n| !skills.contains_key(*n) && !linked.contains(*n))
         {
             let dest = format!("{dir}/{name}");
-            let message = if root.kind(&dest)?.is_some() {
-                format!(
-                    "{dest} is a copy of skills/{name}, which is gone; run skill sync to remove it"
-                )
+            let state = if root.kind(&dest)?.is_some() {
+                CopyState::Orphaned
             } else {
-                format!(
-                    "{dest} is recorded in the lock, but it and skills/{name} are gone; run skill sync"
-                )
+                CopyState::Gone
             };
-            out.push(Problem {
-                kind: "projection",
+            out.push(Problem::Projection {
                 path: dest,
-                message,
+                skill: name.clone(),
+                state,
             });
         }
     }

@@ -25,7 +25,7 @@ fn violations(format: Format, violations: &[Violation]) -> Report {
 fn contract_violations(root: &asv_fs::Root, format: Format, found: &[Violation]) -> Report {
     if format == Format::Text {
         let mut report = violations(format, found);
-        report.notes = hints(found);
+        report.notes = render::warnings::hints(found);
         return report;
     }
     if format != Format::Github {
@@ -55,18 +55,6 @@ fn contract_violations(root: &asv_fs::Root, format: Format, found: &[Violation])
     Report::new(lines, !found.is_empty())
 }
 
-/// What to do about the violations found, once per kind, in the order the kinds first
-/// appear: the lines that do not already end in a next step of their own
-/// ([`Violation::hint`]).
-fn hints(found: &[Violation]) -> Vec<String> {
-    let mut seen = std::collections::BTreeSet::new();
-    found
-        .iter()
-        .filter(|v| seen.insert(v.kind()))
-        .filter_map(|v| v.hint().map(|hint| format!("hint: {}: {hint}", v.kind())))
-        .collect()
-}
-
 fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
     Report::new(
         events.iter().map(|e| render::event(format, e)).collect(),
@@ -76,7 +64,10 @@ fn events(format: Format, events: &[asv_contracts::Event]) -> Report {
 
 /// The repository's warnings ([`Repository::warnings`]), as said on stderr.
 fn repository_warnings(repo: &Repository<'_>) -> Vec<String> {
-    repo.warnings().iter().map(ToString::to_string).collect()
+    repo.warnings()
+        .iter()
+        .map(render::warnings::repository)
+        .collect()
 }
 
 /// `self-test`.
@@ -135,32 +126,25 @@ pub fn gen_(settings: &Settings) -> crate::error::Result<Report> {
             }
             report.warnings = restored
                 .iter()
-                .map(|path| {
-                    format!(
-                        "{}: put back — it was edited by hand; a copy is written from its canonical text, so edit that instead",
-                        asv_error::quote::DisplayPath(path)
-                    )
-                })
+                .map(|path| render::warnings::restored(path))
                 .collect();
             // The vendor directory is the tool's, as in the TypeScript tool, so stdout stays as
             // it is; the user still hears what of theirs went (issue 15).
-            report.warnings.extend(foreign_replaced.iter().map(|path| {
-                format!(
-                    "{}: replaced — it was not written by this tool, and references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
-                    asv_error::quote::DisplayPath(path)
-                )
-            }));
-            report.warnings.extend(foreign_removed.iter().map(|path| {
-                format!(
-                    "{}: removed — references/vendor/ holds only generated copies; keep your own files elsewhere in the skill",
-                    asv_error::quote::DisplayPath(path)
-                )
-            }));
+            report.warnings.extend(
+                foreign_replaced
+                    .iter()
+                    .map(|path| render::warnings::foreign_replaced(path)),
+            );
+            report.warnings.extend(
+                foreign_removed
+                    .iter()
+                    .map(|path| render::warnings::foreign_removed(path)),
+            );
             report
         }
     };
     report.warnings.splice(0..0, warnings);
-    report.warnings.extend(lock.warnings());
+    report.warnings.extend(super::left_behind(Some(&lock)));
     Ok(report)
 }
 

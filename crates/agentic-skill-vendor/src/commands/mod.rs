@@ -32,7 +32,11 @@ fn lock_for_writing<'t>(
         .lock_for_writing(WRITER_WAIT)?
         .with_command(this.clone());
     if !settings.quiet {
-        let told: Vec<String> = lock.recovered().iter().map(recovered_message).collect();
+        let told: Vec<String> = lock
+            .recovered()
+            .iter()
+            .map(crate::render::warnings::recovered)
+            .collect();
         crate::style::warn(&told, settings.stderr_color);
     }
     // This very command, killed after its change was complete (only the removal of what it
@@ -66,20 +70,6 @@ fn this_command_line() -> String {
     words.join(" ")
 }
 
-/// What the user is told about a killed run this one recovered from.
-fn recovered_message(run: &asv_fs::Interrupted) -> String {
-    let done = if run.committed {
-        "finished the clean-up of"
-    } else {
-        "put back what was changed by"
-    };
-    format!(
-        "{}: {done} `{}`, which was killed part-way; rerun it if it is not this command",
-        asv_error::quote::DisplayPath(&run.journal),
-        run.command
-    )
-}
-
 /// [`lock_for_writing`] unless the run is a dry run, which changes nothing.
 ///
 /// # Errors
@@ -97,11 +87,14 @@ fn lock_unless_dry<'t>(
 }
 
 /// The warnings of the changes a writer applied under `lock` (`None`: a dry run, which
-/// applies nothing): a parked previous entry that could not be removed once the change was
-/// made, named with the path, saying that the next command that writes removes it (issue 27
-/// §6). Every writing command passes them on, so none is lost between a library and stderr.
+/// applies nothing), taken out of the lock and worded ([`crate::render::warnings::left_behind`]).
+/// Every writing command passes them on, so none is lost between a library and stderr.
 fn left_behind(lock: Option<&asv_fs::WriterLock<'_>>) -> Vec<String> {
-    lock.map(asv_fs::WriterLock::warnings).unwrap_or_default()
+    lock.map(asv_fs::WriterLock::take_warnings)
+        .unwrap_or_default()
+        .iter()
+        .map(crate::render::warnings::left_behind)
+        .collect()
 }
 
 /// `report` with [`left_behind`]'s warnings after its own.

@@ -7,7 +7,7 @@ use asv_skills::{add, diff, pull, resolve, status};
 
 use super::Report;
 use crate::cli::{Format, InstallScope, SkillVersion};
-use crate::error::Refusal;
+use crate::error::{DirRole, Usage};
 use crate::render;
 use crate::settings::Settings;
 
@@ -44,9 +44,18 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
         // A skill left out of the agents' directories is work left: exit 1.
         done.iter().any(asv_skills::sync::Synced::is_shortfall),
     );
-    report.warnings = intent.unknown_keys;
+    report.warnings = intent_keys(&intent);
     report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
+}
+
+/// The warnings of the intent's keys this tool does not read.
+fn intent_keys(intent: &asv_skills::intent::Intent) -> Vec<String> {
+    intent
+        .unknown_keys
+        .iter()
+        .map(render::warnings::intent_key)
+        .collect()
 }
 
 /// `skill verify`.
@@ -58,7 +67,7 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
     // An unusable entry of the lock or intent is one of verify's findings, not a refusal:
     // verify itself tells which it is.
     let unknown_keys = match asv_skills::intent::Intent::load(&root) {
-        Ok(intent) => intent.unknown_keys,
+        Ok(intent) => intent_keys(&intent),
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
         Err(e) => return Err(e.into()),
     };
@@ -88,7 +97,7 @@ fn version_name(v: SkillVersion) -> &'static str {
 /// # Errors
 /// No such directory; a refusal of what it holds.
 pub fn hash(format: Format, dir: &Path) -> crate::error::Result<Report> {
-    let root = crate::paths::open_dir(dir, "; name a skill directory").map_err(Refusal)?;
+    let root = crate::paths::open_dir(dir, DirRole::Skill)?;
     let skill = asv_skilltree::SkillTree::read(&root, "")?;
     let shown = dir.to_string_lossy();
     Ok(Report::new(
@@ -149,7 +158,7 @@ fn validate_typed(
     settings: &Settings,
     typed: &Path,
 ) -> crate::error::Result<Vec<asv_skills::Finding>> {
-    let located = crate::paths::locate(&settings.root_abs, typed, false).map_err(Refusal)?;
+    let located = crate::paths::locate(&settings.root_abs, typed, false)?;
     let mut found = asv_skills::validate_skill(&located.root, &located.rel)?;
     if !located.in_repository {
         let shown = typed.display().to_string();
@@ -239,12 +248,12 @@ fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Res
     if !local || given.starts_with('/') {
         return Ok(given.to_owned());
     }
-    let path =
-        crate::paths::absolute(Path::new(given)).map_err(|e| Refusal(format!("{given}: {e}")))?;
-    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| {
-        Refusal(format!(
-            "{given}: a segment of the path is not UTF-8; rename it"
-        ))
+    let path = crate::paths::absolute(Path::new(given)).map_err(|error| Usage::Unplaceable {
+        typed: given.into(),
+        error,
+    })?;
+    let rel = crate::paths::relative(&settings.root_abs, &path).ok_or_else(|| Usage::NotUtf8 {
+        typed: given.into(),
     })?;
     Ok(if rel.is_empty() {
         ".".to_owned()
@@ -284,11 +293,7 @@ pub fn pull(
 ) -> crate::error::Result<Report> {
     // `--ref` moves one skill: which one must be said.
     if reference.is_some() && names.len() != 1 {
-        return Err(Refusal(format!(
-            "skill pull --ref moves one skill, and {} were named; name the one skill to move: skill pull <NAME> --ref <REF>",
-            names.len()
-        ))
-        .into());
+        return Err(Usage::RefNeedsOneSkill { named: names.len() }.into());
     }
     let root = settings.open_root()?;
     let lock = super::lock_unless_dry(settings, &root, dry_run)?;
@@ -314,9 +319,7 @@ pub fn pull(
         .warnings
         .extend(pulled.iter().filter_map(render::pull_warning));
     if dry_run {
-        report
-            .warnings
-            .push("dry run: the lines say what a pull would do; nothing was written".to_owned());
+        report.warnings.push(render::warnings::pull_dry_run());
     }
     report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
@@ -351,19 +354,15 @@ pub fn diff(
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
-    let text = diff::diff(&lock, name, version(from), version(to), &options)?;
-
+    let unified = diff::diff(&lock, name, version(from), version(to), &options)?;
     let lines = render::diff(
         settings.format,
+        settings.stdout_color,
         name,
         version_name(from),
         version_name(to),
-        &text,
+        &unified,
     );
-    let lines = match settings.format {
-        Format::Text => settings.stdout_color.diff_lines(lines),
-        _ => lines,
-    };
     Ok(super::with_left_behind(
         Report::new(lines, false),
         Some(&lock),
@@ -381,7 +380,7 @@ pub fn pack(
 ) -> crate::error::Result<Report> {
     // The repository must exist even for a skill outside it, as for every skill command.
     settings.open_root()?;
-    let located = crate::paths::locate(&settings.root_abs, dir, false).map_err(Refusal)?;
+    let located = crate::paths::locate(&settings.root_abs, dir, false)?;
     let packed = asv_skills::package::pack(&located.root, &located.rel)?;
     let output = output
         .map(Path::to_path_buf)
@@ -444,21 +443,19 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
 
 /// Writes a file the user named on the command line (atomically, never through a link).
 fn write_output(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
-    let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
-        Refusal(format!(
-            "{}: not a file name; give -o <file>.zip",
-            path.display()
-        ))
-    })?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Usage::NotAFileName {
+            path: path.to_path_buf(),
+        })?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let dir = asv_fs::Root::open(&parent).map_err(|_| {
-        Refusal(format!(
-            "{}: no such directory; create it or give another -o",
-            parent.display()
-        ))
+    // Whatever stops it opening, the way out is another -o.
+    let dir = asv_fs::Root::open(&parent).map_err(|_| Usage::NoOutputDirectory {
+        dir: parent.clone(),
     })?;
     dir.write_file(name, bytes)?;
     Ok(())

@@ -73,15 +73,24 @@ pub fn event(format: Format, e: &Event) -> String {
     .render_finding(format)
 }
 
-/// Renders what `init` made.
+/// Renders what `init` made: `created: <dir>/`, `created: .gitignore (<rule>)` or
+/// `ignored: <rule> (added to .gitignore)`.
 pub fn made(format: Format, made: &asv_contracts::init::Made) -> String {
-    let text = made.line();
-    let (kind, message) = text.split_once(": ").unwrap_or(("created", text.as_str()));
-    let path = match made {
-        asv_contracts::init::Made::Directory(dir) => dir,
-        asv_contracts::init::Made::IgnoreRule { .. } => ".gitignore",
+    use asv_contracts::init::{IGNORE_RULE, Made};
+    let (kind, path, message) = match made {
+        Made::Directory(dir) => ("created", *dir, format!("{dir}/")),
+        Made::IgnoreRule { created: true } => (
+            "created",
+            ".gitignore",
+            format!(".gitignore ({IGNORE_RULE})"),
+        ),
+        Made::IgnoreRule { created: false } => (
+            "ignored",
+            ".gitignore",
+            format!("{IGNORE_RULE} (added to .gitignore)"),
+        ),
     };
-    Line::new(Level::Notice, kind, message.to_owned())
+    Line::new(Level::Notice, kind, message)
         .at(path)
         .render_finding(format)
 }

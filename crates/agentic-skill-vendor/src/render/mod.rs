@@ -7,12 +7,14 @@
 //! lists every kind and its fields, and a test holds the output to that page).
 //!
 //! By what is rendered: [`line`] (the shared line, its forms and escaping), [`records`] (the
-//! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines).
+//! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines), [`warnings`]
+//! (what goes to stderr beside the report).
 
 mod contracts;
 mod line;
 mod records;
 mod skills;
+pub mod warnings;
 
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
@@ -58,6 +60,52 @@ mod tests {
         assert_eq!(
             violation(Format::Json, &v),
             r#"{"kind":"lock","path":"vendor-lock.json","id":null,"line":null,"message":"vendor-lock.json is missing"}"#
+        );
+    }
+
+    #[test]
+    fn diff_lines_are_coloured_by_the_kind_they_were_made_as() {
+        use crate::style::{DiffPart, Paint};
+        use asv_skilltree::{FileNode, SkillTree};
+        let tree = |data: &str| {
+            SkillTree::from_files(vec![FileNode {
+                path: "SKILL.md".into(),
+                data: data.into(),
+                executable: false,
+            }])
+            .unwrap()
+        };
+        let unified = asv_skills::diff::unified(
+            &tree("fn a\n\n\n\nx\n-- y\n"),
+            &tree("fn a\n\n\n\nx\n+z"),
+            "skills/s",
+        )
+        .unwrap();
+        // With colour off, the lines are the diff's text, line by line.
+        let off = diff(Format::Text, Paint::OFF, "s", "base", "local", &unified);
+        assert_eq!(format!("{}\n", off.join("\n")), unified.to_string());
+        let on = Paint::decide(crate::cli::ColorChoice::Always, None, None, false);
+        let header = |t: &str| on.diff(DiffPart::Header, t);
+        assert_eq!(
+            diff(Format::Text, on, "s", "base", "local", &unified),
+            [
+                header("diff --git a/skills/s/SKILL.md b/skills/s/SKILL.md"),
+                header("--- a/skills/s/SKILL.md"),
+                header("+++ b/skills/s/SKILL.md"),
+                format!("{} fn a", on.diff(DiffPart::Ranges, "@@ -3,4 +3,4 @@")),
+                " ".to_owned(),
+                " ".to_owned(),
+                " x".to_owned(),
+                // A removed line that reads like a file header is still a removed line.
+                on.diff(DiffPart::Removed, "--- y"),
+                on.diff(DiffPart::Added, "++z"),
+                "\\ No newline at end of file".to_owned(),
+            ]
+        );
+        // Annotations and JSON are never coloured.
+        assert_eq!(
+            diff(Format::Github, on, "s", "base", "local", &unified),
+            off
         );
     }
 

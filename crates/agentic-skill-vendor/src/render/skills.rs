@@ -2,6 +2,7 @@
 //! `install`, `sync`, `verify`, `diff`, `remove`, `outdated` and `list`.
 
 use asv_skills::add::{Added, Pin};
+use asv_skills::diff::{DiffLine, UnifiedDiff};
 use asv_skills::install::Installed;
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
@@ -12,7 +13,7 @@ use asv_skills::status::{State, Status};
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
-use crate::style::Paint;
+use crate::style::{DiffPart, Paint};
 
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
@@ -411,16 +412,90 @@ pub fn synced(format: Format, s: &asv_skills::sync::Synced) -> String {
     } else {
         Level::Notice
     };
-    Line::new(level, s.kind(), s.message())
+    Line::new(level, s.kind(), synced_message(s))
         .at(&path)
         .render_finding(format)
 }
 
+/// The text after `<kind>: ` of a line of `skill sync`.
+fn synced_message(s: &asv_skills::sync::Synced) -> String {
+    use asv_skills::sync::Synced;
+    match s {
+        Synced::Taken {
+            name,
+            source,
+            revision,
+        } => format!("{name} <- {source} at {revision}"),
+        Synced::Restored { name, revision } => format!("{} at {revision}", skill_dir(name)),
+        Synced::Dropped { name } => skill_dir(name),
+        Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
+        Synced::Unprojected { path } => path.clone(),
+        Synced::NotProjected { name, finding } => format!(
+            "{} is not mirrored into the agents' directories: {}: {}; fix it (skill validate lists every finding), then run skill sync",
+            skill_dir(name),
+            finding.location(),
+            finding.problem
+        ),
+    }
+}
+
 /// Renders one problem `skill verify` found.
 pub fn skill_problem(format: Format, p: &asv_skills::sync::Problem) -> String {
-    Line::new(Level::Error, p.kind, p.message.clone())
-        .at(&p.path)
+    let path = p.path();
+    Line::new(Level::Error, p.kind(), skill_problem_message(p))
+        .at(&path)
         .render_finding(format)
+}
+
+/// What is wrong and what to do, of a problem `skill verify` found.
+fn skill_problem_message(p: &asv_skills::sync::Problem) -> String {
+    use asv_skills::sync::{CopyState, Problem};
+    match p {
+        Problem::LockEntry { error, .. }
+        | Problem::IntentEntry { error, .. }
+        | Problem::Unreadable { error, .. }
+        | Problem::Differs(error) => error.to_string(),
+        Problem::Untaken { name } => {
+            format!("{name} is wanted but the lock does not hold it; run skill sync to take it up")
+        }
+        Problem::Unwanted { name } => format!(
+            "{name} is in the lock but not wanted; run skill sync to drop it, or add its row back"
+        ),
+        Problem::Missing { name } => {
+            format!("{name} is imported but its directory is gone; run skill sync to restore it")
+        }
+        Problem::Conflicted { name } => format!(
+            "{name} has a pull waiting; resolve its conflicts, then run skill resolve {name}"
+        ),
+        Problem::Invalid { finding, .. } => format!("{}: {}", finding.location(), finding.problem),
+        Problem::Projection {
+            path: dest,
+            skill: name,
+            state,
+        } => match state {
+            CopyState::Missing => format!("{dest} is missing; run skill sync"),
+            CopyState::Unrecorded => {
+                format!("{dest} is not recorded in the lock; run skill sync to claim it")
+            }
+            CopyState::Stale => format!(
+                "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
+            ),
+            CopyState::Edited { file } => format!(
+                "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
+                file.as_ref()
+                    .map(|f| format!(" ({f} differs)"))
+                    .unwrap_or_default()
+            ),
+            CopyState::Unreadable(error) => error.to_string(),
+            CopyState::OtherKind(kind) => format!("{dest} is {kind}, not a copy of skills/{name}"),
+            CopyState::Orphaned => format!(
+                "{dest} is a copy of skills/{name}, which is gone; run skill sync to remove it"
+            ),
+            CopyState::Gone => format!(
+                "{dest} is recorded in the lock, but it and skills/{name} are gone; run skill sync"
+            ),
+        },
+    }
 }
 
 /// Renders a skill's tree hash (`skill hash`): the bare hash as text, so a script can take it
@@ -434,29 +509,57 @@ pub fn hash(format: Format, dir: &str, hash: &str) -> String {
     }
 }
 
-/// Renders `skill diff`: the unified diff's lines as text, one record in JSON.
-pub fn diff(format: Format, name: &str, from: &str, to: &str, text: &str) -> Vec<String> {
-    match format {
-        Format::Json => vec![
-            Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
-                .at(&skill_dir(name))
-                .render(
-                    format,
-                    DiffFields {
-                        name,
-                        from,
-                        to,
-                        diff: text,
-                    },
-                ),
-        ],
-        // Split at LF only: a CR before it belongs to the line (a CRLF file's diff keeps its
-        // CRs, as `git diff` prints them and `git apply` needs them).
-        _ => text
-            .split_inclusive('\n')
-            .map(|l| l.strip_suffix('\n').unwrap_or(l).to_owned())
-            .collect(),
+/// Renders `skill diff`: the unified diff's lines as text (in text, their parts coloured as
+/// `paint` says, by the kind each line was made as), one record in JSON.
+pub fn diff(
+    format: Format,
+    paint: Paint,
+    name: &str,
+    from: &str,
+    to: &str,
+    diff: &UnifiedDiff,
+) -> Vec<String> {
+    let paint = match format {
+        Format::Json => {
+            return vec![
+                Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
+                    .at(&skill_dir(name))
+                    .render(
+                        format,
+                        DiffFields {
+                            name,
+                            from,
+                            to,
+                            diff: &diff.to_string(),
+                        },
+                    ),
+            ];
+        }
+        Format::Text => paint,
+        Format::Github => Paint::OFF,
+    };
+    let mut lines = Vec::with_capacity(diff.lines().len());
+    for line in diff.lines() {
+        match line {
+            // A path may hold a line break: each line printed is coloured on its own.
+            DiffLine::Header(text) => lines.extend(
+                text.split('\n')
+                    .map(|part| paint.diff(DiffPart::Header, part)),
+            ),
+            DiffLine::Hunk { ranges, heading } => {
+                let mut shown = paint.diff(DiffPart::Ranges, ranges);
+                if let Some(heading) = heading {
+                    shown.push(' ');
+                    shown.push_str(heading);
+                }
+                lines.push(shown);
+            }
+            DiffLine::Removed(_) => lines.push(paint.diff(DiffPart::Removed, &line.to_string())),
+            DiffLine::Added(_) => lines.push(paint.diff(DiffPart::Added, &line.to_string())),
+            DiffLine::Context(_) | DiffLine::NoNewline => lines.push(line.to_string()),
+        }
     }
+    lines
 }
 
 /// Renders what `skill remove` removed: `removed: <name> (skills/<name>)`, saying when the

@@ -24,21 +24,6 @@ pub enum Made {
     },
 }
 
-impl Made {
-    /// The line `init` prints for it.
-    pub fn line(&self) -> String {
-        match self {
-            Made::Directory(dir) => format!("created: {dir}/"),
-            Made::IgnoreRule { created: true } => {
-                format!("created: .gitignore ({IGNORE_RULE})")
-            }
-            Made::IgnoreRule { created: false } => {
-                format!("ignored: {IGNORE_RULE} (added to .gitignore)")
-            }
-        }
-    }
-}
-
 /// Whether a `.gitignore` line already keeps the tool's directory at the root out of git.
 fn ignores_tool_dir(line: &str) -> bool {
     let rule = line.trim_end_matches(['\r', ' ', '\t']);

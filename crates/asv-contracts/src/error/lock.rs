@@ -54,12 +54,57 @@ pub enum LockProblem {
     BadSource {
         /// The source name as the lock spells it.
         name: String,
-        /// The field at fault (`repository`, `revision`, `objectFormat`), `None` for the
-        /// entry itself.
-        field: Option<&'static str>,
-        /// What is wrong.
-        what: String,
+        /// What is wrong, and with which field.
+        problem: PinProblem,
     },
+}
+
+/// What is wrong with a `sources` entry of `vendor-lock.json` (a source's pin).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinProblem {
+    /// The entry is not an object.
+    NotObject,
+    /// `objectFormat` is there and is not `"sha256"`.
+    ObjectFormat,
+    /// `repository` is missing or not text.
+    NoRepository,
+    /// `repository` is text that names no repository this tool reaches.
+    Repository(asv_model::source::RepositoryProblem),
+    /// `revision` is missing, or not a commit id of the object format.
+    Revision(asv_model::source::ObjectFormat),
+}
+
+impl PinProblem {
+    /// The field at fault (`repository`, `revision`, `objectFormat`), `None` for the entry
+    /// itself.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            PinProblem::NotObject => None,
+            PinProblem::ObjectFormat => Some("objectFormat"),
+            PinProblem::NoRepository | PinProblem::Repository(_) => Some("repository"),
+            PinProblem::Revision(_) => Some("revision"),
+        }
+    }
+}
+
+impl std::fmt::Display for PinProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use asv_model::source::ObjectFormat;
+        match self {
+            PinProblem::NotObject => f.write_str("is not an object"),
+            PinProblem::ObjectFormat => {
+                f.write_str("is not \"sha256\" (the only value written; leave it out for SHA-1)")
+            }
+            PinProblem::NoRepository => f.write_str("is missing or not text"),
+            PinProblem::Repository(problem) => write!(f, "is not usable: {problem}"),
+            PinProblem::Revision(ObjectFormat::Sha1) => {
+                f.write_str("is not a commit id of 40 lowercase hex digits")
+            }
+            PinProblem::Revision(ObjectFormat::Sha256) => {
+                f.write_str("is not a commit id of 64 lowercase hex digits (objectFormat sha256)")
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for LockProblem {
@@ -105,12 +150,12 @@ impl std::fmt::Display for LockProblem {
             LockProblem::BadKind(id) => {
                 write!(f, "resolutions.{id}.kind is not \"raw\"")
             }
-            LockProblem::BadSource { name, field, what } => {
+            LockProblem::BadSource { name, problem } => {
                 write!(f, "sources.{}", DisplayPath(name))?;
-                if let Some(field) = field {
+                if let Some(field) = problem.field() {
                     write!(f, ".{field}")?;
                 }
-                write!(f, " {what}")
+                write!(f, " {problem}")
             }
         }
     }

@@ -18,7 +18,7 @@ mod raw;
 #[cfg(test)]
 mod tests;
 
-pub use lock::LockProblem;
+pub use lock::{LockProblem, PinProblem};
 pub use manifest::{ManifestProblem, PathField, ReservedDest};
 pub use placement::PlacementProblem;
 pub use raw::RawSourceProblem;

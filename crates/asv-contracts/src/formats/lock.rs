@@ -7,7 +7,7 @@ use asv_model::source::{ObjectFormat, RepositorySpec, Revision};
 use serde_json::{Map, Value};
 
 use crate::digest::Digest;
-use crate::error::{Error, LockProblem};
+use crate::error::{Error, LockProblem, PinProblem};
 use crate::json;
 use crate::manifest::Manifest;
 
@@ -328,49 +328,32 @@ fn parse_sources(map: Map<String, Value>) -> Result<SourcePins, Error> {
         let Value::Object(mut fields) = entry else {
             return Err(problem(LockProblem::BadSource {
                 name,
-                field: None,
-                what: "is not an object".to_owned(),
+                problem: PinProblem::NotObject,
             }));
         };
-        let bad = |field: &'static str, what: String| {
+        let bad = |pin: PinProblem| {
             problem(LockProblem::BadSource {
                 name: name.clone(),
-                field: Some(field),
-                what,
+                problem: pin,
             })
         };
         let format = match fields.remove("objectFormat") {
             None => ObjectFormat::Sha1,
             Some(Value::String(s)) if s == "sha256" => ObjectFormat::Sha256,
-            Some(_) => {
-                return Err(bad(
-                    "objectFormat",
-                    "is not \"sha256\" (the only value written; leave it out for SHA-1)".to_owned(),
-                ));
-            }
+            Some(_) => return Err(bad(PinProblem::ObjectFormat)),
         };
         let repository = match fields.remove("repository") {
-            Some(Value::String(text)) => RepositorySpec::parse(&text)
-                .map_err(|p| bad("repository", format!("is not usable: {p}")))?,
-            _ => {
-                return Err(bad("repository", "is missing or not text".to_owned()));
+            Some(Value::String(text)) => {
+                RepositorySpec::parse(&text).map_err(|p| bad(PinProblem::Repository(p)))?
             }
+            _ => return Err(bad(PinProblem::NoRepository)),
         };
         let revision = match fields.remove("revision") {
             Some(Value::String(text)) => Revision::parse(&text, format),
             _ => None,
         };
         let Some(revision) = revision else {
-            return Err(bad(
-                "revision",
-                match format {
-                    ObjectFormat::Sha1 => "is not a commit id of 40 lowercase hex digits",
-                    ObjectFormat::Sha256 => {
-                        "is not a commit id of 64 lowercase hex digits (objectFormat sha256)"
-                    }
-                }
-                .to_owned(),
-            ));
+            return Err(bad(PinProblem::Revision(format)));
         };
         out.insert(
             name,

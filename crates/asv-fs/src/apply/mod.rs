@@ -23,7 +23,6 @@
 //! the staged and parked names they all recognise.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::fs::{self, File};
 use std::io;
 use std::path::Path;
@@ -47,9 +46,10 @@ pub use journal::{JOURNAL_LIMIT, STATE_DIR, fuzz_journal, is_journal_name, is_jo
 pub use names::{is_parked_tree_entry, is_tree_change_residue};
 pub use recovery::Interrupted;
 
-/// Something worth telling the user about a change that did complete.
+/// Something worth telling the user about a change that did complete, as data: the binary
+/// words it (issue 28 §2). Every kind is matched by the caller that words it, so a new one is
+/// not silently dropped.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum Warning {
     /// A parked previous entry could not be removed after the commit point; the destination
     /// holds its new state, the old entry is left beside it.
@@ -72,23 +72,6 @@ impl Warning {
     }
 }
 
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Warning::CleanupIncomplete {
-                dest,
-                parked,
-                error,
-            } => write!(
-                f,
-                "{}: the previous {} could not be removed after the change ({error}); the next command that writes removes it",
-                asv_error::quote::DisplayPath(parked),
-                asv_error::quote::DisplayPath(dest)
-            ),
-        }
-    }
-}
-
 /// What a completed apply reports.
 #[derive(Debug)]
 pub struct Applied {
@@ -101,6 +84,11 @@ impl Applied {
     /// Warnings about the completed change (a parked entry left behind).
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
+    }
+
+    /// Takes the warnings out, leaving none.
+    pub(crate) fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// How many file system calls the apply made (for fault-injection tests).
