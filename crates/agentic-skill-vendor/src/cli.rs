@@ -274,24 +274,24 @@ impl Command {
     /// Whether the command, as typed, looks for the repository without `--root`: its row of
     /// [`COMMANDS`], but a command given paths to work on uses a repository only if one is
     /// around them (`skill validate <dir>…`, `skill install --into`, `--scope user`).
-    pub fn repository(&self) -> Repository {
+    pub fn repository(&self) -> RootUse {
         let Command::Skill { command } = self else {
             return self.facts().repository;
         };
         match command {
-            SkillCommand::Validate { dirs, .. } if !dirs.is_empty() => Repository::IfFound,
+            SkillCommand::Validate { dirs, .. } if !dirs.is_empty() => RootUse::IfFound,
             SkillCommand::Install {
                 into,
                 target,
                 scope,
                 ..
             } if into.is_some() || (!target.is_empty() && *scope == InstallScope::User) => {
-                Repository::IfFound
+                RootUse::IfFound
             }
             SkillCommand::List {
                 target: Some(_),
                 scope: InstallScope::User,
-            } => Repository::IfFound,
+            } => RootUse::IfFound,
             _ => self.facts().repository,
         }
     }
@@ -339,7 +339,7 @@ impl SkillCommand {
 /// Whether a command run without `--root` looks for the repository around the current
 /// directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repository {
+pub enum RootUse {
     /// It works on the current directory or on the paths it is given alone, and `--root`
     /// means nothing to it (`self-test`, `skill hash`, `completions`, `man`).
     Unused,
@@ -358,7 +358,7 @@ pub enum Repository {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Facts {
     /// Whether it looks for the repository without `--root` (and so takes `--root`).
-    pub repository: Repository,
+    pub repository: RootUse,
     /// Whether it reaches a network (and so takes `--token-stdin`).
     pub network: bool,
     /// Whether it prints warnings, progress or a summary on stderr (and so takes `--quiet`).
@@ -367,7 +367,7 @@ pub struct Facts {
     pub report: bool,
 }
 
-const fn facts(repository: Repository, network: bool, notes: bool, report: bool) -> Facts {
+const fn facts(repository: RootUse, network: bool, notes: bool, report: bool) -> Facts {
     Facts {
         repository,
         network,
@@ -379,7 +379,7 @@ const fn facts(repository: Repository, network: bool, notes: bool, report: bool)
 /// Every command by its path as typed (`["skill", "add"]`), with its [`Facts`]; a test holds
 /// it to the commands clap knows, one row each.
 pub const COMMANDS: &[(&[&str], Facts)] = {
-    use Repository::{Always, Here, IfFound, Unused};
+    use RootUse::{Always, Here, IfFound, Unused};
     &[
         (&["gen"], facts(Always, false, true, true)),
         (&["verify"], facts(Always, false, true, true)),
@@ -415,7 +415,7 @@ fn facts_of(path: &[&str]) -> Facts {
     COMMANDS
         .iter()
         .find(|(p, _)| *p == path)
-        .map_or(facts(Repository::Always, false, false, true), |(_, f)| *f)
+        .map_or(facts(RootUse::Always, false, false, true), |(_, f)| *f)
 }
 
 /// Output formats.
@@ -497,7 +497,7 @@ fn uses(path: &[&str], id: &str) -> bool {
         .filter(|(p, _)| p.starts_with(path))
         .map(|(_, f)| f);
     match id {
-        "root" => under.any(|f| f.repository != Repository::Unused),
+        "root" => under.any(|f| f.repository != RootUse::Unused),
         "format" => under.any(|f| f.report),
         "quiet" => under.any(|f| f.notes),
         "token_stdin" => under.any(|f| f.network),
@@ -634,8 +634,8 @@ mod tests {
     /// a repository to using one if found.
     #[test]
     fn a_parsed_command_reads_its_row() {
-        use super::Repository::{Always, Here, IfFound, Unused};
-        let rows: &[(&[&str], super::Repository, bool)] = &[
+        use super::RootUse::{Always, Here, IfFound, Unused};
+        let rows: &[(&[&str], super::RootUse, bool)] = &[
             (&["gen"], Always, false),
             (&["init"], Here, false),
             (&["man"], Unused, false),

@@ -5,7 +5,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 
-use crate::cli::{Cli, Format, InstallScope, Repository};
+use crate::cli::{Cli, Format, InstallScope, RootUse};
 use crate::error::{DirRole, Usage};
 
 /// What every command reads from the arguments and the environment, resolved once.
@@ -55,13 +55,13 @@ impl Settings {
         let mut root = root;
         if cli.root.is_none() {
             match (cli.command.repository(), crate::paths::discover(&root_abs)) {
-                (Repository::Unused | Repository::Here, _) => {}
+                (RootUse::Unused | RootUse::Here, _) => {}
                 (_, Ok(found)) => {
                     root.clone_from(&found);
                     root_abs = found;
                 }
-                (Repository::IfFound, Err(_)) => {}
-                (Repository::Always, Err(not_found)) => {
+                (RootUse::IfFound, Err(_)) => {}
+                (RootUse::Always, Err(not_found)) => {
                     return Err(Usage::NoRepository(not_found).into());
                 }
             }

@@ -4,7 +4,7 @@ use std::fmt;
 
 /// The two archive formats this crate reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum ArchiveFormat {
     /// A ZIP (store and deflate members, no ZIP64).
     Zip,
     /// A tar archive inside exactly one gzip layer (`.tar.gz`, `.tgz`).

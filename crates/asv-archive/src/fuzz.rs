@@ -2,7 +2,7 @@
 //! root), kept here so the cargo-fuzz targets and the stable replay of their committed corpora
 //! run the same code. Not part of the crate's interface.
 
-use crate::{Archive, ArchiveInput, Format, Limits, ReadOptions};
+use crate::{Archive, ArchiveFormat, ArchiveInput, Limits, ReadOptions};
 
 /// Small bounds, so a run spends its time on structure rather than on inflating.
 const LIMITS: Limits = Limits {
@@ -13,12 +13,12 @@ const LIMITS: Limits = Limits {
 
 /// Arbitrary bytes as a ZIP: see [`archive`].
 pub fn zip_reader(data: &[u8]) {
-    archive(data, Format::Zip);
+    archive(data, ArchiveFormat::Zip);
 }
 
 /// Arbitrary bytes as a tar.gz: see [`archive`].
 pub fn tar_reader(data: &[u8]) {
-    archive(data, Format::TarGz);
+    archive(data, ArchiveFormat::TarGz);
 }
 
 /// Opens `data` as `format`, judges the entry list and reads every entry; a refusal is fine,
@@ -28,7 +28,7 @@ pub fn tar_reader(data: &[u8]) {
 ///
 /// # Panics
 /// When the re-zipped archive does not read back, or a file and its bytes are read apart.
-pub fn archive(data: &[u8], format: Format) {
+pub fn archive(data: &[u8], format: ArchiveFormat) {
     let options = ReadOptions {
         format,
         limits: LIMITS,
@@ -50,7 +50,7 @@ pub fn archive(data: &[u8], format: Format) {
         return;
     };
     let options = ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits::DEFAULT,
     };
     let again = match Archive::open(ArchiveInput::bytes(zip, "rezipped"), &options) {

@@ -30,14 +30,14 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use asv_archive::{Archive, ArchiveInput, FileEntry, Format, Limits, ReadOptions, zip_files};
+//! use asv_archive::{Archive, ArchiveInput, FileEntry, ArchiveFormat, Limits, ReadOptions, zip_files};
 //!
 //! let zip = zip_files(&[FileEntry {
 //!     path: "skill/SKILL.md".into(),
 //!     bytes: b"---\nname: skill\n---\n".to_vec(),
 //!     executable: false,
 //! }])?;
-//! let options = ReadOptions { format: Format::Zip, limits: Limits::DEFAULT };
+//! let options = ReadOptions { format: ArchiveFormat::Zip, limits: Limits::DEFAULT };
 //! let archive = Archive::open(ArchiveInput::bytes(zip, "skill.zip"), &options)?;
 //! let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
 //! assert_eq!(names, ["skill/", "skill/SKILL.md"]);
@@ -75,7 +75,7 @@ use std::sync::Arc;
 
 use random_access::{Data, Fail};
 
-pub use entry::{ArchiveEntry, ArchiveEntryKind, Format, Limits, Special};
+pub use entry::{ArchiveEntry, ArchiveEntryKind, ArchiveFormat, Limits, Special};
 pub use error::{Detail, Error, Measure, ReadProblem, Reason, Refusal, Result};
 pub use policy::{entry_refusal, folded_segment, path_refusal, place_of};
 pub use write::{FileEntry, zip_dir, zip_files, zip_files_owned};
@@ -122,7 +122,7 @@ impl ArchiveInput {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     /// The archive's format.
-    pub format: Format,
+    pub format: ArchiveFormat,
     /// The bounds it is read under.
     pub limits: Limits,
 }
@@ -241,8 +241,8 @@ impl Archive {
     ///
     /// # Example
     /// ```
-    /// use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions, Reason};
-    /// let options = ReadOptions { format: Format::TarGz, limits: Limits::DEFAULT };
+    /// use asv_archive::{Archive, ArchiveInput, ArchiveFormat, Limits, ReadOptions, Reason};
+    /// let options = ReadOptions { format: ArchiveFormat::TarGz, limits: Limits::DEFAULT };
     /// let input = ArchiveInput::bytes(b"hello".to_vec(), "x.tgz");
     /// let err = Archive::open(input, &options).unwrap_err();
     /// assert_eq!(err.reason(), Some(Reason::Unreadable));
@@ -268,9 +268,9 @@ impl Archive {
             ));
         }
         let parsed = match options.format {
-            Format::Zip => zip::read(&data, limits)
+            ArchiveFormat::Zip => zip::read(&data, limits)
                 .map(|(entries, members)| (data, entries, Members::Zip(members))),
-            Format::TarGz => tar::inflate(&data, limits).and_then(|inflated| {
+            ArchiveFormat::TarGz => tar::inflate(&data, limits).and_then(|inflated| {
                 drop(data);
                 let (entries, members) = tar::read(&inflated, limits)?;
                 Ok((inflated, entries, Members::Tar(members)))

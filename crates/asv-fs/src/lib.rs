@@ -40,7 +40,7 @@ mod stamp;
 mod writer_lock;
 
 pub use apply::{
-    Applied, Interrupted, STATE_DIR, Warning, is_journal_name, is_journal_path,
+    Applied, ApplyWarning, Interrupted, STATE_DIR, is_journal_name, is_journal_path,
     is_parked_tree_entry, is_tree_change_residue,
 };
 pub use error::{EntryKind, Error, JournalProblem, Result, StrandedEntry};

@@ -22,7 +22,7 @@ use std::fs::File;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::apply::{Applied, Interrupted, Warning};
+use crate::apply::{Applied, ApplyWarning, Interrupted};
 use crate::error::{Error, Result};
 use crate::platform;
 use crate::root::Root;
@@ -54,7 +54,7 @@ pub struct WriterLock<'r> {
     command: Option<String>,
     /// The warnings of every change applied through [`WriterLock::apply`]: a library that
     /// writes returns its own report, and the binary still tells each of these.
-    warnings: Mutex<Vec<Warning>>,
+    warnings: Mutex<Vec<ApplyWarning>>,
 }
 
 impl std::ops::Deref for WriterLock<'_> {
@@ -142,7 +142,7 @@ impl WriterLock<'_> {
 
     /// Takes out the warnings of every change applied through [`WriterLock::apply`] so far, in
     /// order; a second call returns only those of changes applied since.
-    pub fn take_warnings(&self) -> Vec<Warning> {
+    pub fn take_warnings(&self) -> Vec<ApplyWarning> {
         std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions, place_of};
+use asv_archive::{Archive, ArchiveFormat, ArchiveInput, Limits, ReadOptions, place_of};
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
@@ -58,11 +58,11 @@ pub struct Installed {
 }
 
 /// Names the archive format of `bytes` by its first bytes.
-fn format_of(bytes: &[u8]) -> Option<Format> {
+fn format_of(bytes: &[u8]) -> Option<ArchiveFormat> {
     if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
-        Some(Format::Zip)
+        Some(ArchiveFormat::Zip)
     } else if bytes.starts_with(&[0x1f, 0x8b]) {
-        Some(Format::TarGz)
+        Some(ArchiveFormat::TarGz)
     } else {
         None
     }

@@ -44,7 +44,7 @@ pub struct Intent {
     pub skills: BTreeMap<String, Wanted>,
     /// Keys this tool does not read, each a warning, in the order they are written (the top
     /// level's, then each row's).
-    pub unknown_keys: Vec<UnknownKey>,
+    pub unknown_keys: Vec<UnknownIntentKey>,
     /// Whether the file exists (else this is the lock's entries, with no targets).
     pub written: bool,
 }
@@ -127,7 +127,7 @@ fn nearest(key: &str, known: &[&'static str]) -> Option<&'static str> {
 /// A key of `vendor-skills.yaml` this tool does not read (a typo, mostly): returned as data,
 /// said by the binary as a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownKey {
+pub struct UnknownIntentKey {
     /// The key as written.
     pub key: String,
     /// The skill whose row holds it; `None` at the top level.
@@ -143,8 +143,8 @@ fn unknown(
     skill: Option<&str>,
     line: Option<usize>,
     known: &[&'static str],
-) -> UnknownKey {
-    UnknownKey {
+) -> UnknownIntentKey {
+    UnknownIntentKey {
         key: key.to_owned(),
         skill: skill.map(str::to_owned),
         line,
@@ -863,13 +863,13 @@ mod tests {
         assert_eq!(
             intent.unknown_keys,
             [
-                UnknownKey {
+                UnknownIntentKey {
                     key: "target".into(),
                     skill: None,
                     line: Some(12),
                     nearest: Some("targets"),
                 },
-                UnknownKey {
+                UnknownIntentKey {
                     key: "pth".into(),
                     skill: Some("pdf".into()),
                     line: Some(8),

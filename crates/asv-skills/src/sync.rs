@@ -654,7 +654,7 @@ pub fn list_agent(
 
 /// A refusal of an entry of the lock or the intent as `skill verify` reports it; any other
 /// error (a file that does not parse at all, another version) as it is.
-fn state_problem(e: Error) -> Result<Problem, Error> {
+fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
     use crate::error::{IntentProblem, SkillLockProblem};
     let path = || {
         e.location()
@@ -670,14 +670,14 @@ fn state_problem(e: Error) -> Result<Problem, Error> {
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },
             ..
-        } => Ok(Problem::LockEntry {
+        } => Ok(VerifyProblem::LockEntry {
             path: path(),
             error: e,
         }),
         Error::Intent {
             problem: IntentProblem::BadName { .. } | IntentProblem::BadPath { .. },
             ..
-        } => Ok(Problem::IntentEntry {
+        } => Ok(VerifyProblem::IntentEntry {
             path: path(),
             error: e,
         }),
@@ -687,7 +687,7 @@ fn state_problem(e: Error) -> Result<Problem, Error> {
 
 /// One problem `skill verify` reports, with what it is about; the binary words it.
 #[derive(Debug)]
-pub enum Problem {
+pub enum VerifyProblem {
     /// An entry of the skill lock a writer refuses (a name, hash or path it could not have
     /// written, a key given twice): the refusal.
     LockEntry {
@@ -747,13 +747,13 @@ pub enum Problem {
         /// The skill it is a copy of.
         skill: String,
         /// What is wrong with it.
-        state: CopyState,
+        state: ProjectionState,
     },
 }
 
 /// What is wrong with a mirrored copy, as `skill verify` finds it.
 #[derive(Debug)]
-pub enum CopyState {
+pub enum ProjectionState {
     /// No copy where one should be.
     Missing,
     /// A copy of what `skills/` holds, which the lock does not record.
@@ -775,35 +775,35 @@ pub enum CopyState {
     Gone,
 }
 
-impl Problem {
+impl VerifyProblem {
     /// The problem's kind: `missing`, `invalid`, `conflicted`, `intent`, `projection` or
     /// `lock`.
     pub fn kind(&self) -> &'static str {
         match self {
-            Problem::LockEntry { .. } => "lock",
-            Problem::IntentEntry { .. }
-            | Problem::Untaken { .. }
-            | Problem::Differs(_)
-            | Problem::Unwanted { .. } => "intent",
-            Problem::Missing { .. } => "missing",
-            Problem::Conflicted { .. } => "conflicted",
-            Problem::Unreadable { .. } | Problem::Invalid { .. } => "invalid",
-            Problem::Projection { .. } => "projection",
+            VerifyProblem::LockEntry { .. } => "lock",
+            VerifyProblem::IntentEntry { .. }
+            | VerifyProblem::Untaken { .. }
+            | VerifyProblem::Differs(_)
+            | VerifyProblem::Unwanted { .. } => "intent",
+            VerifyProblem::Missing { .. } => "missing",
+            VerifyProblem::Conflicted { .. } => "conflicted",
+            VerifyProblem::Unreadable { .. } | VerifyProblem::Invalid { .. } => "invalid",
+            VerifyProblem::Projection { .. } => "projection",
         }
     }
 
     /// The path it is about.
     pub fn path(&self) -> String {
         match self {
-            Problem::LockEntry { path, .. }
-            | Problem::IntentEntry { path, .. }
-            | Problem::Unreadable { path, .. }
-            | Problem::Invalid { path, .. }
-            | Problem::Projection { path, .. } => path.clone(),
-            Problem::Untaken { .. } | Problem::Differs(_) | Problem::Unwanted { .. } => {
-                INTENT_FILE.to_owned()
-            }
-            Problem::Missing { name } | Problem::Conflicted { name } => skill_dir(name),
+            VerifyProblem::LockEntry { path, .. }
+            | VerifyProblem::IntentEntry { path, .. }
+            | VerifyProblem::Unreadable { path, .. }
+            | VerifyProblem::Invalid { path, .. }
+            | VerifyProblem::Projection { path, .. } => path.clone(),
+            VerifyProblem::Untaken { .. }
+            | VerifyProblem::Differs(_)
+            | VerifyProblem::Unwanted { .. } => INTENT_FILE.to_owned(),
+            VerifyProblem::Missing { name } | VerifyProblem::Conflicted { name } => skill_dir(name),
         }
     }
 }
@@ -814,14 +814,14 @@ impl Problem {
 /// rules. Local edits to an imported skill are not a problem.
 ///
 /// An entry of the lock or the intent that a writer refuses (a name, hash or path it could
-/// not have written, a key given twice) is a problem too ([`Problem::LockEntry`],
-/// [`Problem::IntentEntry`]), and the only one reported: nothing is judged against a file that
+/// not have written, a key given twice) is a problem too ([`VerifyProblem::LockEntry`],
+/// [`VerifyProblem::IntentEntry`]), and the only one reported: nothing is judged against a file that
 /// could be crafted to name paths outside what the tool writes (issue 27 §3).
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
 /// JSON or YAML of its shape, another version); a guarded-read failure.
-pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
+pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
     let (lock, intent) = match SkillLock::load(root).and_then(|l| Ok((l, Intent::load(root)?))) {
         Ok(both) => both,
         Err(e) => return state_problem(e).map(|p| vec![p]),
@@ -829,11 +829,11 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     let mut out = Vec::new();
     for (name, wanted) in &intent.skills {
         match lock.skills.get(name) {
-            None => out.push(Problem::Untaken { name: name.clone() }),
+            None => out.push(VerifyProblem::Untaken { name: name.clone() }),
             Some(entry) => out.extend(
                 differs(name, wanted, entry)
                     .into_iter()
-                    .map(Problem::Differs),
+                    .map(VerifyProblem::Differs),
             ),
         }
     }
@@ -843,15 +843,15 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
             .keys()
             .filter(|n| !intent.skills.contains_key(*n))
         {
-            out.push(Problem::Unwanted { name: name.clone() });
+            out.push(VerifyProblem::Unwanted { name: name.clone() });
         }
     }
     for (name, entry) in &lock.skills {
         let dir = skill_dir(name);
         if root.kind(&dir)?.is_none() {
-            out.push(Problem::Missing { name: name.clone() });
+            out.push(VerifyProblem::Missing { name: name.clone() });
         } else if entry.pending.is_some() {
-            out.push(Problem::Conflicted { name: name.clone() });
+            out.push(VerifyProblem::Conflicted { name: name.clone() });
         }
     }
     // Each skill's hash, not its tree: a repository of 100,000 skills is judged with one tree
@@ -866,7 +866,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
     for name in names {
         let dir = skill_dir(&name);
         if linked.contains(&name) {
-            out.push(Problem::Unreadable {
+            out.push(VerifyProblem::Unreadable {
                 error: Error::LinkedSkill { path: dir.clone() },
                 path: dir,
             });
@@ -885,7 +885,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                     .into_iter()
                     .find(|f| f.severity == Severity::Error)
                 {
-                    out.push(Problem::Invalid {
+                    out.push(VerifyProblem::Invalid {
                         path: dir.clone(),
                         finding,
                     });
@@ -893,7 +893,7 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
                 skills.insert(name, Some(tree.hash()));
             }
             Err(e) => {
-                out.push(Problem::Unreadable {
+                out.push(VerifyProblem::Unreadable {
                     path: dir,
                     error: e.into(),
                 });
@@ -907,23 +907,24 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
             let Some(hash) = hash else { continue };
             let dest = format!("{dir}/{name}");
             let state = match root.kind(&dest)? {
-                None => Some(CopyState::Missing),
+                None => Some(ProjectionState::Missing),
                 Some(EntryKind::Directory) => match SkillTree::read(root, &dest) {
-                    Ok(now) if now.hash() == *hash => {
-                        (recorded.get(name) != Some(&now.hash())).then_some(CopyState::Unrecorded)
+                    Ok(now) if now.hash() == *hash => (recorded.get(name) != Some(&now.hash()))
+                        .then_some(ProjectionState::Unrecorded),
+                    Ok(now) if recorded.get(name) == Some(&now.hash()) => {
+                        Some(ProjectionState::Stale)
                     }
-                    Ok(now) if recorded.get(name) == Some(&now.hash()) => Some(CopyState::Stale),
-                    Ok(now) => Some(CopyState::Edited {
+                    Ok(now) => Some(ProjectionState::Edited {
                         file: SkillTree::read(root, &skill_dir(name))
                             .ok()
                             .and_then(|tree| first_difference(&now, &tree)),
                     }),
-                    Err(e) => Some(CopyState::Unreadable(e)),
+                    Err(e) => Some(ProjectionState::Unreadable(e)),
                 },
-                Some(kind) => Some(CopyState::OtherKind(kind)),
+                Some(kind) => Some(ProjectionState::OtherKind(kind)),
             };
             if let Some(state) = state {
-                out.push(Problem::Projection {
+                out.push(VerifyProblem::Projection {
                     path: dest,
                     skill: name.clone(),
                     state,
@@ -938,11 +939,11 @@ pub fn verify(root: &Root) -> Result<Vec<Problem>, Error> {
         {
             let dest = format!("{dir}/{name}");
             let state = if root.kind(&dest)?.is_some() {
-                CopyState::Orphaned
+                ProjectionState::Orphaned
             } else {
-                CopyState::Gone
+                ProjectionState::Gone
             };
-            out.push(Problem::Projection {
+            out.push(VerifyProblem::Projection {
                 path: dest,
                 skill: name.clone(),
                 state,

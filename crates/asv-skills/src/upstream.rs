@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::bases::base_dir;
-use crate::error::{AddAgain, Error, RepositoryProblem};
+use crate::error::{AddAgain, Error, SourceProblem};
 use crate::lock::Entry;
 use crate::paths::skill_dir;
 
@@ -48,7 +48,7 @@ impl Source {
             .map(Source::Remote)
             .map_err(|problem| Error::Repository {
                 given: given.to_owned(),
-                problem: RepositoryProblem::Unaccepted(problem),
+                problem: SourceProblem::Unaccepted(problem),
             })
     }
 
@@ -195,7 +195,7 @@ fn local_git(root: &Root, dir: &str) -> Result<asv_remote::git::Git, Error> {
     let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
-        problem: RepositoryProblem::NoSuchDirectory,
+        problem: SourceProblem::NoSuchDirectory,
     })?;
     if !is_git_repository(&source)? {
         return Err(Error::RefWithoutRepository {
@@ -204,7 +204,7 @@ fn local_git(root: &Root, dir: &str) -> Result<asv_remote::git::Git, Error> {
     }
     let url = std::path::absolute(&base).map_err(|e| Error::Repository {
         given: dir.to_owned(),
-        problem: RepositoryProblem::Unresolvable(e),
+        problem: SourceProblem::Unresolvable(e),
     })?;
     // `..` taken out lexically, so the path git is given (and a refusal shows) reads plainly.
     let mut plain = std::path::PathBuf::new();
@@ -220,7 +220,7 @@ fn local_git(root: &Root, dir: &str) -> Result<asv_remote::git::Git, Error> {
     let url = plain;
     let url = url.to_str().ok_or_else(|| Error::Repository {
         given: dir.to_owned(),
-        problem: RepositoryProblem::NotUtf8,
+        problem: SourceProblem::NotUtf8,
     })?;
     Ok(asv_remote::git::Git::local(url)?)
 }
@@ -272,7 +272,7 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
     let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
-        problem: RepositoryProblem::NoSuchDirectory,
+        problem: SourceProblem::NoSuchDirectory,
     })?;
     let rel = if path == "." { "" } else { path };
     if rel.is_empty() {

@@ -16,14 +16,14 @@ use asv_remote::{EntryMode, TreeEntry, blob_id};
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]
-pub struct Recorded {
+pub struct RecordedRequest {
     /// The request target, exactly as sent (path and query).
     pub url: String,
     /// Every header, name lowercased.
     pub headers: Vec<(String, String)>,
 }
 
-impl Recorded {
+impl RecordedRequest {
     /// The value of header `name` (lowercase), if sent.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -64,7 +64,7 @@ impl Answer {
     }
 }
 
-type Handler = dyn Fn(&Recorded) -> Answer + Send + Sync;
+type Handler = dyn Fn(&RecordedRequest) -> Answer + Send + Sync;
 
 /// The running server; stopped when dropped.
 pub struct Server {
@@ -72,12 +72,12 @@ pub struct Server {
     server: Arc<tiny_http::Server>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
-    requests: Arc<Mutex<Vec<Recorded>>>,
+    requests: Arc<Mutex<Vec<RecordedRequest>>>,
 }
 
 impl Server {
     /// Starts a server answering every request with `handler`.
-    pub fn start(handler: impl Fn(&Recorded) -> Answer + Send + Sync + 'static) -> Server {
+    pub fn start(handler: impl Fn(&RecordedRequest) -> Answer + Send + Sync + 'static) -> Server {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind 127.0.0.1"));
         let port = server.server_addr().to_ip().expect("an ip listener").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -94,7 +94,7 @@ impl Server {
                         Err(_) if stop.load(Ordering::SeqCst) => break,
                         Err(_) => continue,
                     };
-                    let recorded = Recorded {
+                    let recorded = RecordedRequest {
                         url: request.url().to_owned(),
                         headers: request
                             .headers()
@@ -147,7 +147,7 @@ impl Server {
     }
 
     /// Every request so far, in order.
-    pub fn requests(&self) -> Vec<Recorded> {
+    pub fn requests(&self) -> Vec<RecordedRequest> {
         self.requests.lock().expect("lock").clone()
     }
 }
@@ -172,7 +172,7 @@ pub struct File {
 
 /// A small repository at one commit, answering as GitHub does.
 #[derive(Debug, Clone)]
-pub struct Repo {
+pub struct GithubRepo {
     pub owner: String,
     pub repo: String,
     pub default_branch: String,
@@ -193,15 +193,15 @@ pub const COMMIT: &str = "9f1b7c2d4e5a60718293a4b5c6d7e8f90a1b2c3d";
 /// The commit a submodule entry points at.
 pub const SUBMODULE_COMMIT: &str = "1111111111111111111111111111111111111111";
 
-impl Repo {
+impl GithubRepo {
     /// The fixture: ordinary files, an executable, a symlink and a submodule.
-    pub fn fixture() -> Repo {
+    pub fn fixture() -> GithubRepo {
         let file = |path: &str, mode: &'static str, bytes: &[u8]| File {
             path: path.to_owned(),
             mode,
             bytes: bytes.to_vec(),
         };
-        Repo {
+        GithubRepo {
             owner: OWNER.to_owned(),
             repo: REPO.to_owned(),
             default_branch: "main".to_owned(),
@@ -240,8 +240,8 @@ impl Repo {
     }
 
     /// The same repository in the SHA-256 object format.
-    pub fn sha256() -> Repo {
-        let mut repo = Repo::fixture();
+    pub fn sha256() -> GithubRepo {
+        let mut repo = GithubRepo::fixture();
         let commit = "ab".repeat(32);
         repo.commit = commit.clone();
         repo.format = ObjectFormat::Sha256;
@@ -333,7 +333,7 @@ impl Repo {
     }
 
     /// The answer to one request, as GitHub would give it.
-    pub fn answer(&self, request: &Recorded) -> Answer {
+    pub fn answer(&self, request: &RecordedRequest) -> Answer {
         let api = format!("/api/repos/{}/{}", self.owner, self.repo);
         let raw = format!("/raw/{}/{}/", self.owner, self.repo);
         let url = request.url.as_str();

@@ -440,7 +440,7 @@ fn synced_message(s: &asv_skills::sync::Synced) -> String {
 }
 
 /// Renders one problem `skill verify` found.
-pub fn skill_problem(format: Format, p: &asv_skills::sync::Problem) -> String {
+pub fn skill_problem(format: Format, p: &asv_skills::sync::VerifyProblem) -> String {
     let path = p.path();
     Line::new(Level::Error, p.kind(), skill_problem_message(p))
         .at(&path)
@@ -448,50 +448,54 @@ pub fn skill_problem(format: Format, p: &asv_skills::sync::Problem) -> String {
 }
 
 /// What is wrong and what to do, of a problem `skill verify` found.
-fn skill_problem_message(p: &asv_skills::sync::Problem) -> String {
-    use asv_skills::sync::{CopyState, Problem};
+fn skill_problem_message(p: &asv_skills::sync::VerifyProblem) -> String {
+    use asv_skills::sync::{ProjectionState, VerifyProblem};
     match p {
-        Problem::LockEntry { error, .. }
-        | Problem::IntentEntry { error, .. }
-        | Problem::Unreadable { error, .. }
-        | Problem::Differs(error) => error.to_string(),
-        Problem::Untaken { name } => {
+        VerifyProblem::LockEntry { error, .. }
+        | VerifyProblem::IntentEntry { error, .. }
+        | VerifyProblem::Unreadable { error, .. }
+        | VerifyProblem::Differs(error) => error.to_string(),
+        VerifyProblem::Untaken { name } => {
             format!("{name} is wanted but the lock does not hold it; run skill sync to take it up")
         }
-        Problem::Unwanted { name } => format!(
+        VerifyProblem::Unwanted { name } => format!(
             "{name} is in the lock but not wanted; run skill sync to drop it, or add its row back"
         ),
-        Problem::Missing { name } => {
+        VerifyProblem::Missing { name } => {
             format!("{name} is imported but its directory is gone; run skill sync to restore it")
         }
-        Problem::Conflicted { name } => format!(
+        VerifyProblem::Conflicted { name } => format!(
             "{name} has a pull waiting; resolve its conflicts, then run skill resolve {name}"
         ),
-        Problem::Invalid { finding, .. } => format!("{}: {}", finding.location(), finding.problem),
-        Problem::Projection {
+        VerifyProblem::Invalid { finding, .. } => {
+            format!("{}: {}", finding.location(), finding.problem)
+        }
+        VerifyProblem::Projection {
             path: dest,
             skill: name,
             state,
         } => match state {
-            CopyState::Missing => format!("{dest} is missing; run skill sync"),
-            CopyState::Unrecorded => {
+            ProjectionState::Missing => format!("{dest} is missing; run skill sync"),
+            ProjectionState::Unrecorded => {
                 format!("{dest} is not recorded in the lock; run skill sync to claim it")
             }
-            CopyState::Stale => format!(
+            ProjectionState::Stale => format!(
                 "{dest} is stale: skills/{name} changed since it was placed; run skill sync"
             ),
-            CopyState::Edited { file } => format!(
+            ProjectionState::Edited { file } => format!(
                 "{dest} was edited{}; edit skills/{name} instead, then run skill sync --force",
                 file.as_ref()
                     .map(|f| format!(" ({f} differs)"))
                     .unwrap_or_default()
             ),
-            CopyState::Unreadable(error) => error.to_string(),
-            CopyState::OtherKind(kind) => format!("{dest} is {kind}, not a copy of skills/{name}"),
-            CopyState::Orphaned => format!(
+            ProjectionState::Unreadable(error) => error.to_string(),
+            ProjectionState::OtherKind(kind) => {
+                format!("{dest} is {kind}, not a copy of skills/{name}")
+            }
+            ProjectionState::Orphaned => format!(
                 "{dest} is a copy of skills/{name}, which is gone; run skill sync to remove it"
             ),
-            CopyState::Gone => format!(
+            ProjectionState::Gone => format!(
                 "{dest} is recorded in the lock, but it and skills/{name} are gone; run skill sync"
             ),
         },

@@ -8,9 +8,9 @@ use asv_error::quote::{DisplayPath, json_string};
 /// A change that completed but left something behind: a parked previous entry that could not
 /// be removed once the change was made, which the next command that writes removes (issue 27
 /// §6).
-pub fn left_behind(w: &asv_fs::Warning) -> String {
+pub fn left_behind(w: &asv_fs::ApplyWarning) -> String {
     match w {
-        asv_fs::Warning::CleanupIncomplete {
+        asv_fs::ApplyWarning::CleanupIncomplete {
             dest,
             parked,
             error,
@@ -71,7 +71,7 @@ pub fn repository(w: &asv_contracts::warnings::Warning) -> String {
 }
 
 /// A key of `vendor-skills.yaml` this tool does not read, with the known key it most resembles.
-pub fn intent_key(k: &asv_skills::intent::UnknownKey) -> String {
+pub fn intent_key(k: &asv_skills::intent::UnknownIntentKey) -> String {
     let at = k.line.map(|l| format!(":{l}")).unwrap_or_default();
     let place = k
         .skill
@@ -109,7 +109,7 @@ mod tests {
     fn intent_keys_read_with_their_line_place_and_nearest_key() {
         let rows = [
             (
-                asv_skills::intent::UnknownKey {
+                asv_skills::intent::UnknownIntentKey {
                     key: "target".into(),
                     skill: None,
                     line: Some(12),
@@ -118,7 +118,7 @@ mod tests {
                 "vendor-skills.yaml:12: unknown key \"target\"; did you mean \"targets\"?",
             ),
             (
-                asv_skills::intent::UnknownKey {
+                asv_skills::intent::UnknownIntentKey {
                     key: "pth".into(),
                     skill: Some("pdf".into()),
                     line: Some(8),
@@ -127,7 +127,7 @@ mod tests {
                 "vendor-skills.yaml:8: unknown key \"pth\" in skill \"pdf\"; did you mean \"path\"?",
             ),
             (
-                asv_skills::intent::UnknownKey {
+                asv_skills::intent::UnknownIntentKey {
                     key: "note".into(),
                     skill: Some("a\"b".into()),
                     line: None,
@@ -146,7 +146,7 @@ mod tests {
         let error = || asv_fs::Error::InjectedFault {
             path: ".agentic-skill-vendor/old-1".into(),
         };
-        let w = asv_fs::Warning::CleanupIncomplete {
+        let w = asv_fs::ApplyWarning::CleanupIncomplete {
             dest: "skills/pdf".into(),
             parked: ".agentic-skill-vendor/old-1".into(),
             error: error(),

@@ -10,7 +10,7 @@ use crate::git_server;
 use crate::support::{self, COMMIT, Server};
 
 fn serve() -> Server {
-    let remote = Arc::new(Mutex::new(support::Repo::fixture()));
+    let remote = Arc::new(Mutex::new(support::GithubRepo::fixture()));
     Server::start(move |request| remote.lock().expect("repo").answer(request))
 }
 
@@ -91,7 +91,7 @@ fn add_then_gen_then_verify() {
 /// records anything, naming the text where the cache would hold it.
 #[test]
 fn add_refuses_a_text_with_broken_frontmatter_and_writes_nothing() {
-    let mut remote = support::Repo::fixture();
+    let mut remote = support::GithubRepo::fixture();
     let text = remote
         .files
         .iter_mut()

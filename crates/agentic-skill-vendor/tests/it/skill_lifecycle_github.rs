@@ -38,7 +38,7 @@ fn run(repo: &Repo, server: &Server, args: &[&str]) -> Run {
 
 #[test]
 fn add_and_pull_through_the_github_api() {
-    let mut upstream = support::Repo::fixture();
+    let mut upstream = support::GithubRepo::fixture();
     upstream
         .files
         .push(file("skills/pdf/SKILL.md", "100644", SKILL));
@@ -155,7 +155,7 @@ fn add_and_pull_through_the_github_api() {
 /// records the range, the tag and its commit, and outdated shows both newest tags.
 #[test]
 fn a_range_is_picked_from_the_github_tags() {
-    let mut upstream = support::Repo::fixture();
+    let mut upstream = support::GithubRepo::fixture();
     upstream
         .files
         .push(file("skills/pdf/SKILL.md", "100644", SKILL));
@@ -224,7 +224,7 @@ fn a_range_is_picked_from_the_github_tags() {
 /// lock records the full id the API resolved it to.
 #[test]
 fn a_short_commit_id_is_pinned_in_full() {
-    let mut upstream = support::Repo::fixture();
+    let mut upstream = support::GithubRepo::fixture();
     upstream
         .files
         .push(file("skills/pdf/SKILL.md", "100644", SKILL));

@@ -7,12 +7,13 @@ use std::io::Write;
 use crate::support;
 
 use asv_archive::{
-    Archive, ArchiveInput, Detail, Error, Format, Limits, ReadOptions, Reason, open_archive_file,
+    Archive, ArchiveFormat, ArchiveInput, Detail, Error, Limits, ReadOptions, Reason,
+    open_archive_file,
 };
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, tgz};
 
-fn options(format: Format) -> ReadOptions {
+fn options(format: ArchiveFormat) -> ReadOptions {
     ReadOptions {
         format,
         limits: Limits::DEFAULT,
@@ -59,7 +60,7 @@ fn a_tarball_past_the_spool_in_memory_reads_back_whole_from_a_file_and_from_byte
         ArchiveInput::file(&path),
         ArchiveInput::bytes(tgz.clone(), "big.tgz"),
     ] {
-        let archive = Archive::open(input, &options(Format::TarGz)).unwrap();
+        let archive = Archive::open(input, &options(ArchiveFormat::TarGz)).unwrap();
         let names: Vec<&str> = archive.entries().iter().map(|e| e.name.as_str()).collect();
         assert_eq!(
             names,
@@ -92,12 +93,12 @@ fn data_after_the_end_marker_of_a_spooled_tarball_is_refused() {
     let mut tar = support::tar(&[TarMember::file("a", &noise(5 * 1024 * 1024, 2))]);
     tar.extend_from_slice(&[0; 200_000]);
     let (_dir, path) = file_of(&support::gzip(&tar), "zeros.tgz");
-    let archive = Archive::open(ArchiveInput::file(&path), &options(Format::TarGz)).unwrap();
+    let archive = Archive::open(ArchiveInput::file(&path), &options(ArchiveFormat::TarGz)).unwrap();
     assert_eq!(archive.entries().len(), 1);
     tar.push(1);
     tar.extend_from_slice(&[0; 100]);
     let (_dir, path) = file_of(&support::gzip(&tar), "after.tgz");
-    let e = Archive::open(ArchiveInput::file(&path), &options(Format::TarGz)).unwrap_err();
+    let e = Archive::open(ArchiveInput::file(&path), &options(ArchiveFormat::TarGz)).unwrap_err();
     assert_eq!(e.reason(), Some(Reason::Unsupported));
     assert!(
         e.to_string().contains("data follows the tar end marker"),
@@ -141,7 +142,7 @@ fn long_name_and_pax_headers_past_one_mib_are_refused() {
             ArchiveInput::file(&path),
             ArchiveInput::bytes(tgz.clone(), "meta.tgz"),
         ] {
-            let e = Archive::open(input, &options(Format::TarGz)).unwrap_err();
+            let e = Archive::open(input, &options(ArchiveFormat::TarGz)).unwrap_err();
             match &e {
                 Error::Refused { refusal, .. } => {
                     assert_eq!(
@@ -164,8 +165,11 @@ fn long_name_and_pax_headers_past_one_mib_are_refused() {
         TarMember::long_name(&just_under),
         TarMember::file("x", b"x"),
     ]);
-    let archive =
-        Archive::open(ArchiveInput::bytes(tgz, "at.tgz"), &options(Format::TarGz)).unwrap();
+    let archive = Archive::open(
+        ArchiveInput::bytes(tgz, "at.tgz"),
+        &options(ArchiveFormat::TarGz),
+    )
+    .unwrap();
     assert_eq!(archive.entries()[0].name, just_under);
 }
 
@@ -196,7 +200,7 @@ fn a_failing_writer_is_its_own_error_naming_archive_and_entry() {
     ])
     .build();
     let tgz = tgz(&[TarMember::file("a/big", &[3; 300_000])]);
-    for (format, bytes) in [(Format::Zip, zip), (Format::TarGz, tgz)] {
+    for (format, bytes) in [(ArchiveFormat::Zip, zip), (ArchiveFormat::TarGz, tgz)] {
         let (_dir, path) = file_of(&bytes, "w");
         let archive = Archive::open(ArchiveInput::file(&path), &options(format)).unwrap();
         for entry in archive.entries() {
@@ -236,7 +240,7 @@ fn an_opened_file_is_named_by_its_label_and_its_head_tells_the_format() {
     assert_eq!(file.head(1 << 20).unwrap(), zip);
     // Opened under other limits than it is read with: still held to these.
     let tiny = ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits {
             max_archive: 10,
             ..Limits::DEFAULT
@@ -257,7 +261,7 @@ fn an_opened_file_is_named_by_its_label_and_its_head_tells_the_format() {
             file,
             label: "upload".into(),
         },
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
     )
     .unwrap();
     assert_eq!(archive.label(), "upload");

@@ -3,13 +3,15 @@
 
 use crate::support;
 
-use asv_archive::{Archive, ArchiveInput, Error, Format, Limits, ReadOptions, ReadProblem, Reason};
+use asv_archive::{
+    Archive, ArchiveFormat, ArchiveInput, Error, Limits, ReadOptions, ReadProblem, Reason,
+};
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, gzip, tar, tgz};
 
 struct Row {
     what: String,
-    format: Format,
+    format: ArchiveFormat,
     bytes: Vec<u8>,
     limits: Limits,
     reason: Reason,
@@ -19,7 +21,7 @@ struct Row {
 fn zip_row(what: &str, zip: Zip, reason: Reason, entry: Option<&str>) -> Row {
     Row {
         what: format!("zip: {what}"),
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         bytes: zip.build(),
         limits: Limits::DEFAULT,
         reason,
@@ -30,7 +32,7 @@ fn zip_row(what: &str, zip: Zip, reason: Reason, entry: Option<&str>) -> Row {
 fn tar_row(what: &str, bytes: Vec<u8>, reason: Reason, entry: Option<&str>) -> Row {
     Row {
         what: format!("tar: {what}"),
-        format: Format::TarGz,
+        format: ArchiveFormat::TarGz,
         bytes,
         limits: Limits::DEFAULT,
         reason,
@@ -99,7 +101,7 @@ fn rows() -> Vec<Row> {
     // ---- unreadable
     rows.push(Row {
         what: "zip: empty".into(),
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         bytes: Vec::new(),
         limits: Limits::DEFAULT,
         reason: Reason::Unreadable,
@@ -107,7 +109,7 @@ fn rows() -> Vec<Row> {
     });
     rows.push(Row {
         what: "zip: text".into(),
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         bytes: b"this is not a zip at all, just some words".to_vec(),
         limits: Limits::DEFAULT,
         reason: Reason::Unreadable,
@@ -757,7 +759,7 @@ fn a_file_and_its_bytes_get_the_same_answer() {
 fn omit_still_judges() {
     let zip = Zip::of(vec![ok_file(), ZipMember::file("ln", b"x").mode(0o120_777)]).build();
     let options = ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits::DEFAULT,
     };
     let archive = Archive::open(ArchiveInput::bytes(zip, "z"), &options).unwrap();
@@ -773,7 +775,7 @@ fn open_judges_nothing_but_structure() {
     ])
     .build();
     let options = ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits::DEFAULT,
     };
     let archive = Archive::open(ArchiveInput::bytes(zip, "z"), &options).unwrap();
@@ -787,7 +789,7 @@ fn open_judges_nothing_but_structure() {
 
 fn zip_options() -> ReadOptions {
     ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits::DEFAULT,
     }
 }
@@ -915,7 +917,7 @@ fn truncated_archives_are_errors_never_panics() {
         TarMember::file("a/b", &[1; 700]),
         TarMember::file("c", b"x"),
     ]);
-    for (format, bytes) in [(Format::Zip, zip), (Format::TarGz, tgz)] {
+    for (format, bytes) in [(ArchiveFormat::Zip, zip), (ArchiveFormat::TarGz, tgz)] {
         let options = ReadOptions {
             format,
             limits: Limits::DEFAULT,
@@ -975,7 +977,7 @@ fn mutated_archives_never_panic() {
         max_expanded: 1 << 20,
         max_archive: 1 << 20,
     };
-    for (format, seed) in [(Format::Zip, zip), (Format::TarGz, tar)] {
+    for (format, seed) in [(ArchiveFormat::Zip, zip), (ArchiveFormat::TarGz, tar)] {
         for _ in 0..1500 {
             let mut bytes = seed.clone();
             for _ in 0..=(next() % 4) {
@@ -983,7 +985,7 @@ fn mutated_archives_never_panic() {
                 bytes[at] = next() as u8;
             }
             // The tar seed is mutated before its gzip layer, so the mutation reaches the headers.
-            let bytes = if format == Format::TarGz {
+            let bytes = if format == ArchiveFormat::TarGz {
                 gzip(&bytes)
             } else {
                 bytes

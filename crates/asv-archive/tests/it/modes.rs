@@ -4,13 +4,13 @@
 
 use crate::support;
 
-use asv_archive::{Archive, ArchiveInput, Format, Limits, ReadOptions};
+use asv_archive::{Archive, ArchiveFormat, ArchiveInput, Limits, ReadOptions};
 use support::{TarMember, Zip, ZipMember, contents, tgz};
 
-fn archives() -> Vec<(Format, Vec<u8>)> {
+fn archives() -> Vec<(ArchiveFormat, Vec<u8>)> {
     vec![
         (
-            Format::Zip,
+            ArchiveFormat::Zip,
             Zip::of(vec![
                 ZipMember::file("plain", b"p").mode(0o100_666),
                 ZipMember::file("exec", b"e").mode(0o100_777),
@@ -22,7 +22,7 @@ fn archives() -> Vec<(Format, Vec<u8>)> {
             .build(),
         ),
         (
-            Format::TarGz,
+            ArchiveFormat::TarGz,
             tgz(&[
                 TarMember::file("plain", b"p").mode(0o666),
                 TarMember::file("exec", b"e").mode(0o777),
@@ -62,7 +62,7 @@ fn a_member_is_executable_by_its_owner_execute_bit_alone() {
         let again = Archive::open(
             ArchiveInput::bytes(rezip, "rezip"),
             &ReadOptions {
-                format: Format::Zip,
+                format: ArchiveFormat::Zip,
                 limits: Limits::DEFAULT,
             },
         )

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use asv_archive::{Archive, ArchiveInput, FileEntry, Format, Limits, ReadOptions, zip_files};
+use asv_archive::{
+    Archive, ArchiveFormat, ArchiveInput, FileEntry, Limits, ReadOptions, zip_files,
+};
 
 use crate::support::contents;
 
@@ -117,13 +119,13 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
         .unwrap();
     assert!(status.success());
     let rows = [
-        ("deflated.zip", Format::Zip),
-        ("stored.zip", Format::Zip),
-        ("streamed.zip", Format::Zip),
-        ("gnu.tar.gz", Format::TarGz),
-        ("pax.tar.gz", Format::TarGz),
-        ("shutil.tar.gz", Format::TarGz),
-        ("shutil.zip", Format::Zip),
+        ("deflated.zip", ArchiveFormat::Zip),
+        ("stored.zip", ArchiveFormat::Zip),
+        ("streamed.zip", ArchiveFormat::Zip),
+        ("gnu.tar.gz", ArchiveFormat::TarGz),
+        ("pax.tar.gz", ArchiveFormat::TarGz),
+        ("shutil.tar.gz", ArchiveFormat::TarGz),
+        ("shutil.zip", ArchiveFormat::Zip),
     ];
     for (name, format) in rows {
         let options = ReadOptions {
@@ -139,7 +141,7 @@ fn archives_python_writes_are_accepted_and_hold_exactly_their_files() {
         let again = Archive::open(
             ArchiveInput::bytes(rezip, "rezip"),
             &ReadOptions {
-                format: Format::Zip,
+                format: ArchiveFormat::Zip,
                 limits: Limits::DEFAULT,
             },
         )

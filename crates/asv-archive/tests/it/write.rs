@@ -4,8 +4,8 @@
 use crate::support;
 
 use asv_archive::{
-    Archive, ArchiveEntryKind, ArchiveInput, Detail, Error, FileEntry, Format, Limits, ReadOptions,
-    zip_dir, zip_files, zip_of_archive,
+    Archive, ArchiveEntryKind, ArchiveFormat, ArchiveInput, Detail, Error, FileEntry, Limits,
+    ReadOptions, zip_dir, zip_files, zip_of_archive,
 };
 use asv_error::{Failure as _, Side};
 use support::{TarMember, Zip, ZipMember, contents, tgz};
@@ -39,7 +39,7 @@ fn sample() -> Vec<FileEntry> {
     ]
 }
 
-fn options(format: Format) -> ReadOptions {
+fn options(format: ArchiveFormat) -> ReadOptions {
     ReadOptions {
         format,
         limits: Limits::DEFAULT,
@@ -127,8 +127,11 @@ fn layout_is_sorted_unix_made_and_dated_at_the_dos_epoch() {
 fn empty_list_is_an_empty_zip_the_reader_takes() {
     let zip = zip_files(&[]).unwrap();
     assert_eq!(zip.len(), 22);
-    let archive =
-        Archive::open(ArchiveInput::bytes(zip, "empty.zip"), &options(Format::Zip)).unwrap();
+    let archive = Archive::open(
+        ArchiveInput::bytes(zip, "empty.zip"),
+        &options(ArchiveFormat::Zip),
+    )
+    .unwrap();
     assert!(archive.entries().is_empty());
 }
 
@@ -181,7 +184,11 @@ fn zip_dir_round_trips_through_the_reader() {
     let zip = zip_dir(&root, "s", &Limits::DEFAULT).unwrap();
     assert_eq!(zip, zip_dir(&root, "s", &Limits::DEFAULT).unwrap());
 
-    let archive = Archive::open(ArchiveInput::bytes(zip, "s.zip"), &options(Format::Zip)).unwrap();
+    let archive = Archive::open(
+        ArchiveInput::bytes(zip, "s.zip"),
+        &options(ArchiveFormat::Zip),
+    )
+    .unwrap();
     let got = contents(&archive);
     let want: std::collections::BTreeMap<String, (Vec<u8>, bool)> = files
         .iter()
@@ -243,7 +250,7 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     .build();
     let out = zip_of_archive(
         ArchiveInput::bytes(zip, "in.zip"),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
         &|e| e.name == ".DS_Store",
     )
     .unwrap();
@@ -261,12 +268,15 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     ]);
     let out = zip_of_archive(
         ArchiveInput::bytes(tar, "in.tgz"),
-        &options(Format::TarGz),
+        &options(ArchiveFormat::TarGz),
         &|_| false,
     )
     .unwrap();
-    let archive =
-        Archive::open(ArchiveInput::bytes(out, "out.zip"), &options(Format::Zip)).unwrap();
+    let archive = Archive::open(
+        ArchiveInput::bytes(out, "out.zip"),
+        &options(ArchiveFormat::Zip),
+    )
+    .unwrap();
     let got: Vec<(&str, ArchiveEntryKind, bool)> = archive
         .entries()
         .iter()
@@ -284,7 +294,7 @@ fn zip_of_archive_keeps_only_judged_entries_under_their_places() {
     let bad = Zip::of(vec![ZipMember::file("../x", b"x")]).build();
     let e = zip_of_archive(
         ArchiveInput::bytes(bad, "bad.zip"),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
         &|_| false,
     )
     .unwrap_err();
@@ -299,13 +309,13 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
         .unwrap();
     let archive = Archive::open(
         ArchiveInput::file(dir.path().join("a.zip")),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
     )
     .unwrap();
     assert!(archive.label().ends_with("a.zip"));
     assert_eq!(archive.entries().len(), 6);
     let tiny = ReadOptions {
-        format: Format::Zip,
+        format: ArchiveFormat::Zip,
         limits: Limits {
             max_archive: 10,
             ..Limits::DEFAULT
@@ -313,11 +323,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
     };
     let e = Archive::open(ArchiveInput::file(dir.path().join("a.zip")), &tiny).unwrap_err();
     assert_eq!(e.reason(), Some(asv_archive::Reason::TooLarge));
-    let e = Archive::open(ArchiveInput::file(dir.path()), &options(Format::Zip)).unwrap_err();
+    let e =
+        Archive::open(ArchiveInput::file(dir.path()), &options(ArchiveFormat::Zip)).unwrap_err();
     assert!(matches!(e, Error::NotAFile { .. }), "{e}");
     let e = Archive::open(
         ArchiveInput::file(dir.path().join("missing.zip")),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
     )
     .unwrap_err();
     assert!(matches!(e, Error::ReadArchive { .. }), "{e}");
@@ -328,12 +339,12 @@ fn archive_files_are_read_bounded_and_must_be_regular() {
 fn reading_an_entry_of_another_archive_is_refused() {
     let a = Archive::open(
         ArchiveInput::bytes(zip_files(&sample()).unwrap(), "a"),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
     )
     .unwrap();
     let b = Archive::open(
         ArchiveInput::bytes(zip_files(&[file("other", b"o", false)]).unwrap(), "b"),
-        &options(Format::Zip),
+        &options(ArchiveFormat::Zip),
     )
     .unwrap();
     let e = a.read(&b.entries()[0]).unwrap_err();

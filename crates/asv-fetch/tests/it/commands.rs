@@ -10,9 +10,9 @@ use asv_contracts::{GenOutcome, Repository};
 use asv_fetch::commands;
 use asv_fs::Root;
 use asv_remote::Options;
-use support::{COMMIT, Repo, Server};
+use support::{COMMIT, GithubRepo, Server};
 
-fn serve(repo: Arc<Mutex<Repo>>) -> Server {
+fn serve(repo: Arc<Mutex<GithubRepo>>) -> Server {
     Server::start(move |request| repo.lock().expect("repo").answer(request))
 }
 
@@ -50,7 +50,7 @@ fn gen_and_verify(root: &Root) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn add_then_gen_then_a_fresh_checkout_fetches() {
-    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let remote = Arc::new(Mutex::new(GithubRepo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Root::open(dir.path()).expect("open");
@@ -120,7 +120,7 @@ fn add_then_gen_then_a_fresh_checkout_fetches() {
 
 #[test]
 fn update_moves_the_pin_and_gen_adopts_the_new_text() {
-    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let remote = Arc::new(Mutex::new(GithubRepo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Root::open(dir.path()).expect("open");
@@ -158,7 +158,7 @@ fn update_moves_the_pin_and_gen_adopts_the_new_text() {
 
 #[test]
 fn a_refused_add_changes_nothing() {
-    let mut fixture = Repo::fixture();
+    let mut fixture = GithubRepo::fixture();
     // The served bytes do not match the blob id the listing gives.
     fixture.served.insert(
         "contracts/tdd-contract.md".to_owned(),
@@ -183,7 +183,7 @@ fn a_refused_add_changes_nothing() {
 
 #[test]
 fn raw_files_from_a_source_end_to_end() {
-    let remote = Arc::new(Mutex::new(Repo::fixture()));
+    let remote = Arc::new(Mutex::new(GithubRepo::fixture()));
     let server = serve(remote.clone());
     let dir = tempfile::tempdir().expect("tempdir");
     let root = Root::open(dir.path()).expect("open");

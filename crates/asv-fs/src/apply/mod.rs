@@ -50,7 +50,7 @@ pub use recovery::Interrupted;
 /// words it (issue 28 §2). Every kind is matched by the caller that words it, so a new one is
 /// not silently dropped.
 #[derive(Debug)]
-pub enum Warning {
+pub enum ApplyWarning {
     /// A parked previous entry could not be removed after the commit point; the destination
     /// holds its new state, the old entry is left beside it.
     CleanupIncomplete {
@@ -63,11 +63,11 @@ pub enum Warning {
     },
 }
 
-impl Warning {
+impl ApplyWarning {
     /// The warning's stable code (`cleanup-incomplete`).
     pub fn code(&self) -> &'static str {
         match self {
-            Warning::CleanupIncomplete { .. } => "cleanup-incomplete",
+            ApplyWarning::CleanupIncomplete { .. } => "cleanup-incomplete",
         }
     }
 }
@@ -75,19 +75,19 @@ impl Warning {
 /// What a completed apply reports.
 #[derive(Debug)]
 pub struct Applied {
-    warnings: Vec<Warning>,
+    warnings: Vec<ApplyWarning>,
     calls: usize,
     commit: usize,
 }
 
 impl Applied {
     /// Warnings about the completed change (a parked entry left behind).
-    pub fn warnings(&self) -> &[Warning] {
+    pub fn warnings(&self) -> &[ApplyWarning] {
         &self.warnings
     }
 
     /// Takes the warnings out, leaving none.
-    pub(crate) fn take_warnings(&mut self) -> Vec<Warning> {
+    pub(crate) fn take_warnings(&mut self) -> Vec<ApplyWarning> {
         std::mem::take(&mut self.warnings)
     }
 
@@ -328,7 +328,7 @@ impl Plan<'_> {
     /// A failure before that commit point is rolled back in reverse: staged entries are
     /// removed, parked entries moved back, made directories removed, so every destination
     /// holds again what it held. A parked entry is never deleted on a failure path. After the
-    /// commit point, a parked entry that cannot be removed is a [`Warning`] in
+    /// commit point, a parked entry that cannot be removed is a [`ApplyWarning`] in
     /// the result. A tree that is removed is made owner-writable first.
     ///
     /// # Errors
@@ -426,7 +426,7 @@ fn apply(plan: Plan<'_>, command: Option<&str>) -> Result<Applied> {
             && *parked != track.dest
             && let Err(error) = applier.remove_tree(parked)
         {
-            warnings.push(Warning::CleanupIncomplete {
+            warnings.push(ApplyWarning::CleanupIncomplete {
                 dest: track.dest.clone(),
                 parked: parked.clone(),
                 error,

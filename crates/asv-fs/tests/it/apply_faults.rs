@@ -250,7 +250,7 @@ fn sweep(no_exchange: bool) {
                 assert_eq!(applied.warnings().len(), 1, "{name} at {n}");
                 let warning = &applied.warnings()[0];
                 assert_eq!(warning.code(), "cleanup-incomplete");
-                let asv_fs::Warning::CleanupIncomplete { dest, parked, .. } = warning;
+                let asv_fs::ApplyWarning::CleanupIncomplete { dest, parked, .. } = warning;
                 assert!(now.contains_key(parked.as_str()), "{parked} is left");
                 assert_ne!(parked, dest, "{name} at {n}");
                 assert_eq!(without_residue(&now), after, "{name} at {n}");

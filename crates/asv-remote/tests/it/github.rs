@@ -12,12 +12,12 @@ use asv_model::source::ObjectFormat;
 use asv_remote::error::{GitHubProblem, Host};
 use asv_remote::github::{FILE_LIMIT, GitHub, LISTING_LIMIT, USER_AGENT};
 use asv_remote::{Commit, EntryMode, Error, Transport, TreeEntry, blob_id};
-use support::{Answer, COMMIT, OWNER, REPO, Recorded, Repo, Server};
+use support::{Answer, COMMIT, GithubRepo, OWNER, REPO, RecordedRequest, Server};
 
 const TOKEN: &str = "ghp_test0nly0credential0value0000000000";
 
 /// A server answering as `repo` does.
-fn serve(repo: Repo) -> Server {
+fn serve(repo: GithubRepo) -> Server {
     let repo = Arc::new(repo);
     Server::start(move |request| repo.answer(request))
 }
@@ -74,7 +74,7 @@ fn api_path(rest: &str) -> String {
 
 #[test]
 fn reads_a_repository_through_the_api_and_the_raw_host() {
-    let repo = Repo::fixture();
+    let repo = GithubRepo::fixture();
     let server = serve(repo.clone());
     let mut github = client(&server, None);
 
@@ -131,7 +131,7 @@ fn reads_a_repository_through_the_api_and_the_raw_host() {
 
 #[test]
 fn resolve_keeps_separators_and_checks_full_ids() {
-    let server = serve(Repo::fixture());
+    let server = serve(GithubRepo::fixture());
     let mut github = client(&server, None);
     assert_eq!(github.resolve("release/2.x").expect("resolve"), commit());
     assert_eq!(github.resolve("v1.0.0").expect("resolve"), commit());
@@ -159,7 +159,7 @@ fn a_full_id_answered_with_another_commit_is_refused() {
 
 #[test]
 fn a_sha256_repository_resolves_lists_and_reads() {
-    let repo = Repo::sha256();
+    let repo = GithubRepo::sha256();
     let server = serve(repo.clone());
     let mut github = client(&server, None);
     let resolved = github.resolve("main").expect("resolve");
@@ -182,7 +182,7 @@ fn a_sha256_repository_resolves_lists_and_reads() {
 
 #[test]
 fn requests_carry_the_fixed_headers_and_no_authorization_without_a_token() {
-    let repo = Repo::fixture();
+    let repo = GithubRepo::fixture();
     let server = serve(repo.clone());
     let mut github = client(&server, None);
     github.default_branch().expect("default branch");
@@ -202,7 +202,7 @@ fn requests_carry_the_fixed_headers_and_no_authorization_without_a_token() {
         );
         assert_eq!(request.header("authorization"), None, "{request:?}");
     }
-    let accept = |r: &Recorded| r.header("accept").map(str::to_owned);
+    let accept = |r: &RecordedRequest| r.header("accept").map(str::to_owned);
     assert_eq!(
         accept(&requests[0]).as_deref(),
         Some("application/vnd.github+json")
@@ -224,7 +224,7 @@ fn requests_carry_the_fixed_headers_and_no_authorization_without_a_token() {
 
 #[test]
 fn a_token_goes_into_the_authorization_header_of_every_request_and_nowhere_else() {
-    let repo = Repo::fixture();
+    let repo = GithubRepo::fixture();
     let server = serve(repo.clone());
     let mut github = client(&server, Some(TOKEN));
     assert!(github.authenticated());
@@ -293,7 +293,7 @@ fn a_redirect_is_refused_and_not_followed() {
             assert!(text.contains("/elsewhere/"), "names the location: {text}");
         }
         let error = github
-            .read(&commit(), &Repo::fixture().entry("README.md"))
+            .read(&commit(), &GithubRepo::fixture().entry("README.md"))
             .expect_err("a redirect from the raw host");
         assert!(message(&error).contains("redirect was refused"));
 
@@ -326,7 +326,7 @@ fn not_found_says_what_to_check_with_and_without_a_token() {
 
     // The same from the raw host: a wrong token makes a public file look absent.
     let error = client(&server, Some(TOKEN))
-        .read(&commit(), &Repo::fixture().entry("README.md"))
+        .read(&commit(), &GithubRepo::fixture().entry("README.md"))
         .expect_err("not found");
     let text = message(&error);
     assert!(
@@ -366,7 +366,7 @@ fn other_refusals_name_their_likely_causes() {
 
 #[test]
 fn a_truncated_listing_is_refused() {
-    let mut repo = Repo::fixture();
+    let mut repo = GithubRepo::fixture();
     repo.truncated = true;
     let server = serve(repo);
     let error = client(&server, None)
@@ -382,7 +382,7 @@ fn a_truncated_listing_is_refused() {
 #[test]
 fn a_file_over_one_mib_is_refused_and_one_at_the_limit_is_read() {
     let limit = usize::try_from(FILE_LIMIT).expect("fits");
-    let mut repo = Repo::fixture();
+    let mut repo = GithubRepo::fixture();
     repo.files.push(support::File {
         path: "big/at-limit.md".to_owned(),
         mode: "100644",
@@ -452,7 +452,7 @@ fn a_listing_over_eight_mib_is_refused() {
 
 #[test]
 fn bytes_that_do_not_match_their_blob_id_are_refused() {
-    let mut repo = Repo::fixture();
+    let mut repo = GithubRepo::fixture();
     repo.served.insert(
         "contracts/tdd-contract.md".to_owned(),
         b"# TDD Contract\n\nWrite the code first.\n".to_vec(),
@@ -470,7 +470,7 @@ fn bytes_that_do_not_match_their_blob_id_are_refused() {
 
 #[test]
 fn links_and_submodules_are_listed_with_their_modes_and_never_read() {
-    let repo = Repo::fixture();
+    let repo = GithubRepo::fixture();
     let server = serve(repo.clone());
     let mut github = client(&server, None);
     let listed = github.list(&commit()).expect("list");
@@ -498,7 +498,7 @@ fn links_and_submodules_are_listed_with_their_modes_and_never_read() {
 
 #[test]
 fn bad_input_is_refused_before_any_request() {
-    let server = serve(Repo::fixture());
+    let server = serve(GithubRepo::fixture());
     let mut github = client(&server, Some(TOKEN));
     for reference in [
         "../x", "a..b", "-x", "x/", "a b", "a//b", "m\nain", "", "%2e",
@@ -604,7 +604,7 @@ fn an_unreachable_host_is_refused() {
 /// starts no commit is refused as an unknown ref.
 #[test]
 fn a_short_commit_id_resolves_to_the_full_one() {
-    let server = serve(Repo::fixture());
+    let server = serve(GithubRepo::fixture());
     let mut github = client(&server, None);
     assert_eq!(github.resolve(&COMMIT[..7]).expect("resolve"), commit());
     assert_eq!(github.resolve(&COMMIT[..12]).expect("resolve"), commit());
@@ -620,7 +620,7 @@ fn a_short_commit_id_resolves_to_the_full_one() {
 /// full page asks for the next, and an answer that is not a list of tags is refused.
 #[test]
 fn tags_are_listed_page_by_page() {
-    let mut repo = Repo::fixture();
+    let mut repo = GithubRepo::fixture();
     repo.tags.insert("v2.0.0".to_owned(), "b".repeat(40));
     let server = serve(repo);
     let mut github = client(&server, None);
@@ -639,7 +639,7 @@ fn tags_are_listed_page_by_page() {
     let full: Vec<serde_json::Value> = (0..100)
         .map(|i| serde_json::json!({"name": format!("t{i}"), "commit": {"sha": COMMIT}}))
         .collect();
-    let server = Server::start(move |request: &Recorded| {
+    let server = Server::start(move |request: &RecordedRequest| {
         if request.url.ends_with("page=1") {
             Answer::json(&serde_json::Value::Array(full.clone()))
         } else {

@@ -15,7 +15,7 @@ mod repository;
 
 pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
-pub use repository::RepositoryProblem;
+pub use repository::SourceProblem;
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
 /// file and end with what to do; the wrapped errors carry their own side.
@@ -230,7 +230,7 @@ pub enum Error {
         /// As typed.
         given: String,
         /// What is wrong.
-        problem: RepositoryProblem,
+        problem: SourceProblem,
     },
     /// `--name` asks for a rename the SKILL.md cannot take (input side).
     #[error(
@@ -986,7 +986,7 @@ mod tests {
         }
     }
 
-    fn repository(given: &str, problem: RepositoryProblem) -> Error {
+    fn repository(given: &str, problem: SourceProblem) -> Error {
         Error::Repository {
             given: given.to_owned(),
             problem,
@@ -1024,25 +1024,25 @@ mod tests {
             (
                 repository(
                     "http://example.com/x.git",
-                    RepositoryProblem::Unaccepted(asv_model::source::RepositoryProblem::PlainHttp),
+                    SourceProblem::Unaccepted(asv_model::source::RepositoryProblem::PlainHttp),
                 ),
                 "the repository \"http://example.com/x.git\" is not usable: plain http:// is not accepted; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
             ),
             (
-                repository("./gone", RepositoryProblem::NoSuchDirectory),
+                repository("./gone", SourceProblem::NoSuchDirectory),
                 "the repository \"./gone\" is not usable: no such directory; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
             ),
             (
                 repository(
                     "./here",
-                    RepositoryProblem::Unresolvable(std::io::Error::other(
+                    SourceProblem::Unresolvable(std::io::Error::other(
                         "the working directory is gone",
                     )),
                 ),
                 "the repository \"./here\" is not usable: the working directory is gone; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
             ),
             (
-                repository("./odd", RepositoryProblem::NotUtf8),
+                repository("./odd", SourceProblem::NotUtf8),
                 "the repository \"./odd\" is not usable: the path is not UTF-8; give owner/repo, a git URL, or a local directory starting with ./, ../ or /",
             ),
         ];

@@ -4,7 +4,7 @@ use std::fmt;
 
 /// Why a repository argument is not a usable source.
 #[derive(Debug)]
-pub enum RepositoryProblem {
+pub enum SourceProblem {
     /// Text that is none of the repository forms the transports accept.
     Unaccepted(asv_model::source::RepositoryProblem),
     /// A local directory that is not there (or cannot be opened as a directory).
@@ -16,13 +16,13 @@ pub enum RepositoryProblem {
     NotUtf8,
 }
 
-impl fmt::Display for RepositoryProblem {
+impl fmt::Display for SourceProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RepositoryProblem::Unaccepted(problem) => problem.fmt(f),
-            RepositoryProblem::NoSuchDirectory => f.write_str("no such directory"),
-            RepositoryProblem::Unresolvable(e) => e.fmt(f),
-            RepositoryProblem::NotUtf8 => f.write_str("the path is not UTF-8"),
+            SourceProblem::Unaccepted(problem) => problem.fmt(f),
+            SourceProblem::NoSuchDirectory => f.write_str("no such directory"),
+            SourceProblem::Unresolvable(e) => e.fmt(f),
+            SourceProblem::NotUtf8 => f.write_str("the path is not UTF-8"),
         }
     }
 }

@@ -4,7 +4,7 @@
 use asv_remote::Options;
 use asv_skills::Error;
 use asv_skills::bases::{base_dir, keep_base, kept_base};
-use asv_skills::error::RepositoryProblem;
+use asv_skills::error::SourceProblem;
 use asv_skills::upstream::{At, Source, check_source_path, take};
 use asv_skilltree::{FileNode, PathProblem, SkillTree};
 
@@ -28,7 +28,7 @@ fn sources_as_typed() {
     for bad in ["http://example.com/x.git", "rel/dir/x", "file:///tmp/x"] {
         let e = Source::parse(bad).unwrap_err();
         assert!(
-            matches!(&e, Error::Repository { given, problem: RepositoryProblem::Unaccepted(_) } if given == bad),
+            matches!(&e, Error::Repository { given, problem: SourceProblem::Unaccepted(_) } if given == bad),
             "{bad}: {e:?}"
         );
     }
@@ -116,7 +116,7 @@ fn a_local_directory_is_taken_as_it_stands() {
         matches!(
             e,
             Error::Repository {
-                problem: RepositoryProblem::NoSuchDirectory,
+                problem: SourceProblem::NoSuchDirectory,
                 ..
             }
         ),
