@@ -4,18 +4,24 @@
 //! preformatted text; each problem's `Display` words it as earlier releases did, so the
 //! printed lines do not change.
 
-use std::fmt;
-
 use asv_error::quote::{DisplayPath, json_string};
 use asv_error::{Failure, Location, Side};
 
+mod add_again;
+mod copy_edited;
 mod intent;
 mod lock;
+mod remedy;
 mod repository;
+mod wording;
 
+pub use add_again::AddAgain;
+pub use copy_edited::CopyEdited;
 pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
+pub use remedy::Remedy;
 pub use repository::SourceProblem;
+use wording::{more_errors, not_among, refused_lines, would_lose};
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
 /// file and end with what to do; the wrapped errors carry their own side.
@@ -764,212 +770,6 @@ impl Failure for Error {
             | Error::NotConflicted { .. }
             | Error::NotImportedAmong { .. } => None,
         }
-    }
-}
-
-/// The `skill add` that takes an imported skill again, as its lock entry records it: printed
-/// as a command to run from the repository root, each argument quoted for a POSIX shell when
-/// it needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AddAgain {
-    /// The source as the lock keeps it.
-    pub source: String,
-    /// The skill's directory in the source.
-    pub path: String,
-    /// `--name`, when the local name is not the one `skill add` would choose.
-    pub name: Option<String>,
-    /// `--ref`, when the lock follows one.
-    pub reference: Option<String>,
-}
-
-impl fmt::Display for AddAgain {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "skill add {} {}",
-            shell_word(&self.source),
-            shell_word(&self.path)
-        )?;
-        if let Some(name) = &self.name {
-            write!(f, " --name {}", shell_word(name))?;
-        }
-        if let Some(reference) = &self.reference {
-            write!(f, " --ref {}", shell_word(reference))?;
-        }
-        Ok(())
-    }
-}
-
-/// `word` as one POSIX shell word: as it is when it holds only characters no shell treats
-/// specially, else in single quotes (a single quote inside written as `'\''`).
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./:@%+=,-".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-/// The refusal of a `skill remove` that would lose local edits or conflicts.
-fn would_lose(
-    path: &str,
-    name: &str,
-    edits: Option<&[crate::edits::Edit]>,
-    conflicted: bool,
-) -> String {
-    let state = if conflicted {
-        "waits for skill resolve (a pull wrote its conflicts here)"
-    } else {
-        "has local edits"
-    };
-    let lost = match edits {
-        Some([]) | None if conflicted => String::new(),
-        Some(edits) => format!(
-            ", and removing it would lose {}",
-            crate::edits::EditList(edits)
-        ),
-        None => format!(
-            " (it no longer hashes to the base the lock records, and that base is not kept in {}, so the files cannot be named)",
-            asv_model::layout::SKILL_BASES_DIR
-        ),
-    };
-    format!(
-        "{}: {state}{lost}; see them with skill diff {name}, or pass --force to remove it anyway",
-        DisplayPath(path)
-    )
-}
-
-/// How many imported skills a refusal names before it counts the rest.
-const NAMES_SHOWN: usize = 8;
-
-/// The refusal of a name that is not imported, naming the imported skills.
-fn not_among(name: &str, imported: &[String]) -> String {
-    if imported.is_empty() {
-        return format!(
-            "the skill {} is not imported, and no skill is; skill add imports one",
-            json_string(name)
-        );
-    }
-    let mut shown = imported
-        .iter()
-        .take(NAMES_SHOWN)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if imported.len() > NAMES_SHOWN {
-        shown.push_str(&format!(" and {} more", imported.len() - NAMES_SHOWN));
-    }
-    format!(
-        "the skill {} is not imported; the imported skills are {shown} (skill status shows each one's state)",
-        json_string(name)
-    )
-}
-
-/// What stands where skill sync mirrors a skill, that is not what it placed there
-/// ([`Error::ProjectionEdited`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CopyEdited {
-    /// An entry of another kind than a directory.
-    OtherKind(asv_fs::EntryKind),
-    /// A copy skill sync placed, changed since.
-    Changed,
-    /// A copy skill sync placed, changed since, of a skill gone from `skills/`.
-    ChangedSkillGone,
-    /// A copy skill sync did not place.
-    NotOurs,
-    /// A copy skill sync placed, whose file `file` (from the root) differs from what it placed.
-    FileChanged {
-        /// The first file that differs.
-        file: String,
-    },
-    /// A copy skill sync did not place, whose file `file` (from the root) differs from the
-    /// skill's.
-    FileNotOurs {
-        /// The first file that differs.
-        file: String,
-        /// The skill.
-        skill: String,
-    },
-    /// A copy that differs (no one file found to name).
-    Differs,
-}
-
-impl fmt::Display for CopyEdited {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CopyEdited::OtherKind(kind) => write!(f, "it is {kind}"),
-            CopyEdited::Changed => f.write_str("it changed since skill sync placed it"),
-            CopyEdited::ChangedSkillGone => f.write_str(
-                "it changed since skill sync placed it, and its skill is gone from skills/",
-            ),
-            CopyEdited::NotOurs => f.write_str("it is not this tool's copy"),
-            CopyEdited::FileChanged { file } => write!(
-                f,
-                "{} differs from what skill sync placed there",
-                DisplayPath(file)
-            ),
-            CopyEdited::FileNotOurs { file, skill } => write!(
-                f,
-                "it is not this tool's: {} differs from skills/{skill}",
-                DisplayPath(file)
-            ),
-            CopyEdited::Differs => f.write_str("it differs"),
-        }
-    }
-}
-
-/// What to do about a skill that breaks the rules, by where it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Remedy {
-    /// Taken from upstream (`skill add`, `skill pull`): the fix belongs there.
-    FixUpstream,
-    /// The user's own files (`skill pack`, `skill resolve`): fix them and run again.
-    FixLocal,
-    /// An input to install: fix it, or install another.
-    FixInput,
-}
-
-impl std::fmt::Display for Remedy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Remedy::FixUpstream => "fix the skill upstream or take another one",
-            Remedy::FixLocal => {
-                "fix the skill (skill validate lists every finding) and run the command again"
-            }
-            Remedy::FixInput => {
-                "fix the skill in the input (skill validate lists every finding) or install another"
-            }
-        })
-    }
-}
-
-/// One indented line per refusal of a `skill add --all`: a rule broken said without the
-/// remedy, which the heading gives once.
-fn refused_lines(refused: &[Error]) -> String {
-    refused
-        .iter()
-        .map(|e| match e {
-            Error::Invalid { first, more, .. } => format!(
-                "\n  {}: {}{}",
-                first.location(),
-                first.problem,
-                more_errors(*more)
-            ),
-            other => format!("\n  {other}"),
-        })
-        .collect()
-}
-
-/// ` (and 1 more error)`, ` (and 3 more errors)`, or nothing.
-fn more_errors(more: usize) -> String {
-    match more {
-        0 => String::new(),
-        1 => " (and 1 more error)".to_owned(),
-        n => format!(" (and {n} more errors)"),
     }
 }
 
