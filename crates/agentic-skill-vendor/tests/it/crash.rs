@@ -245,17 +245,8 @@ impl Scenario {
 /// Every writer of the trials above, killed from outside at random instants (issue 27).
 #[test]
 fn writers_killed_at_random_instants_then_run_again_end_as_one_run() {
-    let (_up, pull) = pulled_both_ways();
-    let (_up2, sync) = pulled_both_ways();
-    sync.write(
-        "skills/own/SKILL.md",
-        "---\nname: own\ndescription: Ours.\n---\n",
-    );
-    let intent = sync.read_string("vendor-skills.yaml");
-    sync.write(
-        "vendor-skills.yaml",
-        format!("targets: [claude, codex, gemini]\n{intent}"),
-    );
+    let (_up, pull) = pull_both_ways();
+    let (_up2, sync) = sync_three_agents();
     let up = Repo::empty();
     for i in 0..20 {
         let name = format!("s{i:02}");
@@ -267,30 +258,9 @@ fn writers_killed_at_random_instants_then_run_again_end_as_one_run() {
     }
     let scenarios = [
         gen_on_the_demo("gen"),
-        Scenario {
-            name: "skill pull",
-            start: pull,
-            args: owned(&["skill", "pull", "pdf"]),
-            reader: vec!["skill", "validate"],
-        },
-        Scenario {
-            name: "skill sync",
-            start: sync,
-            args: owned(&["skill", "sync"]),
-            reader: vec!["skill", "verify"],
-        },
-        Scenario {
-            name: "skill add --all",
-            start: Repo::empty(),
-            args: owned(&[
-                "skill",
-                "add",
-                &up.path().display().to_string(),
-                "skills",
-                "--all",
-            ]),
-            reader: vec!["skill", "validate"],
-        },
+        pull,
+        sync,
+        add_all(Repo::empty(), &up),
     ];
     for scenario in &scenarios {
         let cut = scenario.check_at_random_instants(12);
@@ -388,20 +358,30 @@ fn pulled_both_ways() -> (Repo, Repo) {
 /// `skill pull` merging upstream changes into local edits.
 #[test]
 fn skill_pull_killed_anywhere_then_run_again_ends_as_one_run() {
-    let (_up, start) = pulled_both_ways();
-    Scenario {
+    pull_both_ways().1.check();
+}
+
+/// `skill pull` of [`pulled_both_ways`], with its upstream (kept for as long as it runs).
+fn pull_both_ways() -> (Repo, Scenario) {
+    let (up, start) = pulled_both_ways();
+    let scenario = Scenario {
         name: "skill pull",
         start,
         args: owned(&["skill", "pull", "pdf"]),
         reader: vec!["skill", "validate"],
-    }
-    .check();
+    };
+    (up, scenario)
 }
 
 /// `skill sync` mirroring skills into three agents' directories.
 #[test]
 fn skill_sync_killed_anywhere_then_run_again_ends_as_one_run() {
-    let (_up, start) = pulled_both_ways();
+    sync_three_agents().1.check();
+}
+
+/// `skill sync` of a taken skill and an own one into three agents, with the upstream.
+fn sync_three_agents() -> (Repo, Scenario) {
+    let (up, start) = pulled_both_ways();
     start.write(
         "skills/own/SKILL.md",
         "---\nname: own\ndescription: Ours.\n---\n",
@@ -411,13 +391,13 @@ fn skill_sync_killed_anywhere_then_run_again_ends_as_one_run() {
         "vendor-skills.yaml",
         format!("targets: [claude, codex, gemini]\n{intent}"),
     );
-    Scenario {
+    let scenario = Scenario {
         name: "skill sync",
         start,
         args: owned(&["skill", "sync"]),
         reader: vec!["skill", "verify"],
-    }
-    .check();
+    };
+    (up, scenario)
 }
 
 /// `skill remove` of a taken skill.
@@ -586,6 +566,11 @@ fn skill_add_all_killed_anywhere_then_run_again_ends_as_one_run() {
         "skills/own/SKILL.md",
         "---\nname: own\ndescription: Ours.\n---\n",
     );
+    add_all(start, &up).check();
+}
+
+/// `skill add --all` of every skill under `skills/` of `up` into `start`.
+fn add_all(start: Repo, up: &Repo) -> Scenario {
     Scenario {
         name: "skill add --all",
         start,
@@ -598,7 +583,6 @@ fn skill_add_all_killed_anywhere_then_run_again_ends_as_one_run() {
         ]),
         reader: vec!["skill", "validate"],
     }
-    .check();
 }
 
 /// `init` on a repository with a `.gitignore` of its own: before issue 27 it wrote each part
