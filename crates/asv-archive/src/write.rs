@@ -3,17 +3,25 @@
 //! Every entry is made on Unix (`version made by` = `3 << 8 | 20`) with its mode in the upper
 //! 16 bits of the external attributes (`0o100644` / `0o100755` for a file, `0o040755` for a
 //! directory), dated 1980-01-01 00:00 (the DOS epoch), with no extra field and no comment. A
-//! file is deflated at level 9, or stored when deflating does not make it smaller. Names are
-//! flagged UTF-8 (bit 11) exactly when they are not ASCII.
+//! file is deflated by libdeflate at level 8 ([`LEVEL`]), or stored when deflating does not make it
+//! smaller. Names are flagged UTF-8 (bit 11) exactly when they are not ASCII.
 //!
 //! Files are deflated on every core (rayon), a bounded window at a time, and the ZIP is
 //! assembled in entry order: each entry's bytes depend only on its own data, so the archive is
 //! the same byte for byte as deflating them one after another (issue 16).
+//!
+//! Why libdeflate (issue 30 §4): at level 8 it deflates a skill smaller than Info-ZIP's
+//! `zip -9` in well under half the CPU time of miniz_oxide at level 9, which wrote these ZIPs
+//! before (docs/PERFORMANCE.md). Its output is a function of its input, its version and its
+//! level alone: the CPU features it detects only make its tables fill faster, and nothing
+//! depends on the thread or on the size of the output buffer beyond whether the result fits.
+//! (It reads its hash keys in the machine's byte order, so a big-endian host might choose
+//! other matches; every host we build for is little-endian.) So the version is pinned exactly
+//! (`libdeflater` and its `libdeflate-sys`, `=` in Cargo.toml) and the tests pin the bytes of
+//! two ZIPs: a new version of this tool may write another ZIP for the same skill, whose tree
+//! hash stays the same.
 
-use std::io::Write;
-
-use flate2::Compression;
-use flate2::write::DeflateEncoder;
+use libdeflater::{CompressionLvl, Compressor};
 use rayon::prelude::*;
 
 use crate::error::{Detail, Error, Measure, Result};
@@ -62,6 +70,17 @@ fn too_large(what: &str) -> Error {
 /// file), so at most this many bytes, or one file's size when a single file is larger.
 const WINDOW_BYTES: usize = 8 << 20;
 
+/// The libdeflate compression level every file is deflated at.
+///
+/// The lowest level that made both a generated skill and real text (this repository's sources
+/// and documentation, and the Rust crates in a cargo registry) smaller than `zip -9`: levels 5
+/// to 7 already beat it on the benchmark's skill, but 5 and 6 lose to it on real source and
+/// Markdown, and 7 ties it there (docs/PERFORMANCE.md, issue 30 §4). Checked when compiled.
+const LEVEL: CompressionLvl = match CompressionLvl::new(8) {
+    Ok(level) => level,
+    Err(_) => panic!("libdeflate's levels are 0 to 12"),
+};
+
 /// One record's data as it goes into the ZIP: its CRC-32 and, when deflating made it smaller,
 /// the deflated bytes (otherwise the data is stored as it is).
 struct Deflated {
@@ -69,22 +88,44 @@ struct Deflated {
     bytes: Option<Vec<u8>>,
 }
 
-/// Deflates `data` at level 9, keeping the result only when it is smaller than `data`.
-///
-/// The whole input goes to the encoder in one `write_all` and then `finish`, exactly as the
-/// writer has always called it: the encoder's output depends on how its input is fed, and the
-/// ZIP's bytes must not change (issue 16).
-fn deflate(data: &[u8]) -> Deflated {
-    let crc = crc32fast::hash(data);
-    let bytes = if data.is_empty() {
-        None
-    } else {
-        let mut encoder = DeflateEncoder::new(Vec::new(), Compression::best());
-        // Writing into a Vec cannot fail.
-        let done = encoder.write_all(data).and_then(|()| encoder.finish());
-        done.ok().filter(|d| d.len() < data.len())
-    };
-    Deflated { crc, bytes }
+/// What one thread deflates with: a libdeflate compressor (653 KiB at level 8, mostly its match
+/// finder's tables; allocated once per rayon job rather than per file) and the buffer it
+/// deflates into, as large as the largest file it has deflated.
+struct Deflater {
+    compressor: Compressor,
+    out: Vec<u8>,
+}
+
+impl Deflater {
+    fn new() -> Self {
+        Deflater {
+            compressor: Compressor::new(LEVEL),
+            out: Vec::new(),
+        }
+    }
+
+    /// Deflates `data` at [`LEVEL`], keeping the result only when it is smaller than `data`.
+    ///
+    /// libdeflate is given room for one byte less than `data`, so it gives up (and the file is
+    /// stored) as soon as the deflated stream could not be smaller; the stream it returns
+    /// otherwise does not depend on the room it was given.
+    fn deflate(&mut self, data: &[u8]) -> Deflated {
+        let crc = crc32fast::hash(data);
+        let bytes = match data.len().checked_sub(1) {
+            None | Some(0) => None,
+            Some(room) => {
+                if self.out.len() < room {
+                    self.out.resize(room, 0);
+                }
+                let out = &mut self.out[..room];
+                self.compressor
+                    .deflate_compress(data, out)
+                    .ok()
+                    .map(|len| out[..len].to_vec())
+            }
+        };
+        Deflated { crc, bytes }
+    }
 }
 
 /// Writes the records in the order given. `what` names the result in an error.
@@ -167,7 +208,9 @@ impl ZipWriter {
     fn window(&mut self, window: &[Record<'_>], what: &str) -> Result<()> {
         let deflated: Vec<Deflated> = window
             .par_iter()
-            .map(|record| deflate(record.data.unwrap_or(&[])))
+            .map_init(Deflater::new, |deflater, record| {
+                deflater.deflate(record.data.unwrap_or(&[]))
+            })
             .collect();
         for (record, deflated) in window.iter().zip(deflated) {
             append(record, &deflated, &mut self.out, &mut self.central, what)?;
