@@ -16,6 +16,8 @@
 //! - `sync`: `skill sync` with nothing to change beside hashing the same files (`sync`).
 //! - `scale`: every read-only command at 10,000 and 100,000 skills (`scale`).
 //! - `add`: `skill add --all` of 100 and 1,000 local skills beside `npx skills add` (`add`).
+//! - `git`: `skill add --all`, `outdated` and `pull` of 150 skills over git (`file://` and
+//!   HTTPS) beside `git clone --depth 1` and `git ls-remote` plus a shallow fetch (`over_git`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::fmt::Write as _;
@@ -29,6 +31,7 @@ use clap::{Args, Parser, Subcommand};
 mod add;
 mod matrix;
 mod measure;
+mod over_git;
 mod pull;
 mod scale;
 mod skill;
@@ -125,6 +128,11 @@ enum Cmd {
     },
     /// skill pull of a 28 MiB skill beside git merge of the same trees, and a no-change pull
     Pull {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill add --all, outdated and pull of 150 skills over git (file:// and HTTPS) beside git clone and ls-remote + fetch
+    Git {
         #[command(flatten)]
         common: Common,
     },
@@ -387,6 +395,11 @@ fn main() -> Result<()> {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "pull")?;
             print(&bin, || pull::run(common.runs, &bin, &work))
+        }
+        Cmd::Git { common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "git")?;
+            print(&bin, || over_git::run(common.runs, &bin, &work))
         }
         Cmd::Sync { skills, common } => {
             let bin = binary(common.bin)?;

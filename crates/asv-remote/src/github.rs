@@ -61,6 +61,8 @@ pub struct GitHub {
     api: String,
     raw: String,
     agent: ureq::Agent,
+    /// Each commit's listing and root tree id, asked for once per run (issue 30 §2).
+    listings: std::collections::BTreeMap<String, (Option<String>, Vec<TreeEntry>)>,
 }
 
 impl fmt::Debug for GitHub {
@@ -155,6 +157,7 @@ impl GitHub {
             api: api.to_owned(),
             raw: raw.to_owned(),
             agent: config.build().into(),
+            listings: std::collections::BTreeMap::new(),
         })
     }
 
@@ -409,6 +412,9 @@ impl Transport for GitHub {
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
         let revision = self.revision_of(commit)?;
+        if let Some((_, entries)) = self.listings.get(revision) {
+            return Ok(entries.clone());
+        }
         let what = Request::Listing {
             revision: revision.to_owned(),
         };
@@ -464,7 +470,31 @@ impl Transport for GitHub {
                 oid,
             });
         }
+        let root = match document.get("sha") {
+            Some(Value::String(sha)) if is_hex_id(sha, id_len) => Some(sha.clone()),
+            _ => None,
+        };
+        self.listings
+            .insert(revision.to_owned(), (root, entries.clone()));
         Ok(entries)
+    }
+
+    fn tree_id(&mut self, commit: &Commit, path: &str) -> Result<Option<Option<String>>> {
+        let entries = self.list(commit)?;
+        if path == "." {
+            // The listing's own id is the root tree's; without it nothing can be told.
+            return Ok(self
+                .listings
+                .get(&commit.revision)
+                .and_then(|(root, _)| root.clone())
+                .map(Some));
+        }
+        Ok(Some(
+            entries
+                .into_iter()
+                .find(|e| e.path == path && e.mode == crate::EntryMode::Tree)
+                .map(|e| e.oid),
+        ))
     }
 
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {

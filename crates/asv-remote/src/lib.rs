@@ -85,7 +85,10 @@ pub fn is_short_id(text: &str) -> bool {
 }
 
 /// What a source transport can do. Every method is one bounded, non-interactive exchange.
-pub trait Transport {
+///
+/// A transport is `Send`, so a run can keep one per source and read it from the thread that
+/// needs it (issue 30 §2).
+pub trait Transport: Send {
     /// The branch the repository hands out by default (e.g. `main`).
     ///
     /// # Errors
@@ -119,6 +122,49 @@ pub trait Transport {
     /// # Errors
     /// A refusal or failure; bytes that do not match the blob id; a file over the size limit.
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>>;
+
+    /// The bytes of every one of `entries` at `commit`, handed to `each` in order with the
+    /// entry's index, each checked and limited exactly as [`Transport::read`] checks and limits
+    /// one: the first refusal ends the reading, after the entries before it were handed over.
+    /// `each` answers `false` to stop early (the caller keeps its own reason). The default
+    /// reads one entry at a time; generic git reads them in one batched conversation (issue 30
+    /// §2).
+    ///
+    /// # Errors
+    /// As [`Transport::read`], for the first entry refused.
+    fn read_each(
+        &mut self,
+        commit: &Commit,
+        entries: &[TreeEntry],
+        each: &mut dyn FnMut(usize, Vec<u8>) -> bool,
+    ) -> Result<()> {
+        for (i, entry) in entries.iter().enumerate() {
+            if !each(i, self.read(commit, entry)?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The object id of the tree at `path` of `commit` (`.` is the commit's root tree):
+    /// `Some(None)` when `commit` holds no tree there, `None` when this transport cannot tell.
+    /// Two commits whose tree at a path has one id hold the same files there, so a skill whose
+    /// tree id did not change has not changed (issue 30 §3).
+    ///
+    /// # Errors
+    /// A refusal or failure of the transport.
+    fn tree_id(&mut self, commit: &Commit, path: &str) -> Result<Option<Option<String>>> {
+        let _ = (commit, path);
+        Ok(None)
+    }
+
+    /// Commits the caller is about to ask about (a lock's pins, say): a transport may take
+    /// them in the same exchange as the next commit it fetches, rather than one exchange each.
+    /// A commit it cannot take that way is taken on its own when asked for, as without the
+    /// hint. The default ignores it.
+    fn hint(&mut self, revisions: &[String]) {
+        let _ = revisions;
+    }
 }
 
 /// The git blob id of `bytes` in `format`, lowercase hex.

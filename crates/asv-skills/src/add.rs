@@ -15,7 +15,8 @@ use crate::naming::{NamedBy, local_name};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::fill_of;
 use crate::projection::projections_placed;
-use crate::upstream::{At, Source, at_for, check_source_path, default_name, take};
+use crate::sources::Sources;
+use crate::upstream::{At, Source, at_for, check_source_path, default_name, take_in};
 use crate::validate::refuse_errors;
 use crate::{Finding, Profile, manifest_name, name_problem, validate_tree_as};
 
@@ -103,7 +104,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     )?;
     // The source is read before the name is judged: the skill's own `name:` names it, and a
     // path that holds no skill is the first thing to say.
-    let taken = take(root, &source, &path, at, options)?;
+    let taken = take_in(root, &source, &path, at, &Sources::new(options))?;
     let own_name = manifest_name(&taken.tree);
     let upstream_dir = default_name(&source, &path);
     let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
@@ -246,7 +247,7 @@ pub fn add_all(
         request.reference.as_deref(),
         request.working_tree,
     )?;
-    let taken = take(root, &source, &dir, at, options)?;
+    let taken = take_in(root, &source, &dir, at, &Sources::new(options))?;
     let skills = skills_under(&taken.tree)?;
     if skills.is_empty() {
         return Err(Error::NoSkillsUnder {

@@ -125,14 +125,15 @@ pub fn diff(
     let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
+    let sources = &crate::sources::Sources::new(options);
     // Whichever versions are asked for: a diff may keep a base, and a skill that is a link
     // is refused as every other command refuses it.
     crate::paths::refuse_linked_skill(root, &dir)?;
     let version = |v: Version| -> Result<SkillTree, Error> {
         match v {
-            Version::Base => base_for_diff(root, name, &entry, options),
+            Version::Base => base_for_diff(root, name, &entry, sources),
             Version::Local => Ok(SkillTree::read(root, &dir)?),
-            Version::Upstream => Ok(upstream_of(root, &entry, options)?
+            Version::Upstream => Ok(upstream_of(root, &entry, sources)?
                 .map(|t| t.tree)
                 .unwrap_or_default()),
         }
@@ -148,14 +149,14 @@ fn base_for_diff(
     root: &WriterLock<'_>,
     name: &str,
     entry: &Entry,
-    options: &Options,
+    sources: &crate::sources::Sources<'_>,
 ) -> Result<SkillTree, Error> {
     match base_of(
         root,
         name,
         entry,
         kept_base(root, &entry.base_hash)?,
-        options,
+        sources,
     ) {
         Ok((tree, fetched)) => {
             if fetched {
@@ -171,7 +172,7 @@ fn base_for_diff(
                     return Ok(local);
                 }
             }
-            match upstream_of(root, entry, options)? {
+            match upstream_of(root, entry, sources)? {
                 Ok(upstream) if upstream.tree.hash() == entry.base_hash => Ok(upstream.tree),
                 _ => Err(lost),
             }

@@ -11,12 +11,12 @@
 use std::collections::BTreeMap;
 
 use asv_fs::Root;
-use asv_remote::Options;
 
 use crate::error::Error;
 use crate::intent::Intent;
 use crate::lock::{Entry, SkillLock};
-use crate::upstream::{Source, Taken, tags_of};
+use crate::sources::Sources;
+use crate::upstream::{Source, tags_of};
 
 /// The ref each imported skill is to follow where it is not the one the lock records: the
 /// ref `forced` gives its skill (`skill pull NAME --ref R`), else the `ref` of its row in
@@ -58,11 +58,11 @@ pub(crate) fn following(entry: &Entry, to: Option<&String>) -> Entry {
     }
 }
 
-/// Records in `e` the ref `followed` follows and the tag `upstream` was found at (a semver
-/// range's pick; none for any other ref).
-pub(crate) fn record(e: &mut Entry, followed: &Entry, upstream: &Taken) {
+/// Records in `e` the ref `followed` follows and the tag upstream was found at (`tag`: a
+/// semver range's pick; none for any other ref).
+pub(crate) fn record(e: &mut Entry, followed: &Entry, tag: Option<&String>) {
     e.reference = followed.reference.clone();
-    e.tag = upstream.tag.clone();
+    e.tag = tag.cloned();
 }
 
 /// Refuses a pin whose tag moved: the ref is the one the lock follows, the commit found is
@@ -79,10 +79,10 @@ pub(crate) fn refuse_moved_tag(
     name: &str,
     entry: &Entry,
     followed: &Entry,
-    upstream: &Taken,
-    options: &Options,
+    (revision, picked): (&str, Option<&String>),
+    sources: &Sources<'_>,
 ) -> Result<(), Error> {
-    if followed.reference != entry.reference || upstream.revision == entry.revision {
+    if followed.reference != entry.reference || revision == entry.revision {
         return Ok(());
     }
     let moved = |tag: &str, now: &str| Error::TagMoved {
@@ -92,10 +92,10 @@ pub(crate) fn refuse_moved_tag(
         now: now.to_owned(),
     };
     // A range picking the very tag the lock pinned, at another commit.
-    if let (Some(pinned), Some(picked)) = (&entry.tag, &upstream.tag)
+    if let (Some(pinned), Some(picked)) = (&entry.tag, picked)
         && pinned == picked
     {
-        return Err(moved(pinned, &upstream.revision));
+        return Err(moved(pinned, revision));
     }
     let Some(tag) = entry.tag.as_ref().or(entry.reference.as_ref()) else {
         return Ok(());
@@ -105,7 +105,7 @@ pub(crate) fn refuse_moved_tag(
         return Ok(());
     }
     let source = Source::parse(&entry.source)?;
-    let Some(tags) = tags_of(root, &source, entry.reference.as_deref(), options)? else {
+    let Some(tags) = tags_of(root, &source, entry.reference.as_deref(), sources)? else {
         return Ok(());
     };
     match tags.iter().find(|t| t.name == *tag) {

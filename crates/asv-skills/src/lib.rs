@@ -48,6 +48,7 @@ pub mod pull;
 pub mod refs;
 mod rename;
 pub mod resolve;
+pub mod sources;
 pub mod status;
 pub mod sync;
 pub mod targets;

@@ -20,8 +20,9 @@ use crate::bases::{BASES_DIR, base_digests, base_dir, kept_base};
 use crate::error::Error;
 use crate::lock::{Entry, SkillLock, lock_change, referenced_bases};
 use crate::paths::skill_dir;
+use crate::sources::Sources;
 use crate::status::{Invalid, State, status};
-use crate::upstream::{At, Source, resolve};
+use crate::upstream::{At, Source, hint_pins, resolve, same_tree};
 use crate::{Severity, validate_tree};
 
 /// A skill `skill remove` removed.
@@ -250,10 +251,15 @@ pub struct Outdated {
 /// nothing. A semver range is judged from the source's tag list: the newest tag in the range
 /// and the newest release overall are given.
 ///
-/// A repository or local git repository is asked only which commit its ref names (the
+/// A repository or local git repository is asked which commit its ref names (the
 /// transport's ref resolution: no file of the skill is read); a local directory read as it
-/// stands has no ref, so its skill is read and hashed. A commit elsewhere in the source
-/// counts as moved too (`skill pull` then only moves the pin).
+/// stands has no ref, so its skill is read and hashed. A skill whose ref names another commit
+/// is outdated only when the tree at its path changed (issue 30 §3): the tree ids of its path
+/// at both commits, from the listings of one fetch of both (git) or the API's trees (GitHub),
+/// are compared, so a commit elsewhere in the source is no news (`skill pull` then moves
+/// the pin without reading the skill). When the ids cannot be had (the pin is gone from the
+/// source), the skill counts as outdated, as any moved ref did before. Each source is reached
+/// once per run.
 ///
 /// # Errors
 /// [`Error::Lock`]; [`Error::OwnSkill`] or [`Error::NotImportedAmong`] for a name given that
@@ -271,6 +277,14 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
     // The intent is the source of truth: a row asking for another ref than the lock follows
     // makes its skill outdated, whatever that ref names.
     let intent = crate::intent::Intent::load(root)?;
+    let sources = &Sources::new(options);
+    // Each source is reached once for every skill of it (issue 30 §2), and told the pins it
+    // will be asked to compare, so it may fetch them with the commit its ref names now.
+    let mut pins = Vec::with_capacity(names.len());
+    for name in &names {
+        pins.push(lock.entry(name)?);
+    }
+    hint_pins(root, pins, sources);
     let mut out = Vec::new();
     for name in names {
         let entry = lock.entry(&name)?;
@@ -286,7 +300,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
             // A range is judged from the tag list alone: no commit is fetched.
             Some(r) if crate::refs::range(r).is_some() => {
                 let range = crate::refs::range(r).unwrap_or_default();
-                let Some(tags) = crate::upstream::tags_of(root, &source, Some(r), options)? else {
+                let Some(tags) = crate::upstream::tags_of(root, &source, Some(r), sources)? else {
                     return Err(Error::RangeUnsupported {
                         repository: entry.source.clone(),
                         range: r.clone(),
@@ -309,7 +323,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     (Source::Local(_), None) => At::Now,
                     (_, None) => At::DefaultBranch,
                 };
-                resolve(root, &source, &entry.path, at, options)
+                resolve(root, &source, &entry.path, at, sources)
             }
         };
         // A skill a pull found gone upstream is said once as such while upstream stays where
@@ -337,7 +351,20 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
             }
         }
         let (now, reference) = resolved?;
-        if now != entry.revision || wanted.is_some() {
+        // A commit elsewhere in the source is no news for this skill: outdated only when
+        // the tree at its path changed (issue 30 §3).
+        let moved = wanted.is_some()
+            || now != entry.revision
+                && !same_tree(
+                    root,
+                    &source,
+                    follows.map(String::as_str),
+                    &entry.path,
+                    &entry.revision,
+                    &now,
+                    sources,
+                )?;
+        if moved {
             out.push(Outdated {
                 name,
                 locked: entry.revision.clone(),

@@ -28,7 +28,10 @@ use crate::lock::{Pending, SkillLock, lock_changes, referenced_bases};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_linking, still_read};
 use crate::projection::projections_placed;
-use crate::upstream::{base_of, require_imported, upstream_of};
+use crate::sources::Sources;
+use crate::upstream::{
+    Taken, Unchanged, base_of, hint_pins, require_imported, unchanged_upstream, upstream_of,
+};
 use crate::validate::refuse_errors;
 use crate::{Finding, Profile, manifest_name, validate_tree_as};
 
@@ -205,6 +208,14 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
     let mut seen = std::collections::BTreeSet::new();
     names.retain(|name| seen.insert(name.clone()));
     let several = names.len() > 1;
+    // Each source is reached once for the whole pull (issue 30 §2), told the pins it will be
+    // asked to compare with (issue 30 §3).
+    let sources = &Sources::new(options);
+    hint_pins(
+        root,
+        names.iter().filter_map(|name| loaded.skills.get(name)),
+        sources,
+    );
 
     // Judge every skill first: a refusal here has written nothing.
     let mut out = Vec::with_capacity(names.len());
@@ -213,7 +224,7 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
     let mut bases: BTreeMap<String, (SkillTree, Option<(String, SkillTree)>)> = BTreeMap::new();
     for name in names {
         let to = moves.get(&name);
-        let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, options)
+        let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, sources)
         {
             Ok(decided) => decided,
             // One skill waiting for `skill resolve` does not hold up the others: it is said
@@ -298,7 +309,7 @@ fn pull_one(
     lock: &mut SkillLock,
     to: Option<&String>,
     write_conflicts: bool,
-    options: &Options,
+    sources: &Sources<'_>,
 ) -> Result<(Pulled, Writes), Error> {
     let entry = lock.entry(name)?.clone();
     if entry.pending.is_some() {
@@ -316,8 +327,13 @@ fn pull_one(
     let stop = AtomicBool::new(false);
     let (local, upstream, kept) = std::thread::scope(|scope| {
         let upstream = scope.spawn(|| {
-            let upstream = upstream_of(root, &followed, options);
-            if !matches!(&upstream, Ok(Ok(u)) if u.tree.hash() != entry.base_hash) {
+            // A skill whose tree at its path is its pin's is not read at all (issue 30 §3).
+            let upstream = match unchanged_upstream(root, &followed, sources) {
+                Ok(Some(unchanged)) => Ok(Ok(Found::Unchanged(unchanged))),
+                Ok(None) => upstream_of(root, &followed, sources).map(|u| u.map(Found::Read)),
+                Err(e) => Err(e),
+            };
+            if !matches!(&upstream, Ok(Ok(Found::Read(u))) if u.tree.hash() != entry.base_hash) {
                 stop.store(true, Ordering::Relaxed);
             }
             upstream
@@ -334,7 +350,23 @@ fn pull_one(
     let name = name.to_owned();
     let mut writes = Writes::default();
     let upstream = match upstream? {
-        Ok(upstream) => upstream,
+        Ok(Found::Read(upstream)) => upstream,
+        Ok(Found::Unchanged(Unchanged { revision, tag })) => {
+            crate::follow::refuse_moved_tag(
+                root,
+                &name,
+                &entry,
+                &followed,
+                (&revision, tag.as_ref()),
+                sources,
+            )?;
+            if let Some(e) = lock.skills.get_mut(&name) {
+                e.removed_upstream = None;
+                e.revision = revision.clone();
+                crate::follow::record(e, &followed, tag.as_ref());
+            }
+            return Ok((Pulled::UpToDate { name, revision }, writes));
+        }
         Err(revision) => {
             // Recorded, so `skill outdated` says it once instead of at every run; the copy,
             // its base and its pin stay as they are.
@@ -349,7 +381,14 @@ fn pull_one(
             return Ok((pulled, writes));
         }
     };
-    crate::follow::refuse_moved_tag(root, &name, &entry, &followed, &upstream, options)?;
+    crate::follow::refuse_moved_tag(
+        root,
+        &name,
+        &entry,
+        &followed,
+        (&upstream.revision, upstream.tag.as_ref()),
+        sources,
+    )?;
     // Upstream holds the skill (again).
     if let Some(e) = lock.skills.get_mut(&name) {
         e.removed_upstream = None;
@@ -358,7 +397,7 @@ fn pull_one(
     if upstream_hash == entry.base_hash {
         if let Some(e) = lock.skills.get_mut(&name) {
             e.revision = upstream.revision.clone();
-            crate::follow::record(e, &followed, &upstream);
+            crate::follow::record(e, &followed, upstream.tag.as_ref());
         }
         let pulled = Pulled::UpToDate {
             name,
@@ -384,7 +423,7 @@ fn pull_one(
         kept => kept.map(|(base, _)| base),
     };
     // `kept`: the base was read from its kept directory, which a new base may link from.
-    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept, options) {
+    let (base, fetched, kept, lost_base) = match base_of(root, &name, &entry, kept, sources) {
         Ok((base, fetched)) => (Some(base), fetched, !fetched, None),
         // A local copy that still hashes to the lost base is that base.
         Err(Error::BaseUnavailable { .. }) if local.hash() == entry.base_hash => {
@@ -424,7 +463,7 @@ fn pull_one(
                     revision: upstream.revision.clone(),
                     base_hash: upstream_hash,
                 });
-                crate::follow::record(e, &followed, &upstream);
+                crate::follow::record(e, &followed, upstream.tag.as_ref());
             }
             let (link_from, fetched_base) = base_writes(base, fetched, kept, &entry.base_hash);
             writes.place = Some((merged.tree, local, stamps));
@@ -453,7 +492,7 @@ fn pull_one(
     if let Some(e) = lock.skills.get_mut(&name) {
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
-        crate::follow::record(e, &followed, &upstream);
+        crate::follow::record(e, &followed, upstream.tag.as_ref());
     }
     if merged.tree != local {
         writes.place = Some((merged.tree, local, stamps));
@@ -485,6 +524,14 @@ fn reads_back(base: &SkillTree, local: &SkillTree, upstream: &SkillTree) -> bool
             || l.data == u.data
             || b.data.for_each_chunk(&mut |_| {}).is_ok()
     })
+}
+
+/// Upstream as a pull finds it.
+enum Found {
+    /// The skill's tree there is its pin's: nothing of it was read.
+    Unchanged(Unchanged),
+    /// Read whole.
+    Read(Taken),
 }
 
 /// What the scoped thread `handle` returned; its panic goes on in this thread.

@@ -22,7 +22,7 @@ use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_of, still_local};
 use crate::projection::{still_projected, target_dirs};
-use crate::upstream::{At, Source, base_of, check_source_path, default_name, take};
+use crate::upstream::{At, Source, base_of, check_source_path, default_name, take_in};
 use crate::validate::{Finding, Profile, Severity, refuse_errors, validate_tree_as};
 
 /// What one sync did, or would do.
@@ -222,6 +222,7 @@ pub struct SyncOptions<'a> {
 /// or failure. Every refusal comes before anything is written.
 pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
     let SyncOptions { force, writer } = *opts;
+    let sources = &crate::sources::Sources::new(options);
     let loaded = SkillLock::load(root)?;
     let intent = Intent::load(root)?;
     // A skill directory that is a link is neither a skill nor gone: refused before anything
@@ -246,7 +247,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 }
                 if root.kind(&dir)?.is_none() {
                     let kept = kept_base(root, &entry.base_hash)?;
-                    let (tree, _) = base_of(root, name, entry, kept, options)?;
+                    let (tree, _) = base_of(root, name, entry, kept, sources)?;
                     tree.check_paths()?;
                     changes.push(Change::replace(
                         dir.clone(),
@@ -275,7 +276,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     (Source::Local(_), None) => At::Now,
                     (_, None) => At::DefaultBranch,
                 };
-                let taken = take(root, &source, &path, at, options)?;
+                let taken = take_in(root, &source, &path, at, sources)?;
                 if default_name(&source, &path) != *name {
                     // A row under another name than the skill's own would need the rename
                     // `skill add --name` makes; sync takes skills as they are named.

@@ -7,7 +7,6 @@
 
 use asv_fs::{Root, join};
 use asv_model::source::{ObjectFormat, RepositorySpec, Revision};
-use asv_remote::Options;
 use asv_remote::{Commit, EntryMode};
 use asv_skilltree::{
     FileNode, SkillTree, is_ignored_name, validate_relative_path, validate_stored_path,
@@ -19,6 +18,7 @@ use crate::bases::base_dir;
 use crate::error::{AddAgain, Error, SourceProblem};
 use crate::lock::Entry;
 use crate::paths::skill_dir;
+use crate::sources::{Reach, Sources, is_git_repository};
 
 /// A skill's source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,16 +121,33 @@ pub fn take(
     source: &Source,
     path: &str,
     at: At<'_>,
-    options: &Options,
+    options: &asv_remote::Options,
+) -> Result<Taken, Error> {
+    take_in(root, source, path, at, &Sources::new(options))
+}
+
+/// As [`take`], through the sources of a run: a source reached before in the run is not
+/// reached again (issue 30 §2).
+///
+/// # Errors
+/// As [`take`].
+pub fn take_in(
+    root: &Root,
+    source: &Source,
+    path: &str,
+    at: At<'_>,
+    sources: &Sources<'_>,
 ) -> Result<Taken, Error> {
     let path = check_source_path(path)?;
+    let options = sources.options();
     match (source, at) {
         (Source::Local(dir), At::Now) => take_local(root, dir, path),
-        (Source::Local(dir), at) => take_local_commit(root, dir, path, at, options),
-        (Source::Remote(spec), at) => {
-            let mut transport = asv_remote::transport(spec, options)?;
-            take_remote(transport.as_mut(), spec.as_str(), path, at, options)
-        }
+        (Source::Local(dir), at) => sources.with(root, &Reach::LocalGit(dir.clone()), |t| {
+            take_remote(t, dir, path, at, options)
+        }),
+        (Source::Remote(spec), at) => sources.with(root, &Reach::Remote(spec.clone()), |t| {
+            take_remote(t, spec.as_str(), path, at, options)
+        }),
     }
 }
 
@@ -168,63 +185,6 @@ pub fn at_for<'a>(
     })
 }
 
-/// Whether `source` (a local directory's tree) is a git repository: a work tree with its
-/// `.git`, or a bare repository.
-fn is_git_repository(source: &Root) -> Result<bool, Error> {
-    Ok(source.kind(".git")?.is_some()
-        || (source.kind("HEAD")? == Some(asv_fs::EntryKind::File)
-            && source.kind("objects")? == Some(asv_fs::EntryKind::Directory)))
-}
-
-/// The skill at `path` of the local git repository `dir` at a commit (`at` names it), read
-/// through git as a remote repository is, never from the working tree.
-fn take_local_commit(
-    root: &Root,
-    dir: &str,
-    path: &str,
-    at: At<'_>,
-    options: &Options,
-) -> Result<Taken, Error> {
-    let mut transport = local_git(root, dir)?;
-    take_remote(&mut transport, dir, path, at, options)
-}
-
-/// The git transport over the local git repository `dir` (from the root of `root`, or
-/// absolute).
-fn local_git(root: &Root, dir: &str) -> Result<asv_remote::git::Git, Error> {
-    let base = root.root().join(Path::new(dir));
-    let source = Root::open(&base).map_err(|_| Error::Repository {
-        given: dir.to_owned(),
-        problem: SourceProblem::NoSuchDirectory,
-    })?;
-    if !is_git_repository(&source)? {
-        return Err(Error::RefWithoutRepository {
-            given: dir.to_owned(),
-        });
-    }
-    let url = std::path::absolute(&base).map_err(|e| Error::Repository {
-        given: dir.to_owned(),
-        problem: SourceProblem::Unresolvable(e),
-    })?;
-    // `..` taken out lexically, so the path git is given (and a refusal shows) reads plainly.
-    let mut plain = std::path::PathBuf::new();
-    for part in url.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                plain.pop();
-            }
-            other => plain.push(other),
-        }
-    }
-    let url = plain;
-    let url = url.to_str().ok_or_else(|| Error::Repository {
-        given: dir.to_owned(),
-        problem: SourceProblem::NotUtf8,
-    })?;
-    Ok(asv_remote::git::Git::local(url)?)
-}
-
 /// What `at` names in `source` now, without reading the skill's files where the transport
 /// allows: the commit a ref (or the default branch) names, through the transport's ref
 /// resolution; for a local directory read as it stands ([`At::Now`]), the tree hash of the
@@ -238,27 +198,29 @@ pub fn resolve(
     source: &Source,
     path: &str,
     at: At<'_>,
-    options: &Options,
+    sources: &Sources<'_>,
 ) -> Result<(String, Option<String>), Error> {
-    let mut transport: Box<dyn asv_remote::Transport> = match (source, at) {
+    let reach = match (source, at) {
         (Source::Local(dir), At::Now) => {
             let taken = take_local(root, dir, check_source_path(path)?)?;
             return Ok((taken.revision, None));
         }
         (_, At::Revision(revision)) => return Ok((revision.to_owned(), None)),
-        (Source::Local(dir), _) => Box::new(local_git(root, dir)?),
-        (Source::Remote(spec), _) => asv_remote::transport(spec, options)?,
+        (Source::Local(dir), _) => Reach::LocalGit(dir.clone()),
+        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
     };
-    let (commit, reference) = match at {
-        At::Ref(reference) => (
-            commit_at(transport.as_mut(), source.as_str(), reference)?.0,
-            reference.to_owned(),
-        ),
-        _ => {
-            let branch = transport.default_branch()?;
-            (transport.resolve(&branch)?, branch)
-        }
-    };
+    let (commit, reference) = sources.with(root, &reach, |transport| {
+        Ok(match at {
+            At::Ref(reference) => (
+                commit_at(transport, source.as_str(), reference)?.0,
+                reference.to_owned(),
+            ),
+            _ => {
+                let branch = transport.default_branch()?;
+                (transport.resolve(&branch)?, branch)
+            }
+        })
+    })?;
     if Revision::parse(&commit.revision, commit.format).is_none() {
         return Err(Error::NotACommit {
             repository: source.as_str().to_owned(),
@@ -354,7 +316,7 @@ fn take_remote(
     label: &str,
     path: &str,
     at: At<'_>,
-    options: &Options,
+    options: &asv_remote::Options,
 ) -> Result<Taken, Error> {
     let (commit, reference) = match at {
         At::Revision(revision) => (
@@ -440,15 +402,32 @@ fn take_remote(
         ));
     }
     let mut files = Vec::with_capacity(wanted.len());
-    for (rel, entry) in wanted {
-        // Kept in memory while the allowance lasts, else written aside: a large upstream
-        // costs one file of memory at a time.
-        let data = asv_skilltree::FileData::arrived(transport.read(&commit, &entry)?)?;
-        files.push(FileNode {
-            path: rel,
-            data,
-            executable: entry.mode == EntryMode::Executable,
-        });
+    let entries: Vec<asv_remote::TreeEntry> = wanted.iter().map(|(_, e)| e.clone()).collect();
+    let mut failure = None;
+    // One batched read of every file (issue 30 §2), each handed over as it arrives: kept in
+    // memory while the allowance lasts, else written aside, so a large upstream costs about
+    // one file of memory at a time.
+    transport.read_each(
+        &commit,
+        &entries,
+        &mut |i, bytes| match asv_skilltree::FileData::arrived(bytes) {
+            Ok(data) => {
+                let (rel, entry) = &wanted[i];
+                files.push(FileNode {
+                    path: rel.clone(),
+                    data,
+                    executable: entry.mode == EntryMode::Executable,
+                });
+                true
+            }
+            Err(e) => {
+                failure = Some(e);
+                false
+            }
+        },
+    )?;
+    if let Some(e) = failure {
+        return Err(e.into());
     }
     Ok(Taken {
         revision: commit.revision,
@@ -539,14 +518,100 @@ pub fn tags_of(
     root: &Root,
     source: &Source,
     reference: Option<&str>,
-    options: &Options,
+    sources: &Sources<'_>,
 ) -> Result<Option<Vec<asv_remote::Tag>>, Error> {
-    let mut transport: Box<dyn asv_remote::Transport> = match (source, reference) {
+    let reach = match (source, reference) {
         (Source::Local(_), None) => return Ok(None),
-        (Source::Local(dir), Some(_)) => Box::new(local_git(root, dir)?),
-        (Source::Remote(spec), _) => asv_remote::transport(spec, options)?,
+        (Source::Local(dir), Some(_)) => Reach::LocalGit(dir.clone()),
+        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
     };
-    Ok(transport.tags()?)
+    sources.with(root, &reach, |transport| Ok(transport.tags()?))
+}
+
+/// How `source` is reached through a transport at a ref (`reference`; `None`: the default
+/// branch, or for a local directory, as it stands); `None` for a local directory read as it
+/// stands, which has no transport.
+pub(crate) fn reach_of(source: &Source, reference: Option<&str>) -> Option<Reach> {
+    match (source, reference) {
+        (Source::Local(_), None) => None,
+        (Source::Local(dir), Some(_)) => Some(Reach::LocalGit(dir.clone())),
+        (Source::Remote(spec), _) => Some(Reach::Remote(spec.clone())),
+    }
+}
+
+/// Whether the tree at `path` of `source` is the same at the commits `old` and `now`, read
+/// through its transport (issue 30 §3): `false` whenever it cannot be told (a local directory
+/// read as it stands, a transport that lists no tree ids, a pin the source no longer has, a
+/// path that is no tree at either commit).
+///
+/// # Errors
+/// As [`take`] for a source that cannot be reached.
+pub(crate) fn same_tree(
+    root: &Root,
+    source: &Source,
+    reference: Option<&str>,
+    path: &str,
+    old: &str,
+    now: &str,
+    sources: &Sources<'_>,
+) -> Result<bool, Error> {
+    if old == now {
+        return Ok(true);
+    }
+    let Some(reach) = reach_of(source, reference) else {
+        return Ok(false);
+    };
+    let commit = |revision: &str| {
+        let format = if revision.len() == 64 {
+            ObjectFormat::Sha256
+        } else {
+            ObjectFormat::Sha1
+        };
+        Revision::parse(revision, format).map(|_| Commit {
+            revision: revision.to_owned(),
+            format,
+        })
+    };
+    let (Some(old), Some(now)) = (commit(old), commit(now)) else {
+        return Ok(false);
+    };
+    let path = check_source_path(path)?.to_owned();
+    sources.with(root, &reach, |transport| {
+        // `now` first: it is the commit the run has fetched; the pin may be gone.
+        let Ok(Some(Some(at_now))) = transport.tree_id(&now, &path) else {
+            return Ok(false);
+        };
+        Ok(matches!(transport.tree_id(&old, &path), Ok(Some(Some(at_old))) if at_old == at_now))
+    })
+}
+
+/// Tells the transport of each entry's source the pins of `entries` it is about to be asked
+/// about, so it may fetch them with the commit a ref names now (issue 30 §3). A source that
+/// cannot be reached is passed over: the read that needs it says so in its turn.
+pub(crate) fn hint_pins<'e>(
+    root: &Root,
+    entries: impl IntoIterator<Item = &'e Entry>,
+    sources: &Sources<'_>,
+) {
+    let mut by_source: BTreeMap<(bool, String), (Reach, Vec<String>)> = BTreeMap::new();
+    for entry in entries {
+        let Ok(source) = Source::parse(&entry.source) else {
+            continue;
+        };
+        if let Some(reach) = reach_of(&source, entry.reference.as_deref()) {
+            by_source
+                .entry(reach.key())
+                .or_insert_with(|| (reach, Vec::new()))
+                .1
+                .push(entry.revision.clone());
+        }
+    }
+    for (reach, pins) in by_source.into_values() {
+        let _ = sources.with(root, &reach, |transport| {
+            transport.hint(&pins);
+            Ok(())
+        });
+    }
 }
 
 /// The name of the directory `path` of `source` (the source's own name for its root): an
@@ -573,12 +638,62 @@ pub(crate) fn default_name(source: &Source, path: &str) -> String {
     }
 }
 
+/// Where upstream stands for an import whose skill did not change there (issue 30 §3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unchanged {
+    /// The commit the ref names now.
+    pub revision: String,
+    /// The tag a semver range picked; `None` for any other ref.
+    pub tag: Option<String>,
+}
+
+/// The commit `entry`'s ref names now, when the tree at the skill's path there is the very
+/// tree of the lock's pin (so upstream still holds exactly the base, and nothing of it need
+/// be read); `None` when it may differ or cannot be told (as [`same_tree`]).
+///
+/// # Errors
+/// As [`take`] for the ref's resolution.
+pub(crate) fn unchanged_upstream(
+    root: &Root,
+    entry: &Entry,
+    sources: &Sources<'_>,
+) -> Result<Option<Unchanged>, Error> {
+    let source = Source::parse(&entry.source)?;
+    let Some(reach) = reach_of(&source, entry.reference.as_deref()) else {
+        return Ok(None);
+    };
+    let (commit, tag) = sources.with(root, &reach, |transport| match &entry.reference {
+        Some(reference) => commit_at(transport, source.as_str(), reference),
+        None => {
+            let branch = transport.default_branch()?;
+            Ok((transport.resolve(&branch)?, None))
+        }
+    })?;
+    if Revision::parse(&commit.revision, commit.format).is_none() {
+        // Said by the read that follows, as it always was.
+        return Ok(None);
+    }
+    let same = same_tree(
+        root,
+        &source,
+        entry.reference.as_deref(),
+        &entry.path,
+        &entry.revision,
+        &commit.revision,
+        sources,
+    )?;
+    Ok(same.then_some(Unchanged {
+        revision: commit.revision,
+        tag,
+    }))
+}
+
 /// Upstream now, or — when the source no longer holds the skill — the revision read (empty
 /// for a local directory, which has none).
 pub(crate) fn upstream_of(
     root: &Root,
     entry: &Entry,
-    options: &Options,
+    sources: &Sources<'_>,
 ) -> Result<std::result::Result<Taken, String>, Error> {
     let source = Source::parse(&entry.source)?;
     let at = match (&source, &entry.reference) {
@@ -586,7 +701,7 @@ pub(crate) fn upstream_of(
         (Source::Local(_), None) => At::Now,
         (_, None) => At::DefaultBranch,
     };
-    match take(root, &source, &entry.path, at, options) {
+    match take_in(root, &source, &entry.path, at, sources) {
         Ok(taken) => Ok(Ok(taken)),
         Err(Error::NotInSource { revision, .. }) => Ok(Err(match (&source, &entry.reference) {
             (Source::Local(_), None) => String::new(),
@@ -609,7 +724,7 @@ pub(crate) fn base_of(
     name: &str,
     entry: &Entry,
     kept: Option<SkillTree>,
-    options: &Options,
+    sources: &Sources<'_>,
 ) -> Result<(SkillTree, bool), Error> {
     if let Some(tree) = kept {
         return Ok((tree, false));
@@ -623,12 +738,12 @@ pub(crate) fn base_of(
             path: base_dir(&entry.base_hash),
         });
     }
-    let taken = take(
+    let taken = take_in(
         root,
         &source,
         &entry.path,
         At::Revision(&entry.revision),
-        options,
+        sources,
     )?;
     let found = taken.tree.hash();
     if found != entry.base_hash {

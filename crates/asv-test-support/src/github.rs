@@ -281,8 +281,19 @@ impl GithubRepo {
     pub fn tree_items(&self) -> Vec<serde_json::Value> {
         let mut items: Vec<(String, serde_json::Value)> = Vec::new();
         for dir in self.directories() {
-            // A tree id stands in; nothing checks it.
-            let sha = blob_id(self.format, dir.as_bytes());
+            // A tree id stands in, but as git's does it changes with what is under the tree
+            // and only then (issue 30 §3: `skill outdated` compares them).
+            let mut under = dir.clone().into_bytes();
+            for file in self
+                .files
+                .iter()
+                .filter(|f| f.path.starts_with(&format!("{dir}/")))
+            {
+                under.extend_from_slice(
+                    format!("\0{} {} {}", file.path, file.mode, self.oid(file)).as_bytes(),
+                );
+            }
+            let sha = blob_id(self.format, &under);
             items.push((
                 dir.clone(),
                 serde_json::json!({"path": dir, "mode": "040000", "type": "tree", "sha": sha}),

@@ -324,3 +324,164 @@ fn a_skill_removed_upstream_is_recorded_at_its_commit() {
     let out = up.run(&me, &["skill", "outdated"]);
     assert_run_snapshot!("outdated_after_pulling_past_the_removal", out, me);
 }
+
+/// Issue 30 §3: a commit elsewhere in the source is no news for a skill (outdated says
+/// nothing, a pull moves the pin without reading it); a change inside its path is.
+#[test]
+fn only_a_change_inside_a_skill_makes_it_outdated() {
+    let up = Upstream::new();
+    up.write("skills/pdf/SKILL.md", SKILL);
+    up.write(
+        "skills/doc/SKILL.md",
+        &SKILL.replace("name: pdf", "name: doc"),
+    );
+    up.write("README.md", "skills\n");
+    let first = up.commit("first");
+    let me = Repo::empty();
+    let added = up.run(&me, &["skill", "add", "--all", &up.url(), "skills"]);
+    assert_eq!(added.code, 0, "{added:?}");
+
+    up.write("README.md", "skills, again\n");
+    let second = up.commit("elsewhere");
+    let outdated = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (0, ""),
+        "{outdated:?}"
+    );
+
+    up.write("skills/pdf/references/more.md", "more\n");
+    let third = up.commit("inside pdf");
+    let outdated = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (1, format!("pdf: {first} -> {third} (main)\n").as_str()),
+        "{outdated:?}"
+    );
+    let pulled = up.run(&me, &["skill", "pull"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("doc: up to date at {third}\npdf: updated {first} -> {third}\n"),
+        "{pulled:?}"
+    );
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    assert_eq!(lock["skills"]["doc"]["revision"], third.as_str());
+    assert_eq!(lock["skills"]["pdf"]["revision"], third.as_str());
+    assert_ne!(second, third);
+    let outdated = up.run(&me, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (0, ""),
+        "{outdated:?}"
+    );
+}
+
+/// Issue 30 §2: reading many skills of one source over git starts a bounded number of git
+/// processes, not one (or two) per file or per skill: counted through a `git` on `PATH` that
+/// logs each run, git's own children included.
+#[test]
+fn many_skills_over_git_start_a_bounded_number_of_git_processes() {
+    const SKILLS: usize = 24;
+    let up = Upstream::new();
+    for i in 0..SKILLS {
+        let name = format!("s{i:02}");
+        up.write(
+            &format!("skills/{name}/SKILL.md"),
+            &SKILL.replace("name: pdf", &format!("name: {name}")),
+        );
+        up.write(
+            &format!("skills/{name}/references/a.md"),
+            &format!("a {i}\n"),
+        );
+        up.write(
+            &format!("skills/{name}/references/b.md"),
+            &format!("b {i}\n"),
+        );
+    }
+    let first = up.commit("first");
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("git.log");
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let counted = |args: &[&str], me: &Repo| {
+        std::fs::write(&log, "").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(args)
+            .arg("--root")
+            .arg(me.path())
+            .env_clear()
+            .env("PATH", &path)
+            .envs(up.tls.env())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        std::fs::read_to_string(&log).unwrap().lines().count()
+    };
+    let me = Repo::empty();
+    let add = counted(
+        &[
+            "skill",
+            "add",
+            "--all",
+            &up.url(),
+            "skills",
+            "--ref",
+            "main",
+        ],
+        &me,
+    );
+    // 72 files: one file at a time started two git processes each.
+    assert!(add <= 16, "skill add --all started {add} git processes");
+    assert_eq!(
+        lock_revisions(&me),
+        vec![first.clone(); SKILLS],
+        "every skill pinned at the commit read"
+    );
+    let outdated = counted(&["skill", "outdated"], &me);
+    assert!(
+        outdated <= 8,
+        "skill outdated started {outdated} git processes"
+    );
+    up.write("skills/s03/references/a.md", "a changed\n");
+    up.commit("one file");
+    let pulled = counted(&["skill", "pull"], &me);
+    assert!(pulled <= 20, "skill pull started {pulled} git processes");
+}
+
+fn lock_revisions(me: &Repo) -> Vec<String> {
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    lock["skills"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|e| e["revision"].as_str().unwrap().to_owned())
+        .collect()
+}

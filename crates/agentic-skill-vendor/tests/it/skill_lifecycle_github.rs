@@ -250,3 +250,82 @@ fn a_short_commit_id_is_pinned_in_full() {
         "{lock}"
     );
 }
+
+/// Issue 30 §3 through the GitHub API: a commit elsewhere in the source leaves a skill up to
+/// date (the tree ids of its path at both commits, from the API's trees, are the same); a
+/// change inside its path makes it outdated.
+#[test]
+fn only_a_change_inside_a_skill_makes_it_outdated_through_the_github_api() {
+    let mut upstream = support::GithubRepo::fixture();
+    upstream
+        .files
+        .push(file("skills/pdf/SKILL.md", "100644", SKILL));
+    let first = upstream.commit.clone();
+    // Every commit stays served, as GitHub serves them; `main` names the last.
+    let commits = Arc::new(Mutex::new(vec![upstream]));
+    let served = Arc::clone(&commits);
+    let server = Server::start(move |request| {
+        let commits = served.lock().unwrap();
+        commits
+            .iter()
+            .find(|repo| {
+                request.url.contains(&format!("/git/trees/{}", repo.commit))
+                    || request.url.contains(&format!("/{}/", repo.commit))
+            })
+            .unwrap_or_else(|| commits.last().unwrap())
+            .answer(request)
+    });
+    let publish = |commit: &str, change: &dyn Fn(&mut support::GithubRepo)| {
+        let mut commits = commits.lock().unwrap();
+        let mut next = commits.last().unwrap().clone();
+        change(&mut next);
+        next.commit = commit.to_owned();
+        next.refs.insert("main".to_owned(), commit.to_owned());
+        commits.push(next);
+    };
+
+    let me = Repo::empty();
+    let added = run(
+        &me,
+        &server,
+        &["skill", "add", "acme/contracts", "skills/pdf"],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+
+    let second = "2".repeat(40);
+    publish(&second, &|repo| {
+        repo.files
+            .iter_mut()
+            .find(|f| f.path == "README.md")
+            .unwrap()
+            .bytes = b"# Contracts, again\n".to_vec();
+    });
+    let outdated = run(&me, &server, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (0, ""),
+        "{outdated:?}"
+    );
+    let pulled = run(&me, &server, &["skill", "pull"]);
+    assert_eq!(
+        pulled.stdout,
+        format!("pdf: up to date at {second}\n"),
+        "{pulled:?}"
+    );
+
+    let third = "3".repeat(40);
+    publish(&third, &|repo| {
+        repo.files
+            .iter_mut()
+            .find(|f| f.path == "skills/pdf/SKILL.md")
+            .unwrap()
+            .bytes = SKILL.replace("five\n", "five (theirs)\n").into_bytes();
+    });
+    let outdated = run(&me, &server, &["skill", "outdated"]);
+    assert_eq!(
+        (outdated.code, outdated.stdout.as_str()),
+        (1, format!("pdf: {second} -> {third} (main)\n").as_str()),
+        "{outdated:?}"
+    );
+    assert_ne!(first, second);
+}

@@ -43,6 +43,13 @@ pub enum Step {
     },
     /// Reading one file.
     File(FileAt),
+    /// Reading several files of one commit in one batch (issue 30 §2).
+    Files {
+        /// The commit id.
+        revision: String,
+        /// How many files.
+        count: usize,
+    },
 }
 
 impl fmt::Display for Step {
@@ -58,6 +65,9 @@ impl fmt::Display for Step {
             Step::Fetch { revision } => write!(f, "fetching commit {revision}"),
             Step::Listing { revision } => write!(f, "the tree listing of commit {revision}"),
             Step::File(file) => file.fmt(f),
+            Step::Files { revision, count } => {
+                write!(f, "reading {count} files at commit {revision}")
+            }
         }
     }
 }

@@ -11,7 +11,8 @@
 //! Everything happens in one temporary bare repository per source, in a directory under the
 //! OS temporary directory named with the prefix [`TEMP_PREFIX`] and this process's id
 //! (`agentic-skill-git-<pid>-<random>`): depth 1, blob filter, each file's blob fetched when
-//! it is read. A killed run cannot remove its directory; a new source first removes those of
+//! it is read — the blobs of many files at once, in one batched conversation (`batch`, issue
+//! 30 §2). A source kept for a whole run fetches and lists each commit once. A killed run cannot remove its directory; a new source first removes those of
 //! the current user whose process is gone. Git's standard error is captured and never shown;
 //! a failure is said in this tool's own words.
 //!
@@ -38,6 +39,7 @@ use asv_model::source::ObjectFormat;
 
 use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
+mod batch;
 mod sweep;
 mod transport;
 
@@ -176,8 +178,18 @@ pub struct Git {
     spent: Duration,
     /// Bytes of files read so far.
     read: u64,
-    /// Commits fetched into the repository.
+    /// Commits fetched into the repository and checked to be commits.
     fetched: Vec<String>,
+    /// Commits fetched into the repository, not yet checked (taken beside another on a hint).
+    present: Vec<String>,
+    /// Commits a caller said it is about to ask about ([`Transport::hint`]).
+    hinted: Vec<String>,
+    /// The listing of each commit listed so far (issue 30 §2: listed once per run).
+    listings: std::collections::BTreeMap<String, Vec<TreeEntry>>,
+    /// The root tree id of each commit asked for.
+    roots: std::collections::BTreeMap<String, String>,
+    /// Blob ids fetched into the repository by a batched read.
+    blobs: std::collections::BTreeSet<String>,
     /// The process group of the last git process started.
     last_group: Option<u32>,
     /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
@@ -235,6 +247,11 @@ impl Git {
             spent: Duration::ZERO,
             read: 0,
             fetched: Vec::new(),
+            present: Vec::new(),
+            hinted: Vec::new(),
+            listings: std::collections::BTreeMap::new(),
+            roots: std::collections::BTreeMap::new(),
+            blobs: std::collections::BTreeSet::new(),
             last_group: None,
             file_protocol: false,
         })
@@ -432,6 +449,20 @@ impl Git {
         watch: bool,
         what: &Step,
     ) -> Result<Outcome> {
+        self.run_with(args, None, repository, cap, watch, what)
+    }
+
+    /// As [`Git::run`], with `input` written to git's standard input (closed after it) when
+    /// given: the object names of a batched read (issue 30 §2).
+    fn run_with<S: AsRef<OsStr>>(
+        &mut self,
+        args: &[S],
+        input: Option<Vec<u8>>,
+        repository: bool,
+        cap: u64,
+        watch: bool,
+        what: &Step,
+    ) -> Result<Outcome> {
         let dir = self.dir()?;
         let remaining = self.limits.time.saturating_sub(self.spent);
         if remaining.is_zero() {
@@ -439,6 +470,9 @@ impl Git {
         }
         let mut command = self.command(&dir, repository);
         command.args(args);
+        if input.is_some() {
+            command.stdin(Stdio::piped());
+        }
         become_subreaper();
         let started = Instant::now();
         let mut child = match command.spawn() {
@@ -454,6 +488,14 @@ impl Git {
         };
         let group = child.id();
         self.last_group = Some(group);
+        if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+            // Written from a thread of its own: git answers while it reads, and a pipe full
+            // both ways would stall. A write to a group killed at a limit fails and ends it.
+            std::thread::spawn(move || {
+                use std::io::Write as _;
+                let _ = stdin.write_all(&input);
+            });
+        }
         let (outcome, confirmed) = supervise(
             &mut child,
             &dir,
@@ -605,16 +647,31 @@ impl Git {
     }
 
     /// `revision` fetched into the repository (depth 1, no blobs) and checked to be a commit.
+    /// The commits hinted at ([`Transport::hint`]) of the same format are asked for in the
+    /// same fetch; should that fetch fail, `revision` is fetched again on its own, so a hinted
+    /// commit the server no longer has changes nothing.
     fn fetch(&mut self, revision: &str, format: ObjectFormat) -> Result<()> {
+        self.fetch_or_not(revision, format, false).map(|_| ())
+    }
+
+    /// As [`Git::fetch`]; with `tolerate`, a fetch git fails (the server no longer has that
+    /// commit, say) is `Ok(false)` and leaves the source usable, for a caller to whom the
+    /// commit is a nicety (comparing a skill's tree with its pin's, issue 30 §3).
+    fn fetch_or_not(
+        &mut self,
+        revision: &str,
+        format: ObjectFormat,
+        tolerate: bool,
+    ) -> Result<bool> {
         self.repository(format)?;
         if self.fetched.iter().any(|r| r == revision) {
-            return Ok(());
+            return Ok(true);
         }
         let what = Step::Fetch {
             revision: revision.to_owned(),
         };
-        self.git(
-            &[
+        if !self.present.iter().any(|r| r == revision) {
+            let args = [
                 "fetch",
                 "--quiet",
                 "--no-tags",
@@ -624,12 +681,44 @@ impl Git {
                 "--",
                 REMOTE,
                 revision,
-            ],
-            true,
-            SMALL_LIMIT,
-            true,
-            &what,
-        )?;
+            ];
+            let hinted: Vec<String> = std::mem::take(&mut self.hinted)
+                .into_iter()
+                .filter(|h| {
+                    h != revision
+                        && h.len() == format.hex_len()
+                        && !self.fetched.contains(h)
+                        && !self.present.contains(h)
+                })
+                .collect();
+            let mut together = false;
+            if !hinted.is_empty() {
+                let mut with: Vec<&str> = args.to_vec();
+                with.extend(hinted.iter().map(String::as_str));
+                match self.run(&with, true, SMALL_LIMIT, true, &what)? {
+                    Outcome::Ended(finished) if finished.status.success() => {
+                        together = true;
+                        self.present.extend(hinted);
+                    }
+                    // Asked again on its own below.
+                    Outcome::Ended(_) => {}
+                    Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+                }
+            }
+            if !together {
+                match self.run(&args, true, SMALL_LIMIT, true, &what)? {
+                    Outcome::Ended(finished) if finished.status.success() => {}
+                    Outcome::Ended(_) if tolerate => return Ok(false),
+                    Outcome::Ended(finished) => {
+                        return Err(self.stop(GitProblem::Failed {
+                            step: what.clone(),
+                            failure: GitFailure::from_stderr(&finished.stderr, finished.status),
+                        }));
+                    }
+                    Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+                }
+            }
+        }
         let kind = self.git(
             &["cat-file", "-t", revision],
             true,
@@ -644,8 +733,9 @@ impl Git {
                 kind: kind.trim_end().to_owned(),
             }));
         }
+        self.present.retain(|r| r != revision);
         self.fetched.push(revision.to_owned());
-        Ok(())
+        Ok(true)
     }
 
     /// The one commit the short id `prefix` starts (issue 29 §2). A server hands out no

@@ -108,6 +108,10 @@ impl Transport for Git {
         self.dir()?;
         let revision = self.revision_of(commit)?.to_owned();
         self.fetch(&revision, commit.format)?;
+        // Listed once per run: every skill of a source at one commit reads the same listing.
+        if let Some(entries) = self.listings.get(&revision) {
+            return Ok(entries.clone());
+        }
         let what = Step::Listing {
             revision: revision.clone(),
         };
@@ -128,7 +132,101 @@ impl Transport for Git {
             };
             entries.push(entry);
         }
+        self.listings.insert(revision, entries.clone());
         Ok(entries)
+    }
+
+    fn tree_id(&mut self, commit: &Commit, path: &str) -> Result<Option<Option<String>>> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        // A pin the server no longer hands out cannot be compared: nothing can be told.
+        if !self.fetch_or_not(&revision, commit.format, true)? {
+            return Ok(None);
+        }
+        if path != "." {
+            let listing = self.list(commit)?;
+            return Ok(Some(
+                listing
+                    .into_iter()
+                    .find(|e| e.path == path && e.mode == crate::EntryMode::Tree)
+                    .map(|e| e.oid),
+            ));
+        }
+        if let Some(root) = self.roots.get(&revision) {
+            return Ok(Some(Some(root.clone())));
+        }
+        self.fetch(&revision, commit.format)?;
+        let what = Step::Listing {
+            revision: revision.clone(),
+        };
+        let tree = format!("{revision}^{{tree}}");
+        let out = self.git(
+            &["rev-parse", "--verify", &tree],
+            true,
+            SMALL_LIMIT,
+            true,
+            &what,
+        )?;
+        let text = String::from_utf8_lossy(&out);
+        let id = text.trim_end();
+        if !is_hex_id(id, commit.format.hex_len()) {
+            return Err(self.malformed(&what, id));
+        }
+        self.roots.insert(revision, id.to_owned());
+        Ok(Some(Some(id.to_owned())))
+    }
+
+    fn hint(&mut self, revisions: &[String]) {
+        for revision in revisions {
+            if (is_hex_id(revision, 40) || is_hex_id(revision, 64))
+                && !self.hinted.contains(revision)
+            {
+                self.hinted.push(revision.clone());
+            }
+        }
+    }
+
+    fn read_each(
+        &mut self,
+        commit: &Commit,
+        entries: &[TreeEntry],
+        each: &mut dyn FnMut(usize, Vec<u8>) -> bool,
+    ) -> Result<()> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        // Runs of entries a batch can take (judged as `read` judges them, at a path a line of
+        // git's batch input can name) are read together; any other entry is read alone, so
+        // it is refused exactly as `read` refuses it, in its turn.
+        let batchable = |e: &TreeEntry| {
+            let file = FileAt {
+                path: e.path.clone(),
+                revision: revision.clone(),
+            };
+            check_readable(&file, e).is_ok()
+                && is_hex_id(&e.oid, commit.format.hex_len())
+                && !e.path.contains(['\n', '\r'])
+        };
+        let mut at = 0;
+        while at < entries.len() {
+            let run = entries[at..].iter().take_while(|e| batchable(e)).count();
+            if run < 2 {
+                if !each(at, self.read(commit, &entries[at])?) {
+                    return Ok(());
+                }
+                at += 1;
+                continue;
+            }
+            let part = &entries[at..at + run];
+            let offset = at;
+            let go_on = self.read_batch(commit, &revision, part, &mut |i, bytes| {
+                each(offset + i, bytes)
+            })?;
+            if !go_on {
+                return Ok(());
+            }
+            at += run;
+        }
+        Ok(())
     }
 
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {

@@ -598,3 +598,139 @@ fn ssh_runs_in_batch_mode_with_no_prompt() {
         assert!(!seen.contains("ASKPASS="), "{url}: {seen}");
     }
 }
+
+/// Issue 30 §2: the files of one batch, handed over in order until the first refusal.
+fn read_batch(git: &mut Git, head: &Commit, entries: &[TreeEntry]) -> (Vec<String>, Error) {
+    let mut got = Vec::new();
+    let error = git
+        .read_each(head, entries, &mut |i, bytes| {
+            assert_eq!(blob_id(head.format, &bytes), entries[i].oid);
+            got.push(entries[i].path.clone());
+            true
+        })
+        .expect_err("refused");
+    (got, error)
+}
+
+#[test]
+fn a_batch_reads_every_file_and_matches_single_reads() {
+    let served = Served::new(ObjectFormat::Sha1);
+    let mut git = served.source();
+    let head = git.resolve("trunk").expect("resolve");
+    let listed = git.list(&head).expect("list");
+    let paths = [
+        "README.md",
+        "contracts/tdd-contract.md",
+        "contracts/tdd-contract/conformance/check.sh",
+        "noise.bin",
+    ];
+    let entries: Vec<TreeEntry> = paths.iter().map(|p| entry(&listed, p).clone()).collect();
+    let mut got = Vec::new();
+    git.read_each(&head, &entries, &mut |i, bytes| {
+        got.push((i, bytes));
+        true
+    })
+    .expect("a batch");
+    let expected: Vec<(usize, Vec<u8>)> = vec![
+        (0, README.to_vec()),
+        (1, TEXT.to_vec()),
+        (2, SCRIPT.to_vec()),
+        (3, noise(NOISE)),
+    ];
+    assert_eq!(got, expected);
+    // A link in the middle of a batch is refused in its turn, as a read refuses it.
+    let with_link: Vec<TreeEntry> = ["README.md", "link.md", "noise.bin"]
+        .iter()
+        .map(|p| entry(&listed, p).clone())
+        .collect();
+    let (got, error) = read_batch(&mut git, &head, &with_link);
+    assert_eq!(got, ["README.md"]);
+    assert!(
+        matches!(
+            problem(&error),
+            GitProblem::Entry(EntryProblem::NotAFile { .. })
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_batch_refuses_a_file_over_the_limit_after_the_files_before_it() {
+    let served = Served::new(ObjectFormat::Sha1);
+    let mut git = served.source();
+    let dir = temporary_directory(&git);
+    let head = git.resolve("trunk").expect("resolve");
+    let listed = git.list(&head).expect("list");
+    let entries: Vec<TreeEntry> = ["README.md", "big.bin", "noise.bin"]
+        .iter()
+        .map(|p| entry(&listed, p).clone())
+        .collect();
+    let (got, error) = read_batch(&mut git, &head, &entries);
+    assert_eq!(got, ["README.md"]);
+    assert!(
+        matches!(
+            problem(&error),
+            GitProblem::FileTooLarge {
+                limit: FILE_LIMIT,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(message(&error, git.url()).contains("big.bin"), "{error}");
+    assert!(!dir.exists(), "removed, as after a single read");
+}
+
+#[test]
+fn a_batch_counts_the_total_limit_file_by_file() {
+    let served = Served::new(ObjectFormat::Sha1);
+    let limits = GitLimits {
+        total: (TEXT.len() + README.len() - 1) as u64,
+        ..GitLimits::default()
+    };
+    let mut git = served.source_with(limits);
+    let head = git.resolve("trunk").expect("resolve");
+    let listed = git.list(&head).expect("list");
+    let entries: Vec<TreeEntry> = ["contracts/tdd-contract.md", "README.md"]
+        .iter()
+        .map(|p| entry(&listed, p).clone())
+        .collect();
+    let (got, error) = read_batch(&mut git, &head, &entries);
+    assert_eq!(got, ["contracts/tdd-contract.md"]);
+    assert!(
+        matches!(problem(&error), GitProblem::TotalReached { .. }),
+        "{error}"
+    );
+    assert!(message(&error, git.url()).contains("in all"), "{error}");
+}
+
+#[test]
+fn a_batch_refuses_bytes_that_do_not_match_the_listed_blob_id() {
+    let served = Served::new(ObjectFormat::Sha1);
+    let mut git = served.source();
+    let head = git.resolve("trunk").expect("resolve");
+    let listed = git.list(&head).expect("list");
+    let mut forged = entry(&listed, "README.md").clone();
+    forged.oid = blob_id(ObjectFormat::Sha1, b"something else\n");
+    let entries = vec![
+        entry(&listed, "contracts/tdd-contract.md").clone(),
+        forged,
+        entry(&listed, "noise.bin").clone(),
+    ];
+    let mut got = Vec::new();
+    let error = git
+        .read_each(&head, &entries, &mut |i, _| {
+            got.push(i);
+            true
+        })
+        .expect_err("a forged id");
+    assert_eq!(got, [0]);
+    assert!(
+        matches!(problem(&error), GitProblem::BlobMismatch { .. }),
+        "{error}"
+    );
+    assert!(
+        message(&error, git.url()).contains("does not match its blob id"),
+        "{error}"
+    );
+}

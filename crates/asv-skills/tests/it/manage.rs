@@ -327,10 +327,19 @@ fn outdated_follows_a_local_git_repository_by_commit() {
             .unwrap()
             .is_empty()
     );
-    // a commit elsewhere in the repository moves the ref
+    // a commit elsewhere in the repository moves the ref but not the skill: no news (issue
+    // 30 §3: only a change of the tree at the skill's path makes it outdated)
     crate::support::git(up.dir.path(), &["checkout", "--", MD]);
     up.dir.write("README.md", "skills\n");
-    let second = up.commit("readme");
+    up.commit("readme");
+    assert!(
+        manage::outdated(&me.root, &[], &Options::default())
+            .unwrap()
+            .is_empty()
+    );
+    // a commit inside the skill's path does
+    up.dir.edit(MD, "two", "TWO");
+    let second = up.commit("inside");
     let moved = manage::outdated(&me.root, &[], &Options::default()).unwrap();
     assert_eq!(
         moved,
