@@ -3,15 +3,15 @@
 //! Every entry is made on Unix (`version made by` = `3 << 8 | 20`) with its mode in the upper
 //! 16 bits of the external attributes (`0o100644` / `0o100755` for a file, `0o040755` for a
 //! directory), dated 1980-01-01 00:00 (the DOS epoch), with no extra field and no comment. A
-//! file is deflated by libdeflate at level 8 ([`LEVEL`]), or stored when deflating does not make it
-//! smaller. Names are flagged UTF-8 (bit 11) exactly when they are not ASCII.
+//! file is deflated by libdeflate at level 8 ([`LEVEL`]), or stored when deflating does not
+//! make it smaller. Names are flagged UTF-8 (bit 11) exactly when they are not ASCII.
 //!
 //! Files are deflated on every core (rayon), a bounded window at a time, and the ZIP is
 //! assembled in entry order: each entry's bytes depend only on its own data, so the archive is
 //! the same byte for byte as deflating them one after another (issue 16).
 //!
 //! Why libdeflate (issue 30 §4): at level 8 it deflates a skill smaller than Info-ZIP's
-//! `zip -9` in well under half the CPU time of miniz_oxide at level 9, which wrote these ZIPs
+//! `zip -9` in about half the CPU time of miniz_oxide at level 9, which wrote these ZIPs
 //! before (docs/PERFORMANCE.md). Its output is a function of its input, its version and its
 //! level alone: the CPU features it detects only make its tables fill faster, and nothing
 //! depends on the thread or on the size of the output buffer beyond whether the result fits.
@@ -88,9 +88,10 @@ struct Deflated {
     bytes: Option<Vec<u8>>,
 }
 
-/// What one thread deflates with: a libdeflate compressor (653 KiB at level 8, mostly its match
-/// finder's tables; allocated once per rayon job rather than per file) and the buffer it
-/// deflates into, as large as the largest file it has deflated.
+/// What one rayon job deflates with: a libdeflate compressor (653 KiB at level 8, mostly its
+/// match finder's tables; allocated once per job rather than per file) and the buffer it
+/// deflates into, as large as the largest file it has deflated (a file that does not shrink
+/// fills it before libdeflate gives up, as miniz_oxide's output grew to its size before).
 struct Deflater {
     compressor: Compressor,
     out: Vec<u8>,
