@@ -25,7 +25,7 @@ pub(crate) struct Peer {
     pub cli: Option<PathBuf>,
 }
 
-fn generate(src: &Path, count: usize) -> Result<()> {
+pub(crate) fn generate(src: &Path, count: usize) -> Result<()> {
     for i in 0..count {
         let d = src.join(format!("skills/skill-{i:05}"));
         std::fs::create_dir_all(d.join("references"))?;

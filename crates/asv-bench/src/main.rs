@@ -18,6 +18,8 @@
 //! - `add`: `skill add --all` of 100 and 1,000 local skills beside `npx skills add` (`add`).
 //! - `git`: `skill add --all`, `outdated` and `pull` of 150 skills over git (`file://` and
 //!   HTTPS) beside `git clone --depth 1` and `git ls-remote` plus a shallow fetch (`over_git`).
+//! - `skill-scale`: `skill sync`, `verify`, `status` and `list` at 1,000 and 10,000 imported
+//!   skills (`skill_scale`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::fmt::Write as _;
@@ -35,6 +37,7 @@ mod over_git;
 mod pull;
 mod scale;
 mod skill;
+mod skill_scale;
 mod startup;
 mod sync;
 mod validate;
@@ -165,6 +168,14 @@ enum Cmd {
         sizes: Vec<usize>,
         #[command(flatten)]
         peer: PeerArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill sync, verify, status and list at growing numbers of imported skills
+    SkillScale {
+        /// Sizes in skills, comma-separated
+        #[arg(long, default_value = "1000,10000", value_delimiter = ',')]
+        sizes: Vec<usize>,
         #[command(flatten)]
         common: Common,
     },
@@ -417,6 +428,11 @@ fn main() -> Result<()> {
             print(&bin, || {
                 scale::run(&sizes, contracts, body, common.runs, &bin, &work)
             })
+        }
+        Cmd::SkillScale { sizes, common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "skill-scale")?;
+            print(&bin, || skill_scale::run(&sizes, common.runs, &bin, &work))
         }
         Cmd::Add {
             sizes,

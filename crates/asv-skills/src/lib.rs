@@ -54,6 +54,7 @@ pub mod sync;
 pub mod targets;
 pub mod upstream;
 mod validate;
+pub mod verify;
 
 pub use asv_skilltree::normalize_name;
 pub use error::Error;

@@ -10,14 +10,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use asv_error::Failure as _;
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::{FileData, SkillTree};
 
 use crate::bases::{base_change, kept_base};
 use crate::error::{CopyEdited, Error, Remedy};
-use crate::intent::{INTENT_FILE, Intent};
+use crate::intent::Intent;
 use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_of, still_local};
@@ -121,7 +120,7 @@ fn add_again(name: &str, wanted: &crate::intent::Wanted) -> crate::error::AddAga
 /// [`Error::IntentDiffers`] per field (`source`, `path`), and [`Error::RefDiffers`] for `ref`,
 /// which `skill pull` moves (issue 29 §2). A row without `ref` follows the default branch,
 /// which the lock names: no difference.
-fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Error> {
+pub(crate) fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Error> {
     let mut out: Vec<Error> = [
         ("source", Some(&wanted.source), Some(&entry.source)),
         ("path", Some(&wanted.path), Some(&entry.path)),
@@ -149,7 +148,7 @@ fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry) -> Vec<Err
 }
 
 /// The skill directories under `skills/`, by name.
-fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
+pub(crate) fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
     Ok(root
         .read_dir(asv_model::layout::SKILLS_DIR)?
         .unwrap_or_default()
@@ -650,306 +649,5 @@ pub fn list_agent(
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
-}
-
-/// A refusal of an entry of the lock or the intent as `skill verify` reports it; any other
-/// error (a file that does not parse at all, another version) as it is.
-fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
-    use crate::error::{IntentProblem, SkillLockProblem};
-    let path = || {
-        e.location()
-            .map(|at| at.file)
-            .unwrap_or_else(|| crate::lock::SKILL_LOCK_FILE.to_owned())
-    };
-    match &e {
-        Error::Lock {
-            problem:
-                SkillLockProblem::BadName { .. }
-                | SkillLockProblem::BadHash { .. }
-                | SkillLockProblem::BadPath { .. }
-                | SkillLockProblem::BadProjection { .. }
-                | SkillLockProblem::Duplicate { .. },
-            ..
-        } => Ok(VerifyProblem::LockEntry {
-            path: path(),
-            error: e,
-        }),
-        Error::Intent {
-            problem: IntentProblem::BadName { .. } | IntentProblem::BadPath { .. },
-            ..
-        } => Ok(VerifyProblem::IntentEntry {
-            path: path(),
-            error: e,
-        }),
-        _ => Err(e),
-    }
-}
-
-/// One problem `skill verify` reports, with what it is about; the binary words it.
-#[derive(Debug)]
-pub enum VerifyProblem {
-    /// An entry of the skill lock a writer refuses (a name, hash or path it could not have
-    /// written, a key given twice): the refusal.
-    LockEntry {
-        /// The file at fault.
-        path: String,
-        /// The refusal.
-        error: Error,
-    },
-    /// An entry of the intent a writer refuses: the refusal.
-    IntentEntry {
-        /// The file at fault.
-        path: String,
-        /// The refusal.
-        error: Error,
-    },
-    /// A skill the intent wants and the lock does not hold.
-    Untaken {
-        /// The skill.
-        name: String,
-    },
-    /// A skill the intent asks from another source, path or ref than the lock pins: the
-    /// refusal a sync would end with ([`Error::IntentDiffers`], [`Error::RefDiffers`]).
-    Differs(Error),
-    /// A skill the lock holds and the (written) intent no longer wants.
-    Unwanted {
-        /// The skill.
-        name: String,
-    },
-    /// An imported skill whose directory is gone.
-    Missing {
-        /// The skill.
-        name: String,
-    },
-    /// An imported skill with a pull waiting.
-    Conflicted {
-        /// The skill.
-        name: String,
-    },
-    /// A skill directory that cannot be judged: a symbolic link, or a tree that cannot be read.
-    Unreadable {
-        /// The skill's directory.
-        path: String,
-        /// Why.
-        error: Error,
-    },
-    /// A skill that breaks a rule: the first error found.
-    Invalid {
-        /// The skill's directory.
-        path: String,
-        /// The finding.
-        finding: Finding,
-    },
-    /// A mirrored copy that is not what the intent and the lock say.
-    Projection {
-        /// The copy, from the root (`.claude/skills/pdf`).
-        path: String,
-        /// The skill it is a copy of.
-        skill: String,
-        /// What is wrong with it.
-        state: ProjectionState,
-    },
-}
-
-/// What is wrong with a mirrored copy, as `skill verify` finds it.
-#[derive(Debug)]
-pub enum ProjectionState {
-    /// No copy where one should be.
-    Missing,
-    /// A copy of what `skills/` holds, which the lock does not record.
-    Unrecorded,
-    /// The copy placed, of a skill changed since.
-    Stale,
-    /// A copy edited since it was placed.
-    Edited {
-        /// The first file (within the skill) that differs from `skills/`, when found.
-        file: Option<String>,
-    },
-    /// A copy that cannot be read as a skill tree.
-    Unreadable(asv_skilltree::Error),
-    /// An entry of another kind than a directory.
-    OtherKind(EntryKind),
-    /// A copy recorded of a skill gone from `skills/`.
-    Orphaned,
-    /// A copy recorded of a skill gone from `skills/`, the copy gone too.
-    Gone,
-}
-
-impl VerifyProblem {
-    /// The problem's kind: `missing`, `invalid`, `conflicted`, `intent`, `projection` or
-    /// `lock`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            VerifyProblem::LockEntry { .. } => "lock",
-            VerifyProblem::IntentEntry { .. }
-            | VerifyProblem::Untaken { .. }
-            | VerifyProblem::Differs(_)
-            | VerifyProblem::Unwanted { .. } => "intent",
-            VerifyProblem::Missing { .. } => "missing",
-            VerifyProblem::Conflicted { .. } => "conflicted",
-            VerifyProblem::Unreadable { .. } | VerifyProblem::Invalid { .. } => "invalid",
-            VerifyProblem::Projection { .. } => "projection",
-        }
-    }
-
-    /// The path it is about.
-    pub fn path(&self) -> String {
-        match self {
-            VerifyProblem::LockEntry { path, .. }
-            | VerifyProblem::IntentEntry { path, .. }
-            | VerifyProblem::Unreadable { path, .. }
-            | VerifyProblem::Invalid { path, .. }
-            | VerifyProblem::Projection { path, .. } => path.clone(),
-            VerifyProblem::Untaken { .. }
-            | VerifyProblem::Differs(_)
-            | VerifyProblem::Unwanted { .. } => INTENT_FILE.to_owned(),
-            VerifyProblem::Missing { name } | VerifyProblem::Conflicted { name } => skill_dir(name),
-        }
-    }
-}
-
-/// `skill verify`: every way the tree is not what the intent and the lock say, offline. An
-/// imported skill missing, invalid or conflicted; the intent and the lock disagreeing; a
-/// projection missing, edited or stale; a skill under `skills/` that breaks the Agent Skills
-/// rules. Local edits to an imported skill are not a problem.
-///
-/// An entry of the lock or the intent that a writer refuses (a name, hash or path it could
-/// not have written, a key given twice) is a problem too ([`VerifyProblem::LockEntry`],
-/// [`VerifyProblem::IntentEntry`]), and the only one reported: nothing is judged against a file that
-/// could be crafted to name paths outside what the tool writes (issue 27 §3).
-///
-/// # Errors
-/// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
-/// JSON or YAML of its shape, another version); a guarded-read failure.
-pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
-    let (lock, intent) = match SkillLock::load(root).and_then(|l| Ok((l, Intent::load(root)?))) {
-        Ok(both) => both,
-        Err(e) => return state_problem(e).map(|p| vec![p]),
-    };
-    let mut out = Vec::new();
-    for (name, wanted) in &intent.skills {
-        match lock.skills.get(name) {
-            None => out.push(VerifyProblem::Untaken { name: name.clone() }),
-            Some(entry) => out.extend(
-                differs(name, wanted, entry)
-                    .into_iter()
-                    .map(VerifyProblem::Differs),
-            ),
-        }
-    }
-    if intent.written {
-        for name in lock
-            .skills
-            .keys()
-            .filter(|n| !intent.skills.contains_key(*n))
-        {
-            out.push(VerifyProblem::Unwanted { name: name.clone() });
-        }
-    }
-    for (name, entry) in &lock.skills {
-        let dir = skill_dir(name);
-        if root.kind(&dir)?.is_none() {
-            out.push(VerifyProblem::Missing { name: name.clone() });
-        } else if entry.pending.is_some() {
-            out.push(VerifyProblem::Conflicted { name: name.clone() });
-        }
-    }
-    // Each skill's hash, not its tree: a repository of 100,000 skills is judged with one tree
-    // in memory at a time (a tree is read again only to say which file of an edited copy
-    // differs).
-    let mut skills: BTreeMap<String, Option<String>> = BTreeMap::new();
-    // A link is reported among the skills, in name order, as every command says it.
-    let linked: BTreeSet<String> = crate::paths::linked_skills(root)?.into_iter().collect();
-    let mut names: Vec<String> = skill_names(root)?;
-    names.extend(linked.iter().cloned());
-    names.sort();
-    for name in names {
-        let dir = skill_dir(&name);
-        if linked.contains(&name) {
-            out.push(VerifyProblem::Unreadable {
-                error: Error::LinkedSkill { path: dir.clone() },
-                path: dir,
-            });
-            continue;
-        }
-        match SkillTree::read(root, &dir) {
-            Ok(tree) => {
-                // An import is judged by the consumer's rules it was taken by; the user's own
-                // skills by every rule.
-                let profile = if lock.skills.contains_key(&name) {
-                    Profile::Consumer
-                } else {
-                    Profile::Author
-                };
-                if let Some(finding) = validate_tree_as(&tree, &dir, profile)?
-                    .into_iter()
-                    .find(|f| f.severity == Severity::Error)
-                {
-                    out.push(VerifyProblem::Invalid {
-                        path: dir.clone(),
-                        finding,
-                    });
-                }
-                skills.insert(name, Some(tree.hash()));
-            }
-            Err(e) => {
-                out.push(VerifyProblem::Unreadable {
-                    path: dir,
-                    error: e.into(),
-                });
-                skills.insert(name, None);
-            }
-        }
-    }
-    for dir in target_dirs(&intent.targets) {
-        let recorded = lock.projections.get(dir).cloned().unwrap_or_default();
-        for (name, hash) in &skills {
-            let Some(hash) = hash else { continue };
-            let dest = format!("{dir}/{name}");
-            let state = match root.kind(&dest)? {
-                None => Some(ProjectionState::Missing),
-                Some(EntryKind::Directory) => match SkillTree::read(root, &dest) {
-                    Ok(now) if now.hash() == *hash => (recorded.get(name) != Some(&now.hash()))
-                        .then_some(ProjectionState::Unrecorded),
-                    Ok(now) if recorded.get(name) == Some(&now.hash()) => {
-                        Some(ProjectionState::Stale)
-                    }
-                    Ok(now) => Some(ProjectionState::Edited {
-                        file: SkillTree::read(root, &skill_dir(name))
-                            .ok()
-                            .and_then(|tree| first_difference(&now, &tree)),
-                    }),
-                    Err(e) => Some(ProjectionState::Unreadable(e)),
-                },
-                Some(kind) => Some(ProjectionState::OtherKind(kind)),
-            };
-            if let Some(state) = state {
-                out.push(VerifyProblem::Projection {
-                    path: dest,
-                    skill: name.clone(),
-                    state,
-                });
-            }
-        }
-        // Copies recorded of skills no longer under skills/: sync removes them.
-        // (A linked skill directory is reported as such, not as gone.)
-        for name in recorded
-            .keys()
-            .filter(|n| !skills.contains_key(*n) && !linked.contains(*n))
-        {
-            let dest = format!("{dir}/{name}");
-            let state = if root.kind(&dest)?.is_some() {
-                ProjectionState::Orphaned
-            } else {
-                ProjectionState::Gone
-            };
-            out.push(VerifyProblem::Projection {
-                path: dest,
-                skill: name.clone(),
-                state,
-            });
-        }
-    }
     Ok(out)
 }

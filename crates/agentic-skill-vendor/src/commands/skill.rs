@@ -71,7 +71,7 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
         Err(e) => return Err(e.into()),
     };
-    let problems = asv_skills::sync::verify(&root)?;
+    let problems = asv_skills::verify::verify(&root)?;
     let mut report = Report::new(
         problems
             .iter()

@@ -440,7 +440,7 @@ fn synced_message(s: &asv_skills::sync::Synced) -> String {
 }
 
 /// Renders one problem `skill verify` found.
-pub fn skill_problem(format: Format, p: &asv_skills::sync::VerifyProblem) -> String {
+pub fn skill_problem(format: Format, p: &asv_skills::verify::VerifyProblem) -> String {
     let path = p.path();
     Line::new(Level::Error, p.kind(), skill_problem_message(p))
         .at(&path)
@@ -448,8 +448,8 @@ pub fn skill_problem(format: Format, p: &asv_skills::sync::VerifyProblem) -> Str
 }
 
 /// What is wrong and what to do, of a problem `skill verify` found.
-fn skill_problem_message(p: &asv_skills::sync::VerifyProblem) -> String {
-    use asv_skills::sync::{ProjectionState, VerifyProblem};
+fn skill_problem_message(p: &asv_skills::verify::VerifyProblem) -> String {
+    use asv_skills::verify::{ProjectionState, VerifyProblem};
     match p {
         VerifyProblem::LockEntry { error, .. }
         | VerifyProblem::IntentEntry { error, .. }
