@@ -487,6 +487,10 @@ fn main() -> Result<()> {
                     "`skill add --all`",
                     Box::new(|w| add::run(&add_sizes, runs, &bin, &peer.peer(), w)),
                 ),
+                (
+                    "The skill commands over git",
+                    Box::new(|w| over_git::run(runs, &bin, w)),
+                ),
             ];
             for (k, (title, scenario)) in scenarios.iter().enumerate() {
                 eprintln!("== {title}");
