@@ -81,17 +81,7 @@ impl Git {
                     path: entry.path.clone(),
                     revision: revision.to_owned(),
                 };
-                let problem = if cap == self.limits.file {
-                    GitProblem::FileTooLarge {
-                        file,
-                        limit: self.limits.file,
-                    }
-                } else {
-                    GitProblem::TotalReached {
-                        file,
-                        limit: self.limits.total,
-                    }
-                };
+                let problem = self.over_cap(file, cap);
                 return Err(self.stop(problem));
             }
             chunk.push((i, size));

@@ -338,6 +338,22 @@ impl Git {
         }
     }
 
+    /// Why `file` was cut at `cap` bytes: the per-file limit when that was the cap, else what
+    /// was left of the total (a single read and a batch say it alike).
+    fn over_cap(&self, file: FileAt, cap: u64) -> GitProblem {
+        if cap == self.limits.file {
+            GitProblem::FileTooLarge {
+                file,
+                limit: self.limits.file,
+            }
+        } else {
+            GitProblem::TotalReached {
+                file,
+                limit: self.limits.total,
+            }
+        }
+    }
+
     /// Stops the source: removes the temporary directory and answers with `problem` from now
     /// on.
     fn stop(&mut self, problem: GitProblem) -> Error {

@@ -259,17 +259,7 @@ impl Transport for Git {
                 }));
             }
             Outcome::Cut(Cut::Output) => {
-                let problem = if cap == self.limits.file {
-                    GitProblem::FileTooLarge {
-                        file,
-                        limit: self.limits.file,
-                    }
-                } else {
-                    GitProblem::TotalReached {
-                        file,
-                        limit: self.limits.total,
-                    }
-                };
+                let problem = self.over_cap(file, cap);
                 return Err(self.stop(problem));
             }
             Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
