@@ -105,6 +105,13 @@ pub enum SkillCommand {
         #[arg(long)]
         strict: bool,
     },
+    /// Audit skills' files for hidden characters, code fetched or decoded and run, secrets and broad tool grants (default: every skill under skills/); exit 1 on an error finding
+    ///
+    /// Every byte of every file is read; the rules are listed with examples in docs/AUDIT.md.
+    Audit {
+        /// Skill names (under skills/) or skill directories (a path holding a /, from the current directory)
+        skills: Vec<String>,
+    },
     /// Print the tree hash (sha256:<hex>) of a skill directory
     Hash {
         /// The skill directory
@@ -280,6 +287,13 @@ impl Command {
         };
         match command {
             SkillCommand::Validate { dirs, .. } if !dirs.is_empty() => RootUse::IfFound,
+            // Directories alone need no repository; a name (or none) is a skill under skills/.
+            SkillCommand::Audit { skills }
+                if !skills.is_empty()
+                    && skills.iter().all(|s| s.contains('/') || s.starts_with('.')) =>
+            {
+                RootUse::IfFound
+            }
             SkillCommand::Install {
                 into,
                 target,
@@ -319,6 +333,7 @@ impl SkillCommand {
     pub fn name(&self) -> &'static str {
         match self {
             SkillCommand::Validate { .. } => "validate",
+            SkillCommand::Audit { .. } => "audit",
             SkillCommand::Hash { .. } => "hash",
             SkillCommand::Add { .. } => "add",
             SkillCommand::Status => "status",
@@ -392,6 +407,7 @@ pub const COMMANDS: &[(&[&str], Facts)] = {
         (&["completions"], facts(Unused, false, false, false)),
         (&["man"], facts(Unused, false, false, false)),
         (&["skill", "validate"], facts(Always, false, true, true)),
+        (&["skill", "audit"], facts(Always, false, true, true)),
         (&["skill", "hash"], facts(Unused, false, false, true)),
         (&["skill", "add"], facts(Always, true, true, true)),
         (&["skill", "status"], facts(Always, false, false, true)),
@@ -643,6 +659,9 @@ mod tests {
             (&["skill", "sync"], Always, true),
             (&["skill", "validate"], Always, false),
             (&["skill", "validate", "d"], IfFound, false),
+            (&["skill", "audit"], Always, false),
+            (&["skill", "audit", "pdf"], Always, false),
+            (&["skill", "audit", "./pdf"], IfFound, false),
             (&["skill", "pack", "d"], IfFound, false),
             (&["skill", "install", "x.zip"], Always, false),
             (

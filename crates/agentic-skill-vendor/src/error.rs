@@ -119,6 +119,14 @@ pub enum Usage {
         /// How many names were given.
         named: usize,
     },
+    /// `skill audit NAME` of a name with no directory under `skills/`.
+    #[error(
+        "skills/{name}: no such skill; name a directory under skills/ (skill list shows them), or give a path holding a /"
+    )]
+    NoSuchSkill {
+        /// The name as typed.
+        name: String,
+    },
     /// `-o` names no file.
     #[error("{}: not a file name; give -o <file>.zip", path.display())]
     NotAFileName {
@@ -456,6 +464,10 @@ mod tests {
             (
                 Usage::RefNeedsOneSkill { named: 2 },
                 "skill pull --ref moves one skill, and 2 were named; name the one skill to move: skill pull <NAME> --ref <REF>".into(),
+            ),
+            (
+                Usage::NoSuchSkill { name: "pdf".into() },
+                "skills/pdf: no such skill; name a directory under skills/ (skill list shows them), or give a path holding a /".into(),
             ),
             (
                 Usage::NotAFileName { path: p("..") },

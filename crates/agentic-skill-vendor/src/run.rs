@@ -299,6 +299,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
         Command::Skill { command } => match command {
             SkillCommand::Hash { dir } => commands::skill::hash(s.format, dir),
             SkillCommand::Validate { dirs, strict } => commands::skill::validate(s, dirs, *strict),
+            SkillCommand::Audit { skills } => commands::audit::audit(s, skills),
             SkillCommand::Add {
                 repository,
                 path,

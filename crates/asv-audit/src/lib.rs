@@ -35,6 +35,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod capabilities;
 mod finding;
 #[doc(hidden)]
 pub mod fuzz;
@@ -45,12 +46,12 @@ mod scan;
 mod tools;
 mod unicode;
 
+pub use capabilities::Capabilities;
 pub use finding::{EXCERPT_CHARS, Finding, Position, fingerprint};
 pub use magic::{Shape, is_markdown, is_script, shape};
 pub use rules::{Rule, Severity};
 pub use scan::{
-    Capabilities, MAX_PER_RULE_AND_FILE, MAX_SCANNED_BYTES, Report, SkillFile, scan_file,
-    scan_skill, too_large,
+    MAX_PER_RULE_AND_FILE, MAX_SCANNED_BYTES, Report, SkillFile, scan_file, scan_skill, too_large,
 };
 pub use tools::{broad as broad_grant, tokens as allowed_tool_tokens, widened as widened_grants};
 pub use unicode::{Class as HiddenClass, class as hidden_class};

@@ -10,9 +10,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::capabilities::Capabilities;
 use crate::finding::{Finding, Lines};
 use crate::rules::{Rule, Severity};
-use crate::scan::Capabilities;
 
 fn re(pattern: &str) -> Regex {
     // The patterns are constants of this file, each compiled by the tests below; a typo is
@@ -143,9 +143,11 @@ static PROMPT_OVERRIDE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 static HTML_COMMENT: LazyLock<Regex> = LazyLock::new(|| re(r"(?s)<!--(.*?)(?:-->|\z)"));
+/// Words addressed to an agent, not notes between authors: "always" or "never" alone are
+/// ordinary in a maintainer's comment, "you must", "ignore the…", "run this command" are not.
 static DIRECTIVE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:ignore|instructions?|assistant|claude|you\s+(?:must|should|will|are)|always|never|do\s+not|don't|execute|run\s+(?:the|this)|send|upload|exfiltrat\w*|curl|wget|system\s+prompt)\b",
+        r"(?i)\b(?:ignore\s+(?:all|any|the|previous|prior|above|your)|(?:previous|prior|system)\s+(?:instructions?|prompt)|you\s+(?:must|should|will|are\s+to|need\s+to)|(?:assistant|claude|the\s+agent|the\s+model|ai)\s*(?:must|should|will|:)|do\s+not\s+(?:tell|mention|reveal|show|inform)|execute|run\s+(?:the|this)\s+(?:command|script)|send|upload|exfiltrat\w*|curl|wget)\b",
     )
 });
 static TOOL_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -440,8 +442,17 @@ pub fn secrets(path: &str, text: &str, lines: &Lines<'_>, out: &mut Vec<Finding>
 /// A token that is a stand-in, not a secret: an AWS documentation key, or a body of few
 /// distinct characters (`ghp_xxxx…`, `sk-ant-api03-XXXX…`).
 fn placeholder(token: &str) -> bool {
-    if token.contains("EXAMPLE") || token.contains("example") || token.starts_with("-----") {
-        return token.contains("EXAMPLE") || token.contains("example");
+    // Documentation stand-ins: AWS's own example keys, runs such as `A1B2C3…` or `123456…`,
+    // and x-ed out or "your_…" bodies.
+    const STAND_INS: [&str; 10] = [
+        "EXAMPLE", "example", "A1B2C3", "a1b2c3", "1234567", "abcdefg", "ABCDEFG", "XXXX", "xxxx",
+        "0000000",
+    ];
+    if token.starts_with("-----") {
+        return false;
+    }
+    if STAND_INS.iter().any(|s| token.contains(s)) || token.to_ascii_lowercase().contains("your") {
+        return true;
     }
     let tail = token.rsplit(['_', '-']).next().unwrap_or(token);
     let mut distinct: Vec<char> = tail.chars().collect();

@@ -73,7 +73,6 @@ pub fn broad(token: &str) -> Option<&'static str> {
         {
             Some("writes to any file")
         }
-        ("WebFetch", None) => Some("fetches from any host"),
         (n, _) if n.starts_with("mcp__") => {
             let parts: Vec<&str> = n.split("__").collect();
             if parts.len() < 3 || parts.iter().any(|p| p.contains('*')) {

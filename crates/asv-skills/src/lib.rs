@@ -12,6 +12,7 @@
 //! - [`manage`]: `skill remove` (an imported skill, its lock entry and kept base, all or
 //!   nothing), `skill outdated` (which imports' refs moved) and `skill list` (every skill, own
 //!   and imported).
+//! - [`audit`]: `skill audit`, every file of a skill judged by the audit rules (`asv-audit`).
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
 //!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
 //!   the agents [`targets`] knows.
@@ -28,6 +29,7 @@
 #![deny(missing_docs)]
 
 pub mod add;
+pub mod audit;
 pub mod bases;
 pub mod diff;
 pub mod edits;

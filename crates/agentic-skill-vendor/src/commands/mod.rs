@@ -1,5 +1,6 @@
 //! One small function per command, each returning the [`Report`] the binary prints.
 
+pub mod audit;
 pub mod contracts;
 pub mod help;
 pub mod skill;

@@ -10,12 +10,14 @@
 //! JSON fields of each command), [`contracts`] and [`skills`] (each side's lines), [`warnings`]
 //! (what goes to stderr beside the report).
 
+mod audit;
 mod contracts;
 mod line;
 mod records;
 mod skills;
 pub mod warnings;
 
+pub use audit::{audit_finding, audit_summary};
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{

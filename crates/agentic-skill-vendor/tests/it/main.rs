@@ -38,6 +38,7 @@ mod remote_offline;
 mod self_test;
 mod skill;
 mod skill_add_all;
+mod skill_audit;
 mod skill_bases;
 mod skill_files_on_disk;
 mod skill_lifecycle;

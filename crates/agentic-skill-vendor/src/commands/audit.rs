@@ -1,0 +1,73 @@
+//! `skill audit [NAME…|DIR…]`: the audit rules over skills of the repository or directories
+//! as typed.
+
+use std::path::Path;
+
+use super::Report;
+use crate::render;
+use crate::settings::Settings;
+
+/// Whether a typed argument names a directory rather than a skill under `skills/`: a skill
+/// name never holds a `/` and never starts with a dot.
+fn is_directory(typed: &str) -> bool {
+    typed.contains('/') || typed.starts_with('.')
+}
+
+/// `skill audit [NAME…|DIR…]`: every skill under `skills/` when none is named. Exit 1 when
+/// any finding is an error.
+///
+/// # Errors
+/// A refusal of the tree, a name that is not a skill under `skills/`, a skill that cannot be
+/// read.
+pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Report> {
+    let mut audited: Vec<(String, asv_audit::Report)> = Vec::new();
+    let names: Vec<&String> = targets.iter().filter(|t| !is_directory(t)).collect();
+    if targets.is_empty() || !names.is_empty() {
+        let root = settings.open_root()?;
+        let dirs: Vec<String> = if targets.is_empty() {
+            asv_skills::audit::every_skill_dir(&root)?
+        } else {
+            let mut dirs = Vec::new();
+            for name in &names {
+                let dir = asv_skills::skill_dir(name);
+                if root.kind(&dir)? != Some(asv_fs::EntryKind::Directory) {
+                    return Err(crate::error::Usage::NoSuchSkill {
+                        name: (*name).clone(),
+                    }
+                    .into());
+                }
+                dirs.push(dir);
+            }
+            dirs
+        };
+        for a in asv_skills::audit::audit_dirs(&root, &dirs)? {
+            audited.push((a.dir, a.report));
+        }
+    }
+    for typed in targets.iter().filter(|t| is_directory(t)) {
+        let located = crate::paths::locate(&settings.root_abs, Path::new(typed), false)?;
+        let report = asv_skills::audit::audit_dir(&located.root, &located.rel)?;
+        let shown = if located.in_repository {
+            located.rel.clone()
+        } else {
+            typed.trim_end_matches('/').to_owned()
+        };
+        audited.push((shown, report));
+    }
+    let mut lines = Vec::new();
+    let (mut errors, mut warnings) = (0, 0);
+    for (dir, report) in &audited {
+        for f in &report.findings {
+            match f.severity {
+                asv_audit::Severity::Error => errors += 1,
+                asv_audit::Severity::Warning => warnings += 1,
+            }
+            lines.push(render::audit_finding(settings.format, dir, f));
+        }
+    }
+    let mut report = Report::new(lines, errors > 0);
+    if settings.summary {
+        report.summary = Some(render::audit_summary(audited.len(), errors, warnings));
+    }
+    Ok(report)
+}

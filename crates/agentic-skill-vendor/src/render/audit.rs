@@ -1,0 +1,77 @@
+//! `skill audit`'s lines: one per finding, the file shown from the repository root.
+
+use serde::Serialize;
+
+use super::line::{Level, Line};
+use crate::cli::Format;
+
+/// What a finding's JSON record carries beside the shared fields.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AuditFields<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    skill: &'a str,
+    column: u32,
+    excerpt: &'a str,
+    fingerprint: &'a str,
+}
+
+/// One finding of the skill at `dir` (`skills/pdf`, or a directory as typed):
+/// `error: skills/pdf/SKILL.md:3:14: unicode/tag: 11 tag character(s) spelling "…"`.
+pub fn audit_finding(format: Format, dir: &str, f: &asv_audit::Finding) -> String {
+    let path = if dir.is_empty() {
+        f.path.clone()
+    } else {
+        format!("{}/{}", dir.trim_end_matches('/'), f.path)
+    };
+    let (kind, level) = match f.severity {
+        asv_audit::Severity::Error => ("error", Level::Error),
+        asv_audit::Severity::Warning => ("warning", Level::Warning),
+    };
+    // The excerpt is said when the detail does not already show it.
+    let message = if f.excerpt.is_empty() || f.detail.contains(&f.excerpt) {
+        f.detail.clone()
+    } else {
+        format!("{}: {}", f.detail, f.excerpt)
+    };
+    match format {
+        Format::Text => format!(
+            "{kind}: {path}:{}:{}: {}: {message}",
+            f.line,
+            f.column,
+            f.rule.id()
+        ),
+        // The annotation's title is the rule; the JSON record's kind is the severity, as
+        // `skill validate` gives it.
+        _ => Line {
+            line: Some(f.line as usize),
+            id: Some(f.rule.id()),
+            ..Line::new(level, f.rule.id(), message).at(&path)
+        }
+        .render_as(
+            format,
+            kind,
+            AuditFields {
+                rule: f.rule.id(),
+                severity: f.severity.as_str(),
+                skill: dir,
+                column: f.column,
+                excerpt: &f.excerpt,
+                fingerprint: &f.fingerprint,
+            },
+        ),
+    }
+}
+
+/// The line after an audit: `audited 12 skills: 1 error, 3 warnings`.
+pub fn audit_summary(skills: usize, errors: usize, warnings: usize) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "audited {}: {}, {}",
+        plural(skills, "skill", "skills"),
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings")
+    )
+}
