@@ -31,6 +31,7 @@ use asv_bench::{Spec, break_copies, generate};
 use clap::{Args, Parser, Subcommand};
 
 mod add;
+mod audit;
 mod matrix;
 mod measure;
 mod over_git;
@@ -126,6 +127,14 @@ enum Cmd {
         /// A Python that can import skills_ref
         #[arg(long, default_value = "python3")]
         python: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// skill audit of many skills of ten files beside skill verify and openssl over the same files
+    Audit {
+        /// Number of skills
+        #[arg(long, default_value_t = 2000)]
+        skills: usize,
         #[command(flatten)]
         common: Common,
     },
@@ -401,6 +410,11 @@ fn main() -> Result<()> {
             print(&bin, || {
                 validate::run(skills, common.runs, peer_runs, &python, &bin, &work)
             })
+        }
+        Cmd::Audit { skills, common } => {
+            let bin = binary(common.bin)?;
+            let work = work_dir(common.work, "audit")?;
+            print(&bin, || audit::run(skills, common.runs, &bin, &work))
         }
         Cmd::Pull { common } => {
             let bin = binary(common.bin)?;
