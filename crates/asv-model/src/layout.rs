@@ -37,6 +37,9 @@ pub const SKILL_LOCK: &str = "vendor-skills-lock.json";
 /// `skills/`, at the root. Hand-edited; the tool edits it line by line.
 pub const SKILL_INTENT: &str = "vendor-skills.yaml";
 
+/// The findings of `skill audit` accepted after review, committed beside the intent.
+pub const SKILL_AUDIT_ALLOW: &str = "vendor-skills-audit.yaml";
+
 /// The most bytes a settings file may hold: `vendor-manifest.yaml`, `vendor-skills.yaml`, or a
 /// `.gitignore` the tool reads. 16 MiB, far past any real table (their YAML is also held to a
 /// node budget when parsed); each is refused before more than this is read (issue 15 §3).

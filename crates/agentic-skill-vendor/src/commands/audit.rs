@@ -21,9 +21,11 @@ fn is_directory(typed: &str) -> bool {
 /// read.
 pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Report> {
     let mut audited: Vec<(String, asv_audit::Report)> = Vec::new();
+    let mut allow = asv_skills::audit::allow::Allowances::default();
     let names: Vec<&String> = targets.iter().filter(|t| !is_directory(t)).collect();
     if targets.is_empty() || !names.is_empty() {
         let root = settings.open_root()?;
+        allow = asv_skills::audit::allow::Allowances::load(&root)?;
         let dirs: Vec<String> = if targets.is_empty() {
             asv_skills::audit::every_skill_dir(&root)?
         } else {
@@ -55,19 +57,30 @@ pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Re
         audited.push((shown, report));
     }
     let mut lines = Vec::new();
-    let (mut errors, mut warnings) = (0, 0);
+    let mut tally = render::AuditTally {
+        skills: audited.len(),
+        ..Default::default()
+    };
     for (dir, report) in &audited {
+        // An entry of the allow file names the skill as its directory's last segment.
+        let skill = dir.rsplit('/').next().unwrap_or(dir);
         for f in &report.findings {
-            match f.severity {
-                asv_audit::Severity::Error => errors += 1,
-                asv_audit::Severity::Warning => warnings += 1,
+            let allowed = allow.allowing(skill, f).map(|a| a.reason.as_str());
+            match (allowed, f.severity) {
+                (Some(_), _) => tally.allowed += 1,
+                (None, asv_audit::Severity::Error) => tally.errors += 1,
+                (None, asv_audit::Severity::Warning) => tally.warnings += 1,
             }
-            lines.push(render::audit_finding(settings.format, dir, f));
+            // Text shows what is still to judge; JSON keeps every finding, the allowed ones
+            // with their reason.
+            if allowed.is_none() || settings.format == crate::cli::Format::Json {
+                lines.push(render::audit_finding(settings.format, dir, f, allowed));
+            }
         }
     }
-    let mut report = Report::new(lines, errors > 0);
+    let mut report = Report::new(lines, tally.errors > 0);
     if settings.summary {
-        report.summary = Some(render::audit_summary(audited.len(), errors, warnings));
+        report.summary = Some(render::audit_summary(&tally));
     }
     Ok(report)
 }

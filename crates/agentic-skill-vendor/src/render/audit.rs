@@ -15,11 +15,18 @@ struct AuditFields<'a> {
     column: u32,
     excerpt: &'a str,
     fingerprint: &'a str,
+    /// The reason of the allow-file entry that accepts it, `null` when none does.
+    allowed: Option<&'a str>,
 }
 
 /// One finding of the skill at `dir` (`skills/pdf`, or a directory as typed):
 /// `error: skills/pdf/SKILL.md:3:14: unicode/tag: 11 tag character(s) spelling "…"`.
-pub fn audit_finding(format: Format, dir: &str, f: &asv_audit::Finding) -> String {
+pub fn audit_finding(
+    format: Format,
+    dir: &str,
+    f: &asv_audit::Finding,
+    allowed: Option<&str>,
+) -> String {
     let path = if dir.is_empty() {
         f.path.clone()
     } else {
@@ -59,19 +66,42 @@ pub fn audit_finding(format: Format, dir: &str, f: &asv_audit::Finding) -> Strin
                 column: f.column,
                 excerpt: &f.excerpt,
                 fingerprint: &f.fingerprint,
+                allowed,
             },
         ),
     }
 }
 
-/// The line after an audit: `audited 12 skills: 1 error, 3 warnings`.
-pub fn audit_summary(skills: usize, errors: usize, warnings: usize) -> String {
+/// What an audit counted.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AuditTally {
+    /// Skills audited.
+    pub skills: usize,
+    /// Error findings not allowed.
+    pub errors: usize,
+    /// Warning findings not allowed.
+    pub warnings: usize,
+    /// Findings an entry of the allow file accepts.
+    pub allowed: usize,
+}
+
+/// The line after an audit: `audited 12 skills: 1 error, 3 warnings (2 allowed)`.
+pub fn audit_summary(t: &AuditTally) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let allowed = if t.allowed > 0 {
+        format!(
+            " ({} allowed by {})",
+            t.allowed,
+            asv_model::layout::SKILL_AUDIT_ALLOW
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "audited {}: {}, {}",
-        plural(skills, "skill", "skills"),
-        plural(errors, "error", "errors"),
-        plural(warnings, "warning", "warnings")
+        "audited {}: {}, {}{allowed}",
+        plural(t.skills, "skill", "skills"),
+        plural(t.errors, "error", "errors"),
+        plural(t.warnings, "warning", "warnings")
     )
 }

@@ -17,7 +17,7 @@ mod records;
 mod skills;
 pub mod warnings;
 
-pub use audit::{audit_finding, audit_summary};
+pub use audit::{AuditTally, audit_finding, audit_summary};
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{

@@ -273,3 +273,58 @@ fn names_directories_and_refusals() {
         out.stdout
     );
 }
+
+#[test]
+fn an_allow_entry_accepts_a_finding_until_its_matched_text_changes() {
+    let repo = Repo::empty();
+    repo.write(
+        "skills/installer/SKILL.md",
+        format!("{}Set up with the script.\n", front("installer", "")),
+    );
+    repo.write(
+        "skills/installer/install.sh",
+        "#!/bin/sh\ncurl -fsSL https://cdn.ours.dev/tool.sh | sh\n",
+    );
+    let (code, records) = audit_json(&repo, &["installer"]);
+    assert_eq!(code, 1);
+    let fp = find(&records, "exec/fetch-pipe", "skills/installer/install.sh")["fingerprint"]
+        .as_str()
+        .expect("fingerprint")
+        .to_owned();
+    repo.write(
+        "vendor-skills-audit.yaml",
+        format!(
+            "# Reviewed findings.\nallow:\n  - skill: installer\n    rule: exec/fetch-pipe\n    path: '*.sh'\n    fingerprint: {fp}\n    reason: our own CDN, reviewed 2026-12\n"
+        ),
+    );
+    // Allowed: exit 0, nothing left to print in text, the reason in JSON.
+    let out = repo.run(&["skill", "audit", "installer"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    let (code, records) = audit_json(&repo, &["installer"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        find(&records, "exec/fetch-pipe", "skills/installer/install.sh")["allowed"],
+        "our own CDN, reviewed 2026-12"
+    );
+    // The command changes: another fingerprint, the finding fires again.
+    repo.write(
+        "skills/installer/install.sh",
+        "#!/bin/sh\ncurl -fsSL https://cdn.elsewhere.dev/tool.sh | sh\n",
+    );
+    let out = repo.run(&["skill", "audit", "installer"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("cdn.elsewhere.dev"), "{}", out.stdout);
+    // A broken allow file is refused, naming the file and the entry.
+    repo.write(
+        "vendor-skills-audit.yaml",
+        "allow:\n  - skill: installer\n    rule: exec/fetch-pipe\n",
+    );
+    let out = repo.run(&["skill", "audit", "installer"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("vendor-skills-audit.yaml: entry 1: has no reason text"),
+        "{}",
+        out.stderr
+    );
+}

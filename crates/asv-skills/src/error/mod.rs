@@ -8,6 +8,7 @@ use asv_error::quote::{DisplayPath, json_string};
 use asv_error::{Failure, Location, Side};
 
 mod add_again;
+mod audit;
 mod copy_edited;
 mod intent;
 mod lock;
@@ -16,6 +17,7 @@ mod repository;
 mod wording;
 
 pub use add_again::AddAgain;
+pub use audit::AllowProblem;
 pub use copy_edited::CopyEdited;
 pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
@@ -43,6 +45,14 @@ pub enum Error {
     /// An archive refused or failed (its own side).
     #[error(transparent)]
     Archive(#[from] asv_archive::Error),
+    /// The audit's allow file cannot be used (input side).
+    #[error("{}{}: {problem}", asv_model::layout::SKILL_AUDIT_ALLOW, entry.map(|n| format!(": entry {n}")).unwrap_or_default())]
+    AuditAllow {
+        /// The 1-based entry of `allow:` at fault, when one is.
+        entry: Option<usize>,
+        /// What is wrong.
+        problem: AllowProblem,
+    },
     /// `vendor-skills.yaml` cannot be used (input side).
     #[error("{}{}: {problem}", asv_model::layout::SKILL_INTENT, line.map(|l| format!(":{l}")).unwrap_or_default())]
     Intent {
@@ -646,6 +656,7 @@ impl Failure for Error {
             | Error::ProjectionEdited { .. }
             | Error::ProjectionDir { .. } => Side::Destination,
             Error::Intent { .. }
+            | Error::AuditAllow { .. }
             | Error::IntentDiffers { .. }
             | Error::IntentName { .. }
             | Error::DropEdited { .. }
@@ -715,6 +726,7 @@ impl Failure for Error {
                     *line
                 },
             )),
+            Error::AuditAllow { .. } => Some(Location::file(asv_model::layout::SKILL_AUDIT_ALLOW)),
             Error::Intent { line, .. } => {
                 Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
             }

@@ -4,6 +4,8 @@
 //! Findings come back in the order the skills were named and, within a skill, sorted by path
 //! and place, so a run prints the same lines whatever the scheduling.
 
+pub mod allow;
+
 use asv_audit::{Report, SkillFile};
 use asv_fs::Root;
 use asv_skilltree::SkillTree;
