@@ -22,10 +22,12 @@ fn is_directory(typed: &str) -> bool {
 pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Report> {
     let mut audited: Vec<(String, asv_audit::Report)> = Vec::new();
     let mut allow = asv_skills::audit::allow::Allowances::default();
+    let mut allow_loaded = false;
     let names: Vec<&String> = targets.iter().filter(|t| !is_directory(t)).collect();
     if targets.is_empty() || !names.is_empty() {
         let root = settings.open_root()?;
         allow = asv_skills::audit::allow::Allowances::load(&root)?;
+        allow_loaded = true;
         let dirs: Vec<String> = if targets.is_empty() {
             asv_skills::audit::every_skill_dir(&root)?
         } else {
@@ -48,6 +50,11 @@ pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Re
     }
     for typed in targets.iter().filter(|t| is_directory(t)) {
         let located = crate::paths::locate(&settings.root_abs, Path::new(typed), false)?;
+        // A directory inside the repository is judged with the repository's allow file.
+        if located.in_repository && !allow_loaded {
+            allow = asv_skills::audit::allow::Allowances::load(&located.root)?;
+            allow_loaded = true;
+        }
         let report = asv_skills::audit::audit_dir(&located.root, &located.rel)?;
         let shown = if located.in_repository {
             located.rel.clone()
