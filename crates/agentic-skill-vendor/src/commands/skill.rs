@@ -67,8 +67,16 @@ fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::R
     let state = &places.state;
     let home = &places.home;
     // The state directory first, the home tree second: the order every writer takes them.
-    let state_lock = super::lock_unless_dry(settings, state, dry_run)?;
-    let home_lock = super::lock_unless_dry(settings, home, dry_run)?;
+    // Run again after a kill, a user sync does only what is left (its changes are three, so
+    // one found complete is not the command complete).
+    let (state_lock, home_lock) = if dry_run {
+        (None, None)
+    } else {
+        (
+            Some(super::lock_for_writing_as(settings, state, false)?),
+            Some(super::lock_for_writing_as(settings, home, false)?),
+        )
+    };
     let options = settings.transport_options()?;
     let request = asv_skills::sync::SyncOptions {
         force,

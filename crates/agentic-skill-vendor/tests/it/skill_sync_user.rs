@@ -270,3 +270,43 @@ fn the_state_directory_may_lie_outside_home() {
             .exists(&format!("{STATE}/vendor-skills-lock.json"))
     );
 }
+
+/// The files of a user's home directory with the upstream's path made `[UP]`: the same for two
+/// users given the same intent.
+fn normalized(user: &User) -> Vec<(String, String)> {
+    let up = user.up.path().display().to_string();
+    user.files()
+        .into_iter()
+        .map(|(p, bytes)| (p, bytes.replace(&up, "[UP]")))
+        .collect()
+}
+
+/// A user sync is three changes of two trees: killed before any file system call of any of
+/// them (a real SIGKILL, `ASV_TEST_KILL_AT_CALL`), then run again, it ends as one
+/// uninterrupted run ends, every file the same.
+#[test]
+fn a_user_sync_killed_anywhere_then_run_again_ends_as_one_run() {
+    let clean = User::new("claude, goose");
+    let run = clean.sync(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = normalized(&clean);
+    let mut killed_runs = 0;
+    for n in 0.. {
+        assert!(n < 2_000, "the run never ends");
+        let user = User::new("claude, goose");
+        let at = n.to_string();
+        let first = user.sync_with(&[], &[("ASV_TEST_KILL_AT_CALL", &at)]);
+        // A signal shows as no exit code (-1 here).
+        if first.code != -1 {
+            assert_eq!(first.code, 0, "at {n}: {first:?}");
+            assert_eq!(normalized(&user), after, "at {n}");
+            break;
+        }
+        killed_runs += 1;
+        let again = user.sync(&[]);
+        assert_eq!(again.code, 0, "killed at {n}, then: {again:?}");
+        assert_eq!(normalized(&user), after, "killed at {n}, then run again");
+    }
+    // The kill must have cut each of the three changes, not only the first.
+    assert!(killed_runs > 20, "{killed_runs}");
+}
