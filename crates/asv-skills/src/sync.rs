@@ -228,9 +228,15 @@ pub struct SyncOptions<'a> {
 /// lock does not, restores imported skills whose directory is missing at their locked
 /// revision, drops skills the intent no longer names (refused while they hold local edits,
 /// unless [`SyncOptions::force`]), then mirrors every skill of `skills/` into each target's
-/// project directory and removes mirrored copies of skills no longer there, under
+/// project directory (with [`SyncOptions::user`], each of the given user directories of the
+/// other tree instead) and removes mirrored copies of skills no longer there, under
 /// [`SyncOptions::writer`], the tree's writer lock. Without one (a dry run), decides all of it
 /// and writes nothing. Nothing to do writes nothing, the lock included.
+///
+/// With [`SyncOptions::user`] the root is the user state directory, its lock is read as a user
+/// lock ([`SkillLock::load_as`]) and the run applies three changes in turn (the root's skills
+/// and lock, the copies, their record), each finished by the next sync should a run stop
+/// between them.
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
