@@ -157,6 +157,9 @@ pub enum SkillCommand {
         /// Replace or remove what stands in the way (an edited mirrored copy, a dropped skill's local edits)
         #[arg(long)]
         force: bool,
+        /// project: the repository, into the agents' project directories; user: the state in $XDG_CONFIG_HOME/agentic-skill-vendor (else ~/.config/…), into the agents' user directories under HOME
+        #[arg(long, value_enum, default_value_t = InstallScope::Project)]
+        scope: InstallScope,
         /// Say what sync would do and write nothing
         #[arg(long)]
         dry_run: bool,
@@ -305,6 +308,10 @@ impl Command {
             SkillCommand::List {
                 target: Some(_),
                 scope: InstallScope::User,
+            }
+            | SkillCommand::Sync {
+                scope: InstallScope::User,
+                ..
             } => RootUse::IfFound,
             _ => self.facts().repository,
         }

@@ -94,6 +94,27 @@ pub enum Usage {
     /// `--scope user` for an agent whose variable is unset, without `HOME`.
     #[error("--scope user needs HOME set to your home directory")]
     NoHome,
+    /// `skill sync --scope user` without the user intent file.
+    #[error(
+        "{}: no user intent; write it as a repository's vendor-skills.yaml is written (targets: the agents to mirror into, skills: the skills to take) and run skill sync --scope user again",
+        file.display()
+    )]
+    NoUserIntent {
+        /// Where the intent file was looked for.
+        file: PathBuf,
+    },
+    /// `skill sync --scope user` for an agent whose variable moves its user directory outside
+    /// `HOME`, the one tree a user sync writes in.
+    #[error(
+        "{}: the user directory of {agent} is outside HOME, and skill sync --scope user writes only under HOME; unset the variable that moves it, or place skills there with skill install --scope user",
+        dir.display()
+    )]
+    UserDirOutsideHome {
+        /// The agent.
+        agent: &'static str,
+        /// Its user directory, as the variable makes it.
+        dir: PathBuf,
+    },
     /// The agents' user directories have no directory in common (one is relative).
     #[error(
         "the agents' user directories share no parent directory (one is relative); set their variables to absolute paths"
@@ -460,6 +481,14 @@ mod tests {
             (
                 Usage::NoHomeDirectory { home: p("/h") },
                 "/h: the home directory does not exist; set HOME".into(),
+            ),
+            (
+                Usage::NoUserIntent { file: p("/c/vendor-skills.yaml") },
+                "/c/vendor-skills.yaml: no user intent; write it as a repository's vendor-skills.yaml is written (targets: the agents to mirror into, skills: the skills to take) and run skill sync --scope user again".into(),
+            ),
+            (
+                Usage::UserDirOutsideHome { agent: "claude", dir: p("/c/skills") },
+                "/c/skills: the user directory of claude is outside HOME, and skill sync --scope user writes only under HOME; unset the variable that moves it, or place skills there with skill install --scope user".into(),
             ),
             (
                 Usage::RefNeedsOneSkill { named: 2 },

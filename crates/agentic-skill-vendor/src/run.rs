@@ -331,7 +331,11 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 reference,
             } => commands::skill::pull(s, names, *write_conflicts, *dry_run, reference.as_deref()),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
-            SkillCommand::Sync { force, dry_run } => commands::skill::sync(s, *force, *dry_run),
+            SkillCommand::Sync {
+                force,
+                dry_run,
+                scope,
+            } => commands::skill::sync(s, *force, *dry_run, *scope),
             SkillCommand::Verify => commands::skill::verify(s),
             SkillCommand::Diff { name, from, to } => commands::skill::diff(s, name, *from, *to),
             SkillCommand::Pack { dir, output } => commands::skill::pack(s, dir, output.as_deref()),

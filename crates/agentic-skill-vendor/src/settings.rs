@@ -169,6 +169,119 @@ impl Settings {
     }
 }
 
+/// Where `skill sync --scope user` works: the user state directory, the home directory the
+/// agents' user directories are in, those directories, and the intent naming them.
+pub struct UserSync {
+    /// `$XDG_CONFIG_HOME/agentic-skill-vendor` (else `~/.config/agentic-skill-vendor`): the
+    /// user's intent, lock and `skills/`, synced as a repository's are.
+    pub state: asv_fs::Root,
+    /// `HOME`, opened guarded: the tree the copies are written in. Never scanned, never taken
+    /// for a repository; only the agents' directories in it are read and written.
+    pub home: asv_fs::Root,
+    /// The intent's targets' user directories relative to `HOME`, each once, in the order
+    /// first named.
+    pub dirs: Vec<String>,
+    /// The user intent, as read.
+    pub intent: asv_skills::intent::Intent,
+}
+
+/// The directory the user's state lives in: `$XDG_CONFIG_HOME` when set to an absolute path
+/// (the XDG rule: a relative one is ignored), else `<home>/.config`, then
+/// `agentic-skill-vendor`.
+fn user_state_dir(home: &std::path::Path) -> PathBuf {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|c| c.is_absolute())
+        .unwrap_or_else(|| home.join(".config"));
+    config.join("agentic-skill-vendor")
+}
+
+/// The user lock (`skill sync --scope user`'s record), if the state directory holds one.
+///
+/// # Errors
+/// A state directory that cannot be opened; a lock that cannot be read.
+pub fn user_lock() -> crate::error::Result<Option<asv_skills::lock::SkillLock>> {
+    let Some(home) = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+    else {
+        return Ok(None);
+    };
+    let state_dir = user_state_dir(&home);
+    let state = match asv_fs::Root::open(&state_dir) {
+        Err(asv_fs::Error::RootMissing { .. }) => return Ok(None),
+        _ => crate::paths::open_dir(&state_dir, DirRole::Parent)?,
+    };
+    Ok(Some(asv_skills::lock::SkillLock::load_as(
+        &state,
+        asv_skills::targets::Scope::User,
+    )?))
+}
+
+/// Finds and opens what `skill sync --scope user` works on ([`UserSync`]).
+///
+/// # Errors
+/// No `HOME`, or one that does not exist; no user intent file; an agent's user directory that
+/// a variable moves outside `HOME` or to a path that is not UTF-8; a directory that cannot be
+/// opened; an intent that cannot be read.
+pub fn user_sync_places() -> crate::error::Result<UserSync> {
+    use asv_skills::targets::Target;
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or(Usage::NoHome)?;
+    let state_dir = user_state_dir(&home);
+    let intent_file = state_dir.join(asv_model::layout::SKILL_INTENT);
+    let state = match asv_fs::Root::open(&state_dir) {
+        Err(asv_fs::Error::RootMissing { .. }) => {
+            return Err(Usage::NoUserIntent { file: intent_file }.into());
+        }
+        _ => crate::paths::open_dir(&state_dir, DirRole::Parent)?,
+    };
+    let intent = asv_skills::intent::Intent::load(&state)?;
+    if !intent.written {
+        return Err(Usage::NoUserIntent { file: intent_file }.into());
+    }
+    let home_root = match asv_fs::Root::open(&home) {
+        Err(asv_fs::Error::RootMissing { .. }) => {
+            return Err(Usage::NoHomeDirectory { home }.into());
+        }
+        _ => crate::paths::open_dir(&home, DirRole::Home)?,
+    };
+    let mut dirs: Vec<String> = Vec::new();
+    for name in &intent.targets {
+        // The intent's reader admits only the table's names; another is left out, as the
+        // project scope leaves it.
+        let Some(t) = Target::from_name(name) else {
+            continue;
+        };
+        let dir = t.user_dir(&home, |v| std::env::var_os(v));
+        let rel = dir
+            .strip_prefix(&home)
+            .ok()
+            .filter(|r| {
+                r.components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+            })
+            .ok_or_else(|| Usage::UserDirOutsideHome {
+                agent: t.name(),
+                dir: dir.clone(),
+            })?;
+        let rel = rel
+            .to_str()
+            .ok_or_else(|| Usage::AgentDirNotUtf8 { dir: dir.clone() })?;
+        if !dirs.iter().any(|d| d == rel) {
+            dirs.push(rel.to_owned());
+        }
+    }
+    Ok(UserSync {
+        state,
+        home: home_root,
+        dirs,
+        intent,
+    })
+}
+
 /// The refusal of a `--target` name the table does not hold, with the nearest names.
 fn unknown_target(name: &str) -> Usage {
     Usage::UnknownTarget {

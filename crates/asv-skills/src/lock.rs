@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bases::{base_digests, base_dir};
 use crate::error::{Error, ProjectionProblem, SkillLockProblem};
+use crate::targets::Scope;
 
 /// The skill lock's path, relative to the repository root.
 pub const SKILL_LOCK_FILE: &str = asv_model::layout::SKILL_LOCK;
@@ -79,6 +80,16 @@ impl SkillLock {
     /// # Errors
     /// [`Error::Lock`] for a file that is not this format; a guarded-read refusal.
     pub fn load(root: &Root) -> Result<Self, Error> {
+        Self::load_as(root, Scope::Project)
+    }
+
+    /// As [`SkillLock::load`], for the lock of `scope`: a project's, whose projections are
+    /// agents' project directories, or the user state directory's (`skill sync --scope
+    /// user`), whose projections are user directories relative to the home directory.
+    ///
+    /// # Errors
+    /// As [`SkillLock::load`].
+    pub fn load_as(root: &Root, scope: Scope) -> Result<Self, Error> {
         let Some(bytes) = root.read_file_capped(
             SKILL_LOCK_FILE,
             asv_model::layout::LOCK_LIMIT,
@@ -90,7 +101,7 @@ impl SkillLock {
                 ..SkillLock::default()
             });
         };
-        Self::parse(&bytes)
+        Self::parse_as(&bytes, scope)
     }
 
     /// Parses the lock file's bytes: JSON of this format and [`VERSION`], no object holding a
@@ -106,6 +117,24 @@ impl SkillLock {
     /// [`Error::Lock`] for bytes that are not such a lock, with the line of the key at fault
     /// where it is found.
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
+        Self::parse_as(bytes, Scope::Project)
+    }
+
+    /// As [`SkillLock::parse`], for the lock of `scope`. A user state lock's projection
+    /// directories are any plain relative path ending in `skills` (an agent's variable can
+    /// move its directory anywhere under the home directory); nothing else differs.
+    ///
+    /// # Errors
+    /// As [`SkillLock::parse`].
+    pub fn parse_as(bytes: &[u8], scope: Scope) -> Result<Self, Error> {
+        let is_agent_dir = |dir: &str| match scope {
+            Scope::Project => is_agent_dir(dir),
+            Scope::User => is_user_dir(dir),
+        };
+        let unknown = match scope {
+            Scope::Project => ProjectionProblem::UnknownDir,
+            Scope::User => ProjectionProblem::NotUserDir,
+        };
         let refuse = |line: Option<usize>, problem: SkillLockProblem| Error::Lock {
             path: SKILL_LOCK_FILE.to_owned(),
             line,
@@ -175,7 +204,7 @@ impl SkillLock {
         for (dir, skills) in &lock.projections {
             for (name, hash) in skills {
                 let problem = if !is_agent_dir(dir) {
-                    Some(ProjectionProblem::UnknownDir)
+                    Some(unknown)
                 } else if let Some(why) = crate::name_problem(name) {
                     Some(ProjectionProblem::BadName(why))
                 } else if !is_tree_hash(hash) {
@@ -200,7 +229,7 @@ impl SkillLock {
                     SkillLockProblem::BadProjection {
                         dir: dir.clone(),
                         name: String::new(),
-                        problem: ProjectionProblem::UnknownDir,
+                        problem: unknown,
                     },
                 ));
             }
@@ -247,6 +276,12 @@ impl SkillLock {
 /// other directory of the repository out of reach of a crafted lock.
 fn is_agent_dir(dir: &str) -> bool {
     crate::targets::AGENTS.iter().any(|a| a.project == dir)
+}
+
+/// Whether `dir` can be a user directory sync mirrors into: a plain relative path (no `..`,
+/// no `.git`) whose last segment is `skills`, as every row of the table's is.
+fn is_user_dir(dir: &str) -> bool {
+    asv_skilltree::validate_stored_path(dir).is_ok() && dir.rsplit('/').next() == Some("skills")
 }
 
 /// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.
@@ -453,6 +488,58 @@ mod hostile {
         match SkillLock::parse(text.as_bytes()) {
             Err(Error::Lock { line, problem, .. }) => (line, problem),
             other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    /// The user state lock's projections are user directories relative to the home
+    /// directory: any plain relative path ending in `skills` (a variable may move one), and
+    /// still nothing that leaves the home directory, names `.git` or is absolute.
+    #[test]
+    fn user_projections_only_under_the_home_directory() {
+        let h = hash('b');
+        let lock_of = |dir: &str| {
+            let dir_json = serde_json::to_string(dir).unwrap();
+            with_projections(&format!(
+                "{{\n    {dir_json}: {{\n      \"objects\": \"{h}\"\n    }}\n  }}"
+            ))
+        };
+        for dir in [
+            ".copilot/skills",
+            ".config/goose/skills",
+            "cfg/claude/skills",
+        ] {
+            let lock = SkillLock::parse_as(lock_of(dir).as_bytes(), Scope::User).unwrap();
+            assert_eq!(lock.projections[dir]["objects"], h);
+            // The same lock is refused as a project's: these are no project directories.
+            assert!(SkillLock::parse(lock_of(dir).as_bytes()).is_err(), "{dir}");
+        }
+        for dir in [
+            "..",
+            "../skills",
+            "/home/ann/skills",
+            "a/../skills",
+            ".git/skills",
+            ".GIT/skills",
+            "",
+            ".",
+            ".claude",
+            ".claude/skills/",
+            ".claude//skills",
+            ".claude\\skills",
+        ] {
+            match SkillLock::parse_as(lock_of(dir).as_bytes(), Scope::User) {
+                Err(Error::Lock {
+                    line: Some(13),
+                    problem:
+                        SkillLockProblem::BadProjection {
+                            problem: ProjectionProblem::NotUserDir,
+                            dir: d,
+                            ..
+                        },
+                    ..
+                }) if d == dir => {}
+                other => panic!("{dir:?}: {other:?}"),
+            }
         }
     }
 

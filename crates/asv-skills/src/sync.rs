@@ -192,6 +192,24 @@ pub(crate) fn first_difference(a: &SkillTree, b: &SkillTree) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// `skill sync --scope user`: the tree the agents' user directories are in (the home
+/// directory), those directories, and its writer lock.
+///
+/// The synced root is then the user's state directory (its own `vendor-skills.yaml`, lock and
+/// `skills/`), and the copies go to `dirs` of `tree` instead of the targets' project
+/// directories. Their record is the state lock's `projections`, keyed by these directories.
+#[derive(Debug, Clone, Copy)]
+pub struct UserTree<'a> {
+    /// The tree the directories are in (the home directory), opened guarded.
+    pub tree: &'a Root,
+    /// The intent's targets' user directories, relative to `tree`, each once, in the order
+    /// first named.
+    pub dirs: &'a [String],
+    /// The writer lock of `tree`; `None` is a dry run (and so must
+    /// [`SyncOptions::writer`] be).
+    pub writer: Option<&'a WriterLock<'a>>,
+}
+
 /// What `skill sync` is asked to do, and whether it writes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SyncOptions<'a> {
@@ -201,15 +219,24 @@ pub struct SyncOptions<'a> {
     /// The writer lock of the tree synced, the proof that this run may write; `None` is a dry
     /// run.
     pub writer: Option<&'a WriterLock<'a>>,
+    /// `--scope user`: mirror into the agents' user directories of another tree; `None`
+    /// mirrors into the targets' project directories under the root.
+    pub user: Option<UserTree<'a>>,
 }
 
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
 /// lock does not, restores imported skills whose directory is missing at their locked
 /// revision, drops skills the intent no longer names (refused while they hold local edits,
 /// unless [`SyncOptions::force`]), then mirrors every skill of `skills/` into each target's
-/// project directory and removes mirrored copies of skills no longer there, under
+/// project directory (with [`SyncOptions::user`], each of the given user directories of the
+/// other tree instead) and removes mirrored copies of skills no longer there, under
 /// [`SyncOptions::writer`], the tree's writer lock. Without one (a dry run), decides all of it
 /// and writes nothing. Nothing to do writes nothing, the lock included.
+///
+/// With [`SyncOptions::user`] the root is the user state directory, its lock is read as a user
+/// lock ([`SkillLock::load_as`]) and the run applies three changes in turn (the root's skills
+/// and lock, the copies, their record), each finished by the next sync should a run stop
+/// between them.
 ///
 /// # Errors
 /// [`Error::Intent`] or [`Error::Lock`] for files that cannot be read; [`Error::LinkedSkill`]
@@ -220,9 +247,16 @@ pub struct SyncOptions<'a> {
 /// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
 /// or failure. Every refusal comes before anything is written.
 pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
-    let SyncOptions { force, writer } = *opts;
+    let SyncOptions {
+        force,
+        writer,
+        user,
+    } = *opts;
     let sources = &crate::sources::Sources::new(options);
-    let loaded = SkillLock::load(root)?;
+    let loaded = match user {
+        None => SkillLock::load(root)?,
+        Some(_) => SkillLock::load_as(root, crate::targets::Scope::User)?,
+    };
     let intent = Intent::load(root)?;
     // A skill directory that is a link is neither a skill nor gone: refused before anything
     // is judged, or its mirrored copies would be taken for a removed skill's and deleted.
@@ -378,7 +412,19 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         }
     }
 
-    let dirs = target_dirs(&intent.targets);
+    // Where the copies go: the project directories under the root, or the user directories
+    // of the other tree, whose changes are a plan of their own.
+    let (proot, dirs): (&Root, Vec<String>) = match user {
+        None => (
+            root,
+            target_dirs(&intent.targets)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        ),
+        Some(u) => (u.tree, u.dirs.to_vec()),
+    };
+    let mut pchanges: Vec<Change> = Vec::new();
     // Only what agents can load is mirrored: a skill that breaks the consumer's rules (or a
     // directory with no SKILL.md) is said and left out, its earlier copies kept as they are.
     let mut held_back: BTreeSet<String> = BTreeSet::new();
@@ -409,22 +455,22 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         dests
             .into_par_iter()
             .map(|dest| {
-                let standing = standing(root, &dest);
+                let standing = standing(proot, &dest);
                 (dest, standing)
             })
             .collect()
     };
     let mut projections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for dir in &dirs {
-        if let Some(kind) = root.kind(dir)?
+        if let Some(kind) = proot.kind(dir)?
             && kind != EntryKind::Directory
         {
             return Err(Error::ProjectionDir {
-                path: (*dir).to_owned(),
+                path: dir.clone(),
                 kind,
             });
         }
-        let recorded = loaded.projections.get(*dir).cloned().unwrap_or_default();
+        let recorded = loaded.projections.get(dir).cloned().unwrap_or_default();
         let mut placed = BTreeMap::new();
         for (name, tree) in &skills {
             let dest = format!("{dir}/{name}");
@@ -432,12 +478,12 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             let was = recorded.get(name);
             let standing = found
                 .remove(&dest)
-                .unwrap_or_else(|| standing(root, &dest))?;
+                .unwrap_or_else(|| standing(proot, &dest))?;
             match standing {
                 None => {
-                    changes.push(Change::replace(
+                    pchanges.push(Change::replace(
                         dest.clone(),
-                        fill_of(root, tree),
+                        fill_of(proot, tree),
                         Ownership::MustBeFree,
                     ));
                     out.push(Synced::Projected {
@@ -456,9 +502,9 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     }
                 }
                 Some(Ok(now)) if was == Some(&now) => {
-                    changes.push(Change::replace(
+                    pchanges.push(Change::replace(
                         dest.clone(),
-                        fill_of(root, tree),
+                        fill_of(proot, tree),
                         still_projected(now),
                     ));
                     out.push(Synced::Projected {
@@ -468,9 +514,9 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     });
                 }
                 _ if force => {
-                    changes.push(Change::replace(
+                    pchanges.push(Change::replace(
                         dest.clone(),
-                        fill_of(root, tree),
+                        fill_of(proot, tree),
                         Ownership::Force,
                     ));
                     out.push(Synced::Projected {
@@ -481,7 +527,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 }
                 Some(Ok(_)) => {
                     // Read again, whole, only to name the file that differs.
-                    let differs = SkillTree::read(root, &dest)
+                    let differs = SkillTree::read(proot, &dest)
                         .ok()
                         .and_then(|now| first_difference(&now, tree));
                     let what = match differs {
@@ -511,17 +557,17 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 continue;
             }
             let dest = format!("{dir}/{name}");
-            match root.kind(&dest)? {
+            match proot.kind(&dest)? {
                 None => {}
                 Some(EntryKind::Directory) => {
-                    let now = SkillTree::read(root, &dest)?;
+                    let now = SkillTree::read(proot, &dest)?;
                     if now.hash() != *hash && !force {
                         return Err(Error::ProjectionEdited {
                             path: dest,
                             what: CopyEdited::ChangedSkillGone,
                         });
                     }
-                    changes.push(Change::remove(
+                    pchanges.push(Change::remove(
                         dest.clone(),
                         if force {
                             Ownership::Force
@@ -532,7 +578,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 }
                 Some(kind) if force => {
                     let _ = kind;
-                    changes.push(Change::remove(dest.clone(), Ownership::Force));
+                    pchanges.push(Change::remove(dest.clone(), Ownership::Force));
                 }
                 Some(kind) => {
                     return Err(Error::ProjectionEdited {
@@ -544,18 +590,18 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             out.push(Synced::Unprojected { path: dest });
         }
         if !placed.is_empty() {
-            projections.insert((*dir).to_owned(), placed);
+            projections.insert(dir.clone(), placed);
         }
     }
     // Directories no longer targeted: their recorded copies go as well.
     for (dir, recorded) in &loaded.projections {
-        if dirs.contains(&dir.as_str()) {
+        if dirs.contains(dir) {
             continue;
         }
         for (name, hash) in recorded {
             let dest = format!("{dir}/{name}");
-            if root.kind(&dest)?.is_some() {
-                changes.push(Change::remove(
+            if proot.kind(&dest)?.is_some() {
+                pchanges.push(Change::remove(
                     dest.clone(),
                     if force {
                         Ownership::Force
@@ -567,19 +613,52 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             out.push(Synced::Unprojected { path: dest });
         }
     }
-    lock.projections = projections;
-
-    if lock != loaded {
-        // A dropped skill's base, or a restored one's pending pull, may lose its last
-        // reference: removed with the lock change.
-        changes.extend(lock_changes(root, &loaded, &lock)?);
-    }
-    if changes.is_empty() {
+    let Some(user) = user else {
+        lock.projections = projections;
+        changes.extend(pchanges);
+        if lock != loaded {
+            // A dropped skill's base, or a restored one's pending pull, may lose its last
+            // reference: removed with the lock change.
+            changes.extend(lock_changes(root, &loaded, &lock)?);
+        }
+        if changes.is_empty() {
+            return Ok(out);
+        }
+        let plan = Plan::new(root, changes)?;
+        if let Some(writer) = writer {
+            writer.apply(plan)?;
+        }
         return Ok(out);
+    };
+    // Two trees are never one transaction, so a user sync is three, in an order every
+    // prefix of which the next sync finishes: the state directory's skills and lock (with
+    // the copies' record as it was), then the copies, then their record. Copies placed but
+    // not yet recorded are identical to what sync places, so the next run claims them; a
+    // record of a copy already removed is only forgotten. Both plans are made before either
+    // is applied, so every refusal comes before anything is written.
+    let mut imported = lock.clone();
+    imported.projections = loaded.projections.clone();
+    if imported != loaded {
+        changes.extend(lock_changes(root, &loaded, &imported)?);
     }
-    let plan = Plan::new(root, changes)?;
-    if let Some(writer) = writer {
+    let state_plan = (!changes.is_empty())
+        .then(|| Plan::new(root, changes))
+        .transpose()?;
+    let tree_plan = (!pchanges.is_empty())
+        .then(|| Plan::new(user.tree, pchanges))
+        .transpose()?;
+    let (Some(writer), Some(tree_writer)) = (writer, user.writer) else {
+        return Ok(out);
+    };
+    if let Some(plan) = state_plan {
         writer.apply(plan)?;
+    }
+    if let Some(plan) = tree_plan {
+        tree_writer.apply(plan)?;
+    }
+    lock.projections = projections;
+    if lock != imported {
+        writer.apply(Plan::new(root, lock_changes(root, &imported, &lock)?)?)?;
     }
     Ok(out)
 }

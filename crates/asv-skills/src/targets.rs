@@ -70,6 +70,12 @@ const fn xdg(under: &'static str) -> Option<EnvBase> {
     })
 }
 
+/// `$var/<under>`, for agents whose own variable names their home directory
+/// (`$VIBE_HOME/skills`).
+const fn home_var(var: &'static str, under: &'static str) -> Option<EnvBase> {
+    Some(EnvBase { var, under })
+}
+
 /// Builds a row (keeps the table one line of meaning per agent).
 const fn row(
     name: &'static str,
@@ -88,7 +94,9 @@ const fn row(
 }
 
 /// Every agent, in the order help lists them: the seven `--target` first knew, then the
-/// others by name. Sources and choices: `docs/TARGETS.md`.
+/// others by name. Sources and choices: `docs/TARGETS.md`. A row is never renamed nor moved
+/// to another directory once published: users' `vendor-skills.yaml` names rows, and the lock
+/// records the directories they placed copies in.
 pub const AGENTS: &[Agent] = &[
     row(
         "claude",
@@ -129,6 +137,14 @@ pub const AGENTS: &[Agent] = &[
         ".agents/skills",
         None,
     ),
+    row("adal", "AdaL", ".adal/skills", ".adal/skills", None),
+    row(
+        "aider-desk",
+        "AiderDesk",
+        ".aider-desk/skills",
+        ".aider-desk/skills",
+        None,
+    ),
     row(
         "amp",
         "Amp",
@@ -144,13 +160,91 @@ pub const AGENTS: &[Agent] = &[
         None,
     ),
     row(
+        "antigravity-cli",
+        "Antigravity CLI",
+        ".agents/skills",
+        ".gemini/antigravity-cli/skills",
+        None,
+    ),
+    row(
+        "astrbot",
+        "AstrBot",
+        "data/skills",
+        ".astrbot/data/skills",
+        None,
+    ),
+    row(
         "augment",
         "Augment",
         ".augment/skills",
         ".augment/skills",
         None,
     ),
+    row(
+        "autohand-code",
+        "Autohand Code CLI",
+        ".autohand/skills",
+        ".autohand/skills",
+        home_var("AUTOHAND_HOME", "skills"),
+    ),
+    row("bob", "IBM Bob", ".bob/skills", ".bob/skills", None),
     row("cline", "Cline", ".cline/skills", ".cline/skills", None),
+    row(
+        "codearts-agent",
+        "CodeArts Agent",
+        ".codeartsdoer/skills",
+        ".codeartsdoer/skills",
+        None,
+    ),
+    row(
+        "codebuddy",
+        "CodeBuddy",
+        ".codebuddy/skills",
+        ".codebuddy/skills",
+        None,
+    ),
+    row(
+        "codemaker",
+        "Codemaker",
+        ".codemaker/skills",
+        ".codemaker/skills",
+        None,
+    ),
+    row(
+        "codestudio",
+        "Code Studio",
+        ".codestudio/skills",
+        ".codestudio/skills",
+        None,
+    ),
+    row(
+        "codewhale",
+        "CodeWhale",
+        ".codewhale/skills",
+        ".codewhale/skills",
+        home_var("CODEWHALE_HOME", "skills"),
+    ),
+    row(
+        "command-code",
+        "Command Code",
+        ".commandcode/skills",
+        ".commandcode/skills",
+        None,
+    ),
+    row(
+        "continue",
+        "Continue",
+        ".continue/skills",
+        ".continue/skills",
+        None,
+    ),
+    row(
+        "cortex",
+        "Cortex Code",
+        ".cortex/skills",
+        ".snowflake/cortex/skills",
+        None,
+    ),
     row(
         "crush",
         "Crush",
@@ -159,6 +253,21 @@ pub const AGENTS: &[Agent] = &[
         xdg("crush/skills"),
     ),
     row(
+        "deepagents",
+        "Deep Agents",
+        ".agents/skills",
+        ".deepagents/agent/skills",
+        None,
+    ),
+    row(
+        "devin",
+        "Devin for Terminal",
+        ".devin/skills",
+        ".config/devin/skills",
+        xdg("devin/skills"),
+    ),
+    row("dexto", "Dexto", ".agents/skills", ".agents/skills", None),
+    row(
         "droid",
         "Factory Droid",
         ".factory/skills",
@@ -166,15 +275,94 @@ pub const AGENTS: &[Agent] = &[
         None,
     ),
     row(
+        "firebender",
+        "Firebender",
+        ".agents/skills",
+        ".firebender/skills",
+        None,
+    ),
+    row(
+        "forgecode",
+        "ForgeCode",
+        ".forge/skills",
+        ".forge/skills",
+        None,
+    ),
+    row("fx", "fx", ".fx/skills", ".fx/skills", None),
+    row(
         "goose",
         "goose",
         ".agents/skills",
         ".config/goose/skills",
         xdg("goose/skills"),
     ),
+    row(
+        "grok",
+        "Grok Build",
+        ".grok/skills",
+        ".grok/skills",
+        home_var("GROK_HOME", "skills"),
+    ),
+    row(
+        "hermes-agent",
+        "Hermes Agent",
+        ".hermes/skills",
+        ".hermes/skills",
+        home_var("HERMES_HOME", "skills"),
+    ),
+    row(
+        "iflow-cli",
+        "iFlow CLI",
+        ".iflow/skills",
+        ".iflow/skills",
+        None,
+    ),
+    row(
+        "inference-sh",
+        "inference.sh",
+        ".inferencesh/skills",
+        ".inferencesh/skills",
+        None,
+    ),
+    row("jazz", "Jazz", ".jazz/skills", ".jazz/skills", None),
     row("junie", "Junie", ".junie/skills", ".junie/skills", None),
     row("kilo", "Kilo Code", ".kilo/skills", ".kilo/skills", None),
+    row(
+        "kimchi",
+        "Kimchi",
+        ".kimchi/skills",
+        ".config/kimchi/harness/skills",
+        None,
+    ),
+    row(
+        "kimi-code-cli",
+        "Kimi Code CLI",
+        ".agents/skills",
+        ".config/agents/skills",
+        None,
+    ),
     row("kiro", "Kiro", ".kiro/skills", ".kiro/skills", None),
+    row("kode", "Kode", ".kode/skills", ".kode/skills", None),
+    row("lingma", "Lingma", ".lingma/skills", ".lingma/skills", None),
+    row("loaf", "Loaf", ".agents/skills", ".agents/skills", None),
+    row("mcpjam", "MCPJam", ".mcpjam/skills", ".mcpjam/skills", None),
+    row(
+        "minimax-code",
+        "MiniMax Code",
+        ".minimax/skills",
+        ".minimax/skills",
+        None,
+    ),
+    row("moxby", "Moxby", ".moxby/skills", ".moxby/skills", None),
+    row("mux", "Mux", ".mux/skills", ".mux/skills", None),
+    row(
+        "neovate",
+        "Neovate",
+        ".neovate/skills",
+        ".neovate/skills",
+        None,
+    ),
+    row("ona", "Ona", ".ona/skills", ".ona/skills", None),
     row(
         "opencode",
         "OpenCode",
@@ -190,18 +378,104 @@ pub const AGENTS: &[Agent] = &[
         None,
     ),
     row("pi", "Pi", ".pi/skills", ".pi/agent/skills", None),
+    row("pochi", "Pochi", ".pochi/skills", ".pochi/skills", None),
+    row(
+        "posit-assistant",
+        "Posit Assistant",
+        ".posit/assistant/skills",
+        ".posit/assistant/skills",
+        None,
+    ),
+    row("qoder", "Qoder", ".qoder/skills", ".qoder/skills", None),
+    row(
+        "qoder-cn",
+        "Qoder CN",
+        ".qodercn/skills",
+        ".qoder-cn/skills",
+        None,
+    ),
     row("qwen", "Qwen Code", ".qwen/skills", ".qwen/skills", None),
+    row(
+        "reasonix",
+        "Reasonix",
+        ".reasonix/skills",
+        ".reasonix/skills",
+        None,
+    ),
+    row(
+        "replit",
+        "Replit",
+        ".agents/skills",
+        ".config/agents/skills",
+        xdg("agents/skills"),
+    ),
     row("roo", "Roo Code", ".roo/skills", ".roo/skills", None),
+    row(
+        "rovodev",
+        "Rovo Dev",
+        ".rovodev/skills",
+        ".rovodev/skills",
+        None,
+    ),
+    row(
+        "sarvam-code",
+        "Sarvam Code",
+        ".agents/skills",
+        ".agents/skills",
+        None,
+    ),
+    row(
+        "tabnine-cli",
+        "Tabnine CLI",
+        ".tabnine/agent/skills",
+        ".tabnine/agent/skills",
+        None,
+    ),
+    row(
+        "terramind",
+        "Terramind",
+        ".terramind/skills",
+        ".terramind/skills",
+        None,
+    ),
+    row(
+        "tinycloud",
+        "Tinycloud",
+        ".tinycloud/skills",
+        ".tinycloud/skills",
+        None,
+    ),
     row("trae", "Trae", ".trae/skills", ".trae/skills", None),
+    row(
+        "trae-cn",
+        "Trae CN",
+        ".trae/skills",
+        ".trae-cn/skills",
+        None,
+    ),
     row(
         "vibe",
         "Mistral Vibe",
         ".vibe/skills",
         ".vibe/skills",
-        Some(EnvBase {
-            var: "VIBE_HOME",
-            under: "skills",
-        }),
+        home_var("VIBE_HOME", "skills"),
+    ),
+    row("warp", "Warp", ".agents/skills", ".agents/skills", None),
+    row("zcode", "ZCode", ".zcode/skills", ".zcode/skills", None),
+    row("zed", "Zed", ".agents/skills", ".agents/skills", None),
+    row(
+        "zencoder",
+        "Zencoder",
+        ".zencoder/skills",
+        ".zencoder/skills",
+        None,
+    ),
+    row(
+        "zenflow",
+        "Zenflow",
+        ".zencoder/skills",
+        ".zencoder/skills",
+        None,
     ),
 ];
 
@@ -411,6 +685,110 @@ mod tests {
                 ("agents", ".agents/skills", ".agents/skills"),
             ]
         );
+    }
+
+    /// The rows published before the table grew (issue 31 §4): their names and directories
+    /// are what users' intent files and locks already hold, so none may change.
+    #[test]
+    fn published_rows_keep_their_names_and_directories() {
+        let published: [(&str, &str, &str, Option<&str>); 24] = [
+            (
+                "claude",
+                ".claude/skills",
+                ".claude/skills",
+                Some("CLAUDE_CONFIG_DIR"),
+            ),
+            ("codex", ".agents/skills", ".agents/skills", None),
+            ("copilot", ".github/skills", ".copilot/skills", None),
+            ("gemini", ".gemini/skills", ".gemini/skills", None),
+            ("cursor", ".cursor/skills", ".cursor/skills", None),
+            (
+                "windsurf",
+                ".windsurf/skills",
+                ".codeium/windsurf/skills",
+                None,
+            ),
+            ("agents", ".agents/skills", ".agents/skills", None),
+            (
+                "amp",
+                ".agents/skills",
+                ".config/agents/skills",
+                Some("XDG_CONFIG_HOME"),
+            ),
+            (
+                "antigravity",
+                ".agents/skills",
+                ".gemini/antigravity/skills",
+                None,
+            ),
+            ("augment", ".augment/skills", ".augment/skills", None),
+            ("cline", ".cline/skills", ".cline/skills", None),
+            (
+                "crush",
+                ".crush/skills",
+                ".config/crush/skills",
+                Some("XDG_CONFIG_HOME"),
+            ),
+            ("droid", ".factory/skills", ".factory/skills", None),
+            (
+                "goose",
+                ".agents/skills",
+                ".config/goose/skills",
+                Some("XDG_CONFIG_HOME"),
+            ),
+            ("junie", ".junie/skills", ".junie/skills", None),
+            ("kilo", ".kilo/skills", ".kilo/skills", None),
+            ("kiro", ".kiro/skills", ".kiro/skills", None),
+            (
+                "opencode",
+                ".opencode/skills",
+                ".config/opencode/skills",
+                Some("XDG_CONFIG_HOME"),
+            ),
+            ("openhands", ".agents/skills", ".openhands/skills", None),
+            ("pi", ".pi/skills", ".pi/agent/skills", None),
+            ("qwen", ".qwen/skills", ".qwen/skills", None),
+            ("roo", ".roo/skills", ".roo/skills", None),
+            ("trae", ".trae/skills", ".trae/skills", None),
+            ("vibe", ".vibe/skills", ".vibe/skills", Some("VIBE_HOME")),
+        ];
+        for (name, project, user, var) in published {
+            let t = Target::from_name(name).unwrap_or_else(|| panic!("{name} is gone"));
+            assert_eq!(
+                (
+                    t.project_dir(),
+                    t.user_dir_in_home(),
+                    t.user_env().map(|e| e.var)
+                ),
+                (project, user, var),
+                "{name}"
+            );
+        }
+    }
+
+    /// No agent's project directory may be `skills/` or lie in it: `skill sync` mirrors
+    /// `skills/` into the project directories, so such a row would mirror it into itself.
+    #[test]
+    fn no_project_dir_lies_in_the_skills_directory() {
+        for a in AGENTS {
+            assert!(
+                a.project != asv_model::layout::SKILLS_DIR
+                    && !a
+                        .project
+                        .starts_with(&format!("{}/", asv_model::layout::SKILLS_DIR)),
+                "{}: {}",
+                a.name,
+                a.project
+            );
+        }
+    }
+
+    /// As many agents as the best-kept peer table (issue 31 §4): vercel-labs/skills lists 80
+    /// rows; three have no place here (docs/TARGETS.md says why) and its `universal` is our
+    /// `agents`, so the 76 others, with `agents`, are 77.
+    #[test]
+    fn the_table_covers_the_peers() {
+        assert!(AGENTS.len() >= 77, "{}", AGENTS.len());
     }
 
     #[test]

@@ -28,6 +28,21 @@ fn lock_for_writing<'t>(
     settings: &Settings,
     root: &'t asv_fs::Root,
 ) -> crate::error::Result<asv_fs::WriterLock<'t>> {
+    lock_for_writing_as(settings, root, true)
+}
+
+/// [`lock_for_writing`], where `finished_stops` says whether this very command found
+/// finished by a killed run stops here ([`Finished`]). Only a command whose second run does
+/// nothing twice passes `false`: `skill sync --scope user`, three changes of two trees, whose
+/// first change found complete is not the command complete.
+///
+/// # Errors
+/// As [`lock_for_writing`].
+fn lock_for_writing_as<'t>(
+    settings: &Settings,
+    root: &'t asv_fs::Root,
+    finished_stops: bool,
+) -> crate::error::Result<asv_fs::WriterLock<'t>> {
     let this = this_command_line();
     let lock = root
         .lock_for_writing(WRITER_WAIT)?
@@ -46,7 +61,7 @@ fn lock_for_writing<'t>(
     if let Some(run) = lock
         .recovered()
         .iter()
-        .find(|run| run.committed && run.command == this)
+        .find(|run| finished_stops && run.committed && run.command == this)
     {
         return Err(Finished(run.command.clone()).into());
     }

@@ -23,11 +23,21 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
     found.iter().map(|f| render::finding(format, f)).collect()
 }
 
-/// `skill sync [--force] [--dry-run]`.
+/// `skill sync [--force] [--dry-run] [--scope project|user]`.
 ///
 /// # Errors
-/// A refusal of the tree, the intent, the lock, a source or a mirrored copy.
-pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Result<Report> {
+/// A refusal of the tree, the intent, the lock, a source or a mirrored copy; with `--scope
+/// user`, no home directory, no user intent, or an agent's user directory outside the home
+/// directory.
+pub fn sync(
+    settings: &Settings,
+    force: bool,
+    dry_run: bool,
+    scope: InstallScope,
+) -> crate::error::Result<Report> {
+    if scope == InstallScope::User {
+        return sync_user(settings, force, dry_run);
+    }
     let root = settings.open_root()?;
     let lock = super::lock_unless_dry(settings, &root, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&root)?;
@@ -35,6 +45,7 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
     let request = asv_skills::sync::SyncOptions {
         force,
         writer: lock.as_ref(),
+        user: None,
     };
     let done = asv_skills::sync::sync(&root, &request, &options)?;
     let mut report = Report::new(
@@ -47,6 +58,92 @@ pub fn sync(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Re
     report.warnings = intent_keys(&intent);
     report.warnings.extend(super::left_behind(lock.as_ref()));
     Ok(report)
+}
+
+/// `skill sync --scope user`: the user state directory synced, its skills mirrored into the
+/// intent's targets' user directories under `HOME` (docs/TARGETS.md, "User scope").
+fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Result<Report> {
+    let places = crate::settings::user_sync_places()?;
+    let state = &places.state;
+    let home = &places.home;
+    // The state directory first, the home tree second: the order every writer takes them.
+    // Run again after a kill, a user sync does only what is left (its changes are three, so
+    // one found complete is not the command complete).
+    let (state_lock, home_lock) = if dry_run {
+        (None, None)
+    } else {
+        (
+            Some(super::lock_for_writing_as(settings, state, false)?),
+            Some(super::lock_for_writing_as(settings, home, false)?),
+        )
+    };
+    let options = settings.transport_options()?;
+    let request = asv_skills::sync::SyncOptions {
+        force,
+        writer: state_lock.as_ref(),
+        user: Some(asv_skills::sync::UserTree {
+            tree: home,
+            dirs: &places.dirs,
+            writer: home_lock.as_ref(),
+        }),
+    };
+    let done = asv_skills::sync::sync(state, &request, &options).map_err(home_shown)?;
+    let mut report = Report::new(
+        done.iter()
+            .map(|d| render::synced(settings.format, &user_shown(d)))
+            .collect(),
+        done.iter().any(asv_skills::sync::Synced::is_shortfall),
+    );
+    report.warnings = intent_keys(&places.intent);
+    report
+        .warnings
+        .extend(super::left_behind(state_lock.as_ref()));
+    report
+        .warnings
+        .extend(super::left_behind(home_lock.as_ref()));
+    Ok(report)
+}
+
+/// A user sync's line with its copy shown from `~/`, where the agents read it (a skill of the
+/// state directory stays `skills/<name>`, from the state directory).
+fn user_shown(done: &asv_skills::sync::Synced) -> asv_skills::sync::Synced {
+    use asv_skills::sync::Synced;
+    match done.clone() {
+        Synced::Projected { path, hash, how } => Synced::Projected {
+            path: format!("~/{path}"),
+            hash,
+            how,
+        },
+        Synced::Unprojected { path } => Synced::Unprojected {
+            path: format!("~/{path}"),
+        },
+        other => other,
+    }
+}
+
+/// A user sync's refusal of a copy or an agent's directory, named from `~/` as its lines
+/// name them: the library names them from the tree it was given, the home directory.
+fn home_shown(e: asv_skills::Error) -> asv_skills::Error {
+    use asv_skills::error::CopyEdited;
+    let home = |p: String| format!("~/{p}");
+    match e {
+        asv_skills::Error::ProjectionEdited { path, what } => asv_skills::Error::ProjectionEdited {
+            path: home(path),
+            what: match what {
+                CopyEdited::FileChanged { file } => CopyEdited::FileChanged { file: home(file) },
+                CopyEdited::FileNotOurs { file, skill } => CopyEdited::FileNotOurs {
+                    file: home(file),
+                    skill,
+                },
+                other => other,
+            },
+        },
+        asv_skills::Error::ProjectionDir { path, kind } => asv_skills::Error::ProjectionDir {
+            path: home(path),
+            kind,
+        },
+        other => other,
+    }
 }
 
 /// The warnings of the intent's keys this tool does not read.
@@ -511,8 +608,17 @@ pub fn list_agent(
     let Some(dir) = dirs.first() else {
         return Ok(Report::new(Vec::new(), false));
     };
+    // A user directory under HOME is what a user sync records, in the user lock.
+    let user_lock = if scope == InstallScope::User && shown == "~/" {
+        crate::settings::user_lock()?
+    } else {
+        None
+    };
     let (root, recorded) = match &elsewhere {
-        Some(root) => (root, None),
+        Some(root) => (
+            root,
+            user_lock.as_ref().and_then(|l| l.projections.get(dir)),
+        ),
         None => {
             let root = settings.open_root()?;
             let lock = asv_skills::lock::SkillLock::load(&root)?;

@@ -79,6 +79,11 @@ impl fmt::Display for SkillLockProblem {
                         "{at}: {} is not the project skills directory of an agent skill sync knows (such as .claude/skills or .agents/skills)",
                         json_string(dir)
                     ),
+                    ProjectionProblem::NotUserDir => write!(
+                        f,
+                        "{at}: {} is not a user skills directory under the home directory (such as .claude/skills or .config/goose/skills)",
+                        json_string(dir)
+                    ),
                     ProjectionProblem::BadName(why) => {
                         write!(f, "{at}: the skill name {} {why}", json_string(name))
                     }
@@ -140,6 +145,9 @@ pub enum ProjectionProblem {
     /// The directory is not the project directory of a known agent
     /// ([`crate::targets::AGENTS`]), the only places sync mirrors into.
     UnknownDir,
+    /// In the user state lock: the directory is not a plain relative path ending in
+    /// `skills`, as every agent's user directory is.
+    NotUserDir,
     /// The skill name is not one ([`crate::name_problem`] says why).
     BadName(&'static str),
     /// The value is not a tree hash.
