@@ -121,7 +121,7 @@ pub enum Usage {
     },
     /// A GitHub web address that names a path, and a path given too (issue 31 §1).
     #[error(
-        "{address} names the path {} already; give the path once: in the address, or as the second argument with https://github.com/{repository}",
+        "{address} names a ref and a path ({}) already; give the path once: in the address alone, or as the second argument after https://github.com/{repository} (with --ref for the ref)",
         asv_error::quote::json_string(in_address)
     )]
     PathTwice {

@@ -369,7 +369,7 @@ fn take_remote(
         });
     }
     let listing = transport.list(&commit)?;
-    let wanted = pick(label, listing, path, &commit.revision)?;
+    let wanted = pick(label, &listing, path, &commit.revision)?;
     if let Some(progress) = &options.progress {
         (progress.0)(&format!(
             "{}: reading {} files at {}",
@@ -422,7 +422,7 @@ fn take_remote(
 /// [`Error::NotInSource`] when no file is there.
 fn pick(
     label: &str,
-    listing: Vec<asv_remote::TreeEntry>,
+    listing: &[asv_remote::TreeEntry],
     path: &str,
     revision: &str,
 ) -> Result<Vec<(String, asv_remote::TreeEntry)>, Error> {
@@ -448,18 +448,18 @@ fn pick(
         if let Some(what) = what {
             return Err(Error::UnsupportedEntry {
                 repository: label.to_owned(),
-                path: entry.path,
+                path: entry.path.clone(),
                 what,
             });
         }
         if validate_relative_path(rel).is_err() {
             return Err(Error::UnsupportedEntry {
                 repository: label.to_owned(),
-                path: entry.path,
+                path: entry.path.clone(),
                 what: "a path that is not a plain relative path",
             });
         }
-        wanted.push((rel.to_owned(), entry));
+        wanted.push((rel.to_owned(), entry.clone()));
     }
     if wanted.is_empty() {
         return Err(Error::NotInSource {
@@ -954,13 +954,13 @@ impl Listed {
                 let mut wanted = Vec::new();
                 let mut owner = Vec::new();
                 for (k, dir) in dirs.iter().enumerate() {
-                    let full = join(self.start_prefix(), if dir == "." { "" } else { dir });
-                    let full = if full.is_empty() {
-                        ".".to_owned()
-                    } else {
-                        full
+                    // The skill's directory from the source's root (`.` for the root).
+                    let full = match (self.start.as_str(), dir.as_str()) {
+                        (start, ".") => start.to_owned(),
+                        (".", dir) => dir.to_owned(),
+                        (start, dir) => format!("{start}/{dir}"),
                     };
-                    for (rel, entry) in pick(label, entries.clone(), &full, &commit.revision)? {
+                    for (rel, entry) in pick(label, entries, &full, &commit.revision)? {
                         wanted.push((rel, entry));
                         owner.push(k);
                     }

@@ -39,6 +39,7 @@ mod self_test;
 mod skill;
 mod skill_add_all;
 mod skill_bases;
+mod skill_discover;
 mod skill_files_on_disk;
 mod skill_lifecycle;
 mod skill_lifecycle_git;
