@@ -522,6 +522,7 @@ pub fn find(root: &Root, request: &FindRequest, sources: &Sources<'_>) -> Result
         return Err(Error::NoSkillFound {
             repository: source.as_str().to_owned(),
             path: start,
+            depth: crate::discover::MAX_DEPTH,
         });
     }
     let manifest_paths: Vec<String> = found

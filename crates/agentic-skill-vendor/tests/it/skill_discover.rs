@@ -617,3 +617,15 @@ fn install_takes_a_directory_of_the_same_layouts() {
     assert!(!me.exists("skills/vendored") && !me.exists("skills/too-deep"));
     assert!(!me.exists("skills/not-a-skill"));
 }
+
+#[test]
+fn a_source_without_skills_is_refused_and_the_help_says_how_skills_are_found() {
+    let up = Repo::empty();
+    up.write("docs/README.md", "no skills here\n");
+    up.write("node_modules/dep/SKILL.md", skill("dep", "A dependency's."));
+    let me = Repo::empty();
+    let none = me.run(&["skill", "add", &source(&up)]);
+    assert_run_snapshot!("discover_no_skill_found", none, up);
+    let help = me.run(&["skill", "add", "--help"]);
+    assert_run_snapshot!("discover_skill_add_help", help);
+}

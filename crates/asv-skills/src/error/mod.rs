@@ -361,13 +361,15 @@ pub enum Error {
     #[error(
         "{repository} holds no skill under {}: no directory there (up to {} levels deep, or named by a Claude Code plugin manifest) holds a SKILL.md; check the source and its path, or name the skill's directory as the second argument",
         json_string(path),
-        crate::discover::MAX_DEPTH
+        depth
     )]
     NoSkillFound {
         /// The source.
         repository: String,
         /// The directory looked under.
         path: String,
+        /// How deep skills were looked for without a manifest naming them.
+        depth: usize,
     },
     /// `skill add --skill` named no skill the source holds (input side).
     #[error(
