@@ -138,8 +138,8 @@ pub enum SkillCommand {
         /// Without a path: take the skills of these names (comma-separated, or --skill again; globs such as 'audit-*', any case)
         #[arg(long, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append, conflicts_with_all = ["all", "path"])]
         skill: Vec<String>,
-        /// Without a path: list the skills found (name, path in the source, description) and take none
-        #[arg(long, conflicts_with_all = ["all", "path", "skill", "name"])]
+        /// Without a path: list the skills found (name, path in the source, description), those --skill names only when given, and take none
+        #[arg(long, conflicts_with_all = ["all", "path", "name"])]
         list: bool,
         /// For a local git repository: read its working tree as it stands (uncommitted and untracked files, .gitignore honoured) instead of its default branch's commit
         #[arg(long, conflicts_with = "reference")]

@@ -348,11 +348,22 @@ fn add_found(
     };
     let found = add::find(&root, &request, &sources)?;
     let Some(lock) = lock else {
-        // `--list`: the skills found, and nothing taken.
-        let lines = found
-            .skills
+        // `--list`: the skills found (those `--skill` names, when given), and nothing taken.
+        let shown: Vec<usize> = if a.skills.is_empty() {
+            (0..found.skills.len()).collect()
+        } else {
+            add::choose(&found, a.skills)?
+        };
+        let lines = shown
             .iter()
-            .map(|s| render::discovered(settings.format, &found.source, &found.revision, s))
+            .map(|&i| {
+                render::discovered(
+                    settings.format,
+                    &found.source,
+                    &found.revision,
+                    &found.skills[i],
+                )
+            })
             .collect();
         return Ok(Report::new(lines, false));
     };

@@ -196,6 +196,15 @@ fn skill_globs_choose_and_take_at_the_listed_commit() {
         "{status:?}"
     );
 
+    // --skill narrows --list to what it would take.
+    let narrowed = me.run(&["skill", "add", &source(&up), "--list", "--skill", "beta-*"]);
+    let names: Vec<&str> = narrowed
+        .stdout
+        .lines()
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(names, ["beta-extra", "beta-main"], "{narrowed:?}");
+
     // A pattern that matches nothing refuses the run, naming it and what there is.
     let other = Repo::empty();
     let none = other.run(&["skill", "add", &source(&up), "--skill", "audit-*,nope*"]);
