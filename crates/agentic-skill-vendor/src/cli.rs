@@ -117,21 +117,37 @@ pub enum SkillCommand {
         /// The skill directory
         dir: std::path::PathBuf,
     },
-    /// Take a whole skill from another repository (or a local directory) into skills/<name>
+    /// Take whole skills from another repository (or a local directory) into skills/<name>
+    ///
+    /// With a path, the skill there (or, with --all, every skill directly under it). Without
+    /// one, the skills the source holds are found wherever they are: a root SKILL.md, skills/*,
+    /// nested layouts up to 5 directories deep (.git and node_modules skipped, and for a local
+    /// directory what its .gitignore excludes), and the skills of Claude Code plugins named by
+    /// .claude-plugin/marketplace.json or plugin.json. A single skill found is taken; of
+    /// several, --skill or --all chooses, a terminal offers a multi-select, and anywhere else
+    /// the list is printed and the run exits 2. A GitHub web address
+    /// (https://github.com/o/r/tree/<ref>/<path>, or …/blob/<ref>/<path>/SKILL.md) is read as
+    /// o/r with that ref and path.
     Add {
-        /// owner/repo, a git URL, or a local directory starting with ./, ../ or / (from the current directory)
+        /// owner/repo, a git URL, a GitHub web address, or a local directory starting with ./, ../ or / (from the current directory)
         repository: String,
-        /// The skill's directory in that repository (. for its root); with --all, the directory whose subdirectories are the skills
-        path: String,
+        /// The skill's directory in that repository (. for its root); with --all, the directory whose subdirectories are the skills; without it, the skills are found
+        path: Option<String>,
         /// The local name (default: the name its SKILL.md gives, else the last segment of the path)
         #[arg(long)]
         name: Option<String>,
         /// The branch, tag or commit to follow (default: the repository's default branch, for a local git repository too)
         #[arg(long = "ref")]
         reference: Option<String>,
-        /// Take every skill under the path (each directory directly under it holding a SKILL.md), all or none
+        /// Take every skill under the path (each directory directly under it holding a SKILL.md), all or none; without a path, every skill found
         #[arg(long, conflicts_with = "name")]
         all: bool,
+        /// Without a path: take the skills of these names (comma-separated, or --skill again; globs such as 'audit-*', any case)
+        #[arg(long, value_name = "NAME", value_delimiter = ',', action = clap::ArgAction::Append, conflicts_with_all = ["all", "path"])]
+        skill: Vec<String>,
+        /// Without a path: list the skills found (name, path in the source, description), those --skill names only when given, and take none
+        #[arg(long, conflicts_with_all = ["all", "path", "name"])]
+        list: bool,
         /// For a local git repository: read its working tree as it stands (uncommitted and untracked files, .gitignore honoured) instead of its default branch's commit
         #[arg(long, conflicts_with = "reference")]
         working_tree: bool,
@@ -372,6 +388,10 @@ pub enum RootUse {
     IfFound,
     /// It works on a repository and refuses to run without one.
     Always,
+    /// It works on a repository; in a git work tree that holds none yet, the top of that
+    /// work tree becomes it, so a fresh `git init` needs no `init` before the first skill is
+    /// taken (issue 31 §1: `skill add`, `skill install`).
+    OrGitTop,
 }
 
 /// What one command is, beside what is typed to it: what the help shows of the shared
@@ -401,7 +421,7 @@ const fn facts(repository: RootUse, network: bool, notes: bool, report: bool) ->
 /// Every command by its path as typed (`["skill", "add"]`), with its [`Facts`]; a test holds
 /// it to the commands clap knows, one row each.
 pub const COMMANDS: &[(&[&str], Facts)] = {
-    use RootUse::{Always, Here, IfFound, Unused};
+    use RootUse::{Always, Here, IfFound, OrGitTop, Unused};
     &[
         (&["gen"], facts(Always, false, true, true)),
         (&["verify"], facts(Always, false, true, true)),
@@ -416,14 +436,14 @@ pub const COMMANDS: &[(&[&str], Facts)] = {
         (&["skill", "validate"], facts(Always, false, true, true)),
         (&["skill", "audit"], facts(Always, false, true, true)),
         (&["skill", "hash"], facts(Unused, false, false, true)),
-        (&["skill", "add"], facts(Always, true, true, true)),
+        (&["skill", "add"], facts(OrGitTop, true, true, true)),
         (&["skill", "status"], facts(Always, false, false, true)),
         (&["skill", "pull"], facts(Always, true, true, true)),
         (&["skill", "sync"], facts(Always, true, true, true)),
         (&["skill", "verify"], facts(Always, false, true, true)),
         (&["skill", "resolve"], facts(Always, false, false, true)),
         (&["skill", "pack"], facts(IfFound, false, false, true)),
-        (&["skill", "install"], facts(Always, false, false, true)),
+        (&["skill", "install"], facts(OrGitTop, false, false, true)),
         (&["skill", "diff"], facts(Always, true, true, true)),
         (&["skill", "remove"], facts(Always, false, false, true)),
         (&["skill", "outdated"], facts(Always, true, true, true)),
@@ -657,7 +677,7 @@ mod tests {
     /// a repository to using one if found.
     #[test]
     fn a_parsed_command_reads_its_row() {
-        use super::RootUse::{Always, Here, IfFound, Unused};
+        use super::RootUse::{Always, Here, IfFound, OrGitTop, Unused};
         let rows: &[(&[&str], super::RootUse, bool)] = &[
             (&["gen"], Always, false),
             (&["init"], Here, false),
@@ -670,7 +690,8 @@ mod tests {
             (&["skill", "audit", "pdf"], Always, false),
             (&["skill", "audit", "./pdf"], IfFound, false),
             (&["skill", "pack", "d"], IfFound, false),
-            (&["skill", "install", "x.zip"], Always, false),
+            (&["skill", "install", "x.zip"], OrGitTop, false),
+            (&["skill", "add", "o/r"], OrGitTop, true),
             (
                 &["skill", "install", "x.zip", "--into", "d"],
                 IfFound,

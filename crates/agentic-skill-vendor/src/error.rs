@@ -148,6 +148,65 @@ pub enum Usage {
         /// The name as typed.
         name: String,
     },
+    /// A GitHub web address that names a path, and a path given too (issue 31 §1).
+    #[error(
+        "{address} names a ref and a path ({}) already; give the path once: in the address alone, or as the second argument after https://github.com/{repository} (with --ref for the ref)",
+        asv_error::quote::json_string(in_address)
+    )]
+    PathTwice {
+        /// The address as typed.
+        address: String,
+        /// `owner/repo`.
+        repository: String,
+        /// The path the address names.
+        in_address: String,
+    },
+    /// `--ref` beside a web address whose ref is another (issue 31 §1).
+    #[error(
+        "{address} does not start with the ref {} given with --ref; drop --ref (the address names its ref) or give the address of that ref",
+        asv_error::quote::json_string(reference)
+    )]
+    RefNotInAddress {
+        /// The address as typed.
+        address: String,
+        /// `--ref`.
+        reference: String,
+    },
+    /// `skill add` with no path found several skills, and nothing chose among them off a
+    /// terminal (issue 31 §1).
+    #[error(
+        "{source_name} holds {} skills and no terminal is here to ask which: choose with --skill NAME[,NAME…] (globs allowed, such as {}) or --all, or see them with --list:{}",
+        found.len(),
+        asv_error::quote::json_string(&glob_example(found)),
+        found.iter().map(|(name, path)| format!("\n  {name} ({path})")).collect::<String>()
+    )]
+    ChooseSkills {
+        /// The source as recorded.
+        source_name: String,
+        /// Each skill found: its name and path in the source.
+        found: Vec<(String, String)>,
+    },
+    /// The prompt of `skill add` was left with nothing chosen.
+    #[error(
+        "no skill of {source_name} was chosen, so nothing was written; run again and press space on each skill to take, then enter"
+    )]
+    NoneChosen {
+        /// The source as recorded.
+        source_name: String,
+    },
+    /// `--name` with other than one skill chosen.
+    #[error(
+        "--name names one skill, and {chosen} were chosen; choose one with --skill NAME, or drop --name"
+    )]
+    NameNeedsOneSkill {
+        /// How many skills were chosen.
+        chosen: usize,
+    },
+    /// The prompt of `skill add` could not be shown or read.
+    #[error(
+        "the choice of skills could not be read from the terminal; choose with --skill NAME[,NAME…] or --all"
+    )]
+    Prompt(#[source] io::Error),
     /// `-o` names no file.
     #[error("{}: not a file name; give -o <file>.zip", path.display())]
     NotAFileName {
@@ -340,6 +399,16 @@ impl Failure for Error {
             Error::Remote(e) => e.location(),
             Error::Usage(_) | Error::Finished(_) | Error::Io(_) => None,
         }
+    }
+}
+
+/// A glob that would choose the first skills of `found`, for a refusal to show: the first
+/// name's leading part before a `-`, then `*`.
+fn glob_example(found: &[(String, String)]) -> String {
+    let first = found.first().map_or("pdf", |(n, _)| n.as_str());
+    match first.split_once('-') {
+        Some((head, _)) => format!("{head}-*"),
+        None => first.to_owned(),
     }
 }
 

@@ -305,24 +305,23 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 path,
                 name,
                 reference,
-                all: false,
+                all,
+                skill,
+                list,
                 working_tree,
-            } => commands::skill::add(
+            } => commands::skill::add_any(
                 s,
-                repository,
-                path,
-                name.as_deref(),
-                reference.as_deref(),
-                *working_tree,
+                &commands::skill::AddArgs {
+                    repository,
+                    path: path.as_deref(),
+                    name: name.as_deref(),
+                    reference: reference.as_deref(),
+                    all: *all,
+                    skills: skill,
+                    list: *list,
+                    working_tree: *working_tree,
+                },
             ),
-            SkillCommand::Add {
-                repository,
-                path,
-                reference,
-                all: true,
-                working_tree,
-                ..
-            } => commands::skill::add_all(s, repository, path, reference.as_deref(), *working_tree),
             SkillCommand::Status => commands::skill::status(s),
             SkillCommand::Pull {
                 names,

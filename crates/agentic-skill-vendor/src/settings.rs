@@ -30,6 +30,12 @@ pub struct Settings {
     pub summary: bool,
 }
 
+/// Whether `dir` holds `.git` (the top of a git work tree, where the search for a repository
+/// stopped).
+fn holds_git(dir: &std::path::Path) -> bool {
+    asv_fs::Root::open(dir).is_ok_and(|r| matches!(r.kind(".git"), Ok(Some(_))))
+}
+
 impl Settings {
     /// Resolves the settings of `cli`.
     ///
@@ -61,7 +67,11 @@ impl Settings {
                     root_abs = found;
                 }
                 (RootUse::IfFound, Err(_)) => {}
-                (RootUse::Always, Err(not_found)) => {
+                (RootUse::OrGitTop, Err(not_found)) if holds_git(&not_found.top) => {
+                    root.clone_from(&not_found.top);
+                    root_abs = not_found.top;
+                }
+                (RootUse::Always | RootUse::OrGitTop, Err(not_found)) => {
                     return Err(Usage::NoRepository(not_found).into());
                 }
             }

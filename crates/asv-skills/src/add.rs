@@ -16,7 +16,7 @@ use crate::paths::{portable_tree, skill_dir};
 use crate::placing::fill_of;
 use crate::projection::projections_placed;
 use crate::sources::Sources;
-use crate::upstream::{At, Source, at_for, check_source_path, default_name, take_in};
+use crate::upstream::{At, Listed, Source, at_for, check_source_path, default_name, take_in};
 use crate::validate::refuse_errors;
 use crate::{Finding, Profile, manifest_name, name_problem, validate_tree_as};
 
@@ -255,11 +255,65 @@ pub fn add_all(
             path: dir,
         });
     }
+    let items = skills
+        .into_iter()
+        .map(|(upstream, tree)| {
+            let path = if dir == "." {
+                upstream.clone()
+            } else {
+                format!("{dir}/{upstream}")
+            };
+            (upstream, path, tree)
+        })
+        .collect();
+    let many = Many {
+        source: &source,
+        asked: request.reference.as_deref(),
+        revision: &taken.revision,
+        reference: taken.reference.as_ref(),
+        tag: taken.tag.as_ref(),
+        now: matches!(at, At::Now),
+        dir: &dir,
+        full_paths: false,
+    };
+    place_many(root, &mut lock, &loaded, &many, items)
+}
+
+/// What the skills of one multiple add share: where they come from, as asked and as resolved.
+struct Many<'a> {
+    source: &'a Source,
+    /// The ref asked for (the intent's row).
+    asked: Option<&'a str>,
+    /// The commit read (for a directory read as it stands, unused: each skill is pinned to
+    /// its own tree hash).
+    revision: &'a str,
+    reference: Option<&'a String>,
+    tag: Option<&'a String>,
+    /// A local directory read as it stands.
+    now: bool,
+    /// The directory of the source named in a refusal of several skills.
+    dir: &'a str,
+    /// Whether a refusal of two skills of one name shows their whole paths (skills found
+    /// anywhere) rather than their directories' names (skills side by side).
+    full_paths: bool,
+}
+
+/// Judges and places `items` (the name of the directory each came from, its path in the
+/// source, its files) as [`add_all`] does: every refusal first, then one transaction.
+fn place_many(
+    root: &WriterLock<'_>,
+    lock: &mut SkillLock,
+    loaded: &SkillLock,
+    many: &Many<'_>,
+    items: Vec<(String, String, SkillTree)>,
+) -> Result<Vec<Added>, Error> {
+    let source = many.source;
     // Every skill is named and judged before anything is written, and every refusal is
     // collected, so one run says all that stands in the way.
     let mut refused = Vec::new();
-    let mut named: BTreeMap<String, (String, NamedBy, SkillTree, Vec<Finding>)> = BTreeMap::new();
-    for (upstream, tree) in skills {
+    let mut named: BTreeMap<String, (String, String, NamedBy, SkillTree, Vec<Finding>)> =
+        BTreeMap::new();
+    for (upstream, path, tree) in items {
         let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
             Ok(n) => n,
             Err(e) => {
@@ -267,17 +321,22 @@ pub fn add_all(
                 continue;
             }
         };
-        if let Some((other, ..)) = named.get(&name) {
+        if let Some((other, other_path, ..)) = named.get(&name) {
+            let dirs = if many.full_paths {
+                [other_path.clone(), path]
+            } else {
+                [other.clone(), upstream]
+            };
             refused.push(Error::SameName {
                 repository: source.as_str().to_owned(),
                 name,
-                dirs: [other.clone(), upstream],
+                dirs,
             });
             continue;
         }
-        match judge_for_all(root, &lock, &source, &name, &tree) {
+        match judge_for_all(root, lock, source, &name, &tree) {
             Ok(findings) => {
-                named.insert(name, (upstream, named_by, tree, findings));
+                named.insert(name, (upstream, path, named_by, tree, findings));
             }
             Err(e) => refused.push(e),
         }
@@ -288,7 +347,7 @@ pub fn add_all(
         _ => {
             return Err(Error::Refused {
                 repository: source.as_str().to_owned(),
-                dir: dir.clone(),
+                dir: many.dir.to_owned(),
                 refused,
             });
         }
@@ -298,26 +357,22 @@ pub fn add_all(
     let mut bases = std::collections::BTreeSet::new();
     let mut rows = Vec::with_capacity(named.len());
     let mut added = Vec::with_capacity(named.len());
-    for (name, (upstream, named_by, tree, warnings)) in &named {
-        let path = if dir == "." {
-            upstream.clone()
-        } else {
-            format!("{dir}/{upstream}")
-        };
+    for (name, (upstream, path, named_by, tree, warnings)) in &named {
         let hash = tree.hash();
         // A directory read as it stands is pinned to each skill's own tree, as a single add of
         // it would be; a commit pins every skill alike.
-        let revision = match at {
-            At::Now => hash.clone(),
-            _ => taken.revision.clone(),
+        let revision = if many.now {
+            hash.clone()
+        } else {
+            many.revision.to_owned()
         };
         lock.skills.insert(
             name.clone(),
             Entry {
                 source: source.as_str().to_owned(),
                 path: path.clone(),
-                reference: taken.reference.clone(),
-                tag: taken.tag.clone(),
+                reference: many.reference.cloned(),
+                tag: many.tag.cloned(),
                 revision: revision.clone(),
                 base_hash: hash.clone(),
                 pending: None,
@@ -333,13 +388,13 @@ pub fn add_all(
         if bases.insert(hash.clone()) {
             changes.extend(base_change(root, tree)?);
         }
-        changes.extend(projections_placed(root, name, tree, &targets, &mut lock)?);
+        changes.extend(projections_placed(root, name, tree, &targets, lock)?);
         rows.push((
             name.clone(),
             crate::intent::Wanted {
                 source: source.as_str().to_owned(),
-                path,
-                reference: request.reference.clone(),
+                path: path.clone(),
+                reference: many.asked.map(str::to_owned),
             },
         ));
         added.push(Added {
@@ -347,16 +402,17 @@ pub fn add_all(
             named_by: *named_by,
             upstream: upstream.clone(),
             source: source.as_str().to_owned(),
-            pin: match at {
-                At::Now => Pin::Tree(revision),
-                _ => Pin::Commit(revision),
+            pin: if many.now {
+                Pin::Tree(revision)
+            } else {
+                Pin::Commit(revision)
             },
             hash,
             warnings: warnings.clone(),
         });
     }
-    changes.extend(lock_changes(root, &loaded, &lock)?);
-    changes.push(crate::intent::rows_change(root, &loaded, &rows)?);
+    changes.extend(lock_changes(root, loaded, lock)?);
+    changes.push(crate::intent::rows_change(root, loaded, &rows)?);
     root.apply(Plan::new(root, changes)?)?;
     Ok(added)
 }
@@ -388,4 +444,202 @@ fn judge_for_all(
     tree.check_paths()?;
     portable_tree(source.as_str(), tree)?;
     Ok(findings)
+}
+
+/// What `skill add` with no path is asked to look through (issue 31 §1).
+#[derive(Debug, Clone, Default)]
+pub struct FindRequest {
+    /// `owner/repo`, a git URL, or a local directory (`./…`, `../…`, `/…`).
+    pub repository: String,
+    /// The directory of the source to look under (`.` for its root).
+    pub start: String,
+    /// The branch, tag or commit to follow; by default the source's default branch.
+    pub reference: Option<String>,
+    /// As [`AddRequest::working_tree`].
+    pub working_tree: bool,
+}
+
+/// The skills a source holds, found by [`crate::discover`] and not yet taken: what `skill
+/// add` lists or offers, then takes the chosen ones of with [`add_found`], at the very
+/// version listed.
+pub struct Found {
+    /// The source as recorded.
+    pub source: String,
+    /// The commit listed (for a directory read as it stands, the tree hash of the start).
+    pub revision: String,
+    /// Each skill found, by path.
+    pub skills: Vec<crate::discover::Discovered>,
+    parsed: Source,
+    asked: Option<String>,
+    now: bool,
+    listed: Listed,
+    /// Each skill's directory below the start, as `skills`.
+    dirs: Vec<String>,
+}
+
+/// Finds the skills `request` names, wherever they lie in the source ([`crate::discover`]):
+/// the source is listed once, and only plugin manifests and each skill's `SKILL.md` are read.
+///
+/// # Errors
+/// [`Error::Repository`] or [`Error::PathEscapes`] for a source or start that is not usable;
+/// as [`take`](crate::upstream::take) for the reading; [`Error::NoSkillFound`] when the
+/// source holds no skill there.
+pub fn find(root: &Root, request: &FindRequest, sources: &Sources<'_>) -> Result<Found, Error> {
+    use crate::discover::{Discovered, candidates, manifests_wanted, name_and_description};
+    let source = Source::parse(&request.repository)?;
+    let start = check_source_path(&request.start)?.to_owned();
+    let at = at_for(
+        root,
+        &source,
+        request.reference.as_deref(),
+        request.working_tree,
+    )?;
+    let listed = crate::upstream::list(root, &source, &start, at, sources)?;
+    let files = listed.files();
+    // The marketplace first: the plugins it lists name manifests of their own.
+    let mut manifests = BTreeMap::new();
+    let read_into = |paths: Vec<String>, manifests: &mut BTreeMap<String, Vec<u8>>| {
+        let paths: Vec<String> = paths
+            .into_iter()
+            .filter(|p| !manifests.contains_key(p))
+            .collect();
+        let bytes = listed.read(root, sources, &paths)?;
+        for (path, bytes) in paths.into_iter().zip(bytes) {
+            if let Some(bytes) = bytes {
+                manifests.insert(path, bytes);
+            }
+        }
+        Ok::<(), Error>(())
+    };
+    read_into(manifests_wanted(&files, None), &mut manifests)?;
+    let marketplace = manifests.get(crate::discover::MARKETPLACE).cloned();
+    read_into(
+        manifests_wanted(&files, marketplace.as_deref()),
+        &mut manifests,
+    )?;
+    let found = candidates(&files, &manifests);
+    if found.is_empty() {
+        return Err(Error::NoSkillFound {
+            repository: source.as_str().to_owned(),
+            path: start,
+            depth: crate::discover::MAX_DEPTH,
+        });
+    }
+    let manifest_paths: Vec<String> = found
+        .iter()
+        .map(|c| join_below(&c.dir, SKILL_MANIFEST))
+        .collect();
+    let texts = listed.read(root, sources, &manifest_paths)?;
+    let fallback = default_name(&source, &start);
+    let mut skills = Vec::with_capacity(found.len());
+    let mut dirs = Vec::with_capacity(found.len());
+    for (candidate, text) in found.into_iter().zip(texts) {
+        let (own, description) = text
+            .as_deref()
+            .map(name_and_description)
+            .unwrap_or_default();
+        skills.push(Discovered {
+            path: join_below(&start, &candidate.dir),
+            name: crate::discover::name_of(&candidate.dir, own.as_deref(), &fallback),
+            description,
+            plugin: candidate.plugin,
+        });
+        dirs.push(candidate.dir);
+    }
+    Ok(Found {
+        source: source.as_str().to_owned(),
+        revision: listed.revision.clone(),
+        skills,
+        parsed: source,
+        asked: request.reference.clone(),
+        now: matches!(at, At::Now),
+        listed,
+        dirs,
+    })
+}
+
+/// `dir` (`.` for none) joined with `rel` (`.` for none).
+fn join_below(dir: &str, rel: &str) -> String {
+    match (dir, rel) {
+        (".", r) => r.to_owned(),
+        (d, ".") => d.to_owned(),
+        (d, r) => format!("{d}/{r}"),
+    }
+}
+
+/// Takes the skills of `found` at the indices `chosen` (of [`Found::skills`]) as `skill add
+/// --all` takes the skills of a directory: read at the version listed, every skill judged
+/// first, then all of them written in one transaction. The result is sorted by name.
+///
+/// # Errors
+/// As [`add_all`].
+pub fn add_found(
+    root: &WriterLock<'_>,
+    found: &Found,
+    chosen: &[usize],
+    sources: &Sources<'_>,
+) -> Result<Vec<Added>, Error> {
+    let mut lock = SkillLock::load(root)?;
+    let loaded = lock.clone();
+    let dirs: Vec<String> = chosen.iter().map(|&i| found.dirs[i].clone()).collect();
+    let trees = found
+        .listed
+        .take(root, found.parsed.as_str(), sources, &dirs)?;
+    let fallback = default_name(&found.parsed, &found.listed.start);
+    let items = chosen
+        .iter()
+        .zip(dirs)
+        .zip(trees)
+        .map(|((&i, dir), tree)| {
+            let upstream = if dir == "." {
+                fallback.clone()
+            } else {
+                dir.rsplit('/').next().unwrap_or(&dir).to_owned()
+            };
+            (upstream, found.skills[i].path.clone(), tree)
+        })
+        .collect();
+    let many = Many {
+        source: &found.parsed,
+        asked: found.asked.as_deref(),
+        revision: &found.listed.revision,
+        reference: found.listed.reference.as_ref(),
+        tag: found.listed.tag.as_ref(),
+        now: found.now,
+        dir: &found.listed.start,
+        full_paths: true,
+    };
+    place_many(root, &mut lock, &loaded, &many, items)
+}
+
+/// The indices of the skills of `found` whose name one of `patterns` matches
+/// ([`crate::discover::matches`]: globs, without regard to case), in the order found.
+///
+/// # Errors
+/// [`Error::NoSkillMatches`] naming every pattern that matched no skill, and the names found.
+pub fn choose(found: &Found, patterns: &[String]) -> Result<Vec<usize>, Error> {
+    let unmatched: Vec<String> = patterns
+        .iter()
+        .filter(|p| {
+            !found
+                .skills
+                .iter()
+                .any(|s| crate::discover::matches(p, &s.name))
+        })
+        .cloned()
+        .collect();
+    if !unmatched.is_empty() {
+        return Err(Error::NoSkillMatches {
+            repository: found.source.clone(),
+            patterns: unmatched,
+            names: found.skills.iter().map(|s| s.name.clone()).collect(),
+        });
+    }
+    Ok((0..found.skills.len())
+        .filter(|&i| {
+            patterns
+                .iter()
+                .any(|p| crate::discover::matches(p, &found.skills[i].name))
+        })
+        .collect())
 }

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use asv_archive::{Archive, ArchiveFormat, ArchiveInput, Limits, ReadOptions, place_of};
-use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock, join};
+use asv_fs::{Change, Ownership, Plan, Root, WriterLock, join};
 use asv_skilltree::{FileNode, SkillTree, is_ignored_name};
 
 use crate::error::Error;
@@ -114,10 +114,13 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
     Ok(files)
 }
 
-/// The skills of `whole` (paths relative to the input's root): the whole input when it has a
-/// root `SKILL.md`, else each top-level directory holding one. `fallback` names a root skill
+/// The skills of `whole` (paths relative to the input's root), found as `skill add` finds
+/// them in a source ([`crate::discover`]): the whole input when it has a root `SKILL.md`,
+/// else every directory holding one at any depth up to the bound (or named by a Claude Code
+/// plugin manifest), what is beneath a skill being its own. `fallback` names a root skill
 /// whose `SKILL.md` gives no name.
 fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
+    use crate::discover::{MARKETPLACE, candidates, manifests_wanted};
     if whole.has_manifest() {
         let (name, named_by) = local_name(None, manifest_name(&whole).as_deref(), fallback)?;
         return Ok(vec![Found {
@@ -127,29 +130,59 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
             tree: whole,
         }]);
     }
-    // Each file moves into its group: the input is never held twice.
-    let mut groups: std::collections::BTreeMap<String, Vec<FileNode>> = Default::default();
-    for f in whole.into_files() {
-        if let Some((top, rest)) = f.path.split_once('/') {
-            groups.entry(top.to_owned()).or_default().push(FileNode {
-                path: rest.to_owned(),
-                data: f.data,
-                executable: f.executable,
-            });
+    let dirs = {
+        let files: std::collections::BTreeSet<&str> =
+            whole.files().iter().map(|f| f.path.as_str()).collect();
+        let read = |path: &str| {
+            whole
+                .get(path)
+                .and_then(|f| f.data.read().ok())
+                .map(|b| b.into_owned())
+        };
+        let mut manifests = std::collections::BTreeMap::new();
+        for path in manifests_wanted(&files, None) {
+            if let Some(bytes) = read(&path) {
+                manifests.insert(path, bytes);
+            }
         }
+        let marketplace = manifests.get(MARKETPLACE).cloned();
+        for path in manifests_wanted(&files, marketplace.as_deref()) {
+            if let Some(bytes) = read(&path) {
+                manifests.insert(path, bytes);
+            }
+        }
+        candidates(&files, &manifests)
+            .into_iter()
+            .map(|c| c.dir)
+            .collect::<Vec<String>>()
+    };
+    // Each file moves into the group of the skill it lies in: the input is never held twice.
+    let mut groups: std::collections::BTreeMap<&str, Vec<FileNode>> = Default::default();
+    for f in whole.into_files() {
+        let Some(dir) = dirs.iter().find(|d| {
+            f.path
+                .strip_prefix(d.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+        }) else {
+            continue;
+        };
+        groups.entry(dir.as_str()).or_default().push(FileNode {
+            path: f.path[dir.len() + 1..].to_owned(),
+            data: f.data,
+            executable: f.executable,
+        });
     }
     let mut found = Vec::new();
     for (dir, files) in groups {
         let tree = SkillTree::from_files(files)?;
-        if tree.has_manifest() {
-            let (name, named_by) = local_name(None, manifest_name(&tree).as_deref(), &dir)?;
-            found.push(Found {
-                name,
-                named_by,
-                upstream: dir,
-                tree,
-            });
-        }
+        let upstream = dir.rsplit('/').next().unwrap_or(dir);
+        let (name, named_by) = local_name(None, manifest_name(&tree).as_deref(), upstream)?;
+        found.push(Found {
+            name,
+            named_by,
+            upstream: upstream.to_owned(),
+            tree,
+        });
     }
     Ok(found)
 }
@@ -203,45 +236,9 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
                 other => other,
             }
         })?;
-        if whole.has_manifest() {
-            skills_of(whole, &fallback)?
-        } else {
-            // Read whole first so that a link or special file anywhere in the input refuses
-            // it; dropped before the skills are read again, so the two are never held together.
-            drop(whole);
-            // Only top-level directories holding a SKILL.md are read, so a sibling that is no
-            // skill (a README, a build directory) is never walked.
-            let mut files = Vec::new();
-            let mut left = DIR_LIMIT;
-            for e in root.read_dir("")?.unwrap_or_default() {
-                if e.kind == EntryKind::Directory
-                    && root.kind(&join(&e.name, asv_skilltree::SKILL_MANIFEST))?
-                        == Some(EntryKind::File)
-                {
-                    let tree = SkillTree::read_capped(&root, &e.name, left, DIR_LIMIT_WHAT)
-                        .map_err(|err| match err {
-                            // Counted over every skill read so far, as an archive counts.
-                            asv_skilltree::Error::TooLarge { size, .. } => {
-                                asv_skilltree::Error::TooLarge {
-                                    path: format!("{label}/{}", e.name),
-                                    size: DIR_LIMIT - left + size,
-                                    limit: DIR_LIMIT,
-                                    what: DIR_LIMIT_WHAT,
-                                }
-                            }
-                            other => other,
-                        })?;
-                    left -= tree.files().iter().map(|f| f.data.len()).sum::<u64>();
-                    for f in tree.files() {
-                        files.push(FileNode {
-                            path: join(&e.name, &f.path),
-                            ..f.clone()
-                        });
-                    }
-                }
-            }
-            skills_of(SkillTree::from_files(files)?, &fallback)?
-        }
+        // Read whole (capped) so that a link or special file anywhere in the input refuses it;
+        // the skills are then found in it wherever they lie, each file moved to its skill.
+        skills_of(whole, &fallback)?
     } else if meta.is_file() {
         skills_of(
             SkillTree::from_files(archive_files(input, label)?)?,

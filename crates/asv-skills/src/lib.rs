@@ -32,6 +32,7 @@ pub mod add;
 pub mod audit;
 pub mod bases;
 pub mod diff;
+pub mod discover;
 pub mod edits;
 pub mod error;
 mod follow;
@@ -57,6 +58,7 @@ pub mod targets;
 pub mod upstream;
 mod validate;
 pub mod verify;
+pub mod weburl;
 
 pub use asv_skilltree::normalize_name;
 pub use error::Error;

@@ -231,6 +231,21 @@ pub fn resolve(
 }
 
 fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
+    take_local_skipping(root, dir, path, &[])
+}
+
+/// A local directory as it stands below `path`, as discovery reads it: as [`take_local`],
+/// with [`crate::discover::SKIPPED_DIRS`] never walked into.
+fn take_local_pruned(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
+    take_local_skipping(root, dir, path, &crate::discover::SKIPPED_DIRS)
+}
+
+fn take_local_skipping(
+    root: &Root,
+    dir: &str,
+    path: &str,
+    skipped: &[&str],
+) -> Result<Taken, Error> {
     let base = root.root().join(Path::new(dir));
     let source = Root::open(&base).map_err(|_| Error::Repository {
         given: dir.to_owned(),
@@ -251,7 +266,7 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
     // A plain directory is read as git would commit it: what its `.gitignore` files (from the
     // source's top down) exclude is never walked into, let alone taken (`.env`,
     // `node_modules/`, `__pycache__/`).
-    let tree = read_unignored(&source, rel)?;
+    let tree = read_unignored(&source, rel, skipped)?;
     if tree.is_empty() {
         return Err(Error::NotInSource {
             repository: dir.to_owned(),
@@ -273,7 +288,7 @@ fn take_local(root: &Root, dir: &str, path: &str) -> Result<Taken, Error> {
 ///
 /// # Errors
 /// A `.gitignore` that cannot be read or used; as [`SkillTree::read`].
-fn read_unignored(source: &Root, rel: &str) -> Result<SkillTree, Error> {
+fn read_unignored(source: &Root, rel: &str, skipped: &[&str]) -> Result<SkillTree, Error> {
     use asv_model::ignore::IgnoreRules;
     let Some(top) = IgnoreRules::for_dir(source, rel)? else {
         return Ok(SkillTree::default());
@@ -285,7 +300,10 @@ fn read_unignored(source: &Root, rel: &str) -> Result<SkillTree, Error> {
     // `for_dir` has read every `.gitignore` from the source's top down to `rel` itself.
     rules.insert(String::new(), top);
     let tree = SkillTree::read_filtered(source, rel, &mut |path, is_dir| {
-        let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+        let (parent, leaf) = path.rsplit_once('/').unwrap_or(("", path));
+        if is_dir && skipped.contains(&leaf) {
+            return false;
+        }
         let Some(here) = rules.get(parent) else {
             return false;
         };
@@ -351,48 +369,7 @@ fn take_remote(
         });
     }
     let listing = transport.list(&commit)?;
-    let prefix = if path == "." {
-        String::new()
-    } else {
-        format!("{path}/")
-    };
-    let mut wanted = Vec::new();
-    for entry in listing {
-        let Some(rel) = entry.path.strip_prefix(&prefix) else {
-            continue;
-        };
-        if rel.is_empty() || rel.split('/').any(is_ignored_name) {
-            continue;
-        }
-        let what = match entry.mode {
-            EntryMode::File | EntryMode::Executable => None,
-            EntryMode::Tree => continue,
-            EntryMode::Symlink => Some("a symbolic link"),
-            EntryMode::Submodule => Some("a submodule"),
-        };
-        if let Some(what) = what {
-            return Err(Error::UnsupportedEntry {
-                repository: label.to_owned(),
-                path: entry.path,
-                what,
-            });
-        }
-        if validate_relative_path(rel).is_err() {
-            return Err(Error::UnsupportedEntry {
-                repository: label.to_owned(),
-                path: entry.path,
-                what: "a path that is not a plain relative path",
-            });
-        }
-        wanted.push((rel.to_owned(), entry));
-    }
-    if wanted.is_empty() {
-        return Err(Error::NotInSource {
-            repository: label.to_owned(),
-            path: path.to_owned(),
-            revision: commit.revision,
-        });
-    }
+    let wanted = pick(label, &listing, path, &commit.revision)?;
     if let Some(progress) = &options.progress {
         (progress.0)(&format!(
             "{}: reading {} files at {}",
@@ -435,6 +412,63 @@ fn take_remote(
         tag,
         tree: SkillTree::from_files(files)?,
     })
+}
+
+/// The files of `listing` at `path` (`.` for the root), each with its path relative to it;
+/// `label` names the source and `revision` the commit in refusals.
+///
+/// # Errors
+/// [`Error::UnsupportedEntry`] for a link, a submodule or a path that is not plain;
+/// [`Error::NotInSource`] when no file is there.
+fn pick(
+    label: &str,
+    listing: &[asv_remote::TreeEntry],
+    path: &str,
+    revision: &str,
+) -> Result<Vec<(String, asv_remote::TreeEntry)>, Error> {
+    let prefix = if path == "." {
+        String::new()
+    } else {
+        format!("{path}/")
+    };
+    let mut wanted = Vec::new();
+    for entry in listing {
+        let Some(rel) = entry.path.strip_prefix(&prefix) else {
+            continue;
+        };
+        if rel.is_empty() || rel.split('/').any(is_ignored_name) {
+            continue;
+        }
+        let what = match entry.mode {
+            EntryMode::File | EntryMode::Executable => None,
+            EntryMode::Tree => continue,
+            EntryMode::Symlink => Some("a symbolic link"),
+            EntryMode::Submodule => Some("a submodule"),
+        };
+        if let Some(what) = what {
+            return Err(Error::UnsupportedEntry {
+                repository: label.to_owned(),
+                path: entry.path.clone(),
+                what,
+            });
+        }
+        if validate_relative_path(rel).is_err() {
+            return Err(Error::UnsupportedEntry {
+                repository: label.to_owned(),
+                path: entry.path.clone(),
+                what: "a path that is not a plain relative path",
+            });
+        }
+        wanted.push((rel.to_owned(), entry.clone()));
+    }
+    if wanted.is_empty() {
+        return Err(Error::NotInSource {
+            repository: label.to_owned(),
+            path: path.to_owned(),
+            revision: revision.to_owned(),
+        });
+    }
+    Ok(wanted)
 }
 
 /// The commit `reference` names through `transport` (`label` names the source in refusals),
@@ -783,4 +817,284 @@ pub(crate) fn require_imported(root: &Root, name: &str, entry: &Entry) -> Result
         Err(e) => Err(e),
         Ok(()) => Ok(dir),
     }
+}
+
+/// A source's files at one version, listed but not yet read (issue 31 §1): what discovery
+/// looks through, and what the skills chosen from it are then taken from, so every skill of
+/// one run is read at the same commit and the listing is asked for once.
+pub struct Listed {
+    /// The commit listed (for a local directory read as it stands, the tree hash of the
+    /// start directory).
+    pub revision: String,
+    /// The ref followed, as [`Taken::reference`].
+    pub reference: Option<String>,
+    /// The tag a semver range picked, as [`Taken::tag`].
+    pub tag: Option<String>,
+    /// The directory of the source the listing starts at (`.` for its root).
+    pub start: String,
+    held: Held,
+}
+
+/// What a [`Listed`] holds to read files by.
+enum Held {
+    /// A repository's commit and its tree's entries below the start (paths from the root).
+    Remote {
+        reach: Reach,
+        commit: Commit,
+        entries: Vec<asv_remote::TreeEntry>,
+    },
+    /// A local directory as it stands, already read (paths below the start).
+    Local(SkillTree),
+}
+
+impl Listed {
+    /// The file paths below the start (links and submodules included: taking a skill that
+    /// holds one refuses it by name).
+    pub fn files(&self) -> std::collections::BTreeSet<&str> {
+        match &self.held {
+            Held::Remote { entries, .. } => entries
+                .iter()
+                .filter(|e| e.mode != EntryMode::Tree)
+                .filter_map(|e| below_start(&self.start, &e.path))
+                .collect(),
+            Held::Local(tree) => tree.files().iter().map(|f| f.path.as_str()).collect(),
+        }
+    }
+
+    /// The bytes of each of `paths` (below the start), in one batched read; a path the
+    /// listing does not hold as a file reads as `None`.
+    ///
+    /// # Errors
+    /// As [`take`], for the read.
+    pub fn read(
+        &self,
+        root: &Root,
+        sources: &Sources<'_>,
+        paths: &[String],
+    ) -> Result<Vec<Option<Vec<u8>>>, Error> {
+        let mut out: Vec<Option<Vec<u8>>> = vec![None; paths.len()];
+        match &self.held {
+            Held::Local(tree) => {
+                for (slot, path) in out.iter_mut().zip(paths) {
+                    if let Some(file) = tree.get(path) {
+                        *slot = Some(file.data.read()?.into_owned());
+                    }
+                }
+            }
+            Held::Remote {
+                reach,
+                commit,
+                entries,
+            } => {
+                let mut wanted = Vec::new();
+                let mut slots = Vec::new();
+                for (i, path) in paths.iter().enumerate() {
+                    let full = join(self.start_prefix(), path);
+                    if let Some(entry) = entries.iter().find(|e| {
+                        e.path == full && matches!(e.mode, EntryMode::File | EntryMode::Executable)
+                    }) {
+                        wanted.push(entry.clone());
+                        slots.push(i);
+                    }
+                }
+                if !wanted.is_empty() {
+                    sources.with(root, reach, |t| {
+                        t.read_each(commit, &wanted, &mut |i, bytes| {
+                            out[slots[i]] = Some(bytes);
+                            true
+                        })?;
+                        Ok(())
+                    })?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The skills at `dirs` (each below the start, `.` for the start itself), read at the
+    /// listed version in one batched read, in the order given. `label` names the source.
+    ///
+    /// # Errors
+    /// As [`take`].
+    pub fn take(
+        &self,
+        root: &Root,
+        label: &str,
+        sources: &Sources<'_>,
+        dirs: &[String],
+    ) -> Result<Vec<SkillTree>, Error> {
+        match &self.held {
+            Held::Local(tree) => dirs
+                .iter()
+                .map(|dir| {
+                    let prefix = if dir == "." {
+                        String::new()
+                    } else {
+                        format!("{dir}/")
+                    };
+                    let files = tree
+                        .files()
+                        .iter()
+                        .filter_map(|f| {
+                            f.path.strip_prefix(&prefix).map(|rel| FileNode {
+                                path: rel.to_owned(),
+                                data: f.data.clone(),
+                                executable: f.executable,
+                            })
+                        })
+                        .collect();
+                    Ok(SkillTree::from_files(files)?)
+                })
+                .collect(),
+            Held::Remote {
+                reach,
+                commit,
+                entries,
+            } => {
+                let mut wanted = Vec::new();
+                let mut owner = Vec::new();
+                for (k, dir) in dirs.iter().enumerate() {
+                    // The skill's directory from the source's root (`.` for the root).
+                    let full = match (self.start.as_str(), dir.as_str()) {
+                        (start, ".") => start.to_owned(),
+                        (".", dir) => dir.to_owned(),
+                        (start, dir) => format!("{start}/{dir}"),
+                    };
+                    for (rel, entry) in pick(label, entries, &full, &commit.revision)? {
+                        wanted.push((rel, entry));
+                        owner.push(k);
+                    }
+                }
+                let mut files: Vec<Vec<FileNode>> = vec![Vec::new(); dirs.len()];
+                let picked: Vec<asv_remote::TreeEntry> =
+                    wanted.iter().map(|(_, e)| e.clone()).collect();
+                let mut failure = None;
+                sources.with(root, reach, |t| {
+                    t.read_each(commit, &picked, &mut |i, bytes| {
+                        match asv_skilltree::FileData::arrived(bytes) {
+                            Ok(data) => {
+                                let (rel, entry) = &wanted[i];
+                                files[owner[i]].push(FileNode {
+                                    path: rel.clone(),
+                                    data,
+                                    executable: entry.mode == EntryMode::Executable,
+                                });
+                                true
+                            }
+                            Err(e) => {
+                                failure = Some(e);
+                                false
+                            }
+                        }
+                    })?;
+                    Ok(())
+                })?;
+                if let Some(e) = failure {
+                    return Err(e.into());
+                }
+                files
+                    .into_iter()
+                    .map(|f| Ok(SkillTree::from_files(f)?))
+                    .collect()
+            }
+        }
+    }
+
+    /// The start as a prefix of paths from the root (`""` for the root).
+    fn start_prefix(&self) -> &str {
+        if self.start == "." { "" } else { &self.start }
+    }
+}
+
+/// `path` (from the source's root) below `start`; `None` when it is not below it.
+fn below_start<'p>(start: &str, path: &'p str) -> Option<&'p str> {
+    if start == "." {
+        return Some(path);
+    }
+    path.strip_prefix(start)?.strip_prefix('/')
+}
+
+/// Lists `source` at `at` from the directory `start` (issue 31 §1): a repository's tree at
+/// the commit `at` names, or a local directory as git would commit it (its `.gitignore`
+/// honoured, `node_modules` not walked into).
+///
+/// # Errors
+/// As [`take`]; [`Error::NotInSource`] when nothing is below `start`.
+pub fn list(
+    root: &Root,
+    source: &Source,
+    start: &str,
+    at: At<'_>,
+    sources: &Sources<'_>,
+) -> Result<Listed, Error> {
+    let start = check_source_path(start)?.to_owned();
+    let reach = match (source, at) {
+        (Source::Local(dir), At::Now) => {
+            let taken = take_local_pruned(root, dir, &start)?;
+            return Ok(Listed {
+                revision: taken.revision,
+                reference: None,
+                tag: None,
+                start,
+                held: Held::Local(taken.tree),
+            });
+        }
+        (Source::Local(dir), _) => Reach::LocalGit(dir.clone()),
+        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
+    };
+    let label = source.as_str();
+    let (commit, reference, tag, entries) = sources.with(root, &reach, |t| {
+        let (commit, reference, tag) = match at {
+            At::Revision(revision) => (
+                Commit {
+                    revision: revision.to_owned(),
+                    format: if revision.len() == 64 {
+                        ObjectFormat::Sha256
+                    } else {
+                        ObjectFormat::Sha1
+                    },
+                },
+                None,
+                None,
+            ),
+            At::Ref(reference) => {
+                let (commit, tag) = commit_at(t, label, reference)?;
+                (commit, Some(reference.to_owned()), tag)
+            }
+            At::DefaultBranch | At::Now => {
+                let branch = t.default_branch()?;
+                (t.resolve(&branch)?, Some(branch), None)
+            }
+        };
+        if Revision::parse(&commit.revision, commit.format).is_none() {
+            return Err(Error::NotACommit {
+                repository: label.to_owned(),
+                answered: commit.revision,
+            });
+        }
+        let entries = t.list(&commit)?;
+        Ok((commit, reference, tag, entries))
+    })?;
+    let entries: Vec<asv_remote::TreeEntry> = entries
+        .into_iter()
+        .filter(|e| below_start(&start, &e.path).is_some())
+        .collect();
+    if entries.iter().all(|e| e.mode == EntryMode::Tree) {
+        return Err(Error::NotInSource {
+            repository: label.to_owned(),
+            path: start,
+            revision: commit.revision,
+        });
+    }
+    Ok(Listed {
+        revision: commit.revision.clone(),
+        reference,
+        tag,
+        start,
+        held: Held::Remote {
+            reach,
+            commit,
+            entries,
+        },
+    })
 }

@@ -333,6 +333,236 @@ pub fn add_all(
     ))
 }
 
+/// `skill add` as typed: a source, and a path or a way to choose among the skills found.
+pub struct AddArgs<'a> {
+    /// The source as typed (a GitHub web address included).
+    pub repository: &'a str,
+    /// The path in the source; `None` to find the skills.
+    pub path: Option<&'a str>,
+    /// `--name`.
+    pub name: Option<&'a str>,
+    /// `--ref`.
+    pub reference: Option<&'a str>,
+    /// `--all`.
+    pub all: bool,
+    /// `--skill`: the names (or globs) chosen.
+    pub skills: &'a [String],
+    /// `--list`.
+    pub list: bool,
+    /// `--working-tree`.
+    pub working_tree: bool,
+}
+
+/// `skill add` in every form: with a path as it always was (one skill, or `--all` under
+/// it); without one, the skills the source holds are found and listed, offered or chosen
+/// (issue 31 §1). A GitHub web address is read as `owner/repo`, a ref and a path.
+///
+/// # Errors
+/// A refusal of the tree, the source, the choice or any skill (then nothing is written).
+pub fn add_any(settings: &Settings, a: &AddArgs<'_>) -> crate::error::Result<Report> {
+    let web = asv_skills::weburl::parse(a.repository);
+    match (a.path, &web) {
+        (Some(_), Some(url)) if !url.rest.is_empty() => Err(Usage::PathTwice {
+            address: a.repository.to_owned(),
+            repository: url.repository.clone(),
+            in_address: url.rest.join("/"),
+        }
+        .into()),
+        (Some(path), _) => {
+            let repository = web.as_ref().map_or(a.repository, |u| &u.repository);
+            if a.all {
+                add_all(settings, repository, path, a.reference, a.working_tree)
+            } else {
+                add(
+                    settings,
+                    repository,
+                    path,
+                    a.name,
+                    a.reference,
+                    a.working_tree,
+                )
+            }
+        }
+        (None, _) => add_found(settings, a, web.as_ref()),
+    }
+}
+
+/// `skill add` without a path: finds the skills, then lists them (`--list`), or takes those
+/// `--all`, `--skill` or the prompt choose; off a terminal with several found and no choice,
+/// the refusal lists them and says how to choose.
+fn add_found(
+    settings: &Settings,
+    a: &AddArgs<'_>,
+    web: Option<&asv_skills::weburl::WebUrl>,
+) -> crate::error::Result<Report> {
+    use asv_skills::sources::Sources;
+    let root = settings.open_root()?;
+    // Only a run that may write waits for the writer lock (and puts right a killed run).
+    let lock = if a.list {
+        None
+    } else {
+        Some(super::lock_for_writing(settings, &root)?)
+    };
+    let options = settings.transport_options()?;
+    let sources = Sources::new(&options);
+    let (repository, start, reference) = match web {
+        None => (
+            local_source_from_root(settings, a.repository)?,
+            ".".to_owned(),
+            a.reference.map(str::to_owned),
+        ),
+        Some(url) => {
+            let (reference, start) = match a.reference {
+                None => asv_skills::weburl::ref_and_path(&root, url, &sources)?,
+                Some(given) => {
+                    let segments: Vec<&str> = given.split('/').collect();
+                    let starts = url.rest.len() >= segments.len()
+                        && url.rest.iter().zip(&segments).all(|(x, y)| x == y);
+                    if !url.rest.is_empty() && !starts {
+                        return Err(Usage::RefNotInAddress {
+                            address: a.repository.to_owned(),
+                            reference: given.to_owned(),
+                        }
+                        .into());
+                    }
+                    let rest = url.rest.get(segments.len()..).unwrap_or_default();
+                    let start = if rest.is_empty() {
+                        ".".to_owned()
+                    } else {
+                        rest.join("/")
+                    };
+                    (Some(given.to_owned()), start)
+                }
+            };
+            (url.repository.clone(), start, reference)
+        }
+    };
+    let request = add::FindRequest {
+        repository: repository.clone(),
+        start,
+        reference: reference.clone(),
+        working_tree: a.working_tree,
+    };
+    let found = add::find(&root, &request, &sources)?;
+    let Some(lock) = lock else {
+        // `--list`: the skills found (those `--skill` names, when given), and nothing taken.
+        let shown: Vec<usize> = if a.skills.is_empty() {
+            (0..found.skills.len()).collect()
+        } else {
+            add::choose(&found, a.skills)?
+        };
+        let lines = shown
+            .iter()
+            .map(|&i| {
+                render::discovered(
+                    settings.format,
+                    &found.source,
+                    &found.revision,
+                    &found.skills[i],
+                )
+            })
+            .collect();
+        return Ok(Report::new(lines, false));
+    };
+    let chosen: Vec<usize> = if a.all {
+        (0..found.skills.len()).collect()
+    } else if !a.skills.is_empty() {
+        add::choose(&found, a.skills)?
+    } else if found.skills.len() == 1 {
+        vec![0]
+    } else if interactive() {
+        prompt(&found)?
+    } else {
+        return Err(Usage::ChooseSkills {
+            source_name: found.source.clone(),
+            found: found
+                .skills
+                .iter()
+                .map(|s| (s.name.clone(), s.path.clone()))
+                .collect(),
+        }
+        .into());
+    };
+    let added = match (a.name, chosen.as_slice()) {
+        (None, _) => add::add_found(&lock, &found, &chosen, &sources)?,
+        // A new name is the single add's rename, read from the one path chosen.
+        (Some(name), [one]) => vec![add::add(
+            &lock,
+            &add::AddRequest {
+                repository,
+                path: found.skills[*one].path.clone(),
+                name: Some(name.to_owned()),
+                reference,
+                working_tree: a.working_tree,
+            },
+            &options,
+        )?],
+        (Some(_), many) => {
+            return Err(Usage::NameNeedsOneSkill { chosen: many.len() }.into());
+        }
+    };
+    let mut lines = Vec::new();
+    for added in &added {
+        lines.extend(findings(settings.format, &added.warnings));
+        lines.push(render::added(settings.format, added));
+    }
+    Ok(super::with_left_behind(
+        Report::new(lines, false),
+        Some(&lock),
+    ))
+}
+
+/// Whether a person can be asked: standard input and standard error are both terminals
+/// (the prompt is drawn on standard error, so standard output stays the report).
+fn interactive() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Offers the skills of `found` as a multi-select on standard error: the indices chosen, in
+/// the order found.
+///
+/// # Errors
+/// [`Usage::Prompt`] for a terminal that cannot be used; [`Usage::NoneChosen`] when the
+/// prompt is left (Esc, q) or nothing is chosen.
+fn prompt(found: &add::Found) -> crate::error::Result<Vec<usize>> {
+    let items: Vec<String> = found
+        .skills
+        .iter()
+        .map(|s| match &s.description {
+            Some(d) => format!("{} ({}): {}", s.name, s.path, shorten(d, 60)),
+            None => format!("{} ({})", s.name, s.path),
+        })
+        .collect();
+    let picked = dialoguer::MultiSelect::new()
+        .with_prompt(format!(
+            "{} holds {} skills: space chooses, a chooses all, enter takes them",
+            found.source,
+            found.skills.len()
+        ))
+        .items(&items)
+        .report(false)
+        .interact_on_opt(&dialoguer::console::Term::stderr())
+        .map_err(|dialoguer::Error::IO(e)| Usage::Prompt(e))?;
+    match picked {
+        Some(chosen) if !chosen.is_empty() => Ok(chosen),
+        _ => Err(Usage::NoneChosen {
+            source_name: found.source.clone(),
+        }
+        .into()),
+    }
+}
+
+/// `text` cut to `max` characters, an ellipsis marking the cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// A local source of `skill add` as typed (from the current directory) turned into the path
 /// the lock keeps: from the repository root, so later pulls find it from any directory; an
 /// absolute one stays absolute. A repository spelling is left as it is.

@@ -163,6 +163,18 @@ pub(super) struct ListedFields<'a> {
     pub(super) mirrored: &'a [&'a str],
 }
 
+/// `skill add --list`: one skill found in a source.
+#[derive(Serialize)]
+pub(super) struct FoundFields<'a> {
+    pub(super) name: &'a str,
+    pub(super) source: &'a str,
+    /// The commit listed (for a local directory read as it stands, the tree hash of it).
+    pub(super) revision: &'a str,
+    /// The Claude Code plugin whose manifest named it.
+    pub(super) plugin: Option<&'a str>,
+    pub(super) description: Option<&'a str>,
+}
+
 /// A refusal: which side it lies with.
 #[derive(Serialize)]
 pub(super) struct RefusalFields {

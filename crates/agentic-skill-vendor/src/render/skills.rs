@@ -701,6 +701,43 @@ pub fn listed(format: Format, s: &asv_skills::manage::ListedSkill, mirrored: &[&
     }
 }
 
+/// Renders one skill `skill add --list` found in `source` at `revision`: text
+/// `<name>: <path>[ (plugin <p>)][ — <description>]`, the description cut to one short line;
+/// JSON a `found` record with the whole description.
+pub fn discovered(
+    format: Format,
+    source: &str,
+    revision: &str,
+    s: &asv_skills::discover::Discovered,
+) -> String {
+    let mut message = s.path.clone();
+    if let Some(plugin) = &s.plugin {
+        message.push_str(&format!(" (plugin {plugin})"));
+    }
+    match format {
+        Format::Text => {
+            if let Some(d) = &s.description {
+                let cut: String = d.chars().take(100).collect();
+                let more = if cut.len() < d.len() { "…" } else { "" };
+                message.push_str(&format!(" — {cut}{more}"));
+            }
+            format!("{}: {message}", s.name)
+        }
+        _ => Line::new(Level::Notice, "found", format!("{}: {message}", s.name))
+            .at(&s.path)
+            .render(
+                format,
+                FoundFields {
+                    name: &s.name,
+                    source,
+                    revision,
+                    plugin: s.plugin.as_deref(),
+                    description: s.description.as_deref(),
+                },
+            ),
+    }
+}
+
 /// Renders one skill found in an agent's directory (`dir`, as shown).
 pub fn agent_skill(format: Format, dir: &str, s: &asv_skills::sync::AgentSkill) -> String {
     let placed = s.placed.as_str();

@@ -353,8 +353,8 @@ fn argument_errors_say_everything_and_point_at_a_help_that_works() {
             &[
                 "error: the following required arguments were not provided:",
                 "  <REPOSITORY>",
-                "  <PATH>",
-                "Usage: agentic-skill-vendor skill add <REPOSITORY> <PATH>",
+                // The path is optional since issue 31 §1: without it the skills are found.
+                "Usage: agentic-skill-vendor skill add <REPOSITORY> [PATH]",
                 "run agentic-skill-vendor skill add --help for its arguments and options",
             ],
         ),

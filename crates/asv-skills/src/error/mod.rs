@@ -367,6 +367,34 @@ pub enum Error {
         /// The directory asked for.
         path: String,
     },
+    /// `skill add` with no path found no skill in the source (input side).
+    #[error(
+        "{repository} holds no skill under {}: no directory there (up to {} levels deep, or named by a Claude Code plugin manifest) holds a SKILL.md; check the source and its path, or name the skill's directory as the second argument",
+        json_string(path),
+        depth
+    )]
+    NoSkillFound {
+        /// The source.
+        repository: String,
+        /// The directory looked under.
+        path: String,
+        /// How deep skills were looked for without a manifest naming them.
+        depth: usize,
+    },
+    /// `skill add --skill` named no skill the source holds (input side).
+    #[error(
+        "{repository} holds no skill matching {}; it holds {}: run skill add {repository} --list to see them, and choose with --skill NAME[,NAME…] (globs allowed) or --all",
+        patterns.iter().map(|p| json_string(p)).collect::<Vec<_>>().join(", "),
+        names.iter().map(|p| json_string(p)).collect::<Vec<_>>().join(", ")
+    )]
+    NoSkillMatches {
+        /// The source.
+        repository: String,
+        /// The patterns that matched no skill.
+        patterns: Vec<String>,
+        /// The names of the skills found.
+        names: Vec<String>,
+    },
     /// The source holds something a skill cannot hold (input side).
     #[error(
         "{repository} holds {} as {what}; a skill holds only regular files, so nothing was taken",
@@ -679,6 +707,8 @@ impl Failure for Error {
             | Error::PathEscapes { .. }
             | Error::NotInSource { .. }
             | Error::NoSkillsUnder { .. }
+            | Error::NoSkillFound { .. }
+            | Error::NoSkillMatches { .. }
             | Error::UnsupportedEntry { .. }
             | Error::WorkingTreeRemote { .. }
             | Error::BadName { .. }
@@ -770,6 +800,8 @@ impl Failure for Error {
             | Error::PathEscapes { .. }
             | Error::NotInSource { .. }
             | Error::NoSkillsUnder { .. }
+            | Error::NoSkillFound { .. }
+            | Error::NoSkillMatches { .. }
             | Error::UnsupportedEntry { .. }
             | Error::WorkingTreeRemote { .. }
             | Error::BadName { .. }
