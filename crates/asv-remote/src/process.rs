@@ -83,7 +83,7 @@ pub(crate) fn supervise(
     let (err_tx, err_rx) = mpsc::channel();
     // Woken when git ends or its output passes the cap, rather than by a nap running out:
     // each of the few git processes of a run is waited for as long as it runs, no longer
-    // (issue 30 §2; a nap of up to 25 ms per process was a good part of a short run).
+    // (issue 30 §2: with naps doubling up to 25 ms, each end could go unseen for that long).
     let (wake_tx, wake) = mpsc::channel::<()>();
     if let Some(stdout) = child.stdout.take() {
         let over = Arc::clone(&over);

@@ -12,9 +12,10 @@
 //! OS temporary directory named with the prefix [`TEMP_PREFIX`] and this process's id
 //! (`agentic-skill-git-<pid>-<random>`): depth 1, blob filter, each file's blob fetched when
 //! it is read — the blobs of many files at once, in one batched conversation (`batch`, issue
-//! 30 §2). A source kept for a whole run fetches and lists each commit once. A killed run cannot remove its directory; a new source first removes those of
-//! the current user whose process is gone. Git's standard error is captured and never shown;
-//! a failure is said in this tool's own words.
+//! 30 §2). A source kept for a whole run fetches and lists each commit once. A run ended by
+//! SIGINT or SIGTERM removes its directory before it ends (`interrupt`); a killed run cannot,
+//! so a new source first removes those of the current user whose process is gone. Git's
+//! standard error is captured and never shown; a failure is said in this tool's own words.
 //!
 //! Every git process starts in a process group of its own. The limits of one source
 //! ([`GitLimits`]: [`TIME_LIMIT`] in all, [`REPOSITORY_LIMIT`] for the temporary repository,
