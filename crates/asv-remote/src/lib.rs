@@ -21,6 +21,7 @@ pub mod error;
 pub mod git;
 pub mod github;
 mod ids;
+mod interrupt;
 mod options;
 mod platform;
 mod process;

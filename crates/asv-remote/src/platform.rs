@@ -55,6 +55,30 @@ pub(crate) fn has_ended(child: &mut Child) -> Result<bool, ()> {
     }
 }
 
+/// Blocks until the process `pid` (a child of this process) has ended, without reaping it;
+/// returns at once when it cannot be waited for (already reaped, say).
+#[cfg(unix)]
+pub(crate) fn wait_ended(pid: u32) {
+    use rustix::io::Errno;
+    use rustix::process::{Pid, WaitId, WaitIdOptions};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
+    loop {
+        match rustix::process::waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+        ) {
+            Err(Errno::INTR) => {}
+            _ => return,
+        }
+    }
+}
+
+/// Nothing to block on here: the caller looks again after a nap.
+#[cfg(not(unix))]
+pub(crate) fn wait_ended(_pid: u32) {}
+
 /// Kills `child`'s whole process group (the leader is still running or an unreaped zombie, so
 /// the group id is still this group's).
 #[cfg(unix)]
@@ -63,6 +87,17 @@ pub(crate) fn kill_group(child: &mut Child) {
         rustix::process::Pid::from_child(&*child),
         rustix::process::Signal::KILL,
     );
+}
+
+/// Kills the process group `group` (a signal is ending the run: see `interrupt`).
+#[cfg(unix)]
+pub(crate) fn kill_group_id(group: u32) {
+    if let Some(group) = i32::try_from(group)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
 }
 
 /// Whether the process group of `child` (its leader already reaped) is gone by `deadline`:

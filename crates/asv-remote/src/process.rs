@@ -27,6 +27,8 @@ use crate::platform;
 const STDERR_LIMIT: usize = 64 * 1024;
 /// How long a killed process group is given to go before it is reported as not stopped.
 const GRACE: Duration = Duration::from_secs(5);
+/// The longest the watch sleeps between two looks when nothing wakes it.
+const NAP: Duration = Duration::from_millis(25);
 /// How often the temporary repository is measured while git runs.
 const SIZE_EVERY: Duration = Duration::from_millis(200);
 
@@ -79,8 +81,13 @@ pub(crate) fn supervise(
     let over = Arc::new(AtomicBool::new(false));
     let (out_tx, out_rx) = mpsc::channel();
     let (err_tx, err_rx) = mpsc::channel();
+    // Woken when git ends or its output passes the cap, rather than by a nap running out:
+    // each of the few git processes of a run is waited for as long as it runs, no longer
+    // (issue 30 §2: with naps doubling up to 25 ms, each end could go unseen for that long).
+    let (wake_tx, wake) = mpsc::channel::<()>();
     if let Some(stdout) = child.stdout.take() {
         let over = Arc::clone(&over);
+        let wake_tx = wake_tx.clone();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
             let mut limited = stdout.take(cap.saturating_add(1));
@@ -89,6 +96,7 @@ pub(crate) fn supervise(
                 over.store(true, Ordering::SeqCst);
             }
             let _ = out_tx.send(buf);
+            let _ = wake_tx.send(());
         });
     }
     if let Some(mut stderr) = child.stderr.take() {
@@ -107,12 +115,18 @@ pub(crate) fn supervise(
             let _ = err_tx.send(buf);
         });
     }
+    // Blocks until git ends, without reaping it (see below); where that cannot be waited for,
+    // it answers at once and the loop below looks every `NAP` as before.
+    let pid = child.id();
+    let waiter = std::thread::spawn(move || {
+        platform::wait_ended(pid);
+        let _ = wake_tx.send(());
+    });
 
     // Wait without reaping: while the leader is unreaped its id cannot be reused, so the
     // group can be signalled safely.
     let mut cut = None;
     let mut broken = false;
-    let mut nap = Duration::from_millis(1);
     let mut measured = Instant::now();
     loop {
         match platform::has_ended(child) {
@@ -127,7 +141,8 @@ pub(crate) fn supervise(
             cut = Some(Cut::Output);
             break;
         }
-        if started.elapsed() >= remaining {
+        let elapsed = started.elapsed();
+        if elapsed >= remaining {
             cut = Some(Cut::Time);
             break;
         }
@@ -138,8 +153,12 @@ pub(crate) fn supervise(
                 break;
             }
         }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(25));
+        let mut nap = NAP.min(remaining - elapsed);
+        if watch {
+            nap = nap.min(SIZE_EVERY.saturating_sub(measured.elapsed()));
+        }
+        // A wake-up or the nap running out: either way everything is looked at again.
+        let _ = wake.recv_timeout(nap.max(Duration::from_millis(1)));
     }
 
     // Whatever happened, nothing of the group outlives this call: the leader is either still
@@ -154,6 +173,11 @@ pub(crate) fn supervise(
         }
     };
     let mut confirmed = status.is_some() && platform::group_gone(child, deadline);
+    // The waiter ends as soon as the leader is reaped (or was already gone); joined so that
+    // no thread of a finished process is left waiting on its id.
+    if status.is_some() {
+        let _ = waiter.join();
+    }
     let stdout = out_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     // An answer that never ends means something outside the group holds git's output.

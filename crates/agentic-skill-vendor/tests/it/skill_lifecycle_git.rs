@@ -485,3 +485,133 @@ fn lock_revisions(me: &Repo) -> Vec<String> {
         .map(|e| e["revision"].as_str().unwrap().to_owned())
         .collect()
 }
+
+/// The processes (not zombies) of the process group `group`, from `/proc`.
+fn group_members(group: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string() {
+            members.push(pid);
+        }
+    }
+    members
+}
+
+/// The process groups of the children of `parent`, from `/proc`.
+fn child_groups(parent: u32) -> Vec<u32> {
+    let mut groups = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 2 && fields[1] == parent.to_string() {
+            groups.extend(fields[2].parse::<u32>().ok());
+        }
+    }
+    groups
+}
+
+/// An interrupted git read leaves nothing behind (issue 31 §3): SIGINT or SIGTERM to the
+/// binary while git waits on a server that takes the connection and never answers. The run
+/// ends by that signal (as a shell expects of an interrupted program), the git process group
+/// it started is gone, and no `agentic-skill-git-*` directory is left in TMPDIR.
+#[test]
+fn an_interrupted_git_read_removes_its_temporary_repository() {
+    use std::os::unix::process::ExitStatusExt as _;
+    use std::time::{Duration, Instant};
+    let silent = crate::git_server::Silent::start();
+    for (name, number) in [("INT", 2), ("TERM", 15)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let me = Repo::empty();
+        let connections = silent.connections();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args([
+                "skill",
+                "add",
+                &silent.url("skills.git"),
+                "skills/pdf",
+                "--root",
+            ])
+            .arg(me.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("TMPDIR", tmp.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let prefix = format!("agentic-skill-git-{}-", child.id());
+        let ours = |tmp: &std::path::Path| -> Vec<PathBuf> {
+            std::fs::read_dir(tmp)
+                .unwrap()
+                .flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("agentic-skill-git-")
+                })
+                .map(|e| e.path())
+                .collect()
+        };
+        // Until git runs in the temporary directory and has reached the silent server.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let (dir, groups) = loop {
+            let dirs = ours(tmp.path());
+            let groups = child_groups(child.id());
+            let reached = silent.connections() > connections;
+            if let (Some(dir), false, true) = (dirs.first(), groups.is_empty(), reached) {
+                break (dir.clone(), groups);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "SIG{name}: no git process in a temporary directory yet: {dirs:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(
+            dir.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&prefix),
+            "{dir:?}"
+        );
+        assert!(dir.is_dir());
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(number), "SIG{name}: {status:?}");
+        assert!(!dir.exists(), "SIG{name}: {} left behind", dir.display());
+        assert_eq!(ours(tmp.path()), Vec::<PathBuf>::new(), "SIG{name}");
+        for group in groups {
+            assert_eq!(
+                group_members(group),
+                Vec::<u32>::new(),
+                "SIG{name}: git's process group {group} still runs"
+            );
+        }
+    }
+}

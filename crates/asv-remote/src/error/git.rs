@@ -193,6 +193,7 @@ impl GitProblem {
             | GitProblem::BadRevision { .. } => Side::Input,
             GitProblem::Ref(problem) => problem.side(),
             GitProblem::TempDir { .. }
+            | GitProblem::Repository { .. }
             | GitProblem::GitMissing
             | GitProblem::Spawn { .. }
             | GitProblem::Unwatched { .. }
@@ -218,6 +219,13 @@ pub enum GitProblem {
     TempDir {
         /// The OS temporary directory it was to be created under.
         parent: PathBuf,
+        /// What the system said.
+        error: ErrorKind,
+    },
+    /// The temporary bare repository could not be written in its directory.
+    Repository {
+        /// The temporary directory.
+        dir: PathBuf,
         /// What the system said.
         error: ErrorKind,
     },
@@ -350,6 +358,12 @@ impl fmt::Display for GitProblem {
                 f,
                 "could not create a temporary directory under {}: {}; check the OS temporary directory (TMPDIR)",
                 parent.display(),
+                IoKind(*error)
+            ),
+            GitProblem::Repository { dir, error } => write!(
+                f,
+                "could not write the temporary repository in {}: {}; check that the OS temporary directory (TMPDIR) is writable and has room",
+                dir.display(),
                 IoKind(*error)
             ),
             GitProblem::GitMissing => f.write_str(
@@ -643,6 +657,14 @@ mod tests {
                     error: ErrorKind::PermissionDenied,
                 },
                 "could not create a temporary directory under /tmp: permission denied; check the OS temporary directory (TMPDIR)".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::Repository {
+                    dir: PathBuf::from("/tmp/agentic-skill-git-1-x"),
+                    error: ErrorKind::PermissionDenied,
+                },
+                "could not write the temporary repository in /tmp/agentic-skill-git-1-x: permission denied; check that the OS temporary directory (TMPDIR) is writable and has room".to_owned(),
                 Environment,
             ),
             (
