@@ -48,6 +48,7 @@ mod skill_package;
 mod skill_pull;
 mod skill_refs;
 mod skill_sync;
+mod skill_sync_stamps;
 mod skill_targets;
 mod terminal;
 mod typed_paths;
