@@ -135,7 +135,10 @@ fn is_decimal(field: &str) -> bool {
 
 /// A nanoseconds field: below one second.
 fn nanos(field: &str) -> Option<i64> {
-    field.parse().ok().filter(|n| (0..1_000_000_000).contains(n))
+    field
+        .parse()
+        .ok()
+        .filter(|n| (0..1_000_000_000).contains(n))
 }
 
 #[cfg(unix)]

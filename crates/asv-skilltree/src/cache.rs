@@ -37,7 +37,9 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
+#[cfg(feature = "test-hooks")]
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -144,7 +146,10 @@ fn unhex(text: &str) -> Option<[u8; 32]> {
     let mut out = [0u8; 32];
     for (i, byte) in out.iter_mut().enumerate() {
         let pair = text.get(i * 2..i * 2 + 2)?;
-        if !pair.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+        if !pair
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        {
             return None;
         }
         *byte = u8::from_str_radix(pair, 16).ok()?;
@@ -206,7 +211,10 @@ impl StampCache {
     /// # Errors
     /// As [`SkillTree::read`].
     pub fn read(&self, root: &Root, dir: &str) -> Result<SkillTree, Error> {
-        if let Some(tree) = self.trusted(root, dir).and_then(|rec| from_record(root, dir, rec)) {
+        if let Some(tree) = self
+            .trusted(root, dir)
+            .and_then(|rec| from_record(root, dir, rec))
+        {
             self.note_trusted(dir);
             return Ok(tree);
         }
@@ -425,9 +433,7 @@ fn load(place: &Place) -> Option<HashMap<String, DirRecord>> {
         return None;
     }
     let mut text = String::new();
-    file.take(MAX_BYTES + 1)
-        .read_to_string(&mut text)
-        .ok()?;
+    file.take(MAX_BYTES + 1).read_to_string(&mut text).ok()?;
     if text.len() as u64 > MAX_BYTES {
         return None;
     }
@@ -502,35 +508,20 @@ fn digits<T: std::str::FromStr>(field: &str) -> Option<T> {
     field.parse().ok()
 }
 
-/// `bytes` written to a temporary file beside `file`, then renamed over it; the directory
-/// made first when missing. A directory that is a link is not written through.
-fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let parent = file
-        .parent()
-        .ok_or_else(|| std::io::Error::other("no parent"))?;
-    fs::create_dir_all(parent)?;
-    if !fs::symlink_metadata(parent)?.file_type().is_dir() {
-        return Err(std::io::Error::other("not a directory"));
-    }
-    let name = file
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("no name"))?;
-    let mut temp_name = name.to_owned();
-    temp_name.push(format!(".{}.tmp", std::process::id()));
-    let temp = parent.join(temp_name);
-    let written = (|| {
-        let mut out = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        out.write_all(bytes)?;
-        drop(out);
-        fs::rename(&temp, file)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written
+/// `bytes` written to `file` (in `stamps/` of the cache directory) through the guarded tree of
+/// the cache directory: a temporary sibling renamed over it ([`Root::write_file`]), a link on
+/// the way or at the file refused, never written through.
+fn write_atomically(file: &Path, bytes: &[u8]) -> Option<()> {
+    let name = file.file_name()?.to_str()?;
+    let dir = file.parent()?.parent()?;
+    // The cache directory itself (and its parents, `~/.cache` say) may not exist yet; it is
+    // outside any repository, so there is no guarded root to make it through. Everything
+    // under it is made and written through one.
+    #[allow(clippy::disallowed_methods)]
+    fs::create_dir_all(dir).ok()?;
+    let cache = Root::open(dir).ok()?;
+    cache.create_dir_all("stamps").ok()?;
+    cache.write_file(&join("stamps", name), bytes).ok()
 }
 
 #[cfg(test)]
@@ -538,10 +529,12 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::disallowed_methods)]
     fn a_written_cache_parses_back_and_a_changed_byte_does_not() {
         let dir = tempfile::tempdir().unwrap();
         let root = Root::open(dir.path()).unwrap();
-        root.write_file("s/SKILL.md", b"---\nname: s\n---\n").unwrap();
+        root.write_file("s/SKILL.md", b"---\nname: s\n---\n")
+            .unwrap();
         root.write_file("s/a b.md", b"spaced").unwrap();
         let cache_dir = tempfile::tempdir().unwrap();
         let cache = StampCache::open_in(&root, cache_dir.path());

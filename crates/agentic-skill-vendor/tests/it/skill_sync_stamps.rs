@@ -82,7 +82,11 @@ impl Stamped {
     fn settled(self) -> Stamped {
         let (first, seen) = self.sync();
         assert_eq!(first.code, 0, "{first:?}");
-        assert_eq!(seen, (0, 2), "the first run reads the two skills: {first:?}");
+        assert_eq!(
+            seen,
+            (0, 2),
+            "the first run reads the two skills: {first:?}"
+        );
         settle();
         let (second, seen) = self.sync();
         assert_eq!(second.code, 0, "{second:?}");
@@ -182,7 +186,8 @@ fn a_hostile_cache_file_is_ignored_and_everything_read() {
     let good = std::fs::read(&file).unwrap();
     let elsewhere = s.cache.path().join("elsewhere");
     std::fs::write(&elsewhere, &good).unwrap();
-    let cases: Vec<(&str, Box<dyn Fn()>)> = vec![
+    type Spoil<'a> = Box<dyn Fn() + 'a>;
+    let cases: Vec<(&str, Spoil)> = vec![
         (
             "garbage",
             Box::new(|| std::fs::write(&file, b"\x00\xffnot a cache\n").unwrap()),
@@ -212,7 +217,11 @@ fn a_hostile_cache_file_is_ignored_and_everything_read() {
         let _ = std::fs::remove_file(&file);
         std::fs::write(&file, &good).unwrap();
         let (run, seen) = s.sync();
-        assert_eq!((run.code, seen), (0, (6, 0)), "{what}: the good cache works");
+        assert_eq!(
+            (run.code, seen),
+            (0, (6, 0)),
+            "{what}: the good cache works"
+        );
         spoil();
         let tree = s.me.snapshot();
         let (run, seen) = s.sync();
@@ -220,7 +229,11 @@ fn a_hostile_cache_file_is_ignored_and_everything_read() {
         assert_eq!(seen, (0, 6), "{what}: everything read whole");
         assert_eq!(s.me.snapshot(), tree, "{what}");
         if what.starts_with("a link") {
-            assert_eq!(std::fs::read(&elsewhere).unwrap(), good, "not written through");
+            assert_eq!(
+                std::fs::read(&elsewhere).unwrap(),
+                good,
+                "not written through"
+            );
         }
         settle();
     }
@@ -242,7 +255,10 @@ fn a_cache_file_of_another_root_is_ignored() {
     settle();
     let (run, seen) = s.sync_of(&other);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(seen.0, 0, "nothing taken from another root's cache: {run:?}");
+    assert_eq!(
+        seen.0, 0,
+        "nothing taken from another root's cache: {run:?}"
+    );
 }
 
 #[test]
