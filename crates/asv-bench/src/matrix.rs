@@ -37,7 +37,10 @@ struct Row {
 /// A command of the tool on `root`, output discarded by the caller.
 pub(crate) fn tool(bin: &Path, args: &[&str], root: &Path) -> Command {
     let mut cmd = Command::new(bin);
-    cmd.args(args).arg("--root").arg(root);
+    cmd.args(args)
+        .arg("--root")
+        .arg(root)
+        .env("ASV_CACHE_DIR", crate::measure::cache_dir(root));
     cmd
 }
 

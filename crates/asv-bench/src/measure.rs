@@ -233,6 +233,15 @@ pub(crate) fn bench_floor(
     Ok((stats, procs))
 }
 
+/// The stamp cache every run of the tool on `root` is given (`ASV_CACHE_DIR`): beside the
+/// root, never in it (a tree compared before and after stays as it was) and never the user's
+/// own `~/.cache`; cleared with the tool's state where a bench starts afresh.
+pub(crate) fn cache_dir(root: &Path) -> PathBuf {
+    let mut name = root.file_name().unwrap_or_default().to_owned();
+    name.push(".asv-cache");
+    root.with_file_name(name)
+}
+
 /// Writes observed by strace during one run of `bin args`: opens for writing, renames,
 /// unlinks, mkdirs. `None` when strace is missing or fails.
 pub(crate) fn strace_writes(bin: &Path, args: &[&str], root: &Path) -> Option<usize> {
@@ -250,6 +259,7 @@ pub(crate) fn strace_writes(bin: &Path, args: &[&str], root: &Path) -> Option<us
         .args(args)
         .arg("--root")
         .arg(root)
+        .env("ASV_CACHE_DIR", cache_dir(root))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

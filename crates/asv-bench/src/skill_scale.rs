@@ -41,6 +41,7 @@ fn measure(skills: usize, runs: usize, bin: &Path, work: &Path) -> Result<Size> 
     let dest = work.join(format!("repo-{skills}"));
     clear(&src)?;
     clear(&dest)?;
+    clear(&crate::measure::cache_dir(&dest))?;
     crate::add::generate(&src, skills)?;
     std::fs::create_dir_all(&dest)?;
     succeed(Command::new("git").arg("init").arg("-q").arg(&dest))?;

@@ -19,7 +19,7 @@ use anyhow::Result;
 
 use crate::matrix::tool;
 use crate::measure::{
-    bench, bench_floor, changed, clear, files_under, mtimes, ratio, secs, strace_writes,
+    bench, bench_floor, cache_dir, changed, clear, files_under, mtimes, ratio, secs, strace_writes,
 };
 
 /// The directories `skill sync` mirrors `skills/` into for the three targets.
@@ -59,6 +59,8 @@ pub(crate) fn run(skills: usize, runs: usize, bin: &Path, work: &Path) -> Result
         for dir in [".claude", ".agents", ".github", ".agentic-skill-vendor"] {
             clear(&work.join(dir))?;
         }
+        // The stamp cache too: a first sync has none.
+        clear(&cache_dir(&work))?;
         clear(&work.join("vendor-skills-lock.json"))
     };
     let first = bench(runs, Some(0), fresh, || {
@@ -90,6 +92,8 @@ pub(crate) fn run(skills: usize, runs: usize, bin: &Path, work: &Path) -> Result
         || tool(bin, &["skill", "sync"], &work),
     )?;
     let noop_changed = changed(&before, &mtimes(&work)?);
+    // Every write counts, under the root or anywhere else (the stamp cache included): a sync
+    // with nothing to change writes nothing at all.
     let writes = strace_writes(bin, &["skill", "sync"], &work);
     let (openssl, procs) = bench_floor(runs, &["openssl", "dgst", "-sha256"], &files, &work)?;
     let (sha256sum, _) = bench_floor(runs, &["sha256sum"], &files, &work)?;

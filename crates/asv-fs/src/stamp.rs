@@ -59,6 +59,39 @@ impl FileStamp {
         self.mode & 0o100 != 0
     }
 
+    /// The stamp as one line of eight decimal fields (device, inode, size, mode, modification
+    /// seconds and nanoseconds, change seconds and nanoseconds), for a cache kept between
+    /// runs; [`FileStamp::parse`] reads it back.
+    pub fn to_text(&self) -> String {
+        format!(
+            "{} {} {} {} {} {} {} {}",
+            self.device,
+            self.inode,
+            self.size,
+            self.mode,
+            self.modified.0,
+            self.modified.1,
+            self.changed.0,
+            self.changed.1
+        )
+    }
+
+    /// A stamp written by [`FileStamp::to_text`]; `None` for anything else (a field missing,
+    /// extra, out of range or not plain decimal): a cache is trusted only as written.
+    pub fn parse(text: &str) -> Option<FileStamp> {
+        let mut fields = text.split(' ');
+        let mut next = || fields.next().filter(|f| is_decimal(f));
+        let stamp = FileStamp {
+            device: next()?.parse().ok()?,
+            inode: next()?.parse().ok()?,
+            size: next()?.parse().ok()?,
+            mode: next()?.parse().ok()?,
+            modified: (next()?.parse().ok()?, nanos(next()?)?),
+            changed: (next()?.parse().ok()?, nanos(next()?)?),
+        };
+        fields.next().is_none().then_some(stamp)
+    }
+
     /// Now, as the file system stamps changes: no later than the change time of a write made
     /// from now on. On Linux that is the kernel's coarse clock, read directly; elsewhere the
     /// process's clock less the longest lag a tick can give.
@@ -91,6 +124,21 @@ impl FileStamp {
             .checked_add(lag)
             .is_some_and(|settled| settled < taken)
     }
+}
+
+/// Digits with an optional leading minus (a time before the epoch), nothing else: no `+`, no
+/// spaces, nothing `str::parse` would also take.
+fn is_decimal(field: &str) -> bool {
+    let digits = field.strip_prefix('-').unwrap_or(field);
+    !digits.is_empty() && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A nanoseconds field: below one second.
+fn nanos(field: &str) -> Option<i64> {
+    field
+        .parse()
+        .ok()
+        .filter(|n| (0..1_000_000_000).contains(n))
 }
 
 #[cfg(unix)]
@@ -142,6 +190,23 @@ mod tests {
         assert!(coarse.settled_before(at(1_003, 1)));
         // Before the epoch: never trusted.
         assert!(!stamp((-5, 0)).settled_before(at(1_000, 0)));
+    }
+
+    #[test]
+    fn a_stamp_round_trips_as_text_and_nothing_else_parses() {
+        let s = stamp((1_000, 123_456_789));
+        assert_eq!(FileStamp::parse(&s.to_text()), Some(s));
+        for bad in [
+            "",
+            "1 2 3 33188 1000 123456789 1000",
+            "1 2 3 33188 1000 123456789 1000 123456789 9",
+            "1 2 3 33188 1000 123456789 1000 1000000000",
+            "+1 2 3 33188 1000 123456789 1000 123456789",
+            "1  2 3 33188 1000 123456789 1000 123456789",
+            "-1 2 3 33188 1000 123456789 1000 123456789",
+        ] {
+            assert_eq!(FileStamp::parse(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use asv_fs::{Change, EntryKind, Ownership, Plan, Root, WriterLock};
 use asv_remote::Options;
-use asv_skilltree::{FileData, SkillTree};
+use asv_skilltree::{FileData, SkillTree, StampCache};
 
 use crate::bases::{base_change, kept_base};
 use crate::error::{CopyEdited, Error, Remedy};
@@ -162,10 +162,10 @@ pub(crate) fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
 /// be read), or an entry of another kind (refused as edited); an error finding out.
 type Standing = Result<Option<Result<String, Error>>, Error>;
 
-fn standing(root: &Root, dest: &str) -> Standing {
+fn standing(root: &Root, cache: &StampCache, dest: &str) -> Standing {
     Ok(match root.kind(dest)? {
         None => None,
-        Some(EntryKind::Directory) => Some(SkillTree::read_hash(root, dest).map_err(Error::from)),
+        Some(EntryKind::Directory) => Some(cache.read_hash(root, dest).map_err(Error::from)),
         Some(kind) => Some(Err(Error::ProjectionEdited {
             path: dest.to_owned(),
             what: CopyEdited::OtherKind(kind),
@@ -265,6 +265,15 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             path: skill_dir(&name),
         });
     }
+    // The stamps of what earlier write runs read (a machine-local cache outside the tree):
+    // a directory found exactly as stamped is not read again. A dry run proves instead, and
+    // reads everything. The stamps only ever spare a read: whatever this run then writes is
+    // checked afresh where it is written (see `asv_skilltree::cache`).
+    let cache = if writer.is_some() {
+        StampCache::open(root)
+    } else {
+        StampCache::disabled()
+    };
     let mut lock = loaded.clone();
     let mut out = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
@@ -400,7 +409,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         use rayon::prelude::*;
         names
             .par_iter()
-            .map(|name| SkillTree::read(root, &skill_dir(name)))
+            .map(|name| cache.read(root, &skill_dir(name)))
             .collect()
     };
     for (name, tree) in names.into_iter().zip(read) {
@@ -414,6 +423,10 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
 
     // Where the copies go: the project directories under the root, or the user directories
     // of the other tree, whose changes are a plan of their own.
+    // The stamps are those of the root's own tree: copies in another tree (user scope) are
+    // read whole every run.
+    let unstamped = StampCache::disabled();
+    let pcache: &StampCache = if user.is_some() { &unstamped } else { &cache };
     let (proot, dirs): (&Root, Vec<String>) = match user {
         None => (
             root,
@@ -455,7 +468,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         dests
             .into_par_iter()
             .map(|dest| {
-                let standing = standing(proot, &dest);
+                let standing = standing(proot, pcache, &dest);
                 (dest, standing)
             })
             .collect()
@@ -478,7 +491,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             let was = recorded.get(name);
             let standing = found
                 .remove(&dest)
-                .unwrap_or_else(|| standing(proot, &dest))?;
+                .unwrap_or_else(|| standing(proot, pcache, &dest))?;
             match standing {
                 None => {
                     pchanges.push(Change::replace(
@@ -622,12 +635,14 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             changes.extend(lock_changes(root, &loaded, &lock)?);
         }
         if changes.is_empty() {
+            cache.save();
             return Ok(out);
         }
         let plan = Plan::new(root, changes)?;
         if let Some(writer) = writer {
             writer.apply(plan)?;
         }
+        cache.save();
         return Ok(out);
     };
     // Two trees are never one transaction, so a user sync is three, in an order every
@@ -660,6 +675,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
     if lock != imported {
         writer.apply(Plan::new(root, lock_changes(root, &imported, &lock)?)?)?;
     }
+    cache.save();
     Ok(out)
 }
 

@@ -23,6 +23,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cache;
 mod data;
 mod digests;
 pub mod error;
@@ -31,6 +32,7 @@ pub mod fuzz;
 pub mod merge;
 mod path;
 
+pub use cache::StampCache;
 pub use data::{FileData, Place, Receiver, Stored};
 pub use digests::DIGESTS_VERSION;
 pub use error::Error;
@@ -124,6 +126,15 @@ impl SkillTree {
         }
         let _ = tree.hash.set(h.finish());
         Ok(tree)
+    }
+
+    /// A tree whose hash is already known from a record of these very files (files in tree
+    /// order): only the stamp cache makes one, after checking every file's stamp.
+    pub(crate) fn with_known_hash(files: Vec<FileNode>, hash: String) -> Self {
+        SkillTree {
+            files,
+            hash: OnceLock::from(hash),
+        }
     }
 
     /// Builds a tree from files in any order (sorted here), its hash left to the first

@@ -197,6 +197,35 @@ pub fn bin() -> PathBuf {
     ))
 }
 
+/// The stamp cache directory every run of the binary is given (`ASV_CACHE_DIR`): one per test
+/// process (nextest runs each test in its own), under the system's temporary directory, so
+/// never inside a test's repository (whole-tree snapshots stay as they were) and never the
+/// user's own `~/.cache`. Left behind by a process, so each new one first removes those of
+/// processes no longer running (where `/proc` tells). A test may name another in `env`.
+pub fn test_cache_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let parent = std::env::temp_dir().join("asv-test-cache");
+        if Path::new("/proc/self").exists()
+            && let Ok(entries) = fs::read_dir(&parent)
+        {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let pid = name.to_str().and_then(|n| n.parse::<u32>().ok());
+                if let Some(pid) = pid
+                    && !Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    let _ = fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        let dir = parent.join(std::process::id().to_string());
+        fs::create_dir_all(&dir).expect("test cache directory");
+        dir
+    })
+    .clone()
+}
+
 /// Runs the binary with exactly `args`, a cleared environment (PATH kept) and optional stdin.
 pub fn run_bin(args: &[String], stdin: Option<&str>) -> Run {
     run_bin_in(args, stdin, None)
@@ -222,6 +251,7 @@ pub fn run_bin_env(
     if let Ok(path) = std::env::var("PATH") {
         cmd.env("PATH", path);
     }
+    cmd.env("ASV_CACHE_DIR", test_cache_dir());
     cmd.envs(env.iter().copied());
     let output = match stdin {
         None => cmd
@@ -339,6 +369,7 @@ pub fn run_in_terminal(
     let mut cmd = Command::new(script);
     cmd.args(["-qec", &line, "/dev/null"])
         .env_clear()
+        .env("ASV_CACHE_DIR", test_cache_dir())
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::null());
     if let Ok(path) = std::env::var("PATH") {

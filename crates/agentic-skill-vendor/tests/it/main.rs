@@ -50,6 +50,7 @@ mod skill_package;
 mod skill_pull;
 mod skill_refs;
 mod skill_sync;
+mod skill_sync_stamps;
 mod skill_sync_user;
 mod skill_targets;
 mod terminal;
