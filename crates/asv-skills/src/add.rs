@@ -259,7 +259,12 @@ pub fn add_all(
     // collected, so one run says all that stands in the way.
     let mut refused = Vec::new();
     let mut named: BTreeMap<String, (String, NamedBy, SkillTree, Vec<Finding>)> = BTreeMap::new();
+    let step = options.progress.step(
+        &format!("checking {} skills", skills.len()),
+        Some(skills.len() as u64),
+    );
     for (upstream, tree) in skills {
+        step.advance(1);
         let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
             Ok(n) => n,
             Err(e) => {
@@ -282,6 +287,7 @@ pub fn add_all(
             Err(e) => refused.push(e),
         }
     }
+    drop(step);
     match refused.len() {
         0 => {}
         1 => return Err(refused.remove(0)),

@@ -19,8 +19,8 @@ pub mod warnings;
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{
-    added, agent_skill, diff, finding, hash, installed, listed, outdated, packed, planned,
-    pull_warning, pulled, removed, resolved, skill_problem, status, synced,
+    added, agent_skill, diff, finding, hash, installed, installed_one, listed, outdated, packed,
+    planned, pull_warning, pulled, removed, resolved, skill_problem, status, synced,
 };
 
 #[cfg(test)]
