@@ -233,7 +233,7 @@ pub fn installed(items: &[&(String, String, String)], shown_root: &str) -> Strin
         .map(|(_, dest, _)| dir_and_name(dest).0)
         .collect();
     match dirs.iter().next() {
-        Some(dir) if dirs.len() == 1 => format!("installed: {n} into {shown_root}{dir} {EACH}"),
+        Some(dir) if dirs.len() == 1 => format!("installed: {n} into {shown_root}{dir}/ {EACH}"),
         _ => format!(
             "installed: {n} into {} {EACH}",
             counted(dirs.len(), "directory", "directories")

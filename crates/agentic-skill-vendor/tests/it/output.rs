@@ -99,6 +99,24 @@ fn sync_of_many_says_one_line_per_kind_and_each_with_verbose() {
 }
 
 #[test]
+fn pull_and_install_of_many_say_one_line_and_each_with_verbose() {
+    let up = upstream();
+    let (me, _) = took_all(&up, &[]);
+    let pulled = me.run(&["skill", "pull"]);
+    let verbose = me.run(&["skill", "pull", "-v"]);
+    assert_run_snapshot!("output_pull_summarized", pulled, me);
+    assert_run_snapshot!("output_pull_verbose", verbose, me);
+    let skills = up.join("skills").display().to_string();
+    let into = Repo::empty();
+    let installed = into.run(&["skill", "install", &skills]);
+    assert_run_snapshot!("output_install_summarized", installed, into);
+    let into = Repo::empty();
+    let json = into.run(&["skill", "install", &skills, "--format", "json"]);
+    assert_eq!(json.code, 0, "{json:?}");
+    assert_eq!(json_records(&json.stdout).len(), MANY, "{}", json.stdout);
+}
+
+#[test]
 fn a_few_skills_keep_a_line_each_with_ids_short() {
     let up = Repo::empty();
     for name in ["one", "two"] {
