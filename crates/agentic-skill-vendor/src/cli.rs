@@ -37,6 +37,10 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
+    /// Print a line for every skill, where a run over many says each kind in one line
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
     /// Read a GitHub token from standard input (add, update, fetch, and skill add, pull, diff, outdated and sync)
     #[arg(long, global = true)]
     pub token_stdin: bool,
@@ -442,8 +446,8 @@ pub const COMMANDS: &[(&[&str], Facts)] = {
         (&["skill", "sync"], facts(Always, true, true, true)),
         (&["skill", "verify"], facts(Always, false, true, true)),
         (&["skill", "resolve"], facts(Always, false, false, true)),
-        (&["skill", "pack"], facts(IfFound, false, false, true)),
-        (&["skill", "install"], facts(OrGitTop, false, false, true)),
+        (&["skill", "pack"], facts(IfFound, false, true, true)),
+        (&["skill", "install"], facts(OrGitTop, false, true, true)),
         (&["skill", "diff"], facts(Always, true, true, true)),
         (&["skill", "remove"], facts(Always, false, false, true)),
         (&["skill", "outdated"], facts(Always, true, true, true)),
@@ -530,7 +534,16 @@ pub enum ColorChoice {
 
 /// The options a user may give before or after any command (`--root X verify` as well as
 /// `verify --root X`), by the names clap knows them by.
-const SHARED_OPTIONS: [&str; 5] = ["root", "format", "quiet", "token_stdin", "color"];
+const SHARED_OPTIONS: [&str; 6] = ["root", "format", "quiet", "verbose", "token_stdin", "color"];
+
+/// The commands whose text output says a kind of many items in one line unless `--verbose`
+/// asks for each; `--verbose` is shown to them alone.
+pub const SUMMARIZED: &[&[&str]] = &[
+    &["skill", "add"],
+    &["skill", "pull"],
+    &["skill", "sync"],
+    &["skill", "install"],
+];
 
 /// Whether the command at `path` (`["skill", "add"]`) makes use of the shared option `id`,
 /// from its [`Facts`]. `skill` itself shows every option one of its commands uses.
@@ -544,6 +557,9 @@ fn uses(path: &[&str], id: &str) -> bool {
         "format" => under.any(|f| f.report),
         "quiet" => under.any(|f| f.notes),
         "token_stdin" => under.any(|f| f.network),
+        "verbose" => COMMANDS
+            .iter()
+            .any(|(p, _)| p.starts_with(path) && SUMMARIZED.contains(p)),
         // Every command may refuse, and a refusal's label is coloured.
         _ => true,
     }

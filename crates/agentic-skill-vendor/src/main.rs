@@ -5,6 +5,7 @@ mod commands;
 mod error;
 mod exit;
 mod paths;
+mod progress;
 mod render;
 mod run;
 mod settings;

@@ -2,7 +2,7 @@
 //! format, colour and what goes to a terminal, the transport options of the commands that reach
 //! a network, where an install lands.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use crate::cli::{Cli, Format, InstallScope, RootUse};
@@ -19,6 +19,11 @@ pub struct Settings {
     pub format: Format,
     /// `-q`/`--quiet`: nothing on stderr but a refusal.
     pub quiet: bool,
+    /// `-v`/`--verbose`: one line for every item, where a run over many says each kind in one.
+    pub verbose: bool,
+    /// Where the libraries report long work: bars on stderr for a person watching, else
+    /// nobody ([`crate::progress::Bars`]).
+    pub progress: asv_model::progress::Progress,
     /// `--token-stdin`, already judged to be an option of this command.
     pub token_stdin: bool,
     /// Whether stdout is coloured (`--color`, `NO_COLOR`, a terminal).
@@ -82,6 +87,12 @@ impl Settings {
             format: cli.format,
             token_stdin: cli.token_stdin,
             quiet: cli.quiet,
+            verbose: cli.verbose,
+            progress: crate::progress::Bars::progress(
+                cli.quiet,
+                cli.format == Format::Text,
+                io::stderr().is_terminal(),
+            ),
             stdout_color: crate::style::Paint::stdout(cli.color),
             stderr_color: crate::style::Paint::stderr(cli.color),
             summary: !cli.quiet && io::stderr().is_terminal(),
@@ -96,23 +107,18 @@ impl Settings {
         Ok(crate::paths::open_dir(&self.root, DirRole::Repository)?)
     }
 
-    /// The options of the transports: the token piped in with `--token-stdin`, progress on a
-    /// terminal's stderr, and in test builds only (asv-remote's `test-hooks` feature), test
+    /// The options of the transports: the token piped in with `--token-stdin`, progress drawn
+    /// as [`Settings::progress`] says, and in test builds only (asv-remote's `test-hooks` feature), test
     /// endpoints for the GitHub API (never reachable in a release build).
     ///
     /// # Errors
     /// A token that cannot be read or is not usable.
     pub fn transport_options(&self) -> crate::error::Result<asv_remote::Options> {
         use std::io::Read;
-        let mut options = asv_remote::Options::default();
-        // Progress goes to stderr, and only to a person watching: never into a pipe or a log.
-        if !self.quiet && io::stderr().is_terminal() {
-            options.progress = Some(asv_remote::Progress(std::sync::Arc::new(
-                |message: &str| {
-                    let _ = writeln!(io::stderr(), "{message}");
-                },
-            )));
-        }
+        let mut options = asv_remote::Options {
+            progress: self.progress.clone(),
+            ..asv_remote::Options::default()
+        };
         if self.token_stdin {
             let stdin = io::stdin();
             let problem = if stdin.is_terminal() {

@@ -13,7 +13,7 @@ use asv_fs::Root;
 use asv_model::id::ContractId;
 use asv_model::source::{RepositorySpec, Revision, SourceName};
 use asv_remote::take::{Held, Listing, read_all};
-use asv_remote::{Commit, Options, Progress, Transport, transport};
+use asv_remote::{Commit, Options, Transport, transport};
 
 use crate::error::{Error, Result};
 
@@ -43,14 +43,6 @@ fn to_commit(pin: &SourcePin) -> Commit {
     }
 }
 
-/// Takes the texts (and conformance tests) of `wanted` (id → path in the source) out of
-/// `commit`; returns the files to cache and the ids the source does not hold.
-fn step(options: &Options, message: &str) {
-    if let Some(Progress(report)) = &options.progress {
-        report(message);
-    }
-}
-
 /// The document contracts the table maps to `source`, with their paths in it.
 fn mapped_texts(repo: &Repository<'_>, source: &str) -> Vec<(ContractId, String)> {
     repo.manifest
@@ -76,6 +68,8 @@ fn raw_srcs(repo: &Repository<'_>, source: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// Takes the texts (and conformance tests) of `wanted` (id → path in the source) out of
+/// `commit`; returns the files to cache and the ids the source does not hold.
 #[allow(clippy::too_many_arguments)]
 fn take_up(
     transport: &mut dyn Transport,
@@ -102,15 +96,16 @@ fn take_up(
             }
         }
     }
-    step(
-        options,
+    let step = options.progress.step(
         &format!(
             "{source}: reading {} files at {}",
             entries.len(),
-            commit.revision
+            asv_model::source::short(&commit.revision)
         ),
+        Some(entries.len() as u64),
     );
-    let files = read_all(transport, commit, &entries)?;
+    let files = read_all(transport, commit, &entries, &step)?;
+    drop(step);
     // A text gen and verify would refuse is refused before it reaches the cache, named where
     // the cache would hold it.
     for (path, bytes) in &files {
@@ -198,9 +193,9 @@ pub fn add(
         });
     }
     let mut t = transport(&spec, options)?;
-    step(
-        options,
+    let _step = options.progress.step(
         &format!("{}: resolving the default branch", name.as_str()),
+        None,
     );
     let branch = t.default_branch()?;
     let commit = t.resolve(&branch)?;
@@ -270,9 +265,9 @@ pub fn update(root: &Root, options: &Options) -> Result<Vec<Event>> {
     let mut staged: Vec<(String, SourcePin, Files)> = Vec::new();
     for (name, entry) in &repo.manifest.sources {
         let mut t = transport(&entry.repository, options)?;
-        step(
-            options,
+        let _step = options.progress.step(
             &format!("{}: resolving {}", name.as_str(), entry.reference.as_str()),
+            None,
         );
         let commit = t.resolve(entry.reference.as_str())?;
         let pin = to_pin(&entry.repository, &commit)?;
@@ -406,9 +401,9 @@ pub fn fetch(root: &Root, options: &Options) -> Result<Vec<Event>> {
             continue;
         }
         let mut t = transport(&pin.repository, options)?;
-        step(
-            options,
+        let _step = options.progress.step(
             &format!("{}: listing {}", name.as_str(), pin.revision.as_str()),
+            None,
         );
         let commit = to_commit(pin);
         let listing = Listing::new(t.list(&commit)?);

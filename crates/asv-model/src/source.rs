@@ -722,9 +722,47 @@ impl fmt::Debug for Revision {
     }
 }
 
+/// How many hex digits a commit id or a digest is shown with where a person reads it: twelve,
+/// as git abbreviates on a repository of any size worth naming. A whole id stays in JSON and in
+/// every file this tool writes.
+pub const SHORT_HEX: usize = 12;
+
+/// `text` as a person reads it: a whole commit id (40 or 64 hex digits) cut to its first
+/// [`SHORT_HEX`] digits, a digest or tree hash (`sha256:` and 64 hex digits) to `sha256:` and
+/// twelve; anything else (a branch, a tag, a short id already) as it is.
+pub fn short(text: &str) -> &str {
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    match text.strip_prefix("sha256:") {
+        Some(rest) if rest.len() == 64 && hex(rest) => &text[..7 + SHORT_HEX],
+        None if (text.len() == 40 || text.len() == 64) && hex(text) => &text[..SHORT_HEX],
+        _ => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_ids_and_digests_are_shown_short() {
+        let sha1 = "0123456789abcdef0123456789abcdef01234567";
+        let sha256 = "ab".repeat(32);
+        let digest = format!("sha256:{sha256}");
+        assert_eq!(short(sha1), "0123456789ab");
+        assert_eq!(short(&sha256), "abababababab");
+        assert_eq!(short(&digest), "sha256:abababababab");
+        // Anything that is not a whole id stays as it is.
+        for kept in [
+            "main",
+            "v1.2.0",
+            "0123456",
+            "sha256:abc",
+            &sha1[..39],
+            "g123456789abcdef0123456789abcdef01234567",
+        ] {
+            assert_eq!(short(kept), kept);
+        }
+    }
 
     #[test]
     fn source_names() {

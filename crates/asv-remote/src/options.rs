@@ -8,22 +8,16 @@ use crate::Transport;
 use crate::error::Result;
 use crate::token::Token;
 
-/// Where a transport report what they are doing, a step at a time (the binary
-/// shows it on stderr when stderr is a terminal).
-#[derive(Clone)]
-pub struct Progress(pub std::sync::Arc<dyn Fn(&str) + Send + Sync>);
-
-impl std::fmt::Debug for Progress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Progress(..)")
-    }
-}
+/// Where the transports and the commands above them report their steps (the binary draws
+/// them on stderr when stderr is a terminal): the one type every library shares.
+pub use asv_model::progress::Progress;
 
 /// How a transport reach sources.
 #[derive(Debug, Default, Clone)]
 pub struct Options {
-    /// Told about each step of a fetch (resolving, listing, reading files).
-    pub progress: Option<Progress>,
+    /// Told about each step of a fetch (resolving, listing, fetching, reading files); nobody
+    /// by default.
+    pub progress: Progress,
     /// A GitHub token, for `owner/repo` sources only.
     pub token: Option<Token>,
     /// Test-only GitHub endpoints (API, raw). Exists only with the `test-hooks` feature, so a
@@ -72,7 +66,7 @@ pub fn transport(spec: &RepositorySpec, options: &Options) -> Result<Box<dyn Tra
             Ok(Box::new(crate::github::GitHub::new(owner, repo, token)?))
         }
         _ => {
-            let git = crate::git::Git::new(spec.as_str())?;
+            let git = crate::git::Git::new(spec.as_str())?.with_progress(options.progress.clone());
             #[cfg(feature = "test-hooks")]
             let git = if options.git_env.is_empty() {
                 git

@@ -140,7 +140,8 @@ fn refuse_mode(source: &str, e: &TreeEntry) -> Error {
     }
 }
 
-/// Reads every entry (each checked against its blob id by the transport).
+/// Reads every entry (each checked against its blob id by the transport), advancing `step` by
+/// one for each file read.
 ///
 /// # Errors
 /// What the transport refuses.
@@ -148,10 +149,12 @@ pub fn read_all(
     transport: &mut dyn Transport,
     commit: &Commit,
     entries: &[TreeEntry],
+    step: &asv_model::progress::Step<'_>,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::with_capacity(entries.len());
     for e in entries {
         out.push((e.path.clone(), transport.read(commit, e)?));
+        step.advance(1);
     }
     Ok(out)
 }

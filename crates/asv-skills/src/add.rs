@@ -275,6 +275,7 @@ pub fn add_all(
         now: matches!(at, At::Now),
         dir: &dir,
         full_paths: false,
+        progress: &options.progress,
     };
     place_many(root, &mut lock, &loaded, &many, items)
 }
@@ -296,6 +297,8 @@ struct Many<'a> {
     /// Whether a refusal of two skills of one name shows their whole paths (skills found
     /// anywhere) rather than their directories' names (skills side by side).
     full_paths: bool,
+    /// Where the judging of each skill is reported.
+    progress: &'a asv_model::progress::Progress,
 }
 
 /// Judges and places `items` (the name of the directory each came from, its path in the
@@ -313,7 +316,12 @@ fn place_many(
     let mut refused = Vec::new();
     let mut named: BTreeMap<String, (String, String, NamedBy, SkillTree, Vec<Finding>)> =
         BTreeMap::new();
+    let step = many.progress.step(
+        &format!("checking {} skills", items.len()),
+        Some(items.len() as u64),
+    );
     for (upstream, path, tree) in items {
+        step.advance(1);
         let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
             Ok(n) => n,
             Err(e) => {
@@ -341,6 +349,7 @@ fn place_many(
             Err(e) => refused.push(e),
         }
     }
+    drop(step);
     match refused.len() {
         0 => {}
         1 => return Err(refused.remove(0)),
@@ -608,6 +617,7 @@ pub fn add_found(
         now: found.now,
         dir: &found.listed.start,
         full_paths: true,
+        progress: &sources.options().progress,
     };
     place_many(root, &mut lock, &loaded, &many, items)
 }

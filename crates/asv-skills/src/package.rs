@@ -7,6 +7,7 @@
 
 use asv_archive::{FileEntry, zip_files_owned};
 use asv_fs::Root;
+use asv_model::progress::Progress;
 use asv_skilltree::SkillTree;
 
 use crate::error::Error;
@@ -38,7 +39,8 @@ pub struct Packed {
 }
 
 /// Packs the skill directory `dir` of `root`: reads it as [`SkillTree::read`] does, checks it
-/// against the Agent Skills rules, and zips it under a folder of its name.
+/// against the Agent Skills rules, and zips it under a folder of its name, telling `progress`
+/// as the files are read and while they are compressed.
 ///
 /// # Errors
 /// [`Error::Missing`] when nothing stands at `dir`, [`Error::Fs`] when a link or another kind
@@ -52,12 +54,13 @@ pub struct Packed {
 /// let dir = tempfile::tempdir()?;
 /// let root = asv_fs::Root::open(dir.path())?;
 /// root.write_file("skills/pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs.\n---\n")?;
-/// let packed = asv_skills::package::pack(&root, "skills/pdf")?;
-/// assert_eq!(packed.zip, asv_skills::package::pack(&root, "skills/pdf")?.zip);
+/// let none = asv_model::progress::Progress::none();
+/// let packed = asv_skills::package::pack(&root, "skills/pdf", &none)?;
+/// assert_eq!(packed.zip, asv_skills::package::pack(&root, "skills/pdf", &none)?.zip);
 /// # Ok(())
 /// # }
 /// ```
-pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
+pub fn pack(root: &Root, dir: &str, progress: &Progress) -> Result<Packed, Error> {
     let dir = dir.trim_end_matches('/');
     crate::paths::require_dir(root, dir)?;
     // Refused before a file past the limit is read, so packing never holds more than the
@@ -78,10 +81,15 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
     // The files move into the entries: a skill's bytes are held once, not twice (issue 16);
     // files the read left on disk are read here, the pack being capped at the Skills API's
     // limit.
+    let step = progress.step(
+        &format!("{dir}: reading {} files", tree.files().len()),
+        Some(tree.files().len() as u64),
+    );
     let entries = tree
         .into_files()
         .into_iter()
         .map(|f| {
+            step.advance(1);
             Ok(FileEntry {
                 path: format!("{name}/{}", f.path),
                 bytes: f.data.into_bytes()?,
@@ -97,10 +105,14 @@ pub fn pack(root: &Root, dir: &str) -> Result<Packed, Error> {
             limit: API_LIMIT,
         });
     }
+    drop(step);
     let files = entries.len();
+    // Compression is the bulk of a large pack, and its length cannot be told ahead.
+    let step = progress.step(&format!("{dir}: compressing {files} files"), None);
     // Each file's bytes are let go once its entry is in the ZIP, so the skill and its ZIP are
     // not held whole side by side (issue 15 §3).
     let zip = zip_files_owned(entries)?;
+    drop(step);
     let size = zip.len() as u64;
     if size > UPLOAD_LIMIT {
         warnings.push(Finding::new(
@@ -151,7 +163,7 @@ mod tests {
         .unwrap();
         root.write_file("skills/big/data.bin", &noise(UPLOAD_LIMIT as usize + 1024))
             .unwrap();
-        let packed = pack(&root, "skills/big").unwrap();
+        let packed = pack(&root, "skills/big", &Progress::none()).unwrap();
         assert!(packed.zip.len() as u64 > UPLOAD_LIMIT);
         let rules: Vec<(Rule, &str)> = packed
             .warnings

@@ -222,7 +222,12 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
     let mut places = Vec::new();
     let mut mirrored: Vec<(String, SkillTree)> = Vec::new();
     let mut bases: BTreeMap<String, (SkillTree, Option<(String, SkillTree)>)> = BTreeMap::new();
+    let step = options.progress.step(
+        &format!("pulling {} skills", names.len()),
+        Some(names.len() as u64),
+    );
     for name in names {
+        step.advance(1);
         let to = moves.get(&name);
         let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, sources)
         {

@@ -280,7 +280,16 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
     // The tree each skill directory will hold once the plan is applied (None: gone).
     let mut after: BTreeMap<String, Option<SkillTree>> = BTreeMap::new();
 
+    // Taking or restoring a skill may read its source: one unit a skill wanted.
+    let step = options.progress.step(
+        &format!(
+            "checking the {} skills vendor-skills.yaml asks for",
+            intent.skills.len()
+        ),
+        Some(intent.skills.len() as u64),
+    );
     for (name, wanted) in &intent.skills {
+        step.advance(1);
         let dir = skill_dir(name);
         match loaded.skills.get(name) {
             Some(entry) => {
@@ -364,6 +373,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             }
         }
     }
+    drop(step);
     if intent.written {
         for (name, entry) in &loaded.skills {
             if intent.skills.contains_key(name) {
@@ -405,13 +415,22 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         .into_iter()
         .filter(|name| !after.contains_key(name))
         .collect();
+    let step = options.progress.step(
+        &format!("reading {} skills", names.len()),
+        Some(names.len() as u64),
+    );
     let read: Vec<Result<SkillTree, asv_skilltree::Error>> = {
         use rayon::prelude::*;
         names
             .par_iter()
-            .map(|name| cache.read(root, &skill_dir(name)))
+            .map(|name| {
+                let tree = cache.read(root, &skill_dir(name));
+                step.advance(1);
+                tree
+            })
             .collect()
     };
+    drop(step);
     for (name, tree) in names.into_iter().zip(read) {
         skills.insert(name, tree?);
     }
@@ -465,10 +484,15 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             .iter()
             .flat_map(|dir| skills.keys().map(move |name| format!("{dir}/{name}")))
             .collect();
+        let step = options.progress.step(
+            &format!("checking {} copies in the agents' directories", dests.len()),
+            Some(dests.len() as u64),
+        );
         dests
             .into_par_iter()
             .map(|dest| {
                 let standing = standing(proot, pcache, &dest);
+                step.advance(1);
                 (dest, standing)
             })
             .collect()

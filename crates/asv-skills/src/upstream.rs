@@ -370,14 +370,16 @@ fn take_remote(
     }
     let listing = transport.list(&commit)?;
     let wanted = pick(label, &listing, path, &commit.revision)?;
-    if let Some(progress) = &options.progress {
-        (progress.0)(&format!(
-            "{}: reading {} files at {}",
-            label,
+    // A bar as long as the files, advanced as each arrives: a source of hundreds of files
+    // read through the GitHub API takes long enough that silence reads as a hang.
+    let step = options.progress.step(
+        &format!(
+            "{label}: reading {} files at {}",
             wanted.len(),
-            commit.revision
-        ));
-    }
+            asv_model::source::short(&commit.revision)
+        ),
+        Some(wanted.len() as u64),
+    );
     let mut files = Vec::with_capacity(wanted.len());
     let entries: Vec<asv_remote::TreeEntry> = wanted.iter().map(|(_, e)| e.clone()).collect();
     let mut failure = None;
@@ -395,6 +397,7 @@ fn take_remote(
                     data,
                     executable: entry.mode == EntryMode::Executable,
                 });
+                step.advance(1);
                 true
             }
             Err(e) => {
@@ -403,6 +406,7 @@ fn take_remote(
             }
         },
     )?;
+    drop(step);
     if let Some(e) = failure {
         return Err(e.into());
     }

@@ -420,3 +420,106 @@ pub fn tree_bytes(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         }
     }
 }
+
+/// What python3 runs to give the binary a pseudo-terminal for stderr alone (or, for the
+/// comparison, a pipe): stdout always goes to a file, so the report and what a person sees
+/// on the terminal are told apart. The terminal is 100 columns wide, and what the binary
+/// draws on it is read as it comes, so a long drawing never blocks the binary.
+const PTY_RUNNER: &str = r#"
+import fcntl, os, pty, struct, subprocess, sys, termios
+mode, out_path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+out = open(out_path, "wb")
+if mode == "pty":
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait()
+else:
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE)
+    seen = p.communicate()[1]
+sys.stdout.buffer.write(seen)
+sys.exit(p.returncode)
+"#;
+
+/// Runs the binary with `args` and the variables `env` (in an environment cleared but for
+/// PATH) with its stderr on a pseudo-terminal when `terminal`, else on a pipe, through
+/// python3's `pty` module; stdin is empty. The [`Run`]'s stderr is every byte the terminal
+/// (or pipe) received, escape sequences and all, its stdout the report.
+pub fn run_with_stderr_on(terminal: bool, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out_path = dir.path().join("stdout");
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c")
+        .arg(PTY_RUNNER)
+        .arg(if terminal { "pty" } else { "pipe" })
+        .arg(&out_path)
+        .arg(bin())
+        .args(args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null());
+    if let Ok(path) = std::env::var("PATH") {
+        cmd.env("PATH", path);
+    }
+    let output = cmd.output().expect("python3 runs");
+    assert!(
+        output.status.code().is_some(),
+        "python3 was killed: {output:?}"
+    );
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&fs::read(&out_path).expect("stdout file")).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+/// `text` as the skill commands' text output shows it: every whole commit id (40 or 64 hex
+/// digits standing alone, or after `sha256:`) cut to its first twelve digits. An expectation
+/// built from the whole ids a lock holds is passed through this to compare with a text line.
+pub fn short_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() == 40 || run.len() == 64 {
+            out.push_str(&run[..12]);
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    let mut before_run = None;
+    for c in text.chars() {
+        if c.is_ascii_digit() || ('a'..='f').contains(&c) {
+            if run.is_empty() {
+                before_run = out.chars().last();
+            }
+            run.push(c);
+            continue;
+        }
+        // A run glued to a letter or digit is part of a longer word, not an id.
+        if c.is_ascii_alphanumeric() || before_run.is_some_and(|b: char| b.is_ascii_alphanumeric())
+        {
+            out.push_str(&run);
+            run.clear();
+        } else {
+            flush(&mut run, &mut out);
+        }
+        out.push(c);
+    }
+    if before_run.is_some_and(|b: char| b.is_ascii_alphanumeric()) {
+        out.push_str(&run);
+    } else {
+        flush(&mut run, &mut out);
+    }
+    out
+}

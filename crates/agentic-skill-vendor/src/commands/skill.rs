@@ -23,6 +23,32 @@ fn findings(format: Format, found: &[asv_skills::Finding]) -> Vec<String> {
     found.iter().map(|f| render::finding(format, f)).collect()
 }
 
+/// `found` split by where each goes: in text, a warning is said on stderr (labelled there,
+/// silenced by `-q`) and only an error is a line of the report; in JSON and GitHub
+/// annotations every finding stays a record of the report, which a program reads whole.
+/// Returns `(lines, warnings)`.
+fn split_findings(format: Format, found: &[asv_skills::Finding]) -> (Vec<String>, Vec<String>) {
+    if format != Format::Text {
+        return (findings(format, found), Vec::new());
+    }
+    let (warnings, errors): (Vec<_>, Vec<_>) = found
+        .iter()
+        .partition(|f| f.severity == asv_skills::Severity::Warning);
+    (
+        errors.iter().map(|f| render::finding(format, f)).collect(),
+        warnings
+            .iter()
+            .map(|f| format!("{}: {}", f.location(), f.problem))
+            .collect(),
+    )
+}
+
+/// Whether every item is a line of its own: asked with `--verbose`, and always in JSON and
+/// GitHub annotations (one record per item).
+fn each(settings: &Settings) -> bool {
+    settings.verbose || settings.format != Format::Text
+}
+
 /// `skill sync [--force] [--dry-run] [--scope project|user]`.
 ///
 /// # Errors
@@ -48,10 +74,16 @@ pub fn sync(
         user: None,
     };
     let done = asv_skills::sync::sync(&root, &request, &options)?;
+    let lines = crate::summary::collapse(
+        &done,
+        each(settings),
+        // A skill left out of the agents' directories is said on its own line, always.
+        |d| (!d.is_shortfall()).then(|| d.kind()),
+        |d| vec![render::synced(settings.format, d)],
+        crate::summary::synced,
+    );
     let mut report = Report::new(
-        done.iter()
-            .map(|d| render::synced(settings.format, d))
-            .collect(),
+        lines,
         // A skill left out of the agents' directories is work left: exit 1.
         done.iter().any(asv_skills::sync::Synced::is_shortfall),
     );
@@ -238,7 +270,14 @@ pub fn validate(
     let failed = found
         .iter()
         .any(|f| f.severity == asv_skills::Severity::Error || strict);
-    let mut report = Report::new(findings(settings.format, &found), failed);
+    // Under --strict a warning fails the run: it is then one of the report's findings.
+    let (lines, warnings) = if strict {
+        (findings(settings.format, &found), Vec::new())
+    } else {
+        split_findings(settings.format, &found)
+    };
+    let mut report = Report::new(lines, failed);
+    report.warnings = warnings;
     if settings.summary && !failed {
         report.summary = Some(crate::summary::validate(checked, found.len()));
     }
@@ -292,15 +331,15 @@ pub fn add(
         working_tree,
     };
     let added = add::add(&lock, &request, &options)?;
-    let mut lines = findings(settings.format, &added.warnings);
+    let (mut lines, warnings) = split_findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
-    Ok(super::with_left_behind(
-        Report::new(lines, false),
-        Some(&lock),
-    ))
+    let mut report = Report::new(lines, false);
+    report.warnings = warnings;
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
-/// `skill add --all`: one `added:` line per skill, by name, after the warnings of each.
+/// `skill add --all`: one `added:` line per skill, by name (one line for them all past
+/// [`crate::summary::LISTED`], unless `--verbose`), each skill's warnings on stderr in text.
 ///
 /// # Errors
 /// A refusal of the tree, the source, or any skill under `dir` (then nothing is written).
@@ -322,15 +361,27 @@ pub fn add_all(
         reference: reference.map(str::to_owned),
         working_tree,
     };
-    let mut lines = Vec::new();
-    for added in add::add_all(&lock, &request, &options)? {
-        lines.extend(findings(settings.format, &added.warnings));
-        lines.push(render::added(settings.format, &added));
+    let all = add::add_all(&lock, &request, &options)?;
+    let mut warnings = Vec::new();
+    let lines = crate::summary::collapse(
+        &all,
+        each(settings),
+        |_| Some("added"),
+        |added| {
+            let (mut lines, _) = split_findings(settings.format, &added.warnings);
+            lines.push(render::added(settings.format, added));
+            lines
+        },
+        |_, group| crate::summary::added(group),
+    );
+    // In text a skill's warnings go to stderr, listed or not; elsewhere they are records
+    // before the skill's own, made by the render above.
+    for added in &all {
+        warnings.extend(split_findings(settings.format, &added.warnings).1);
     }
-    Ok(super::with_left_behind(
-        Report::new(lines, false),
-        Some(&lock),
-    ))
+    let mut report = Report::new(lines, false);
+    report.warnings = warnings;
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
 /// `skill add` as typed: a source, and a path or a way to choose among the skills found.
@@ -633,15 +684,37 @@ pub fn pull(
     };
     let pulled = pull::pull(&root, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());
-    let mut lines = Vec::new();
+    let mut warnings = Vec::new();
     for p in &pulled {
-        // A skill's warnings come before its own line, as `skill add` puts them.
-        if let pull::Pulled::Updated { warnings, .. } = p {
-            lines.extend(findings(settings.format, warnings));
+        if let pull::Pulled::Updated {
+            warnings: found, ..
+        } = p
+        {
+            warnings.extend(split_findings(settings.format, found).1);
         }
-        lines.extend(render::pulled(settings.format, p));
     }
+    let lines = crate::summary::collapse(
+        &pulled,
+        each(settings),
+        |p| match p {
+            pull::Pulled::UpToDate { .. } => Some("up-to-date"),
+            pull::Pulled::Updated { .. } => Some("updated"),
+            // A conflict, a skill waiting or one gone upstream is said on its own.
+            _ => None,
+        },
+        |p| {
+            let mut lines = Vec::new();
+            // A skill's warnings come before its own line, as `skill add` puts them.
+            if let pull::Pulled::Updated { warnings, .. } = p {
+                lines.extend(split_findings(settings.format, warnings).0);
+            }
+            lines.extend(render::pulled(settings.format, p));
+            lines
+        },
+        crate::summary::pulled,
+    );
     let mut report = Report::new(lines, conflicts);
+    report.warnings = warnings;
     report
         .warnings
         .extend(pulled.iter().filter_map(render::pull_warning));
@@ -708,18 +781,20 @@ pub fn pack(
     // The repository must exist even for a skill outside it, as for every skill command.
     settings.open_root()?;
     let located = crate::paths::locate(&settings.root_abs, dir, false)?;
-    let packed = asv_skills::package::pack(&located.root, &located.rel)?;
+    let packed = asv_skills::package::pack(&located.root, &located.rel, &settings.progress)?;
     let output = output
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
     write_output(&output, &packed.zip)?;
-    let mut lines = findings(settings.format, &packed.warnings);
+    let (mut lines, warnings) = split_findings(settings.format, &packed.warnings);
     lines.push(render::packed(
         settings.format,
         &packed,
         &output.display().to_string(),
     ));
-    Ok(Report::new(lines, false))
+    let mut report = Report::new(lines, false);
+    report.warnings = warnings;
+    Ok(report)
 }
 
 /// The options of `skill install`.
@@ -760,12 +835,21 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
         writer: lock.as_ref(),
     };
     let installed = asv_skills::install::install(dest, &request)?;
-    let mut lines = findings(settings.format, &installed.warnings);
-    lines.extend(render::installed(settings.format, &installed, &shown_root));
-    Ok(super::with_left_behind(
-        Report::new(lines, false),
-        lock.as_ref(),
-    ))
+    let (mut lines, warnings) = split_findings(settings.format, &installed.warnings);
+    if installed.dry_run {
+        lines.extend(render::installed(settings.format, &installed, &shown_root));
+    } else {
+        lines.extend(crate::summary::collapse(
+            &installed.skills,
+            each(settings),
+            |_| Some("installed"),
+            |skill| vec![render::installed_one(settings.format, skill, &shown_root)],
+            |_, group| crate::summary::installed(group, &shown_root),
+        ));
+    }
+    let mut report = Report::new(lines, false);
+    report.warnings = warnings;
+    Ok(super::with_left_behind(report, lock.as_ref()))
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).

@@ -21,7 +21,8 @@ pub use audit::{AuditTally, audit_finding, audit_summary};
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{
-    added, agent_skill, diff, discovered, finding, hash, installed, listed, outdated, packed,
+    added, agent_skill, diff, discovered, finding, hash, installed, installed_one, listed, outdated,
+    packed,
     planned, pull_warning, pulled, removed, resolved, skill_problem, status, synced,
 };
 

@@ -15,6 +15,16 @@ use super::records::*;
 use crate::cli::Format;
 use crate::style::{DiffPart, Paint};
 
+/// A commit id or digest as `format` shows it: short in text (twelve hex digits, as git
+/// shows them: [`asv_model::source::short`]), whole in JSON and GitHub annotations, which a
+/// program reads and may look up.
+fn id(format: Format, text: &str) -> &str {
+    match format {
+        Format::Text => asv_model::source::short(text),
+        Format::Json | Format::Github => text,
+    }
+}
+
 /// Renders one skill finding as a line (without the line break).
 pub fn finding(format: Format, f: &asv_skills::Finding) -> String {
     let (kind, level) = match f.severity {
@@ -41,13 +51,15 @@ pub fn added(format: Format, a: &Added) -> String {
     let dir = skill_dir(&a.name);
     let message = match &a.pin {
         // A directory's tree hash is the hash placed unless the import renamed it.
-        Pin::Tree(tree) if *tree == a.hash => format!("{} <- {} at {tree}", a.name, a.source),
+        Pin::Tree(tree) if *tree == a.hash => {
+            format!("{} <- {} at {}", a.name, a.source, id(format, tree))
+        }
         pin => format!(
             "{} <- {} at {} ({})",
             a.name,
             a.source,
-            pin.as_str(),
-            a.hash
+            id(format, pin.as_str()),
+            id(format, &a.hash)
         ),
     };
     // The name is said when it is not the upstream directory's, so the user knows which rule
@@ -88,7 +100,10 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
     };
     match s.removed_upstream.as_deref() {
         Some("") => after.push_str("; removed upstream, kept as it is"),
-        Some(at) => after.push_str(&format!("; removed upstream at {at}, kept as it is")),
+        Some(at) => after.push_str(&format!(
+            "; removed upstream at {}, kept as it is",
+            id(format, at)
+        )),
         None => {}
     }
     let shown = format!("{state}{after}");
@@ -123,7 +138,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
 /// Renders what `skill pull` did to one skill (one or more lines).
 pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     match format {
-        Format::Text => pulled_lines(p),
+        Format::Text => pulled_lines(format, p),
         Format::Json => {
             let (kind, name) = match p {
                 Pulled::UpToDate { name, .. } => ("up-to-date", name),
@@ -133,7 +148,10 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 Pulled::RemovedUpstream { name, .. } => ("removed-upstream", name),
             };
             let dir = skill_dir(name);
-            let head = pulled_lines(p).into_iter().next().unwrap_or_default();
+            let head = pulled_lines(format, p)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
             vec![
                 Line::new(Level::Notice, kind, head)
                     .at(&dir)
@@ -145,7 +163,7 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 name, conflicts, ..
             } => {
                 let dir = skill_dir(name);
-                let head = pulled_lines(p).swap_remove(0);
+                let head = pulled_lines(format, p).swap_remove(0);
                 let mut out = vec![
                     Line::new(Level::Error, "conflicts", head)
                         .at(&dir)
@@ -160,11 +178,15 @@ pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
                 out
             }
             Pulled::Waiting { name, .. } => vec![
-                Line::new(Level::Error, "waiting", pulled_lines(p).swap_remove(0))
-                    .at(&skill_dir(name))
-                    .annotation(),
+                Line::new(
+                    Level::Error,
+                    "waiting",
+                    pulled_lines(format, p).swap_remove(0),
+                )
+                .at(&skill_dir(name))
+                .annotation(),
             ],
-            _ => pulled_lines(p)
+            _ => pulled_lines(format, p)
                 .into_iter()
                 .map(|l| Line::new(Level::Notice, "pulled", l).annotation())
                 .collect(),
@@ -183,10 +205,11 @@ pub fn pull_warning(p: &Pulled) -> Option<String> {
 }
 
 /// A pull's outcome as text lines.
-fn pulled_lines(p: &Pulled) -> Vec<String> {
+fn pulled_lines(format: Format, p: &Pulled) -> Vec<String> {
+    let at = |revision: &str| id(format, revision).to_owned();
     match p {
         Pulled::UpToDate { name, revision } => {
-            vec![format!("{name}: up to date at {revision}")]
+            vec![format!("{name}: up to date at {}", at(revision))]
         }
         Pulled::Updated {
             name,
@@ -195,7 +218,9 @@ fn pulled_lines(p: &Pulled) -> Vec<String> {
             kept_local,
             ..
         } => vec![format!(
-            "{name}: updated {from} -> {to}{}",
+            "{name}: updated {} -> {}{}",
+            at(from),
+            at(to),
             if *kept_local {
                 " (local edits kept)"
             } else {
@@ -211,13 +236,15 @@ fn pulled_lines(p: &Pulled) -> Vec<String> {
         } => {
             let mut lines = vec![if *written {
                 format!(
-                    "{name}: {} with upstream {revision}; written with markers: edit them, then run skill resolve {name}",
-                    conflict_count(conflicts.len())
+                    "{name}: {} with upstream {}; written with markers: edit them, then run skill resolve {name}",
+                    conflict_count(conflicts.len()),
+                    at(revision)
                 )
             } else {
                 format!(
-                    "{name}: {} with upstream {revision}; nothing was changed (--write-conflicts writes them with markers)",
-                    conflict_count(conflicts.len())
+                    "{name}: {} with upstream {}; nothing was changed (--write-conflicts writes them with markers)",
+                    conflict_count(conflicts.len()),
+                    at(revision)
                 )
             }];
             lines.extend(
@@ -228,7 +255,8 @@ fn pulled_lines(p: &Pulled) -> Vec<String> {
             lines
         }
         Pulled::Waiting { name, revision } => vec![format!(
-            "{name}: not pulled; the conflicts with upstream {revision} wait: edit them, then run skill resolve {name}"
+            "{name}: not pulled; the conflicts with upstream {} wait: edit them, then run skill resolve {name}",
+            at(revision)
         )],
         Pulled::RemovedUpstream {
             name,
@@ -240,7 +268,7 @@ fn pulled_lines(p: &Pulled) -> Vec<String> {
             if revision.is_empty() {
                 String::new()
             } else {
-                format!(" at {revision}")
+                format!(" at {}", at(revision))
             },
             skill_dir(name),
             if *modified {
@@ -315,9 +343,13 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
 /// Renders what `skill resolve` recorded.
 pub fn resolved(format: Format, name: &str, revision: &str) -> String {
     let dir = skill_dir(name);
-    Line::new(Level::Notice, "resolved", format!("{name} at {revision}"))
-        .at(&dir)
-        .render(format, ResolvedFields { name, revision })
+    Line::new(
+        Level::Notice,
+        "resolved",
+        format!("{name} at {}", id(format, revision)),
+    )
+    .at(&dir)
+    .render(format, ResolvedFields { name, revision })
 }
 
 /// Renders what `skill pack` wrote: the skill's tree hash and the archive's own digest, each
@@ -325,11 +357,12 @@ pub fn resolved(format: Format, name: &str, revision: &str) -> String {
 pub fn packed(format: Format, p: &Packed, output: &str) -> String {
     let zip = asv_contracts::Digest::of(&p.zip).to_string();
     let message = format!(
-        "{} -> {output} ({}, {}; tree {}, zip {zip})",
+        "{} -> {output} ({}, {}; tree {}, zip {})",
         p.name,
         files(p.files),
         size(p.zip.len()),
-        p.hash
+        id(format, &p.hash),
+        id(format, &zip)
     );
     Line::new(Level::Notice, "packed", message)
         .at(output)
@@ -391,17 +424,21 @@ pub fn installed(format: Format, i: &Installed, shown_root: &str) -> Vec<String>
     }
     i.skills
         .iter()
-        .map(|(name, dest, hash)| {
-            let shown = format!("{shown_root}{dest}");
-            Line::new(
-                Level::Notice,
-                "installed",
-                format!("{name} -> {shown} ({hash})"),
-            )
-            .at(&shown)
-            .render(format, InstalledFields { name, hash })
-        })
+        .map(|skill| installed_one(format, skill, shown_root))
         .collect()
+}
+
+/// Renders one skill `skill install` placed: `(name, destination, tree hash)`.
+pub fn installed_one(format: Format, skill: &(String, String, String), shown_root: &str) -> String {
+    let (name, dest, hash) = skill;
+    let shown = format!("{shown_root}{dest}");
+    Line::new(
+        Level::Notice,
+        "installed",
+        format!("{name} -> {shown} ({})", id(format, hash)),
+    )
+    .at(&shown)
+    .render(format, InstalledFields { name, hash })
 }
 
 /// Renders one thing `skill sync` did (or would do).
@@ -412,23 +449,27 @@ pub fn synced(format: Format, s: &asv_skills::sync::Synced) -> String {
     } else {
         Level::Notice
     };
-    Line::new(level, s.kind(), synced_message(s))
+    Line::new(level, s.kind(), synced_message(format, s))
         .at(&path)
         .render_finding(format)
 }
 
 /// The text after `<kind>: ` of a line of `skill sync`.
-fn synced_message(s: &asv_skills::sync::Synced) -> String {
+fn synced_message(format: Format, s: &asv_skills::sync::Synced) -> String {
     use asv_skills::sync::Synced;
     match s {
         Synced::Taken {
             name,
             source,
             revision,
-        } => format!("{name} <- {source} at {revision}"),
-        Synced::Restored { name, revision } => format!("{} at {revision}", skill_dir(name)),
+        } => format!("{name} <- {source} at {}", id(format, revision)),
+        Synced::Restored { name, revision } => {
+            format!("{} at {}", skill_dir(name), id(format, revision))
+        }
         Synced::Dropped { name } => skill_dir(name),
-        Synced::Projected { path, hash, how } => format!("{path} ({how}, {hash})"),
+        Synced::Projected { path, hash, how } => {
+            format!("{path} ({how}, {})", id(format, hash))
+        }
         Synced::Unprojected { path } => path.clone(),
         Synced::NotProjected { name, finding } => format!(
             "{} is not mirrored into the agents' directories: {}: {}; fix it (skill validate lists every finding), then run skill sync",
@@ -601,7 +642,7 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
         let at = if o.now.is_empty() {
             String::new()
         } else {
-            format!(" at {}", o.now)
+            format!(" at {}", id(format, &o.now))
         };
         let message = format!(
             "removed upstream{at}; {} is kept as it is (skill remove {} drops it)",
@@ -640,11 +681,17 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
     if o.ref_changed {
         why.push_str(&format!(
             "; vendor-skills.yaml asks for it, the lock follows {}: skill pull {} moves the pin",
-            o.locked_ref.as_deref().unwrap_or("the default branch"),
+            o.locked_ref
+                .as_deref()
+                .map_or("the default branch", |r| id(format, r)),
             o.name
         ));
     }
-    let message = format!("{} -> {} ({why})", o.locked, o.now);
+    let message = format!(
+        "{} -> {} ({why})",
+        id(format, &o.locked),
+        id(format, &o.now)
+    );
     let dir = skill_dir(&o.name);
     match format {
         Format::Text => format!("{}: {message}", o.name),
@@ -677,9 +724,14 @@ pub fn listed(format: Format, s: &asv_skills::manage::ListedSkill, mirrored: &[&
         ),
     };
     let state = s.state.as_str();
+    // The origin in the message is the one a person reads: its revision short in text.
+    let shown_origin = match (source, revision) {
+        (Some(source), Some(revision)) => format!("{source} @ {}", id(format, revision)),
+        _ => origin.clone(),
+    };
     let mut message = match s.state.reason() {
-        Some(why) => format!("{origin}, {state} ({why})"),
-        None => format!("{origin}, {state}"),
+        Some(why) => format!("{shown_origin}, {state} ({why})"),
+        None => format!("{shown_origin}, {state}"),
     };
     if !mirrored.is_empty() {
         message.push_str(&format!("; mirrored in {}", mirrored.join(", ")));

@@ -2,7 +2,7 @@
 //! local directory or a real local git repository taken in one transaction, or none of them.
 #![allow(clippy::disallowed_methods)]
 
-use crate::common::{Repo, assert_run_snapshot, git, skill_md};
+use crate::common::{Repo, assert_run_snapshot, git, short_ids, skill_md};
 
 const NAMES: [&str; 3] = ["alpha", "beta", "gamma"];
 
@@ -45,7 +45,7 @@ fn add_all_takes_every_skill_with_its_lock_entry_intent_row_and_base() {
         assert_eq!(entry["source"], source(&up));
         assert_eq!(
             *line,
-            format!("added: {name} <- {} at {hash}", source(&up)),
+            short_ids(&format!("added: {name} <- {} at {hash}", source(&up))),
             "{}",
             out.stdout
         );

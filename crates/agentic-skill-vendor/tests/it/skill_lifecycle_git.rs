@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{Repo, Run, assert_run_snapshot};
+use crate::common::{Repo, Run, assert_run_snapshot, short_ids};
 use crate::git_server::{Behaviour, Https, Tls, git};
 use asv_test_support::snapshot::labelled;
 
@@ -99,7 +99,7 @@ fn add_edit_upstream_edit_pull_keeps_both() {
     let pulled = up.run(&me, &["skill", "pull"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: up to date at {second}\n"),
+        short_ids(&format!("pdf: up to date at {second}\n")),
         "{pulled:?}"
     );
 
@@ -115,7 +115,9 @@ fn add_edit_upstream_edit_pull_keeps_both() {
     let pulled = up.run(&me, &["skill", "pull", "pdf"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: updated {second} -> {third} (local edits kept)\n"),
+        short_ids(&format!(
+            "pdf: updated {second} -> {third} (local edits kept)\n"
+        )),
         "{pulled:?}"
     );
     assert_eq!(
@@ -206,7 +208,7 @@ fn sync_restores_from_the_server_and_outdated_pull_remove_follow_it() {
     assert_eq!(restored.code, 0, "{restored:?}");
     assert_eq!(
         restored.stdout,
-        format!("restored: skills/pdf at {first}\n")
+        short_ids(&format!("restored: skills/pdf at {first}\n"))
     );
     assert_eq!(me.snapshot(), settled);
 
@@ -217,7 +219,7 @@ fn sync_restores_from_the_server_and_outdated_pull_remove_follow_it() {
     assert_eq!(outdated.code, 1, "{outdated:?}");
     assert_eq!(
         outdated.stdout,
-        format!("pdf: {first} -> {second} (main)\n")
+        short_ids(&format!("pdf: {first} -> {second} (main)\n"))
     );
     assert_eq!(me.snapshot(), settled);
     assert_eq!(up.run(&me, &["skill", "pull"]).code, 0);
@@ -311,9 +313,9 @@ fn a_skill_removed_upstream_is_recorded_at_its_commit() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
         out.stdout,
-        format!(
+        short_ids(&format!(
             "pdf: removed upstream at {gone}; skills/pdf is kept as it is (skill remove pdf drops it)\n"
-        )
+        ))
     );
     up.write("README.md", "skills, none left\n");
     up.commit("readme");
@@ -355,13 +357,18 @@ fn only_a_change_inside_a_skill_makes_it_outdated() {
     let outdated = up.run(&me, &["skill", "outdated"]);
     assert_eq!(
         (outdated.code, outdated.stdout.as_str()),
-        (1, format!("pdf: {first} -> {third} (main)\n").as_str()),
+        (
+            1,
+            short_ids(&format!("pdf: {first} -> {third} (main)\n")).as_str()
+        ),
         "{outdated:?}"
     );
     let pulled = up.run(&me, &["skill", "pull"]);
     assert_eq!(
         pulled.stdout,
-        format!("doc: up to date at {third}\npdf: updated {first} -> {third}\n"),
+        short_ids(&format!(
+            "doc: up to date at {third}\npdf: updated {first} -> {third}\n"
+        )),
         "{pulled:?}"
     );
     let lock: serde_json::Value =

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::common::{Repo, Run, assert_run_snapshot};
+use crate::common::{Repo, Run, assert_run_snapshot, short_ids};
 use crate::support::{self, File, Server};
 
 const SKILL: &str =
@@ -67,9 +67,9 @@ fn add_and_pull_through_the_github_api() {
     );
     assert_eq!(added.code, 0, "{added:?}");
     assert!(
-        added
-            .stdout
-            .starts_with(&format!("added: pdf <- acme/contracts at {first} (sha256:")),
+        added.stdout.starts_with(&short_ids(&format!(
+            "added: pdf <- acme/contracts at {first} (sha256:"
+        ))),
         "{}",
         added.stdout
     );
@@ -117,7 +117,9 @@ fn add_and_pull_through_the_github_api() {
     let pulled = run(&me, &server, &["skill", "pull"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: updated {first} -> {second} (local edits kept)\n"),
+        short_ids(&format!(
+            "pdf: updated {first} -> {second} (local edits kept)\n"
+        )),
         "{pulled:?}"
     );
     assert_eq!(
@@ -144,9 +146,9 @@ fn add_and_pull_through_the_github_api() {
     assert_eq!(pulled.code, 0, "{pulled:?}");
     assert_eq!(
         pulled.stdout,
-        format!(
+        short_ids(&format!(
             "pdf: removed upstream at {third}; kept skills/pdf with its local edits — remove it yourself if it should go\n"
-        )
+        ))
     );
     assert_eq!(me.read_string("skills/pdf/SKILL.md"), before);
 }
@@ -204,12 +206,15 @@ fn a_range_is_picked_from_the_github_tags() {
         "{outdated:?}"
     );
     let pulled = run(&me, &server, &["skill", "pull"]);
-    assert_eq!(pulled.stdout, format!("pdf: up to date at {commit}\n"));
+    assert_eq!(
+        pulled.stdout,
+        short_ids(&format!("pdf: up to date at {commit}\n"))
+    );
     // A bare version that names no branch or tag is that exact version.
     let pulled = run(&me, &server, &["skill", "pull", "pdf", "--ref", "1.0.0"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: up to date at {commit}\n"),
+        short_ids(&format!("pdf: up to date at {commit}\n")),
         "{pulled:?}"
     );
     let lock: serde_json::Value =
@@ -309,7 +314,7 @@ fn only_a_change_inside_a_skill_makes_it_outdated_through_the_github_api() {
     let pulled = run(&me, &server, &["skill", "pull"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: up to date at {second}\n"),
+        short_ids(&format!("pdf: up to date at {second}\n")),
         "{pulled:?}"
     );
 
@@ -324,7 +329,10 @@ fn only_a_change_inside_a_skill_makes_it_outdated_through_the_github_api() {
     let outdated = run(&me, &server, &["skill", "outdated"]);
     assert_eq!(
         (outdated.code, outdated.stdout.as_str()),
-        (1, format!("pdf: {second} -> {third} (main)\n").as_str()),
+        (
+            1,
+            short_ids(&format!("pdf: {second} -> {third} (main)\n")).as_str()
+        ),
         "{outdated:?}"
     );
     assert_ne!(first, second);

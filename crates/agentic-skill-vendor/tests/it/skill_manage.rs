@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use crate::common::{Repo, assert_run_snapshot, git, skill_md};
+use crate::common::{Repo, assert_run_snapshot, git, short_ids, skill_md};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\n";
 
@@ -102,7 +102,11 @@ fn outdated_says_which_refs_moved_and_exits_1() {
     let moved = me.run(&["skill", "outdated"]);
     assert_eq!(
         (moved.code, moved.stdout.as_str(), moved.stderr.as_str()),
-        (1, format!("pdf: {first} -> {second} (main)\n").as_str(), "")
+        (
+            1,
+            short_ids(&format!("pdf: {first} -> {second} (main)\n")).as_str(),
+            ""
+        )
     );
     let json = me.run(&["skill", "outdated", "--format", "json"]);
     assert_eq!(json.code, 1);

@@ -4,7 +4,7 @@
 //! git repository on this machine, read through the git transport (`--ref`).
 #![allow(clippy::disallowed_methods, clippy::unwrap_used)]
 
-use crate::common::{Repo, assert_run_snapshot};
+use crate::common::{Repo, assert_run_snapshot, short_ids};
 use crate::git_server::git;
 
 const SKILL: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n# PDF\n\none\ntwo\nthree\nfour\nfive\nsix\n";
@@ -89,7 +89,10 @@ fn a_pin_moved_from_a_commit_to_main_keeps_the_local_edit() {
     );
     // Pinned to a commit: nothing to pull, nothing outdated.
     let pulled = me.run(&["skill", "pull"]);
-    assert_eq!(pulled.stdout, format!("pdf: up to date at {first}\n"));
+    assert_eq!(
+        pulled.stdout,
+        short_ids(&format!("pdf: up to date at {first}\n"))
+    );
     let outdated = me.run(&["skill", "outdated"]);
     assert_eq!((outdated.code, outdated.stdout.as_str()), (0, ""));
 
@@ -105,7 +108,9 @@ fn a_pin_moved_from_a_commit_to_main_keeps_the_local_edit() {
     let dry = me.run(&["skill", "pull", "--dry-run"]);
     assert_eq!(
         dry.stdout,
-        format!("pdf: updated {first} -> {second} (local edits kept)\n"),
+        short_ids(&format!(
+            "pdf: updated {first} -> {second} (local edits kept)\n"
+        )),
         "{dry:?}"
     );
     assert_eq!(me.snapshot(), before, "a dry run writes nothing");
@@ -114,9 +119,9 @@ fn a_pin_moved_from_a_commit_to_main_keeps_the_local_edit() {
         (outdated.code, outdated.stdout.clone()),
         (
             1,
-            format!(
+            short_ids(&format!(
                 "pdf: {first} -> {second} (main; vendor-skills.yaml asks for it, the lock follows {first}: skill pull pdf moves the pin)\n"
-            )
+            ))
         ),
         "{outdated:?}"
     );
@@ -130,7 +135,9 @@ fn a_pin_moved_from_a_commit_to_main_keeps_the_local_edit() {
         (pulled.code, pulled.stdout.clone()),
         (
             0,
-            format!("pdf: updated {first} -> {second} (local edits kept)\n")
+            short_ids(&format!(
+                "pdf: updated {first} -> {second} (local edits kept)\n"
+            ))
         ),
         "{pulled:?}"
     );
@@ -185,10 +192,10 @@ fn tags_and_ranges_move_the_pin() {
         (pulled.code, pulled.stdout.clone()),
         (
             0,
-            format!(
+            short_ids(&format!(
                 "pdf: updated {} -> {} (local edits kept)\n",
                 commits["v1.0.0"], commits["v1.2.0"]
-            )
+            ))
         ),
         "{pulled:?}"
     );
@@ -227,10 +234,10 @@ fn tags_and_ranges_move_the_pin() {
         (outdated.code, outdated.stdout.clone()),
         (
             1,
-            format!(
+            short_ids(&format!(
                 "pdf: {} -> {patch} (^1: newest in range v1.3.0, newest v2.0.0)\n",
                 commits["v1.2.0"]
-            )
+            ))
         ),
         "{outdated:?}"
     );
@@ -252,10 +259,10 @@ fn tags_and_ranges_move_the_pin() {
     let pulled = me.run(&["skill", "pull"]);
     assert_eq!(
         pulled.stdout,
-        format!(
+        short_ids(&format!(
             "pdf: updated {} -> {} (local edits kept)\n",
             commits["v1.2.0"], commits["v2.0.0"]
-        ),
+        )),
         "{pulled:?}"
     );
     let lock = lock_of(&me);
@@ -266,7 +273,7 @@ fn tags_and_ranges_move_the_pin() {
     let pulled = me.run(&["skill", "pull", "pdf", "--ref", "^2"]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: up to date at {}\n", commits["v2.0.0"]),
+        short_ids(&format!("pdf: up to date at {}\n", commits["v2.0.0"])),
         "{pulled:?}"
     );
     let lock = lock_of(&me);
@@ -278,10 +285,10 @@ fn tags_and_ranges_move_the_pin() {
     let outdated = me.run(&["skill", "outdated"]);
     assert_eq!(
         outdated.stdout,
-        format!(
+        short_ids(&format!(
             "pdf: {} -> {} (>=2.1.0-rc.1: newest in range v2.1.0-rc.1, newest v2.0.0; vendor-skills.yaml asks for it, the lock follows ^2: skill pull pdf moves the pin)\n",
             commits["v2.0.0"], commits["v2.1.0-rc.1"]
-        ),
+        )),
         "{outdated:?}"
     );
     let pulled = me.run(&["skill", "pull"]);
@@ -359,7 +366,7 @@ fn short_commit_ids_are_resolved() {
     let pulled = me.run(&["skill", "pull", "pdf", "--ref", &second[..10]]);
     assert_eq!(
         pulled.stdout,
-        format!("pdf: updated {first} -> {second}\n"),
+        short_ids(&format!("pdf: updated {first} -> {second}\n")),
         "{pulled:?}"
     );
     assert_eq!(lock_of(&me)["skills"]["pdf"]["revision"], second.as_str());
@@ -407,9 +414,9 @@ fn a_conflicted_move_changes_nothing_until_written() {
         (pulled.code, pulled.stdout.clone()),
         (
             1,
-            format!(
+            short_ids(&format!(
                 "pdf: 1 conflict with upstream {second}; nothing was changed (--write-conflicts writes them with markers)\nskills/pdf/SKILL.md (content)\n"
-            )
+            ))
         ),
         "{pulled:?}"
     );

@@ -129,6 +129,11 @@ impl Git {
             input.push(b'\n');
         }
         let wanted: Vec<String> = wanted.into_iter().map(str::to_owned).collect();
+        let progress = self.progress.clone();
+        let _step = progress.step(
+            &format!("{}: fetching {} files", self.url, wanted.len()),
+            None,
+        );
         // The fetch git's own lazy fetch makes for a missing blob, for all of them at once.
         let args = [
             "-c",

@@ -222,6 +222,8 @@ pub struct Git {
     last_group: Option<u32>,
     /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
     file_protocol: bool,
+    /// Told when a `git fetch` starts and ends: the one wait whose length nobody can tell.
+    progress: crate::Progress,
 }
 
 impl fmt::Debug for Git {
@@ -302,6 +304,7 @@ impl Git {
             blobs: std::collections::BTreeSet::new(),
             last_group: None,
             file_protocol: false,
+            progress: crate::Progress::none(),
         })
     }
 
@@ -341,6 +344,13 @@ impl Git {
     #[must_use]
     pub fn with_env(mut self, env: Vec<(OsString, OsString)>) -> Git {
         self.env = env;
+        self
+    }
+
+    /// The same source, its fetches reported to `progress`.
+    #[must_use]
+    pub fn with_progress(mut self, progress: crate::Progress) -> Git {
+        self.progress = progress;
         self
     }
 
@@ -729,6 +739,16 @@ impl Git {
             revision: revision.to_owned(),
         };
         if !self.present.iter().any(|r| r == revision) {
+            // A clone of the handle, so the step can stay open across the calls on `self`.
+            let progress = self.progress.clone();
+            let _step = progress.step(
+                &format!(
+                    "{}: fetching {}",
+                    self.url,
+                    asv_model::source::short(revision)
+                ),
+                None,
+            );
             let args = [
                 "fetch",
                 "--quiet",
@@ -850,6 +870,11 @@ impl Git {
             _ => ObjectFormat::Sha1,
         };
         self.repository(format)?;
+        let progress = self.progress.clone();
+        let _step = progress.step(
+            &format!("{}: fetching every branch and tag", self.url),
+            None,
+        );
         self.git(
             &[
                 "fetch",
