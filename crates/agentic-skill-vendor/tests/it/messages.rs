@@ -9,6 +9,7 @@ use std::process::Command;
 use asv_test_support::snapshot::labelled;
 
 use crate::common::{self, Repo, Run, assert_run_snapshot, bin, run_bin, skill_md};
+use crate::git_server;
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| (*s).to_owned()).collect()
@@ -389,4 +390,78 @@ fn skill_add_says_what_is_wrong_with_the_source_first() {
     }
     assert_run_snapshot!(text: "skill_add_source_first", table);
     assert_eq!(me.snapshot(), before);
+}
+
+/// A port on 127.0.0.1 nothing listens on: bound, then let go.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A source that cannot be reached says what failed (the name's lookup, the connection, the
+/// TLS handshake) and the URL asked, through the GitHub API and through git alike: a closed
+/// port on 127.0.0.1, a `.invalid` host (which never resolves), and the test TLS server, whose
+/// CA neither is told to trust.
+#[test]
+fn an_unreachable_source_says_what_failed_and_where() {
+    let tls = git_server::Tls::new();
+    let served = tempfile::tempdir().unwrap();
+    let https = git_server::Https::start(&tls, served.path(), git_server::Behaviour::Serve);
+    let closed = format!("127.0.0.1:{}", closed_port());
+    let repo = Repo::empty();
+    repo.run(&["init"]);
+    let mut table = String::new();
+    let github = |api: &str| {
+        vec![
+            ("ASV_TEST_GITHUB_API", api.to_owned()),
+            ("ASV_TEST_GITHUB_RAW", api.to_owned()),
+        ]
+    };
+    let tls_api = https.url("api");
+    let rows: Vec<(Vec<String>, Vec<(&str, String)>)> = vec![
+        (
+            args(&["add", "acme/contracts"]),
+            github(&format!("http://{closed}")),
+        ),
+        (
+            args(&["add", "acme/contracts"]),
+            github("http://api.nosuch.invalid"),
+        ),
+        (
+            args(&["add", "acme/contracts"]),
+            github(tls_api.trim_end_matches("/api")),
+        ),
+        (
+            args(&[
+                "skill",
+                "add",
+                &format!("https://{closed}/x.git"),
+                "skills/pdf",
+            ]),
+            Vec::new(),
+        ),
+        (
+            args(&[
+                "skill",
+                "add",
+                "https://git.nosuch.invalid/x.git",
+                "skills/pdf",
+            ]),
+            Vec::new(),
+        ),
+        (
+            args(&["skill", "add", &https.url("x.git"), "skills/pdf"]),
+            Vec::new(),
+        ),
+    ];
+    for (typed, env) in rows {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let run = common::run_bin_env(&typed, None, Some(repo.path()), &env);
+        let label = match env.first() {
+            Some((_, api)) => format!("{} (GitHub API at {api})", typed.join(" ")),
+            None => typed.join(" "),
+        };
+        table.push_str(&labelled(&label, &run, repo.path()));
+    }
+    assert_run_snapshot!(text: "unreachable_sources", table);
 }
