@@ -465,3 +465,76 @@ fn an_unreachable_source_says_what_failed_and_where() {
     }
     assert_run_snapshot!(text: "unreachable_sources", table);
 }
+
+/// Makes `dir` refuse new entries: immutable (`chattr +i`, which stops root too), else
+/// read-only by its mode; `false` when neither stops a write here (root on a file system
+/// without the attribute). Undone by [`writable`].
+fn unwritable(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let immutable = Command::new("chattr")
+        .arg("+i")
+        .arg(dir)
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !immutable {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let probe = dir.join("probe");
+    if std::fs::write(&probe, "").is_ok() {
+        let _ = std::fs::remove_file(probe);
+        writable(dir);
+        return false;
+    }
+    true
+}
+
+fn writable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = Command::new("chattr").arg("-i").arg(dir).output();
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+}
+
+/// An agent's directory that cannot be written is named as such, with what to do, and not by
+/// the staged name its entry was to have; the run changes nothing.
+#[test]
+fn a_directory_that_is_not_writable_is_named() {
+    let (_up, me) = imported();
+    me.write(
+        "vendor-skills.yaml",
+        format!(
+            "targets: [claude]\n{}",
+            me.read_string("vendor-skills.yaml")
+        ),
+    );
+    std::fs::create_dir_all(me.join(".claude/skills")).unwrap();
+    let mut table = String::new();
+    for dir in [".claude/skills", ".claude"] {
+        if dir == ".claude" {
+            std::fs::remove_dir(me.join(".claude/skills")).unwrap();
+        }
+        if !unwritable(&me.join(dir)) {
+            eprintln!(
+                "SKIPPED a_directory_that_is_not_writable_is_named: nothing stops a write to a directory here"
+            );
+            return;
+        }
+        let before = me.snapshot();
+        let run = me.run(&["skill", "sync"]);
+        writable(&me.join(dir));
+        assert_eq!(me.snapshot(), before);
+        // The system's words differ between an immutable directory and a read-only mode.
+        let run = Run {
+            stderr: run
+                .stderr
+                .replace("(Operation not permitted (os error 1))", "(<refused>)")
+                .replace("(Permission denied (os error 13))", "(<refused>)"),
+            ..run
+        };
+        table.push_str(&labelled(
+            &format!("skill sync (with {dir} not writable)"),
+            &run,
+            me.path(),
+        ));
+    }
+    assert_run_snapshot!(text: "not_writable", table);
+}
