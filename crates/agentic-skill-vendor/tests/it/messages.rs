@@ -394,8 +394,8 @@ fn skill_add_says_what_is_wrong_with_the_source_first() {
 
 /// A port on 127.0.0.1 nothing listens on: bound, then let go.
 fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to bind");
+    listener.local_addr().expect("its address").port()
 }
 
 /// A source that cannot be reached says what failed (the name's lookup, the connection, the
@@ -418,7 +418,9 @@ fn an_unreachable_source_says_what_failed_and_where() {
         ]
     };
     let tls_api = https.url("api");
-    let rows: Vec<(Vec<String>, Vec<(&str, String)>)> = vec![
+    // Each row: the command line, and the GitHub endpoints it is given (none for git).
+    type Row<'a> = (Vec<String>, Vec<(&'a str, String)>);
+    let rows: Vec<Row> = vec![
         (
             args(&["add", "acme/contracts"]),
             github(&format!("http://{closed}")),
@@ -477,7 +479,8 @@ fn unwritable(dir: &Path) -> bool {
         .output()
         .is_ok_and(|out| out.status.success());
     if !immutable {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555))
+            .expect("the directory's mode can be set");
     }
     let probe = dir.join("probe");
     if std::fs::write(&probe, "").is_ok() {
