@@ -194,6 +194,8 @@ cp -r examples/demo "$project/demo"
   expect 0 npx --offline agentic-skill-vendor --version
   grep -qx "agentic-skill-vendor $version" "$work/out" || fail "version: $(cat "$work/out")"
   expect 0 npx --offline agentic-skill-vendor verify --root demo
+  # The short name is installed too, and runs the same program.
+  expect 0 npx --offline asv verify --root demo
   echo "edited by hand" >> demo/skills/review-writer/references/vendor/changelog-entry.md
   expect 1 npx --offline agentic-skill-vendor verify --root demo
   grep -q "^drift: " "$work/out" || fail "no drift line through npx: $(cat "$work/out")"

@@ -28,6 +28,8 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = "agentic-skill-vendor"
+# Every binary of the package, each in every archive: the program and its short name.
+BINS = [BIN, "asv"]
 TARGETS = [
     "aarch64-apple-darwin",
     "aarch64-unknown-linux-gnu",
@@ -121,9 +123,10 @@ def check(dist):
         planned = artifacts.get(archive)
         if planned is None:
             fail(f"dist plans no {archive}")
-        exe = BIN + (".exe" if windows else "")
-        if exe not in [a["path"] for a in planned.get("assets", []) if a["kind"] == "executable"]:
-            fail(f"{archive} holds no {exe}")
+        executables = [a["path"] for a in planned.get("assets", []) if a["kind"] == "executable"]
+        for name in BINS:
+            if name + (".exe" if windows else "") not in executables:
+                fail(f"{archive} holds no {name}")
 
         settings = dict(binstall)
         settings.update(binstall.get("overrides", {}).get(target, {}))
@@ -134,16 +137,17 @@ def check(dist):
             "target": target,
             "archive-suffix": {"txz": ".tar.xz", "zip": ".zip"}[settings["pkg-fmt"]],
             "archive-format": settings["pkg-fmt"],
-            "bin": BIN,
             "binary-ext": ".exe" if windows else "",
         }
         url = render(settings["pkg-url"], values)
         if url != f"{base}/{archive}":
             fail(f"binstall looks for {url}; dist uploads {archive} to {base}/{archive}")
-        inside = render(settings["bin-dir"], values)
-        layout = exe if windows else f"{BIN}-{target}/{exe}"
-        if inside != layout:
-            fail(f"binstall looks for {inside} inside {archive}; dist puts the binary at {layout}")
+        for name in BINS:
+            exe = name + (".exe" if windows else "")
+            inside = render(settings["bin-dir"], dict(values, bin=name))
+            layout = exe if windows else f"{BIN}-{target}/{exe}"
+            if inside != layout:
+                fail(f"binstall looks for {inside} inside {archive}; dist puts {name} at {layout}")
 
     missing = sorted(expected - set(artifacts))
     if missing:

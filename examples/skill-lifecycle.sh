@@ -11,7 +11,11 @@ root=$(cd "$here/.." && pwd)
 if [ -z "${ASV:-}" ]; then
   cargo build --quiet --release --manifest-path "$root/Cargo.toml" -p agentic-skill-vendor
 fi
-bin=${ASV:-$root/target/release/agentic-skill-vendor}
+# Where cargo put it: $CARGO_TARGET_DIR when set (relative to where the script was started, as
+# cargo reads it), else target/ of the repository.
+target=${CARGO_TARGET_DIR:-$root/target}
+case $target in /*) ;; *) target=$PWD/$target ;; esac
+bin=${ASV:-$target/release/agentic-skill-vendor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -R "$here/upstream-skills" "$work/upstream"

@@ -61,7 +61,11 @@ def launcher(out: Path, version: str) -> None:
             "version": version,
             "description": "Keeps Agent Skills' shared documents in step: one canonical text, byte-identical copies, a lock CI verifies (native binary).",
             **COMMON,
-            "bin": {"agentic-skill-vendor": "bin/agentic-skill-vendor.js"},
+            # `asv`, the short name (issue 31 §4), runs the same launcher.
+            "bin": {
+                "agentic-skill-vendor": "bin/agentic-skill-vendor.js",
+                "asv": "bin/agentic-skill-vendor.js",
+            },
             "files": ["bin/", "README.md", "LICENSE"],
             "optionalDependencies": {f"{SCOPE}/{p}": version for p in PLATFORMS},
         },

@@ -54,6 +54,28 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The program's name.
+pub const NAME: &str = "agentic-skill-vendor";
+
+/// The program's short name: the same program installed a second time as `asv` (issue 31 §4).
+pub const SHORT_NAME: &str = "asv";
+
+/// The name the program was run by, [`SHORT_NAME`] or [`NAME`], for the commands its own
+/// words tell the user to type next. Any other name (a copy renamed by hand) is told the full
+/// name, which every installation has.
+pub fn invoked_name() -> &'static str {
+    let first = std::env::args_os().next();
+    let stem = first
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::file_stem);
+    if stem == Some(std::ffi::OsStr::new(SHORT_NAME)) {
+        SHORT_NAME
+    } else {
+        NAME
+    }
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -80,7 +102,7 @@ pub enum Command {
     Update,
     /// Fill the cache with exactly what the lock pins
     Fetch,
-    /// Make contracts/, skills/ and the .gitignore rule for the tool's working directory, where missing
+    /// Make contracts/ and skills/ (each with an empty .gitkeep, so git keeps it) and the .gitignore rule for the tool's working directory, where missing
     Init,
     /// Print a shell completion script (bash: source it, or save it where your shell loads completions)
     Completions {
@@ -88,8 +110,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff); read it with man -l
-    Man,
+    /// Print the manual page (roff; read it with man -l), or with --out write every command's page
+    Man {
+        /// Write one page per command into this directory (agentic-skill-vendor-skill-pull.1, …) instead of printing the program's page
+        #[arg(long, value_name = "dir")]
+        out: Option<PathBuf>,
+    },
     /// Work with whole skills
     Skill {
         /// What to do with skills.
@@ -157,7 +183,10 @@ pub enum SkillCommand {
         working_tree: bool,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
-    Status,
+    Status {
+        /// Imported skills to show (default: every imported skill)
+        names: Vec<String>,
+    },
     /// Merge upstream changes into imported skills, keeping local edits
     Pull {
         /// Skills to pull (default: every imported skill)
@@ -246,6 +275,9 @@ pub enum SkillCommand {
     },
     /// List every skill under skills/, own or imported, with its origin and state (offline); with --target, the skills in that agent's directory and whether skill sync placed them
     List {
+        /// Skills to show (default: every skill under skills/ and every imported one)
+        #[arg(conflicts_with = "target")]
+        names: Vec<String>,
         /// List this agent's skills directory instead
         #[arg(long, value_parser = install_targets())]
         target: Option<String>,
@@ -328,6 +360,7 @@ impl Command {
             SkillCommand::List {
                 target: Some(_),
                 scope: InstallScope::User,
+                ..
             }
             | SkillCommand::Sync {
                 scope: InstallScope::User,
@@ -349,7 +382,7 @@ impl Command {
             Command::Fetch => "fetch",
             Command::Init => "init",
             Command::Completions { .. } => "completions",
-            Command::Man => "man",
+            Command::Man { .. } => "man",
             Command::Skill { .. } => "skill",
         }
     }
@@ -363,7 +396,7 @@ impl SkillCommand {
             SkillCommand::Audit { .. } => "audit",
             SkillCommand::Hash { .. } => "hash",
             SkillCommand::Add { .. } => "add",
-            SkillCommand::Status => "status",
+            SkillCommand::Status { .. } => "status",
             SkillCommand::Pull { .. } => "pull",
             SkillCommand::Sync { .. } => "sync",
             SkillCommand::Verify => "verify",

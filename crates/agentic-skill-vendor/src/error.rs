@@ -213,12 +213,103 @@ pub enum Usage {
         /// `-o` as given.
         path: PathBuf,
     },
+    /// The top-level `add`, which registers a repository of contracts, given what names a
+    /// skill (issue 31 §3): a local directory, a path inside a repository, or a skill's path
+    /// where the source's name goes.
+    #[error(
+        "{typed}: add registers a repository of contracts, and {}; to take a skill, run {} skill add {}",
+        shape.what(name.as_deref()),
+        crate::cli::invoked_name(),
+        shape.skill_add(typed, name.as_deref())
+    )]
+    AddOfASkill {
+        /// The repository as typed.
+        typed: String,
+        /// The name as typed, when one was.
+        name: Option<String>,
+        /// How it names a skill.
+        shape: SkillShape,
+    },
+    /// The directory `man --out` names is not one that can be opened.
+    #[error("{}: no such directory; create it or give another --out", dir.display())]
+    NoManDirectory {
+        /// The directory, as named.
+        dir: PathBuf,
+    },
     /// The directory `-o` names a file in is not there.
     #[error("{}: no such directory; create it or give another -o", dir.display())]
     NoOutputDirectory {
         /// The directory.
         dir: PathBuf,
     },
+}
+
+/// How what was typed to the top-level `add` names a skill rather than a repository of
+/// contracts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkillShape {
+    /// A path on this machine (`./x`, `../x`, `/x`, `.`): skill add takes local directories.
+    LocalPath,
+    /// `owner/repo/path…`: a repository and a path in it, as one word.
+    RepositoryAndPath,
+    /// `owner/repo path/with/slashes`: a skill's path where the source's name goes.
+    PathAsName,
+}
+
+impl SkillShape {
+    /// Says what was typed.
+    fn what(self, name: Option<&str>) -> String {
+        match self {
+            SkillShape::LocalPath => "this is a local path".to_owned(),
+            SkillShape::RepositoryAndPath => {
+                "this is a path inside a repository, not owner/repo".to_owned()
+            }
+            SkillShape::PathAsName => format!(
+                "{} is a path where add takes the name to give the source",
+                name.unwrap_or_default()
+            ),
+        }
+    }
+
+    /// The arguments of the `skill add` that takes what was typed.
+    fn skill_add(self, typed: &str, name: Option<&str>) -> String {
+        match self {
+            SkillShape::LocalPath => {
+                format!("{typed} <path> (the skill's directory in it, . for its root)")
+            }
+            SkillShape::RepositoryAndPath => {
+                let mut parts = typed.splitn(3, '/');
+                let (owner, repo, path) = (
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                );
+                format!("{owner}/{repo} {path}")
+            }
+            SkillShape::PathAsName => format!("{typed} {}", name.unwrap_or_default()),
+        }
+    }
+
+    /// How `repository` and `name`, as typed to the top-level `add`, name a skill, if they
+    /// do. Only what `add` would refuse anyway is judged so: a local path, three or more
+    /// segments where owner/repo has two, a name with a `/` (no source name has one).
+    pub fn of(repository: &str, name: Option<&str>) -> Option<SkillShape> {
+        let url = repository.contains("://") || repository.contains('@');
+        if repository == "."
+            || repository == ".."
+            || ["./", "../", "/", "~"]
+                .iter()
+                .any(|p| repository.starts_with(p))
+        {
+            Some(SkillShape::LocalPath)
+        } else if !url && repository.split('/').filter(|s| !s.is_empty()).count() > 2 {
+            Some(SkillShape::RepositoryAndPath)
+        } else if name.is_some_and(|n| n.contains('/')) {
+            Some(SkillShape::PathAsName)
+        } else {
+            None
+        }
+    }
 }
 
 /// What a directory the user named (or the environment implied) was to be: the next step a
@@ -574,6 +665,10 @@ mod tests {
             (
                 Usage::NoOutputDirectory { dir: p("out") },
                 "out: no such directory; create it or give another -o".into(),
+            ),
+            (
+                Usage::NoManDirectory { dir: p("pages") },
+                "pages: no such directory; create it or give another --out".into(),
             ),
         ];
         for (usage, want) in rows {

@@ -9,7 +9,6 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::cli::{Cli, Command, Early, Format, SkillCommand};
 use crate::commands::{self, Report};
-use crate::error::USAGE_HINT;
 use crate::exit::ExitStatus;
 use crate::settings::Settings;
 use crate::style::{Label, Paint};
@@ -84,6 +83,20 @@ fn usage_details(err: &clap::Error) -> Vec<String> {
         .map(str::to_owned)
         .collect();
     if err.kind() == ErrorKind::InvalidSubcommand
+        && let Some(skill) = skill_command_meant(err)
+    {
+        // A skill command typed without `skill` (issue 31 §3): clap's nearest top-level
+        // command (`verify` for `verify-skill`) is not what was meant.
+        details.retain(|l| !l.trim_start().starts_with("tip:"));
+        details.insert(
+            0,
+            format!(
+                "  tip: {skill} is a command of skill: '{} skill {skill}'",
+                crate::cli::invoked_name()
+            ),
+        );
+    }
+    if err.kind() == ErrorKind::InvalidSubcommand
         && !details.iter().any(|l| l.trim_start().starts_with("tip:"))
         && let Some(near) = nearest_command(err)
     {
@@ -96,6 +109,32 @@ fn usage_details(err: &clap::Error) -> Vec<String> {
         details.push(format!("  tip: a similar value exists: '{near}'"));
     }
     details
+}
+
+/// The `skill` command an unknown top-level command names (`sync`, `list`, `verify-skill`,
+/// `skill-pull` → `sync`, `list`, `verify`, `pull`): people used to `npx skills` or
+/// `gh skill` type them at the top.
+fn skill_command_meant(err: &clap::Error) -> Option<String> {
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    if !command_path(&err.to_string()).is_empty() {
+        return None;
+    }
+    let command = crate::cli::command();
+    let skill = command.find_subcommand("skill")?;
+    let typed = typed.as_str();
+    [
+        Some(typed),
+        typed.strip_suffix("-skills"),
+        typed.strip_suffix("-skill"),
+        typed.strip_prefix("skills-"),
+        typed.strip_prefix("skill-"),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|name| *name != "help" && skill.find_subcommand(name).is_some())
+    .map(str::to_owned)
 }
 
 /// The accepted value nearest to a refused one (`ocdex` → `codex` for `--target`), when
@@ -155,11 +194,12 @@ fn command_path(text: &str) -> Vec<&str> {
 fn help_hint(err: &clap::Error) -> String {
     let text = err.to_string();
     let path = command_path(&text);
+    let name = crate::cli::invoked_name();
     if path.is_empty() {
-        USAGE_HINT.to_owned()
+        format!("run {name} --help for the commands and options")
     } else {
         format!(
-            "run agentic-skill-vendor {} --help for its arguments and options",
+            "run {name} {} --help for its arguments and options",
             path.join(" ")
         )
     }
@@ -280,6 +320,10 @@ fn refuse(
 
 /// Dispatches the parsed command to its function.
 fn run(cli: &Cli) -> crate::error::Result<Report> {
+    // Before the repository is looked for: the way on is another command, wherever it runs.
+    if let Command::Add { repository, name } = &cli.command {
+        commands::contracts::refuse_a_skill(repository, name.as_deref())?;
+    }
     let settings = Settings::resolve(cli)?;
     let s = &settings;
     match &cli.command {
@@ -295,7 +339,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
         Command::Fetch => commands::contracts::fetch(s),
         Command::Init => commands::contracts::init(s),
         Command::Completions { shell } => Ok(commands::help::completions(*shell)),
-        Command::Man => commands::help::man(),
+        Command::Man { out } => commands::help::man(out.as_deref()),
         Command::Skill { command } => match command {
             SkillCommand::Hash { dir } => commands::skill::hash(s.format, dir),
             SkillCommand::Validate { dirs, strict } => commands::skill::validate(s, dirs, *strict),
@@ -322,7 +366,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     working_tree: *working_tree,
                 },
             ),
-            SkillCommand::Status => commands::skill::status(s),
+            SkillCommand::Status { names } => commands::skill::status(s, names),
             SkillCommand::Pull {
                 names,
                 write_conflicts,
@@ -358,8 +402,12 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
             ),
             SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),
             SkillCommand::Outdated { names } => commands::skill::outdated(s, names),
-            SkillCommand::List { target, scope } => match target {
-                None => commands::skill::list(s),
+            SkillCommand::List {
+                names,
+                target,
+                scope,
+            } => match target {
+                None => commands::skill::list(s, names),
                 Some(target) => commands::skill::list_agent(s, target, *scope),
             },
         },

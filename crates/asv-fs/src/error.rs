@@ -121,6 +121,19 @@ pub enum Error {
         // chain joined with ": " would say them twice (issue 28 §1).
         error: io::Error,
     },
+    /// A directory the tool must make an entry in refuses it: its permissions, an immutable
+    /// attribute or a read-only file system (environment side). Said of the directory, not of
+    /// the staged name the entry was to have (issue 31 §3).
+    #[error(
+        "{}: this directory is not writable ({error}); make it writable and run again",
+        DisplayPath(if dir.is_empty() { "." } else { dir })
+    )]
+    NotWritable {
+        /// The directory, from the root (empty: the root itself).
+        dir: String,
+        /// The system's refusal.
+        error: io::Error,
+    },
     /// A file is larger than the tool reads of its kind; refused before a byte past the limit
     /// is read (input side).
     #[error(
@@ -476,6 +489,31 @@ impl Error {
         self.side() == Side::Input
     }
 
+    /// `self`, when it is the system refusing to make an entry in the directory `dir` for
+    /// lack of permission, as [`Error::NotWritable`] of `dir`.
+    pub(crate) fn in_directory(self, dir: &str) -> Self {
+        match self {
+            Error::Io { error, .. }
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                // The system's own words, without what a wrapper added (tempfile names the
+                // temporary file it could not make, which is no name of the user's).
+                let error = match error.raw_os_error() {
+                    Some(code) => io::Error::from_raw_os_error(code),
+                    None => io::Error::from(error.kind()),
+                };
+                Error::NotWritable {
+                    dir: dir.to_owned(),
+                    error,
+                }
+            }
+            other => other,
+        }
+    }
+
     pub(crate) fn io(path: &str, op: &'static str, source: io::Error) -> Self {
         Error::Io {
             path: path.to_owned(),
@@ -511,6 +549,7 @@ impl Failure for Error {
             | Error::ChangedDuringRun { .. }
             | Error::RollbackIncomplete { .. } => Side::Destination,
             Error::Io { .. }
+            | Error::NotWritable { .. }
             | Error::CrossDevice { .. }
             | Error::InjectedFault { .. }
             | Error::ChangedWhileRead { .. }
@@ -531,6 +570,7 @@ impl Failure for Error {
             | Error::ChangedWhileRead { path }
             | Error::ChangedDuringRun { path }
             | Error::Io { path, .. }
+            | Error::NotWritable { dir: path, .. }
             | Error::Recovery { journal: path, .. }
             | Error::JournalRefused { journal: path, .. } => path,
             // These name their paths in the message (a destination, a copy source, the root);

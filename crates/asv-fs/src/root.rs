@@ -619,9 +619,9 @@ impl Root {
         let mut builder = tempfile::Builder::new();
         builder.prefix(".asv-tmp-");
         platform::new_file_bits(&mut builder, executable);
-        let mut tmp = builder
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(rel, "create a temporary file beside", e))?;
+        let mut tmp = builder.tempfile_in(&dir).map_err(|e| {
+            Error::io(rel, "create a temporary file beside", e).in_directory(parent_of(rel))
+        })?;
         // No fsync per file: the rename makes each write all-or-nothing for readers, and a
         // crash that loses the newest writes leaves a tree `verify` reports (the lock is
         // written last). Syncing every copy would multiply the cost of a fresh `gen`.

@@ -202,7 +202,8 @@ impl GitHub {
             Host::Api => &self.api,
             Host::Raw => &self.raw,
         };
-        let mut request = self.agent.get(format!("{base}{path}"));
+        let url = format!("{base}{path}");
+        let mut request = self.agent.get(&url);
         if let Some(accept) = accept {
             request = request
                 .header("Accept", accept)
@@ -216,7 +217,7 @@ impl GitHub {
         }
         let response = request
             .call()
-            .map_err(|e| self.transport_failure(&e, what))?;
+            .map_err(|e| self.transport_failure(&e, what, &url))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             // The location of an answer to an authenticated request is never kept: it may
@@ -251,21 +252,37 @@ impl GitHub {
                     host,
                     limit,
                 }),
-                other => self.transport_failure(&other, what),
+                other => self.transport_failure(&other, what, &url),
             })
     }
 
-    /// A failed request, named without anything that could repeat the token.
-    fn transport_failure(&self, error: &ureq::Error, what: &Request) -> Error {
+    /// A failed request to `url`, named without anything that could repeat the token: what
+    /// failed (the name's lookup, the connection, TLS, the time) and the URL asked (issue 31
+    /// §3: "uncategorized error" said neither).
+    fn transport_failure(&self, error: &ureq::Error, what: &Request, url: &str) -> Error {
         if let ureq::Error::Timeout(_) = error {
             return self.error(GitHubProblem::Timeout {
                 request: what.clone(),
+                url: url.to_owned(),
                 limit: REQUEST_TIMEOUT,
             });
         }
         let detail = match error {
             ureq::Error::HostNotFound => Unreached::HostNotFound,
+            ureq::Error::Io(e) if is_lookup_failure(e) => Unreached::HostNotFound,
             ureq::Error::ConnectionFailed => Unreached::ConnectionFailed,
+            ureq::Error::Tls(why) => Unreached::Tls((*why).to_owned()),
+            // The TLS library's refusal reaches the HTTP client as an I/O error of invalid
+            // data, holding the TLS error; nothing else of an https connection is invalid data
+            // before an answer is read.
+            ureq::Error::Io(e)
+                if e.kind() == std::io::ErrorKind::InvalidData && url.starts_with("https://") =>
+            {
+                Unreached::Tls(
+                    e.get_ref()
+                        .map_or_else(|| e.to_string(), ToString::to_string),
+                )
+            }
             ureq::Error::Io(e) => Unreached::Io(e.kind()),
             ureq::Error::BodyStalled => Unreached::Stalled,
             _ if self.token.is_some() => Unreached::Withheld,
@@ -273,6 +290,7 @@ impl GitHub {
         };
         self.error(GitHubProblem::Unreachable {
             request: what.clone(),
+            url: url.to_owned(),
             detail,
         })
     }
@@ -552,6 +570,14 @@ fn encode_path(path: &str) -> String {
         .map(encode_segment)
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// Whether an I/O failure is the host name's lookup failing: the standard library words the
+/// resolver's failure this way and gives it no kind of its own that can be matched.
+fn is_lookup_failure(error: &std::io::Error) -> bool {
+    error
+        .to_string()
+        .starts_with("failed to lookup address information")
 }
 
 #[cfg(test)]

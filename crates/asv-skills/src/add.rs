@@ -105,6 +105,14 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     // The source is read before the name is judged: the skill's own `name:` names it, and a
     // path that holds no skill is the first thing to say.
     let taken = take_in(root, &source, &path, at, &Sources::new(options))?;
+    // A directory of skills (the `--all` forgotten) is said as such, not as a skill whose
+    // SKILL.md is missing (issue 31 §3).
+    if !taken.tree.has_manifest() {
+        let skills = skills_below(&taken.tree);
+        if !skills.is_empty() {
+            return Err(Error::HoldsSkills { path, skills });
+        }
+    }
     let own_name = manifest_name(&taken.tree);
     let upstream_dir = default_name(&source, &path);
     let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
@@ -424,6 +432,20 @@ fn place_many(
     changes.push(crate::intent::rows_change(root, loaded, &rows)?);
     root.apply(Plan::new(root, changes)?)?;
     Ok(added)
+}
+
+/// The directories of `tree` that hold a `SKILL.md`, relative to its top, sorted (the tree's
+/// paths are), each once.
+fn skills_below(tree: &SkillTree) -> Vec<String> {
+    let mut dirs: Vec<String> = tree
+        .files()
+        .iter()
+        .filter_map(|f| f.path.strip_suffix("/SKILL.md"))
+        .map(str::to_owned)
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 /// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and

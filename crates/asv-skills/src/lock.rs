@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bases::{base_digests, base_dir};
 use crate::error::{Error, ProjectionProblem, SkillLockProblem};
+use crate::paths::skill_dir;
 use crate::targets::Scope;
 
 /// The skill lock's path, relative to the repository root.
@@ -365,6 +366,38 @@ pub(crate) fn lock_change(loaded: &SkillLock, lock: &SkillLock) -> Change {
             })
         }),
     )
+}
+
+/// The names of `names` (each once, in the order given) after checking each is imported: a
+/// skill of the repository's own is [`Error::OwnSkill`], anything else not in the lock
+/// [`Error::NotImportedAmong`].
+pub(crate) fn imported_names(
+    root: &Root,
+    lock: &SkillLock,
+    names: &[String],
+) -> Result<Vec<String>, Error> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        if !seen.insert(name.as_str()) {
+            continue;
+        }
+        if !lock.skills.contains_key(name) {
+            // Only a plain skill name can be a directory under skills/.
+            if crate::name_problem(name).is_none() {
+                let dir = skill_dir(name);
+                if root.kind(&dir)? == Some(EntryKind::Directory) {
+                    return Err(Error::OwnSkill { path: dir });
+                }
+            }
+            return Err(Error::NotImportedAmong {
+                name: name.clone(),
+                imported: lock.skills.keys().cloned().collect(),
+            });
+        }
+        out.push(name.clone());
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use asv_model::layout::SKILLS_DIR;
 
 use crate::bases::{BASES_DIR, base_digests, base_dir, kept_base};
 use crate::error::Error;
-use crate::lock::{Entry, SkillLock, lock_change, referenced_bases};
+use crate::lock::{Entry, SkillLock, imported_names, lock_change, referenced_bases};
 use crate::paths::skill_dir;
 use crate::sources::Sources;
 use crate::status::{Invalid, State, status};
@@ -88,34 +88,6 @@ pub fn remove(root: &WriterLock<'_>, names: &[String], force: bool) -> Result<Ve
     )?);
     changes.push(lock_change(&loaded, &after));
     root.apply(Plan::new(root, changes)?)?;
-    Ok(out)
-}
-
-/// The names of `names` (each once, in the order given) after checking each is imported: a
-/// skill of the repository's own is [`Error::OwnSkill`], anything else not in the lock
-/// [`Error::NotImportedAmong`].
-fn imported_names(root: &Root, lock: &SkillLock, names: &[String]) -> Result<Vec<String>, Error> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::with_capacity(names.len());
-    for name in names {
-        if !seen.insert(name.as_str()) {
-            continue;
-        }
-        if !lock.skills.contains_key(name) {
-            // Only a plain skill name can be a directory under skills/.
-            if crate::name_problem(name).is_none() {
-                let dir = skill_dir(name);
-                if root.kind(&dir)? == Some(EntryKind::Directory) {
-                    return Err(Error::OwnSkill { path: dir });
-                }
-            }
-            return Err(Error::NotImportedAmong {
-                name: name.clone(),
-                imported: lock.skills.keys().cloned().collect(),
-            });
-        }
-        out.push(name.clone());
-    }
     Ok(out)
 }
 
@@ -452,6 +424,34 @@ pub struct ListedSkill {
 /// [`Error::Lock`]; a guarded-read failure of `skills/` (a link there, say) other than a
 /// refusal of a skill's own content (which is its state).
 pub fn list(root: &Root) -> Result<Vec<ListedSkill>, Error> {
+    list_of(root, &[])
+}
+
+/// `skill list <name>…`: the skills of [`list`] named (every one when `names` is empty; a
+/// name given twice counts once), by name, so one skill's origin and state can be asked as
+/// `skill status <name>` asks an import's.
+///
+/// # Errors
+/// As [`list`]; [`Error::NoSuchSkill`] for a name that is neither under `skills/` nor
+/// imported.
+pub fn list_of(root: &Root, names: &[String]) -> Result<Vec<ListedSkill>, Error> {
+    let mut skills = all_listed(root)?;
+    if names.is_empty() {
+        return Ok(skills);
+    }
+    let wanted: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    if let Some(unknown) = names.iter().find(|n| !skills.iter().any(|s| &s.name == *n)) {
+        return Err(Error::NoSuchSkill {
+            name: unknown.clone(),
+            skills: skills.into_iter().map(|s| s.name).collect(),
+        });
+    }
+    skills.retain(|s| wanted.contains(s.name.as_str()));
+    Ok(skills)
+}
+
+/// Every skill of `skill list`, by name.
+fn all_listed(root: &Root) -> Result<Vec<ListedSkill>, Error> {
     let lock = SkillLock::load(root)?;
     let mut skills: BTreeMap<String, ListedSkill> = BTreeMap::new();
     for s in status(root)? {

@@ -1,6 +1,7 @@
 //! `skill status`: the state of every imported skill, judged offline from the skill lock, the
 //! local copy and its kept base.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use asv_fs::{EntryKind, Root};
@@ -107,9 +108,26 @@ pub struct Status {
 /// A lock that cannot be read; a guarded-read failure other than a refusal of the skill's
 /// own content (which is [`State::Invalid`]).
 pub fn status(root: &Root) -> Result<Vec<Status>, Error> {
+    status_of(root, &[])
+}
+
+/// `skill status <name>…`: [`status`] of the named imported skills only (every one when
+/// `names` is empty; a name given twice counts once), by name. Only the named skills are read,
+/// so a look at one skill costs one skill, not the repository.
+///
+/// # Errors
+/// As [`status`]; [`Error::OwnSkill`] or [`Error::NotImportedAmong`] for a name given that is
+/// not imported, as `skill pull`, `outdated` and `remove` refuse it.
+pub fn status_of(root: &Root, names: &[String]) -> Result<Vec<Status>, Error> {
     let lock = SkillLock::load(root)?;
+    let chosen: BTreeSet<String> = crate::lock::imported_names(root, &lock, names)?
+        .into_iter()
+        .collect();
     let mut out = Vec::with_capacity(lock.skills.len());
     for (name, entry) in &lock.skills {
+        if !names.is_empty() && !chosen.contains(name) {
+            continue;
+        }
         let dir = skill_dir(name);
         let kind = root.kind(&dir)?;
         let state = if kind.is_none() {

@@ -197,11 +197,29 @@ pub fn add(
     repository: &str,
     name: Option<&str>,
 ) -> crate::error::Result<Report> {
+    refuse_a_skill(repository, name)?;
     let root = settings.open_root()?;
     let _lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
     let done = asv_fetch::commands::add(&root, repository, name, &options)?;
     Ok(events(settings.format, &done))
+}
+
+/// Refuses what `add` was given when it names a skill rather than a repository of contracts
+/// ([`crate::error::SkillShape`]), pointing at `skill add` (issue 31 §3).
+///
+/// # Errors
+/// [`crate::error::Usage::AddOfASkill`].
+pub fn refuse_a_skill(repository: &str, name: Option<&str>) -> crate::error::Result<()> {
+    match crate::error::SkillShape::of(repository, name) {
+        None => Ok(()),
+        Some(shape) => Err(crate::error::Usage::AddOfASkill {
+            typed: repository.to_owned(),
+            name: name.map(str::to_owned),
+            shape,
+        }
+        .into()),
+    }
 }
 
 /// `update`.

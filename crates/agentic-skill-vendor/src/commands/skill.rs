@@ -642,13 +642,13 @@ fn local_source_from_root(settings: &Settings, given: &str) -> crate::error::Res
     })
 }
 
-/// `skill status`.
+/// `skill status [<name>…]`.
 ///
 /// # Errors
 /// A refusal of the tree or the skill lock.
-pub fn status(settings: &Settings) -> crate::error::Result<Report> {
+pub fn status(settings: &Settings, names: &[String]) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
-    let states = status::status(&root)?;
+    let states = status::status_of(&root, names)?;
     Ok(Report::new(
         states
             .iter()
@@ -908,7 +908,7 @@ pub fn outdated(settings: &Settings, names: &[String]) -> crate::error::Result<R
     ))
 }
 
-/// `skill list`.
+/// `skill list --target <agent>`.
 ///
 /// # Errors
 /// A refusal of the tree or the skill lock.
@@ -959,13 +959,13 @@ fn agent_report(
     )
 }
 
-/// `skill list`.
+/// `skill list [<name>…]`.
 ///
 /// # Errors
 /// A refusal of the tree or the lock.
-pub fn list(settings: &Settings) -> crate::error::Result<Report> {
+pub fn list(settings: &Settings, names: &[String]) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
-    let skills = asv_skills::manage::list(&root)?;
+    let skills = asv_skills::manage::list_of(&root, names)?;
     let lock = asv_skills::lock::SkillLock::load(&root)?;
     Ok(Report::new(
         skills

@@ -467,7 +467,8 @@ fn gen_whose_write_fails_says_it_changed_nothing() {
     repo.write("skills/a/SKILL.md", skill_md("a", &["doc"]));
     repo.write("skills/b/SKILL.md", skill_md("b", &["doc"]));
     assert_eq!(repo.run(&["gen"]).code, 0);
-    // b's copy and the lock can be written; a's vendor directory cannot.
+    // b's copy and the lock can be written; a's vendor directory cannot, and is named, not
+    // the staged name its copy was to have (issue 31 §3).
     repo.write("contracts/doc.md", "Doc, edited\n");
     repo.write("skills/b/SKILL.md", skill_md("b", &["doc", "new"]));
     let before = repo.snapshot();
@@ -480,7 +481,7 @@ fn gen_whose_write_fails_says_it_changed_nothing() {
     assert_eq!(run.stdout, "");
     assert!(
         run.stderr.starts_with(
-            "error: gen changed nothing: a write failed and every change was undone; fix the cause and run gen again: skills/a/references/vendor/"
+            "error: gen changed nothing: a write failed and every change was undone; fix the cause and run gen again: skills/a/references/vendor: this directory is not writable ("
         ) && !run.stderr.contains("part-way"),
         "{run:?}"
     );

@@ -29,6 +29,7 @@ mod hostile_state;
 mod limits;
 mod lint_selfcontain;
 mod local_sources;
+mod messages;
 mod output;
 mod raw;
 mod raw_refusals;

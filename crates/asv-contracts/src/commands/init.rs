@@ -1,13 +1,18 @@
 //! `init`: lay out a repository for the tool — `contracts/`, `skills/`, and the tool's working
 //! directory ignored by git — making what is missing and never touching what is there.
 
-use asv_fs::{Change, EntryKind, Fill, Ownership, Plan, WriterLock};
+use asv_fs::{Change, EntryKind, Fill, NewFile, Ownership, Plan, WriterLock};
 use asv_model::layout::{SKILLS_DIR, TOOL_DIR};
 
 use crate::error::{Error, Result};
 
 /// Where canonical contract texts live.
 const CONTRACTS_DIR: &str = "contracts";
+
+/// The empty file `init` puts in each directory it makes, so git can track the directory:
+/// the name git users know for it, and one no command reads as a contract or a skill (a
+/// contract id and a skill name start with a letter or digit).
+pub const PLACEHOLDER: &str = ".gitkeep";
 
 /// The `.gitignore` rule `init` adds: the tool's working directory at the root.
 pub const IGNORE_RULE: &str = "/.agentic-skill-vendor/";
@@ -31,8 +36,8 @@ fn ignores_tool_dir(line: &str) -> bool {
     bare == TOOL_DIR || bare.strip_suffix('/') == Some(TOOL_DIR)
 }
 
-/// Makes `contracts/`, `skills/` and the `.gitignore` rule where they are missing, in that
-/// order, and says what it made (nothing when all three are there). It is one change of the
+/// Makes `contracts/`, `skills/` (each holding an empty [`PLACEHOLDER`]) and the `.gitignore`
+/// rule where they are missing, in that order, and says what it made (nothing when all three are there). It is one change of the
 /// tree, under `root`'s writer lock: a run killed part-way is put back by the next writer,
 /// and a rerun makes all of it.
 ///
@@ -69,10 +74,12 @@ pub fn init(root: &WriterLock<'_>) -> Result<Vec<Made>> {
     let mut made = Vec::new();
     let mut changes = Vec::new();
     for dir in dirs {
-        // An empty directory: nothing may stand there, and a fill of no files makes it.
+        // Nothing may stand there. The directory holds one empty placeholder: git keeps no
+        // empty directory, and a layout that is lost on the first commit and clone is no
+        // layout (issue 31 §4).
         changes.push(Change::replace(
             dir,
-            Fill::files(Vec::new()),
+            Fill::files(vec![NewFile::new(PLACEHOLDER, Vec::new())]),
             Ownership::MustBeFree,
         ));
         made.push(Made::Directory(dir));

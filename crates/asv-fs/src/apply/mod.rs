@@ -221,7 +221,8 @@ impl Applier<'_, '_> {
                 None => {
                     self.op(&path, "create directory", || {
                         fs::create_dir(self.root.abs(&path))
-                    })?;
+                    })
+                    .map_err(|e| e.in_directory(parent_of(&path)))?;
                     made.push(path.clone());
                     self.know(&path);
                     below_made = true;

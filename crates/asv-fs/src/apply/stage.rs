@@ -123,13 +123,15 @@ impl Applier<'_, '_> {
     fn staged_dir(&self, dest: &str) -> Result<String> {
         loop {
             let staged = staged_name(dest, &self.run);
-            let made = self.op(&staged, "create directory", || {
-                match fs::create_dir(self.root.abs(&staged)) {
-                    Ok(()) => Ok(true),
-                    Err(e) if is_exists(&e) => Ok(false),
-                    Err(e) => Err(e),
-                }
-            })?;
+            let made = self
+                .op(&staged, "create directory", || {
+                    match fs::create_dir(self.root.abs(&staged)) {
+                        Ok(()) => Ok(true),
+                        Err(e) if is_exists(&e) => Ok(false),
+                        Err(e) => Err(e),
+                    }
+                })
+                .map_err(|e| e.in_directory(parent_of(dest)))?;
             if made {
                 return Ok(staged);
             }
@@ -146,17 +148,19 @@ impl Applier<'_, '_> {
     ) -> Result<(String, File)> {
         loop {
             let staged = staged_name(dest, &self.run);
-            let made = self.op(&staged, "create", || {
-                let created = match dir {
-                    Some(dir) => dir.create_new(base_name(&staged), mode),
-                    None => create_new(&self.root.abs(&staged), mode),
-                };
-                match created {
-                    Ok(file) => Ok(Some(file)),
-                    Err(e) if is_exists(&e) => Ok(None),
-                    Err(e) => Err(e),
-                }
-            })?;
+            let made = self
+                .op(&staged, "create", || {
+                    let created = match dir {
+                        Some(dir) => dir.create_new(base_name(&staged), mode),
+                        None => create_new(&self.root.abs(&staged), mode),
+                    };
+                    match created {
+                        Ok(file) => Ok(Some(file)),
+                        Err(e) if is_exists(&e) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                })
+                .map_err(|e| e.in_directory(parent_of(dest)))?;
             if let Some(file) = made {
                 return Ok((staged, file));
             }

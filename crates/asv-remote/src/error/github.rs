@@ -8,7 +8,7 @@ use std::time::Duration;
 use asv_error::Side;
 use asv_model::source::ObjectFormat;
 
-use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown};
+use super::{EntryProblem, FileAt, IoKind, RefProblem, Size, shown, shown_path};
 
 /// Which of the two GitHub hosts a request goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +85,10 @@ pub enum Unreached {
     HostNotFound,
     /// The connection failed.
     ConnectionFailed,
+    /// The TLS handshake failed: the server's certificate was not accepted, or the handshake
+    /// broke off; with the TLS library's words (which name the certificate problem, never a
+    /// request's headers).
+    Tls(String),
     /// An I/O failure of this kind.
     Io(ErrorKind),
     /// The answer stalled.
@@ -100,6 +104,11 @@ impl fmt::Display for Unreached {
         match self {
             Unreached::HostNotFound => f.write_str("the host name did not resolve"),
             Unreached::ConnectionFailed => f.write_str("the connection failed"),
+            Unreached::Tls(why) => write!(
+                f,
+                "the TLS connection failed ({}): the server's certificate was not accepted, or the handshake broke off",
+                shown_path(why)
+            ),
             Unreached::Io(kind) => IoKind(*kind).fmt(f),
             Unreached::Stalled => f.write_str("the answer stalled"),
             Unreached::Withheld => f.write_str(
@@ -216,6 +225,8 @@ pub enum GitHubProblem {
     Timeout {
         /// What was asked for.
         request: Request,
+        /// The URL asked (no token: that goes in a header).
+        url: String,
         /// The time one request may take.
         limit: Duration,
     },
@@ -223,6 +234,8 @@ pub enum GitHubProblem {
     Unreachable {
         /// What was asked for.
         request: Request,
+        /// The URL asked (no token: that goes in a header).
+        url: String,
         /// Why.
         detail: Unreached,
     },
@@ -339,14 +352,22 @@ impl fmt::Display for GitHubProblem {
                     }
                 }
             ),
-            GitHubProblem::Timeout { request, limit } => write!(
+            GitHubProblem::Timeout {
+                request,
+                url,
+                limit,
+            } => write!(
                 f,
-                "{request}: no complete answer within {} s; check the network and try again",
+                "{request}: no complete answer from {url} within {} s; check the network and try again",
                 limit.as_secs()
             ),
-            GitHubProblem::Unreachable { request, detail } => write!(
+            GitHubProblem::Unreachable {
+                request,
+                url,
+                detail,
+            } => write!(
                 f,
-                "{request}: cannot reach github: {detail}; check the network and try again"
+                "{request}: cannot reach {url}: {detail}; check the network and try again"
             ),
             GitHubProblem::Refused {
                 request,
@@ -468,6 +489,7 @@ mod tests {
     fn unreachable(detail: Unreached) -> GitHubProblem {
         GitHubProblem::Unreachable {
             request: Request::Repository,
+            url: "https://api.github.com/repos/o/r".to_owned(),
             detail,
         }
     }
@@ -534,39 +556,47 @@ mod tests {
             (
                 GitHubProblem::Timeout {
                     request: main(),
+                    url: "https://api.github.com/repos/o/r/commits/main".to_owned(),
                     limit: Duration::from_secs(30),
                 },
-                "ref main: no complete answer within 30 s; check the network and try again",
+                "ref main: no complete answer from https://api.github.com/repos/o/r/commits/main within 30 s; check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::HostNotFound),
-                "the repository: cannot reach github: the host name did not resolve; check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: the host name did not resolve; check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::ConnectionFailed),
-                "the repository: cannot reach github: the connection failed; check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: the connection failed; check the network and try again",
+                Environment,
+            ),
+            (
+                unreachable(Unreached::Tls(
+                    "invalid peer certificate: UnknownIssuer".to_owned(),
+                )),
+                "the repository: cannot reach https://api.github.com/repos/o/r: the TLS connection failed (invalid peer certificate: UnknownIssuer): the server's certificate was not accepted, or the handshake broke off; check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::Io(ErrorKind::ConnectionReset)),
-                "the repository: cannot reach github: connection reset; check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: connection reset; check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::Stalled),
-                "the repository: cannot reach github: the answer stalled; check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: the answer stalled; check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::Withheld),
-                "the repository: cannot reach github: the authenticated request failed (details left out so they cannot repeat the token); check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: the authenticated request failed (details left out so they cannot repeat the token); check the network and try again",
                 Environment,
             ),
             (
                 unreachable(Unreached::Other("odd\nfailure".to_owned())),
-                "the repository: cannot reach github: \"odd\\nfailure\"; check the network and try again",
+                "the repository: cannot reach https://api.github.com/repos/o/r: \"odd\\nfailure\"; check the network and try again",
                 Environment,
             ),
             (

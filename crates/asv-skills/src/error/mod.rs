@@ -23,7 +23,7 @@ pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
 pub use remedy::Remedy;
 pub use repository::SourceProblem;
-use wording::{more_errors, not_among, refused_lines, would_lose};
+use wording::{holds_skills, more_errors, no_such_skill, not_among, refused_lines, would_lose};
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
 /// file and end with what to do; the wrapped errors carry their own side.
@@ -507,6 +507,15 @@ pub enum Error {
         /// The directory.
         path: String,
     },
+    /// `skill add` given a path that holds skills below it but no `SKILL.md` of its own: the
+    /// directory `--all` takes (input side).
+    #[error("{}", holds_skills(path, skills))]
+    HoldsSkills {
+        /// The path as given, in the source.
+        path: String,
+        /// The skills' directories below it, relative to it, sorted.
+        skills: Vec<String>,
+    },
     /// The skill is already in the lock (input side).
     #[error(
         "the skill {} is already imported; use skill pull to update it",
@@ -642,7 +651,7 @@ pub enum Error {
     /// A skill command that works on imported skills given a skill of the repository's own
     /// (input side).
     #[error(
-        "{}: is not an imported skill ({} does not list it) but one of this repository's own; to remove it, delete the directory",
+        "{}: is not an imported skill ({} does not list it) but one of this repository's own (skill list shows its state; to remove it, delete the directory)",
         DisplayPath(path),
         asv_model::layout::SKILL_LOCK
     )]
@@ -657,6 +666,15 @@ pub enum Error {
         name: String,
         /// The imported skills, by name.
         imported: Vec<String>,
+    },
+    /// A name `skill list` was given that is neither a directory under `skills/` nor imported
+    /// (input side).
+    #[error("{}", no_such_skill(name, skills))]
+    NoSuchSkill {
+        /// The name given.
+        name: String,
+        /// Every skill `skill list` knows, by name.
+        skills: Vec<String>,
     },
 }
 
@@ -717,6 +735,7 @@ impl Failure for Error {
             | Error::Refused { .. }
             | Error::Invalid { .. }
             | Error::AlreadyImported { .. }
+            | Error::HoldsSkills { .. }
             | Error::NotImported { .. }
             | Error::Missing { .. }
             | Error::LinkedSkill { .. }
@@ -727,7 +746,8 @@ impl Failure for Error {
             | Error::MarkersRemain { .. }
             | Error::WouldLose { .. }
             | Error::OwnSkill { .. }
-            | Error::NotImportedAmong { .. } => Side::Input,
+            | Error::NotImportedAmong { .. }
+            | Error::NoSuchSkill { .. } => Side::Input,
         }
     }
 
@@ -808,11 +828,13 @@ impl Failure for Error {
             | Error::Unnamed { .. }
             | Error::SameName { .. }
             | Error::AlreadyImported { .. }
+            | Error::HoldsSkills { .. }
             | Error::NotImported { .. }
             | Error::BaseMismatch { .. }
             | Error::Conflicted { .. }
             | Error::NotConflicted { .. }
-            | Error::NotImportedAmong { .. } => None,
+            | Error::NotImportedAmong { .. }
+            | Error::NoSuchSkill { .. } => None,
         }
     }
 }

@@ -59,6 +59,55 @@ pub(super) fn not_among(name: &str, imported: &[String]) -> String {
     )
 }
 
+/// The refusal of a `skill add` whose path holds skills, not one: the options that take them.
+pub(super) fn holds_skills(path: &str, skills: &[String]) -> String {
+    let first = skills.first().map_or("", String::as_str);
+    let one = if path == "." {
+        first.to_owned()
+    } else {
+        format!("{path}/{first}")
+    };
+    format!(
+        "{}: holds no SKILL.md of its own but {} below it ({}); pass --all to take every one, --skill <name>,… to choose, or one skill's path ({one})",
+        DisplayPath(path),
+        if skills.len() == 1 {
+            "a skill".to_owned()
+        } else {
+            format!("{} skills", skills.len())
+        },
+        shown_names(skills)
+    )
+}
+
+/// The refusal of a name `skill list` does not know, naming the skills it does.
+pub(super) fn no_such_skill(name: &str, skills: &[String]) -> String {
+    if skills.is_empty() {
+        return format!(
+            "the skill {} is not under skills/ and not imported, and there is no skill yet; skill add imports one",
+            json_string(name)
+        );
+    }
+    format!(
+        "the skill {} is not under skills/ and not imported; the skills are {} (skill list with no name lists them all)",
+        json_string(name),
+        shown_names(skills)
+    )
+}
+
+/// The first [`NAMES_SHOWN`] of `names`, then how many more there are.
+fn shown_names(names: &[String]) -> String {
+    let mut shown = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_SHOWN {
+        shown.push_str(&format!(" and {} more", names.len() - NAMES_SHOWN));
+    }
+    shown
+}
+
 /// One indented line per refusal of a `skill add --all`: a rule broken said without the
 /// remedy, which the heading gives once.
 pub(super) fn refused_lines(refused: &[Error]) -> String {

@@ -184,7 +184,7 @@ fn names_that_are_not_imported_are_refused_saying_what_they_are() {
     let own = manage::remove(&me.lock(), &names(&["pdf", "mine"]), true).unwrap_err();
     assert_eq!(
         own.to_string(),
-        "skills/mine: is not an imported skill (vendor-skills-lock.json does not list it) but one of this repository's own; to remove it, delete the directory"
+        "skills/mine: is not an imported skill (vendor-skills-lock.json does not list it) but one of this repository's own (skill list shows its state; to remove it, delete the directory)"
     );
     let unknown = manage::remove(&me.lock(), &names(&["nope"]), false).unwrap_err();
     assert_eq!(

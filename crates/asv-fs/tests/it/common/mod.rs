@@ -140,7 +140,8 @@ pub fn is_root() -> bool {
 /// The raw OS error an apply's failure carries, looking through a rollback's cause.
 pub fn errno_of(error: &asv_fs::Error) -> Option<i32> {
     match error {
-        asv_fs::Error::Io { error: source, .. } => source.raw_os_error(),
+        asv_fs::Error::Io { error: source, .. }
+        | asv_fs::Error::NotWritable { error: source, .. } => source.raw_os_error(),
         asv_fs::Error::CopySourceUnreadable { error, .. } => error.raw_os_error(),
         asv_fs::Error::RollbackIncomplete { cause, .. } => errno_of(cause),
         _ => None,
