@@ -122,6 +122,10 @@ export GITHUB_WORKSPACE="$ws"
   expect 0 step verify
   grep -qx "exit-code=0" "$GITHUB_OUTPUT" || fail "no exit-code=0 output"
   expect 0 step "skill validate"
+  # The sarif input: the audit written as one SARIF document beside the command's run.
+  ASV_SARIF="$work/audit.sarif" expect 0 step verify
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["version"] == "2.1.0"' "$work/audit.sarif" \
+    || fail "the sarif input wrote no SARIF log"
   stale "$ws"
   expect 1 step verify
   grep -q "^::error file=skills/review-writer/references/vendor/changelog-entry.md,title=drift::" "$work/out" \

@@ -138,6 +138,7 @@ pub enum SkillCommand {
     /// Audit skills' files for hidden characters, code fetched or decoded and run, secrets and broad tool grants (default: every skill under skills/); exit 1 on an error finding
     ///
     /// Every byte of every file is read; the rules are listed with examples in docs/AUDIT.md.
+    /// --format sarif prints one SARIF 2.1.0 document for GitHub code scanning instead of lines.
     Audit {
         /// Skill names (under skills/) or skill directories (a path holding a /, from the current directory)
         skills: Vec<String>,
@@ -507,6 +508,10 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (::error file=…::), shown on the pull request.
     Github,
+    /// SARIF 2.1.0 for code scanning: one document of every finding. Only `skill audit` takes
+    /// it (its help says so), so the other commands' help does not list it.
+    #[value(hide = true)]
+    Sarif,
 }
 
 /// The `--format` and `--color` of the raw command line, read once before clap parses it:

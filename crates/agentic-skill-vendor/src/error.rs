@@ -23,6 +23,14 @@ pub enum Usage {
         /// The command as typed (`verify`).
         command: &'static str,
     },
+    /// `--format sarif` on a command other than `skill audit`.
+    #[error(
+        "--format sarif is a format only skill audit prints (a code scanning report); use text, json or github for {command}\n{USAGE_HINT}"
+    )]
+    SarifUnsupported {
+        /// The command as typed.
+        command: &'static str,
+    },
     /// `--root ""`.
     #[error("--root needs a path")]
     EmptyRoot,
@@ -567,6 +575,10 @@ mod tests {
             (
                 Usage::TokenStdinUnused { command: "verify" },
                 format!("--token-stdin is not an option verify takes: it reaches no network; only add, update, fetch and skill add, pull, diff and outdated do\n{USAGE_HINT}"),
+            ),
+            (
+                Usage::SarifUnsupported { command: "verify" },
+                format!("--format sarif is a format only skill audit prints (a code scanning report); use text, json or github for verify\n{USAGE_HINT}"),
             ),
             (Usage::EmptyRoot, "--root needs a path".into()),
             (

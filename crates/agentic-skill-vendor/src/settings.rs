@@ -54,6 +54,18 @@ impl Settings {
             }
             .into());
         }
+        let audit = matches!(
+            &cli.command,
+            crate::cli::Command::Skill {
+                command: crate::cli::SkillCommand::Audit { .. }
+            }
+        );
+        if cli.format == crate::cli::Format::Sarif && !audit {
+            return Err(Usage::SarifUnsupported {
+                command: cli.command.name(),
+            }
+            .into());
+        }
         let root = match &cli.root {
             Some(p) if p.as_os_str().is_empty() => {
                 return Err(Usage::EmptyRoot.into());

@@ -21,6 +21,17 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
     })
 }
 
+/// What `skill resolve` recorded, and what it kept that the two sides disagreed on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The upstream revision recorded as the new base.
+    pub revision: String,
+    /// Files upstream deleted that the resolved copy still holds (paths in the skill).
+    pub kept_though_deleted_upstream: Vec<String>,
+    /// Files upstream changed that the resolved copy no longer holds.
+    pub gone_though_changed_upstream: Vec<String>,
+}
+
 /// `skill resolve`: records the upstream version a conflicted pull merged as the new base,
 /// once no file holds a conflict marker and the skill is valid.
 ///
@@ -29,7 +40,7 @@ pub fn has_conflict_markers(data: &[u8]) -> bool {
 /// is a symbolic link; [`Error::NotConflicted`];
 /// [`Error::MissingImported`] for a skill whose directory is gone; [`Error::MarkersRemain`] naming the first file with
 /// markers; [`Error::Invalid`]; a guarded-read or write failure.
-pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
+pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<Resolved, Error> {
     let mut lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     // A link is said first, as every other command says it.
@@ -55,6 +66,25 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
         validate_tree_as(&local, &dir, Profile::Consumer)?,
         Remedy::FixLocal,
     )?;
+    // What the user settled a delete/modify to, said back: the old base against upstream and
+    // the resolved copy (when both bases are still kept; a fresh clone may have neither).
+    let (mut kept, mut gone) = (Vec::new(), Vec::new());
+    if let (Some(base), Some(upstream)) = (
+        crate::bases::kept_base(root, &entry.base_hash)?,
+        crate::bases::kept_base(root, &pending.base_hash)?,
+    ) {
+        for b in base.files() {
+            match (upstream.get(&b.path), local.get(&b.path)) {
+                (None, Some(_)) => kept.push(b.path.clone()),
+                (Some(u), None)
+                    if u.data.sha256() != b.data.sha256() || u.executable != b.executable =>
+                {
+                    gone.push(b.path.clone());
+                }
+                _ => {}
+            }
+        }
+    }
     let loaded = lock.clone();
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
@@ -63,5 +93,9 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<String, Error> {
     }
     // The base the conflicted pull merged from goes once nothing else refers to it.
     root.apply(Plan::new(root, lock_changes(root, &loaded, &lock)?)?)?;
-    Ok(pending.revision)
+    Ok(Resolved {
+        revision: pending.revision,
+        kept_though_deleted_upstream: kept,
+        gone_though_changed_upstream: gone,
+    })
 }

@@ -63,6 +63,9 @@ pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Re
         };
         audited.push((shown, report));
     }
+    if settings.format == crate::cli::Format::Sarif {
+        return Ok(sarif(&audited, &allow));
+    }
     let mut lines = Vec::new();
     let mut tally = render::AuditTally {
         skills: audited.len(),
@@ -90,4 +93,28 @@ pub fn audit(settings: &Settings, targets: &[String]) -> crate::error::Result<Re
         report.summary = Some(render::audit_summary(&tally));
     }
     Ok(report)
+}
+
+/// The whole audit as one SARIF document (a single "line" of the report); exit 1 when an
+/// error finding is not allowed, as in the other formats.
+fn sarif(
+    audited: &[(String, asv_audit::Report)],
+    allow: &asv_skills::audit::allow::Allowances,
+) -> Report {
+    let mut items = Vec::new();
+    let mut failed = false;
+    for (dir, report) in audited {
+        let skill = dir.rsplit('/').next().unwrap_or(dir);
+        for f in &report.findings {
+            let allowed = allow.allowing(skill, f).map(|a| a.reason.as_str());
+            failed |= allowed.is_none() && f.severity == asv_audit::Severity::Error;
+            items.push(render::sarif::SarifFinding {
+                dir,
+                finding: f,
+                allowed,
+            });
+        }
+    }
+    let text = render::sarif::sarif(&items);
+    Report::new(vec![text.trim_end().to_owned()], failed)
 }

@@ -732,11 +732,20 @@ pub fn pull(
 pub fn resolve(settings: &Settings, name: &str) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     let lock = super::lock_for_writing(settings, &root)?;
-    let revision = resolve::resolve(&lock, name)?;
-    let report = Report::new(
-        vec![render::resolved(settings.format, name, &revision)],
+    let resolved = resolve::resolve(&lock, name)?;
+    let mut report = Report::new(
+        vec![render::resolved(settings.format, name, &resolved.revision)],
         false,
     );
+    // What the resolved copy keeps where the sides disagreed, said once so that nothing
+    // upstream deleted stays without a word.
+    let dir = asv_skills::skill_dir(name);
+    report.notes.extend(resolved.kept_though_deleted_upstream.iter().map(|p| {
+        format!("{dir}/{p}: kept, though upstream deleted it; delete it if upstream's delete should stand")
+    }));
+    report.notes.extend(resolved.gone_though_changed_upstream.iter().map(|p| {
+        format!("{dir}/{p}: left deleted, though upstream changed it; skill diff {name} --from upstream shows upstream's version")
+    }));
     Ok(super::with_left_behind(report, Some(&lock)))
 }
 

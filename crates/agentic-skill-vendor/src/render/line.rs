@@ -101,7 +101,9 @@ impl<'a> Line<'a> {
         match format {
             Format::Text => self.text(),
             Format::Github => self.annotation(),
-            Format::Json => json(&self.record(kind, fields)),
+            // Only `skill audit` takes sarif, and prints its own document; a refusal it ends
+            // with is a JSON record, as a program reading stdout expects one.
+            Format::Json | Format::Sarif => json(&self.record(kind, fields)),
         }
     }
 

@@ -14,6 +14,7 @@ mod audit;
 mod contracts;
 mod line;
 mod records;
+pub mod sarif;
 mod skills;
 pub mod warnings;
 
@@ -21,9 +22,9 @@ pub use audit::{AuditTally, audit_finding, audit_summary};
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{
-    added, agent_skill, diff, discovered, finding, hash, installed, installed_one, listed, outdated,
-    packed,
-    planned, pull_warning, pulled, removed, resolved, skill_problem, status, synced,
+    added, agent_skill, diff, discovered, finding, hash, installed, installed_one, listed,
+    outdated, packed, planned, pull_warning, pulled, removed, resolved, skill_problem, status,
+    synced,
 };
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::style::{DiffPart, Paint};
 fn id(format: Format, text: &str) -> &str {
     match format {
         Format::Text => asv_model::source::short(text),
-        Format::Json | Format::Github => text,
+        Format::Json | Format::Github | Format::Sarif => text,
     }
 }
 
@@ -119,7 +119,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
                 .at(&skill_dir(&s.name))
                 .annotation()
         }
-        Format::Json => Line::new(Level::Notice, "status", shown)
+        Format::Json | Format::Sarif => Line::new(Level::Notice, "status", shown)
             .at(&skill_dir(&s.name))
             .render(
                 format,
@@ -139,7 +139,7 @@ pub fn status(format: Format, paint: Paint, s: &Status) -> String {
 pub fn pulled(format: Format, p: &Pulled) -> Vec<String> {
     match format {
         Format::Text => pulled_lines(format, p),
-        Format::Json => {
+        Format::Json | Format::Sarif => {
             let (kind, name) = match p {
                 Pulled::UpToDate { name, .. } => ("up-to-date", name),
                 Pulled::Updated { name, .. } => ("updated", name),
@@ -234,9 +234,20 @@ fn pulled_lines(format: Format, p: &Pulled) -> Vec<String> {
             written,
             ..
         } => {
-            let mut lines = vec![if *written {
+            // Markers stand only where both sides edited text; every other conflict leaves
+            // one side's file as it is, which the line of each conflict says.
+            let markers_only = conflicts
+                .iter()
+                .all(|c| c.kind == asv_skilltree::merge::ConflictKind::Content);
+            let mut lines = vec![if *written && markers_only {
                 format!(
                     "{name}: {} with upstream {}; written with markers: edit them, then run skill resolve {name}",
+                    conflict_count(conflicts.len()),
+                    at(revision)
+                )
+            } else if *written {
+                format!(
+                    "{name}: {} with upstream {}; written for you to settle, markers only in text both sides edited (each file below says what stands; resolve keeps the files as you leave them): settle them, then run skill resolve {name}",
                     conflict_count(conflicts.len()),
                     at(revision)
                 )
@@ -247,11 +258,15 @@ fn pulled_lines(format: Format, p: &Pulled) -> Vec<String> {
                     at(revision)
                 )
             }];
-            lines.extend(
-                conflicts
-                    .iter()
-                    .map(|c| format!("{}/{} ({})", skill_dir(name), c.path, c.kind.as_str())),
-            );
+            lines.extend(conflicts.iter().map(|c| {
+                format!(
+                    "{}/{} ({}{})",
+                    skill_dir(name),
+                    c.path,
+                    c.kind.as_str(),
+                    what_each_side_did(c.kind, *written)
+                )
+            }));
             lines
         }
         Pulled::Waiting { name, revision } => vec![format!(
@@ -281,6 +296,43 @@ fn pulled_lines(format: Format, p: &Pulled) -> Vec<String> {
 }
 
 /// `1 conflict`, `2 conflicts`.
+/// For a delete/modify conflict: what each side did and what is left in place, so that
+/// `skill resolve` (which keeps the files as they stand) holds no surprise.
+fn what_each_side_did(kind: asv_skilltree::merge::ConflictKind, written: bool) -> &'static str {
+    use asv_skilltree::merge::{ConflictKind, MergeSide};
+    match (kind, written) {
+        (
+            ConflictKind::DeleteModify {
+                deleted_by: MergeSide::Upstream,
+            },
+            true,
+        ) => {
+            ": upstream deleted it, you changed it; your version is left in place without markers: delete it to take upstream's delete, or keep it"
+        }
+        (
+            ConflictKind::DeleteModify {
+                deleted_by: MergeSide::Local,
+            },
+            true,
+        ) => {
+            ": you deleted it, upstream changed it; upstream's version is written back without markers: delete it again to keep it deleted, or keep it"
+        }
+        (
+            ConflictKind::DeleteModify {
+                deleted_by: MergeSide::Upstream,
+            },
+            false,
+        ) => ": upstream deleted it, you changed it",
+        (
+            ConflictKind::DeleteModify {
+                deleted_by: MergeSide::Local,
+            },
+            false,
+        ) => ": you deleted it, upstream changed it",
+        _ => "",
+    }
+}
+
 fn conflict_count(n: usize) -> String {
     if n == 1 {
         "1 conflict".to_owned()
@@ -565,7 +617,7 @@ pub fn diff(
     diff: &UnifiedDiff,
 ) -> Vec<String> {
     let paint = match format {
-        Format::Json => {
+        Format::Json | Format::Sarif => {
             return vec![
                 Line::new(Level::Notice, "diff", format!("{name}: {from} -> {to}"))
                     .at(&skill_dir(name))

@@ -328,3 +328,57 @@ fn an_allow_entry_accepts_a_finding_until_its_matched_text_changes() {
         out.stderr
     );
 }
+
+/// `--format sarif`: one SARIF 2.1.0 document that code scanning takes (held to the OASIS
+/// schema), allowed findings suppressed with their reason; other commands refuse the format.
+#[test]
+fn sarif_is_valid_for_code_scanning_and_only_audit_prints_it() {
+    let repo = Repo::empty();
+    hostile(&repo);
+    repo.write(
+        "vendor-skills-audit.yaml",
+        "allow:\n  - {skill: prompt, rule: net/url, reason: a lab host}\n",
+    );
+    let out = repo.run(&["skill", "audit", "--format", "sarif"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let log: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../fixtures/sarif/sarif-schema-2.1.0.json"))
+            .expect("schema");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("validator");
+    let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    let (_, json) = audit_json(&repo, &[]);
+    assert_eq!(results.len(), json.len());
+    let allowed: Vec<_> = results
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .collect();
+    assert!(!allowed.is_empty());
+    assert!(
+        allowed
+            .iter()
+            .all(|r| r["ruleId"] == "net/url"
+                && r["suppressions"][0]["justification"] == "a lab host")
+    );
+    let bidi = results
+        .iter()
+        .find(|r| r["ruleId"] == "unicode/bidi")
+        .expect("a bidi result");
+    assert_eq!(
+        bidi["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "skills/payload/scripts/trojan.sh"
+    );
+    let out = repo.run(&["verify", "--format", "sarif"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("--format sarif is a format only skill audit prints"),
+        "{}",
+        out.stderr
+    );
+}

@@ -451,3 +451,33 @@ fn a_rename_the_skill_md_cannot_take_is_refused() {
     let run = me.run(&["skill", "add", &source(&up), "skills/pdf", "--name", "PDF"]);
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+/// Issue 31 §3: a delete/modify conflict written with `--write-conflicts` has no markers to
+/// edit; the pull says what each side did and what is left in place, and `skill resolve`
+/// says what it keeps that upstream deleted.
+#[test]
+fn a_delete_modify_conflict_says_what_each_side_did_and_what_resolve_keeps() {
+    let (up, me) = imported();
+    let script = "skills/pdf/scripts/run.sh";
+    edit(&me, script, "echo run\n", "echo run locally\n");
+    std::fs::remove_file(up.join(script)).unwrap();
+    let out = me.run(&["skill", "pull", "--write-conflicts"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].contains("written for you to settle, markers only in text both sides edited"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        lines[1],
+        "skills/pdf/scripts/run.sh (delete/modify: upstream deleted it, you changed it; your version is left in place without markers: delete it to take upstream's delete, or keep it)"
+    );
+    assert_eq!(me.read_string(script), "#!/bin/sh\necho run locally\n");
+    let out = me.run(&["skill", "resolve", "pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stderr,
+        "skills/pdf/scripts/run.sh: kept, though upstream deleted it; delete it if upstream's delete should stand\n"
+    );
+}

@@ -48,7 +48,11 @@ pub enum ConflictKind {
     /// Both sides changed the same text file and the changes overlap.
     Content,
     /// One side deleted a file the other side changed.
-    DeleteModify,
+    DeleteModify {
+        /// The side that deleted it (the other side's version is what a written conflict
+        /// leaves in place, without markers).
+        deleted_by: MergeSide,
+    },
     /// Both sides changed a file that is not text, differently.
     Binary,
     /// Both sides added the same path with different executable bits (with a base, the bit
@@ -67,7 +71,7 @@ impl ConflictKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ConflictKind::Content => "content",
-            ConflictKind::DeleteModify => "delete/modify",
+            ConflictKind::DeleteModify { .. } => "delete/modify",
             ConflictKind::Binary => "binary",
             ConflictKind::Mode => "mode",
             ConflictKind::FileDirectory => "file/directory",
@@ -80,6 +84,15 @@ impl std::fmt::Display for ConflictKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// One side of a three-way merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MergeSide {
+    /// The local copy.
+    Local,
+    /// The upstream version.
+    Upstream,
 }
 
 /// One path the merge could not reconcile.
@@ -204,7 +217,15 @@ pub fn merge(
                     // One side deleted what the other changed: keep the changed file for a
                     // user resolving by hand.
                     (kept, other) => {
-                        Ok((kept.or(other).cloned(), Some(ConflictKind::DeleteModify)))
+                        let deleted_by = if kept.is_none() {
+                            MergeSide::Local
+                        } else {
+                            MergeSide::Upstream
+                        };
+                        Ok((
+                            kept.or(other).cloned(),
+                            Some(ConflictKind::DeleteModify { deleted_by }),
+                        ))
                     }
                 }
             })
@@ -636,21 +657,36 @@ mod tests {
                 &f(TEXT),
                 &[],
                 &f(REMOTE_EDIT),
-                &[("f.md", ConflictKind::DeleteModify)],
+                &[(
+                    "f.md",
+                    ConflictKind::DeleteModify {
+                        deleted_by: MergeSide::Local,
+                    },
+                )],
             ),
             (
                 "local modified, remote deleted",
                 &f(TEXT),
                 &f(LOCAL_EDIT),
                 &[],
-                &[("f.md", ConflictKind::DeleteModify)],
+                &[(
+                    "f.md",
+                    ConflictKind::DeleteModify {
+                        deleted_by: MergeSide::Upstream,
+                    },
+                )],
             ),
             (
                 "local deleted, remote changed only the bit",
                 &[("f.md", TEXT, false)],
                 &[],
                 &[("f.md", TEXT, true)],
-                &[("f.md", ConflictKind::DeleteModify)],
+                &[(
+                    "f.md",
+                    ConflictKind::DeleteModify {
+                        deleted_by: MergeSide::Local,
+                    },
+                )],
             ),
             (
                 "binary changed both sides",
@@ -693,7 +729,12 @@ mod tests {
                 &[("b.md", LOCAL_EDIT, false)],
                 &[("b.md", OTHER_EDIT, false), ("a.md", REMOTE_EDIT, false)],
                 &[
-                    ("a.md", ConflictKind::DeleteModify),
+                    (
+                        "a.md",
+                        ConflictKind::DeleteModify {
+                            deleted_by: MergeSide::Local,
+                        },
+                    ),
                     ("b.md", ConflictKind::Content),
                 ],
             ),
