@@ -337,17 +337,7 @@ fn take_remote(
     options: &asv_remote::Options,
 ) -> Result<Taken, Error> {
     let (commit, reference) = match at {
-        At::Revision(revision) => (
-            Commit {
-                revision: revision.to_owned(),
-                format: if revision.len() == 64 {
-                    ObjectFormat::Sha256
-                } else {
-                    ObjectFormat::Sha1
-                },
-            },
-            None,
-        ),
+        At::Revision(revision) => (pinned_commit(revision), None),
         At::Ref(reference) => {
             let (commit, tag) = commit_at(transport, label, reference)?;
             (commit, Some((reference.to_owned(), tag)))
@@ -600,15 +590,8 @@ pub(crate) fn same_tree(
         return Ok(false);
     };
     let commit = |revision: &str| {
-        let format = if revision.len() == 64 {
-            ObjectFormat::Sha256
-        } else {
-            ObjectFormat::Sha1
-        };
-        Revision::parse(revision, format).map(|_| Commit {
-            revision: revision.to_owned(),
-            format,
-        })
+        let pinned = pinned_commit(revision);
+        Revision::parse(revision, pinned.format).map(|_| pinned)
     };
     let (Some(old), Some(now)) = (commit(old), commit(now)) else {
         return Ok(false);
@@ -1049,18 +1032,7 @@ pub fn list(
     let label = source.as_str();
     let (commit, reference, tag, entries) = sources.with(root, &reach, |t| {
         let (commit, reference, tag) = match at {
-            At::Revision(revision) => (
-                Commit {
-                    revision: revision.to_owned(),
-                    format: if revision.len() == 64 {
-                        ObjectFormat::Sha256
-                    } else {
-                        ObjectFormat::Sha1
-                    },
-                },
-                None,
-                None,
-            ),
+            At::Revision(revision) => (pinned_commit(revision), None, None),
             At::Ref(reference) => {
                 let (commit, tag) = commit_at(t, label, reference)?;
                 (commit, Some(reference.to_owned()), tag)
@@ -1101,4 +1073,16 @@ pub fn list(
             entries,
         },
     })
+}
+
+/// The commit a lock pins by its id: SHA-256 when the id has 64 hex digits, else SHA-1.
+fn pinned_commit(revision: &str) -> Commit {
+    Commit {
+        revision: revision.to_owned(),
+        format: if revision.len() == 64 {
+            ObjectFormat::Sha256
+        } else {
+            ObjectFormat::Sha1
+        },
+    }
 }
