@@ -72,7 +72,7 @@ text = open(sys.argv[1]).read()
 runs = re.findall(r"^\s+run: '\"\$GITHUB_ACTION_PATH/(action/[a-z]+\.sh)\"'$", text, re.M)
 assert runs == ["action/install.sh", "action/run.sh"], runs
 envs = set(re.findall(r"^\s+(ASV_[A-Z]+): \$\{\{ inputs\.([a-z]+) \}\}$", text, re.M))
-assert envs == {("ASV_VERSION", "version"), ("ASV_COMMAND", "command"), ("ASV_ROOT", "root"), ("ASV_ARGS", "args")}, envs
+assert envs == {("ASV_VERSION", "version"), ("ASV_COMMAND", "command"), ("ASV_ROOT", "root"), ("ASV_ARGS", "args"), ("ASV_SARIF", "sarif")}, envs
 # No input is pasted into a script's text.
 assert not re.search(r"run:.*\$\{\{", text), "an expression inside run:"
 EOF
