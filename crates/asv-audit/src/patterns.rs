@@ -63,6 +63,18 @@ static DECODE_RUN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     ]
 });
 
+/// Every command and prompt pattern in one automaton: one pass over a text says which of them
+/// can match at all, so a clean file costs one scan rather than one per pattern.
+static GATE: LazyLock<regex::RegexSet> = LazyLock::new(|| {
+    let all: Vec<&str> = FETCH_PIPE
+        .iter()
+        .chain(DECODE_RUN.iter())
+        .chain(PROMPT_OVERRIDE.iter())
+        .map(Regex::as_str)
+        .collect();
+    regex::RegexSet::new(all).unwrap_or_else(|e| panic!("audit gate: {e}"))
+});
+
 static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     vec![
         (
@@ -242,12 +254,18 @@ pub fn scan(
             Severity::Warning
         }
     };
-    for (rule, patterns) in [
-        (Rule::ExecFetchPipe, &*FETCH_PIPE),
-        (Rule::ExecDecodeRun, &*DECODE_RUN),
+    let gate = GATE.matches(text);
+    let (fetch_n, decode_n) = (FETCH_PIPE.len(), DECODE_RUN.len());
+    let open = |i: usize| gate.matched(i);
+    for (rule, patterns, first) in [
+        (Rule::ExecFetchPipe, &*FETCH_PIPE, 0),
+        (Rule::ExecDecodeRun, &*DECODE_RUN, fetch_n),
     ] {
         let mut seen = Vec::new();
-        for p in patterns {
+        for (k, p) in patterns.iter().enumerate() {
+            if !open(first + k) {
+                continue;
+            }
             for m in p.find_iter(text) {
                 if seen.contains(&m.start()) {
                     continue;
@@ -285,7 +303,10 @@ pub fn scan(
             format!("reads {path}"),
         ));
     }
-    for p in PROMPT_OVERRIDE.iter() {
+    for (k, p) in PROMPT_OVERRIDE.iter().enumerate() {
+        if !open(fetch_n + decode_n + k) {
+            continue;
+        }
         for m in p.find_iter(text) {
             out.push(Finding::new(
                 Rule::PromptOverride,
@@ -470,6 +491,10 @@ fn exfil(
     caps: &mut Capabilities,
     out: &mut Vec<Finding>,
 ) {
+    // Most files name no secret variable at all: one scan of the whole text says so.
+    if !SECRET_VAR.is_match(file.text) {
+        return;
+    }
     let mut offset = 0;
     for line in file.text.split_inclusive('\n') {
         let here = offset;

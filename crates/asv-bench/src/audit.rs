@@ -58,6 +58,13 @@ fn generate(root: &Path, count: usize) -> Result<()> {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
         }
         std::fs::write(
+            dir.join("assets/template.md"),
+            format!(
+                "# Report {i}\n\n| field | value |\n|---|---|\n{}",
+                "| name | |\n".repeat(30)
+            ),
+        )?;
+        std::fs::write(
             dir.join("assets/schema.json"),
             format!(
                 "{{\"$id\": \"https://schemas.example.dev/{i}\", \"type\": \"object\", \"properties\": {{{}}}}}\n",
