@@ -38,7 +38,7 @@ mod time;
 
 pub use allowed::{AllowedSigner, AllowedSigners, fingerprint};
 pub use error::{Error, SignatureProblem};
-pub use sshsig::{Signer, private_key_fingerprint, sign, verify};
+pub use sshsig::{Detached, MessageHasher, Signer, private_key_fingerprint, sign, verify};
 
 /// The namespace of this tool's own signatures (a pack's `.sig`): a signature made for git or
 /// for another program is never taken for one of ours.
