@@ -228,6 +228,9 @@ pub enum SkillCommand {
         /// Where to write the ZIP (default: <name>.zip in the current directory)
         #[arg(short = 'o', long = "output")]
         output: Option<std::path::PathBuf>,
+        /// Sign the ZIP with this OpenSSH private key (Ed25519 or ECDSA, no passphrase): writes <zip>.sig, which ssh-keygen -Y verify -n agentic-skill-vendor checks
+        #[arg(long, value_name = "KEY")]
+        sign: Option<std::path::PathBuf>,
     },
     /// Install skills from a directory, a ZIP or a .tar.gz, all or nothing
     Install {
@@ -248,6 +251,12 @@ pub enum SkillCommand {
         /// Print the plan and write nothing
         #[arg(long)]
         dry_run: bool,
+        /// Install the archive only if its signature (<archive>.sig) is by a key of this OpenSSH allowed-signers file; checked before any entry is read
+        #[arg(long, value_name = "FILE")]
+        signed_by: Option<std::path::PathBuf>,
+        /// With --signed-by: the signature file, when not <archive>.sig
+        #[arg(long, value_name = "SIG", requires = "signed_by")]
+        signature: Option<std::path::PathBuf>,
     },
     /// Show a unified diff between two versions of an imported skill
     Diff {

@@ -244,12 +244,52 @@ pub enum Usage {
         /// The directory, as named.
         dir: PathBuf,
     },
+    /// `skill pack --sign` names no file.
+    #[error("{}: no such file; --sign takes an OpenSSH private key (ssh-keygen -t ed25519 makes one)", path.display())]
+    NoSigningKey {
+        /// The key file as named.
+        path: PathBuf,
+    },
+    /// `skill pack --sign` names a key that cannot sign here.
+    #[error("{}: {error}{}", path.display(), signing_hint(error))]
+    SigningKey {
+        /// The key file as named.
+        path: PathBuf,
+        /// Why it cannot sign.
+        error: asv_sign::Error,
+    },
+    /// `skill install --signed-by` names no file.
+    #[error("{}: no such file; --signed-by takes an OpenSSH allowed-signers file (one `principal key` a line)", path.display())]
+    NoAllowedSigners {
+        /// The file as named.
+        path: PathBuf,
+    },
+    /// `skill install --signed-by` names a file that is no allowed-signers file.
+    #[error("{}: {error}; fix that line (see ssh-keygen(1), ALLOWED SIGNERS)", path.display())]
+    AllowedSigners {
+        /// The file as named.
+        path: PathBuf,
+        /// The line at fault and why.
+        error: asv_sign::Error,
+    },
     /// The directory `-o` names a file in is not there.
     #[error("{}: no such directory; create it or give another -o", dir.display())]
     NoOutputDirectory {
         /// The directory.
         dir: PathBuf,
     },
+}
+
+/// What to do when a key cannot sign in process: ssh-keygen writes the same signature file.
+fn signing_hint(error: &asv_sign::Error) -> &'static str {
+    match error {
+        asv_sign::Error::EncryptedKey | asv_sign::Error::SigningKeyType { .. } => {
+            "; pack without --sign, then run ssh-keygen -Y sign -n agentic-skill-vendor -f KEY <zip>, which writes the same <zip>.sig"
+        }
+        asv_sign::Error::AllowedSigners { .. }
+        | asv_sign::Error::PrivateKey { .. }
+        | asv_sign::Error::Sign { .. } => "",
+    }
 }
 
 /// How what was typed to the top-level `add` names a skill rather than a repository of

@@ -381,7 +381,9 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
             } => commands::skill::sync(s, *force, *dry_run, *scope),
             SkillCommand::Verify => commands::skill::verify(s),
             SkillCommand::Diff { name, from, to } => commands::skill::diff(s, name, *from, *to),
-            SkillCommand::Pack { dir, output } => commands::skill::pack(s, dir, output.as_deref()),
+            SkillCommand::Pack { dir, output, sign } => {
+                commands::skill::pack(s, dir, output.as_deref(), sign.as_deref())
+            }
             SkillCommand::Install {
                 input,
                 into,
@@ -389,6 +391,8 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 scope,
                 force,
                 dry_run,
+                signed_by,
+                signature,
             } => commands::skill::install(
                 s,
                 &commands::skill::InstallArgs {
@@ -398,6 +402,8 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     scope: *scope,
                     force: *force,
                     dry_run: *dry_run,
+                    signed_by: signed_by.as_deref(),
+                    signature: signature.as_deref(),
                 },
             ),
             SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),

@@ -7,6 +7,10 @@
 //! `asv-archive`'s strict reader and judged whole by its entry policy (no link, no special
 //! file, no name that escapes or clashes) before a single member is used; nothing is ever
 //! extracted by an archive library.
+//!
+//! With a required signature (`--signed-by`), the archive is read once into memory, its
+//! detached `.sig` checked over those bytes against the allowed-signers file, and only then
+//! are its entries read — from the same bytes, so what was checked is what is installed.
 
 use std::path::Path;
 
@@ -44,6 +48,24 @@ pub struct Found {
     pub tree: SkillTree,
 }
 
+/// A signature an install input must carry (`skill install --signed-by`): a detached SSHSIG
+/// in namespace [`asv_sign::PACK_NAMESPACE`] over the archive's bytes, by a key the
+/// allowed-signers file holds.
+#[derive(Debug, Clone, Copy)]
+pub struct RequiredSignature<'a> {
+    /// The allowed-signers file, parsed.
+    pub allowed: &'a asv_sign::AllowedSigners,
+    /// The allowed-signers file as messages name it.
+    pub allowed_label: &'a str,
+    /// The signature file (`<archive>.sig` unless named).
+    pub signature: &'a Path,
+    /// The signature file as messages name it.
+    pub signature_label: &'a str,
+}
+
+/// The most bytes a signature file may hold: an SSHSIG is under 2 KiB even for an RSA-8192 key.
+const SIGNATURE_LIMIT: u64 = 64 * 1024;
+
 /// What `skill install` did (or, for a dry run, would do).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installed {
@@ -55,6 +77,8 @@ pub struct Installed {
     pub dry_run: bool,
     /// Warnings of the Agent Skills rules.
     pub warnings: Vec<Finding>,
+    /// Who signed the archive, when a signature was required.
+    pub signer: Option<asv_sign::Signer>,
 }
 
 /// Names the archive format of `bytes` by its first bytes.
@@ -73,7 +97,12 @@ fn format_of(bytes: &[u8]) -> Option<ArchiveFormat> {
 /// The archive is read from its file by offset and each member handed on in pieces, held in
 /// memory while the allowance lasts and written aside past it, so an install's memory does not
 /// follow the size of the archive or of its members.
-fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
+fn archive_files(
+    path: &Path,
+    label: &str,
+    signature: Option<&RequiredSignature<'_>>,
+    signer: &mut Option<asv_sign::Signer>,
+) -> Result<Vec<FileNode>, Error> {
     let file = asv_archive::open_archive_file(path, &Limits::DEFAULT)?;
     // The format is told by the first bytes alone.
     let Some(format) = format_of(&file.head(4)?) else {
@@ -85,9 +114,21 @@ fn archive_files(path: &Path, label: &str) -> Result<Vec<FileNode>, Error> {
         format,
         limits: Limits::DEFAULT,
     };
-    let input = ArchiveInput::Opened {
-        file,
-        label: label.to_owned(),
+    let input = match signature {
+        None => ArchiveInput::Opened {
+            file,
+            label: label.to_owned(),
+        },
+        Some(required) => {
+            // Held whole (at most the archive limit) so that the bytes checked are the
+            // bytes read: the file may change on disk after the check, the copy cannot.
+            let bytes = file.head(usize::MAX)?;
+            *signer = Some(check_signature(&bytes, label, required)?);
+            ArchiveInput::Bytes {
+                bytes,
+                label: label.to_owned(),
+            }
+        }
     };
     let archive = Archive::open(input, &options)?;
     archive.judge()?;
@@ -187,6 +228,54 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
     Ok(found)
 }
 
+/// Checks `required`'s signature file over the archive `bytes`.
+fn check_signature(
+    bytes: &[u8],
+    label: &str,
+    required: &RequiredSignature<'_>,
+) -> Result<asv_sign::Signer, Error> {
+    let missing = || Error::SignatureMissing {
+        input: label.to_owned(),
+        signature: required.signature_label.to_owned(),
+    };
+    let name = required
+        .signature
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(missing)?;
+    let parent = match required.signature.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = Root::open(parent).map_err(|_| missing())?;
+    let armored = dir
+        .read_file_capped(name, SIGNATURE_LIMIT, "a signature file holds")?
+        .ok_or_else(missing)?;
+    let detached =
+        asv_sign::Detached::parse(&armored).map_err(|problem| Error::SignatureRefused {
+            input: label.to_owned(),
+            signature: required.signature_label.to_owned(),
+            allowed: required.allowed_label.to_owned(),
+            problem: Box::new(problem),
+        })?;
+    let mut hasher = detached.hasher();
+    hasher.update(bytes);
+    // Checked at the current time, as `ssh-keygen -Y verify` checks a file: a pack names no
+    // time of its own, so a key past its `valid-before` no longer vouches for it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_secs()).ok());
+    detached
+        .verify(required.allowed, asv_sign::PACK_NAMESPACE, hasher, now)
+        .map_err(|problem| Error::SignatureRefused {
+            input: label.to_owned(),
+            signature: required.signature_label.to_owned(),
+            allowed: required.allowed_label.to_owned(),
+            problem: Box::new(problem),
+        })
+}
+
 /// Finds the skills of `input` (a directory, a ZIP or a gzipped tar); `label` is how the
 /// input is named in messages.
 ///
@@ -197,6 +286,22 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
 /// [`Error::SkillTree`] or [`Error::Fs`] for a link or special file in a directory;
 /// [`Error::NoSkill`] for an input that holds no skill.
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
+    find_signed(input, label, None).map(|(found, _)| found)
+}
+
+/// [`find`], the input required to be an archive signed as `signature` says when it is given
+/// (checked before any entry is read); returns the signer too.
+///
+/// # Errors
+/// As [`find`]; [`Error::SignedDirectory`] for a directory input with a required signature;
+/// [`Error::SignatureMissing`] and [`Error::SignatureRefused`] for an archive without an
+/// accepted signature.
+pub fn find_signed(
+    input: &Path,
+    label: &str,
+    signature: Option<&RequiredSignature<'_>>,
+) -> Result<(Vec<Found>, Option<asv_sign::Signer>), Error> {
+    let mut signer = None;
     let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoInput {
             input: label.to_owned(),
@@ -221,6 +326,11 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
         });
     }
     let found = if meta.is_dir() {
+        if signature.is_some() {
+            return Err(Error::SignedDirectory {
+                input: label.to_owned(),
+            });
+        }
         let root = Root::open(input)?;
         let whole = SkillTree::read_capped(&root, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
             match e {
@@ -241,7 +351,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
         skills_of(whole, &fallback)?
     } else if meta.is_file() {
         skills_of(
-            SkillTree::from_files(archive_files(input, label)?)?,
+            SkillTree::from_files(archive_files(input, label, signature, &mut signer)?)?,
             &fallback,
         )?
     } else {
@@ -260,7 +370,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             input: label.to_owned(),
         });
     }
-    Ok(found)
+    Ok((found, signer))
 }
 
 /// What `skill install` is asked to install, where, and whether it writes.
@@ -279,6 +389,9 @@ pub struct InstallOptions<'a> {
     /// The writer lock of the destination, the proof that this run may write; `None` is a dry
     /// run, which plans and writes nothing.
     pub writer: Option<&'a WriterLock<'a>>,
+    /// The signature the input must carry (`--signed-by`), checked before its entries are
+    /// read; `None` takes it unsigned.
+    pub signature: Option<&'a RequiredSignature<'a>>,
 }
 
 /// Installs every skill of [`InstallOptions::input`] under each directory of
@@ -303,6 +416,7 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         label,
         force,
         writer,
+        signature,
     } = *opts;
     let dry_run = writer.is_none();
     let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
@@ -315,7 +429,7 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
     if dirs.is_empty() {
         return Err(Error::NoTarget);
     }
-    let mut found = find(input, label)?;
+    let (mut found, signer) = find_signed(input, label, signature)?;
     found.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = found.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(Error::DuplicateSkill {
@@ -391,5 +505,6 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         plan: description,
         dry_run,
         warnings,
+        signer,
     })
 }

@@ -786,6 +786,7 @@ pub fn pack(
     settings: &Settings,
     dir: &Path,
     output: Option<&Path>,
+    sign: Option<&Path>,
 ) -> crate::error::Result<Report> {
     // The repository must exist even for a skill outside it, as for every skill command.
     settings.open_root()?;
@@ -794,6 +795,29 @@ pub fn pack(
     let output = output
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(format!("{}.zip", packed.name)));
+    // Signed before anything is written: a key that cannot sign leaves no ZIP without its
+    // signature behind.
+    let signature = match sign {
+        Some(key) => {
+            let text = read_named_file(key, KEY_LIMIT)?.ok_or_else(|| Usage::NoSigningKey {
+                path: key.to_path_buf(),
+            })?;
+            let armored =
+                asv_sign::sign(&text, asv_sign::PACK_NAMESPACE, &packed.zip).map_err(|error| {
+                    Usage::SigningKey {
+                        path: key.to_path_buf(),
+                        error,
+                    }
+                })?;
+            let fingerprint =
+                asv_sign::private_key_fingerprint(&text).map_err(|error| Usage::SigningKey {
+                    path: key.to_path_buf(),
+                    error,
+                })?;
+            Some((armored, fingerprint))
+        }
+        None => None,
+    };
     write_output(&output, &packed.zip)?;
     let (mut lines, warnings) = split_findings(settings.format, &packed.warnings);
     lines.push(render::packed(
@@ -801,6 +825,17 @@ pub fn pack(
         &packed,
         &output.display().to_string(),
     ));
+    if let Some((armored, fingerprint)) = signature {
+        let mut sig_path = output.clone().into_os_string();
+        sig_path.push(".sig");
+        let sig_path = PathBuf::from(sig_path);
+        write_output(&sig_path, armored.as_bytes())?;
+        lines.push(render::pack_signed(
+            settings.format,
+            &sig_path.display().to_string(),
+            &fingerprint,
+        ));
+    }
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
     Ok(report)
@@ -820,6 +855,10 @@ pub struct InstallArgs<'a> {
     pub force: bool,
     /// `--dry-run`.
     pub dry_run: bool,
+    /// `--signed-by`: the allowed-signers file the archive's signature must answer to.
+    pub signed_by: Option<&'a Path>,
+    /// `--signature`: the signature file, when not `<archive>.sig`.
+    pub signature: Option<&'a Path>,
 }
 
 /// `skill install <input> …`.
@@ -836,15 +875,42 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
     let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+    let allowed = match args.signed_by {
+        Some(file) => Some(read_allowed_signers(file)?),
+        None => None,
+    };
+    let signature_path = args.signature.map(Path::to_path_buf).unwrap_or_else(|| {
+        let mut p = args.input.as_os_str().to_owned();
+        p.push(".sig");
+        PathBuf::from(p)
+    });
+    let (allowed_label, signature_label) = (
+        args.signed_by
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        signature_path.display().to_string(),
+    );
+    let required = allowed
+        .as_ref()
+        .map(|allowed| asv_skills::install::RequiredSignature {
+            allowed,
+            allowed_label: &allowed_label,
+            signature: &signature_path,
+            signature_label: &signature_label,
+        });
     let request = asv_skills::install::InstallOptions {
         into: &dirs,
         input: args.input,
         label: &label,
         force: args.force,
         writer: lock.as_ref(),
+        signature: required.as_ref(),
     };
     let installed = asv_skills::install::install(dest, &request)?;
     let (mut lines, warnings) = split_findings(settings.format, &installed.warnings);
+    if let Some(signer) = &installed.signer {
+        lines.push(render::signature_accepted(settings.format, &label, signer));
+    }
     if installed.dry_run {
         lines.extend(render::installed(settings.format, &installed, &shown_root));
     } else {
@@ -859,6 +925,45 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
     Ok(super::with_left_behind(report, lock.as_ref()))
+}
+
+/// The most bytes a private key file may hold (an RSA-16384 key is under 13 KiB).
+const KEY_LIMIT: u64 = 64 * 1024;
+/// The most bytes an allowed-signers file may hold.
+const ALLOWED_SIGNERS_LIMIT: u64 = 1024 * 1024;
+
+/// Reads a file the user named on the command line (never through a link), up to `limit`
+/// bytes; `None` when nothing is there.
+fn read_named_file(path: &Path, limit: u64) -> crate::error::Result<Option<Vec<u8>>> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Usage::NotAFileName {
+            path: path.to_path_buf(),
+        })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(dir) = asv_fs::Root::open(&parent) else {
+        return Ok(None);
+    };
+    Ok(dir.read_file_capped(name, limit, "this option reads")?)
+}
+
+/// Reads and parses the allowed-signers file `--signed-by` names.
+fn read_allowed_signers(file: &Path) -> crate::error::Result<asv_sign::AllowedSigners> {
+    let bytes =
+        read_named_file(file, ALLOWED_SIGNERS_LIMIT)?.ok_or_else(|| Usage::NoAllowedSigners {
+            path: file.to_path_buf(),
+        })?;
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(
+        asv_sign::AllowedSigners::parse(&text).map_err(|error| Usage::AllowedSigners {
+            path: file.to_path_buf(),
+            error,
+        })?,
+    )
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).

@@ -90,6 +90,22 @@ pub(super) struct PackedFields<'a> {
     pub(super) zip: &'a str,
 }
 
+/// `skill pack --sign`: the signature written.
+#[derive(Serialize)]
+pub(super) struct SignedFields<'a> {
+    /// The signing key's `SHA256:` fingerprint.
+    pub(super) fingerprint: &'a str,
+}
+
+/// `skill install --signed-by`: who signed the archive.
+#[derive(Serialize)]
+pub(super) struct SignerFields<'a> {
+    /// The principals of the allowed-signers line that accepted the signature.
+    pub(super) principal: &'a str,
+    /// The key's `SHA256:` fingerprint.
+    pub(super) fingerprint: &'a str,
+}
+
 /// `gen --dry-run`, `skill install --dry-run`: one planned change.
 #[derive(Serialize)]
 pub(super) struct PlanFields<'a> {

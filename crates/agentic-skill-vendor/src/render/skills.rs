@@ -430,6 +430,40 @@ pub fn packed(format: Format, p: &Packed, output: &str) -> String {
         )
 }
 
+/// Renders the signature `skill pack --sign` wrote beside the ZIP.
+pub fn pack_signed(format: Format, sig: &str, fingerprint: &str) -> String {
+    Line::new(
+        Level::Notice,
+        "signed",
+        format!(
+            "{sig} (key {fingerprint}, namespace {})",
+            asv_sign::PACK_NAMESPACE
+        ),
+    )
+    .at(sig)
+    .render(format, SignedFields { fingerprint })
+}
+
+/// Renders the signature `skill install --signed-by` accepted.
+pub fn signature_accepted(format: Format, input: &str, signer: &asv_sign::Signer) -> String {
+    Line::new(
+        Level::Notice,
+        "signature",
+        format!(
+            "{input}: signed by {} (key {})",
+            signer.principal, signer.fingerprint
+        ),
+    )
+    .at(input)
+    .render(
+        format,
+        SignerFields {
+            principal: &signer.principal,
+            fingerprint: &signer.fingerprint,
+        },
+    )
+}
+
 /// Renders one change a dry run would make (`shown_root` prefixes its destination), with the
 /// reason the plan gave when `reasons` (an install's `forced` or `already absent` says
 /// something; every change of gen is its own by rule, so there it would only repeat itself).

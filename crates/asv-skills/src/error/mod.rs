@@ -176,6 +176,48 @@ pub enum Error {
         /// The input as given.
         input: String,
     },
+    /// An install that requires a signature, of a directory (input side): only an archive
+    /// has the bytes a detached signature covers.
+    #[error(
+        "{}: a directory carries no signature; --signed-by installs archives only (make one with skill pack --sign KEY)",
+        DisplayPath(input)
+    )]
+    SignedDirectory {
+        /// The input as given.
+        input: String,
+    },
+    /// An install that requires a signature, of an archive without its signature file
+    /// (input side).
+    #[error(
+        "{}: no signature at {}; --signed-by installs only archives signed by an allowed key (skill pack --sign KEY, or ssh-keygen -Y sign -n agentic-skill-vendor -f KEY <archive>, writes one)",
+        DisplayPath(input),
+        DisplayPath(signature)
+    )]
+    SignatureMissing {
+        /// The input as given.
+        input: String,
+        /// The signature file looked for.
+        signature: String,
+    },
+    /// An install that requires a signature, of an archive whose signature is not accepted
+    /// (input side); nothing was read from the archive's entries.
+    #[error(
+        "{}: refused, nothing installed: {problem} (signature {}, allowed signers {}); install only what an allowed key signed, or add the signer's key to {} after checking it",
+        DisplayPath(input),
+        DisplayPath(signature),
+        DisplayPath(allowed),
+        DisplayPath(allowed)
+    )]
+    SignatureRefused {
+        /// The input as given.
+        input: String,
+        /// The signature file.
+        signature: String,
+        /// The allowed-signers file.
+        allowed: String,
+        /// Why the signature is not accepted (boxed: it carries fingerprints and principals).
+        problem: Box<asv_sign::SignatureProblem>,
+    },
     /// An install given no directory to install into (input side).
     #[error("no directory to install into; give --into or at least one --target")]
     NoTarget,
@@ -709,6 +751,9 @@ impl Failure for Error {
             | Error::TooLarge { .. }
             | Error::Residue { .. }
             | Error::NoSkill { .. }
+            | Error::SignedDirectory { .. }
+            | Error::SignatureMissing { .. }
+            | Error::SignatureRefused { .. }
             | Error::NoInput { .. }
             | Error::UnknownInput { .. }
             | Error::NoTarget
@@ -804,6 +849,9 @@ impl Failure for Error {
             | Error::OwnSkill { path } => Some(Location::file(path.clone())),
             Error::TagMoved { .. } => Some(Location::file(asv_model::layout::SKILL_LOCK)),
             Error::NoSkill { input }
+            | Error::SignedDirectory { input }
+            | Error::SignatureMissing { input, .. }
+            | Error::SignatureRefused { input, .. }
             | Error::NoInput { input }
             | Error::UnknownInput { input }
             | Error::LinkInput { input }
