@@ -31,6 +31,8 @@
 
 mod allowed;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod git;
 mod pattern;
 mod sshsig;
