@@ -279,6 +279,9 @@ pub struct InstallOptions<'a> {
     /// The writer lock of the destination, the proof that this run may write; `None` is a dry
     /// run, which plans and writes nothing.
     pub writer: Option<&'a WriterLock<'a>>,
+    /// The audit gate every skill passes before anything is written (a dry run too);
+    /// `None` audits nothing.
+    pub gate: Option<&'a crate::gate::Gate>,
 }
 
 /// Installs every skill of [`InstallOptions::input`] under each directory of
@@ -303,6 +306,7 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         label,
         force,
         writer,
+        gate,
     } = *opts;
     let dry_run = writer.is_none();
     let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
@@ -353,6 +357,13 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
             crate::error::Remedy::FixInput,
         )?);
         skill.tree.check_paths()?;
+    }
+    if let Some(gate) = gate {
+        let incoming: Vec<_> = found
+            .iter()
+            .map(|s| (s.name.as_str(), join(dirs[0], &s.name), &s.tree))
+            .collect();
+        gate.check(&incoming)?;
     }
     let hashes: Vec<String> = found.iter().map(|s| s.tree.hash()).collect();
     let (last, others) = dirs.split_last().ok_or(Error::NoTarget)?;

@@ -26,6 +26,7 @@ fn install_from(dest: &Dir, input: &Path, force: bool, dry_run: bool) -> Result<
         label: "input",
         force,
         writer: lock.as_ref(),
+        gate: None,
     };
     install(&dest.root, &request)
 }
@@ -376,6 +377,7 @@ fn warnings_of_installed_skills_are_returned() {
         label: "input",
         force: false,
         writer: Some(&writer),
+        gate: None,
     };
     let installed = install(&dest.root, &request).unwrap();
     drop(writer);
