@@ -235,7 +235,10 @@ pub enum SkillCommand {
         #[arg(long)]
         accept_findings: bool,
     },
-    /// Check (for CI) that the tree is what vendor-skills.yaml and the lock say; exit 1 on any problem
+    /// Check (for CI) that the tree is what vendor-skills.yaml and the lock say and that no skill holds an audit error not allowed; exit 1 on any problem
+    ///
+    /// --format sarif prints the audit of every skill under skills/ as one SARIF 2.1.0 document
+    /// for GitHub code scanning (the other problems then go to stderr).
     Verify,
     /// Record a conflicted skill as resolved once its markers are gone
     Resolve {

@@ -385,7 +385,10 @@ mod tests {
         // No file: a header comment, then the list.
         let made = appended(None, &entry).unwrap();
         assert!(made.starts_with("# Audit findings accepted after review."));
-        assert_eq!(Allowances::parse(&made).unwrap().entries, std::slice::from_ref(&entry));
+        assert_eq!(
+            Allowances::parse(&made).unwrap().entries,
+            std::slice::from_ref(&entry)
+        );
         // The list's own indentation and comments kept.
         let text = "# ours\nallow:\n    - skill: a   # kept\n      rule: net/url\n      reason: r\n# tail\n";
         let out = appended(Some(text), &entry).unwrap();
