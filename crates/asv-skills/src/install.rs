@@ -298,7 +298,8 @@ pub struct InstallOptions<'a> {
 /// name that is not one; [`Error::Invalid`] for any skill that breaks the rules;
 /// [`Error::AlreadyInstalled`] for a destination already taken (without `force`); another
 /// plan refusal (a link on the way); a write failure, after which every destination is as it
-/// was.
+/// was. Under [`InstallOptions::gate`], [`Error::AuditRefused`] for an error finding the gate
+/// does not let through.
 pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Error> {
     let InstallOptions {
         into: intos,

@@ -188,7 +188,8 @@ struct Writes {
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
 /// [`Error::PullRefused`] naming it. With a reference, as [`crate::intent::ref_change`] for an
-/// intent file that cannot be edited.
+/// intent file that cannot be edited. Under [`PullOptions::gate`], [`Error::AuditRefused`] for
+/// an error finding in a merged skill that the gate does not let through.
 pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Vec<Pulled>, Error> {
     let PullOptions {
         names,

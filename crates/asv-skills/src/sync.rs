@@ -248,7 +248,9 @@ pub struct SyncOptions<'a> {
 /// [`Error::BaseUnavailable`] for a missing skill that cannot be had again as locked;
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
 /// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
-/// or failure. Every refusal comes before anything is written.
+/// or failure; under [`SyncOptions::gate`], [`Error::AuditRefused`] for an error finding in a
+/// skill taken up or restored that the gate does not let through. Every refusal comes before
+/// anything is written.
 pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
     let SyncOptions {
         force,
