@@ -140,8 +140,20 @@ pub enum SkillCommand {
     /// Every byte of every file is read; the rules are listed with examples in docs/AUDIT.md.
     /// --format sarif prints one SARIF 2.1.0 document for GitHub code scanning instead of lines.
     Audit {
-        /// Skill names (under skills/) or skill directories (a path holding a /, from the current directory)
+        /// Skill names (under skills/) or skill directories (a path holding a /, from the current directory); with --allow, the one skill the entry names
         skills: Vec<String>,
+        /// Instead of auditing, append an entry to vendor-skills-audit.yaml allowing this rule's findings in the one skill named (it need not be under skills/ yet)
+        #[arg(long, value_name = "RULE", requires = "reason")]
+        allow: Option<String>,
+        /// With --allow: only in files matching this glob, from the skill's directory (* within a directory, ** across)
+        #[arg(long, value_name = "GLOB", requires = "allow")]
+        path: Option<String>,
+        /// With --allow: only the finding of this fingerprint, so it fires again when the matched text changes (skill audit --format json and the gates' refusals print it)
+        #[arg(long, value_name = "SHA256", requires = "allow")]
+        fingerprint: Option<String>,
+        /// With --allow (required): why the finding is safe, kept in the entry for review
+        #[arg(long, value_name = "TEXT", requires = "allow")]
+        reason: Option<String>,
     },
     /// Print the tree hash (sha256:<hex>) of a skill directory
     Hash {
@@ -182,6 +194,9 @@ pub enum SkillCommand {
         /// For a local git repository: read its working tree as it stands (uncommitted and untracked files, .gitignore honoured) instead of its default branch's commit
         #[arg(long, conflicts_with = "reference")]
         working_tree: bool,
+        /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
     Status {
@@ -201,6 +216,9 @@ pub enum SkillCommand {
         /// Move the one skill named to this ref (branch, tag, commit or semver range like ^1.2), recording it in vendor-skills.yaml
         #[arg(long = "ref", value_name = "REF")]
         reference: Option<String>,
+        /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Make the tree what vendor-skills.yaml and the lock say, and mirror skills/ into each target agent's directory (never moves a pin)
     Sync {
@@ -213,8 +231,14 @@ pub enum SkillCommand {
         /// Say what sync would do and write nothing
         #[arg(long)]
         dry_run: bool,
+        /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
+        #[arg(long)]
+        accept_findings: bool,
     },
-    /// Check (for CI) that the tree is what vendor-skills.yaml and the lock say; exit 1 on any problem
+    /// Check (for CI) that the tree is what vendor-skills.yaml and the lock say and that no skill holds an audit error not allowed; exit 1 on any problem
+    ///
+    /// --format sarif prints the audit of every skill under skills/ as one SARIF 2.1.0 document
+    /// for GitHub code scanning (the other problems then go to stderr).
     Verify,
     /// Record a conflicted skill as resolved once its markers are gone
     Resolve {
@@ -257,6 +281,9 @@ pub enum SkillCommand {
         /// With --signed-by: the signature file, when not <archive>.sig
         #[arg(long, value_name = "SIG", requires = "signed_by")]
         signature: Option<std::path::PathBuf>,
+        /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Show a unified diff between two versions of an imported skill
     Diff {
@@ -353,9 +380,12 @@ impl Command {
         match command {
             SkillCommand::Validate { dirs, .. } if !dirs.is_empty() => RootUse::IfFound,
             // Directories alone need no repository; a name (or none) is a skill under skills/.
-            SkillCommand::Audit { skills }
-                if !skills.is_empty()
-                    && skills.iter().all(|s| s.contains('/') || s.starts_with('.')) =>
+            SkillCommand::Audit {
+                skills,
+                allow: None,
+                ..
+            } if !skills.is_empty()
+                && skills.iter().all(|s| s.contains('/') || s.starts_with('.')) =>
             {
                 RootUse::IfFound
             }

@@ -23,9 +23,9 @@ pub enum Usage {
         /// The command as typed (`verify`).
         command: &'static str,
     },
-    /// `--format sarif` on a command other than `skill audit`.
+    /// `--format sarif` on a command other than `skill audit` and `skill verify`.
     #[error(
-        "--format sarif is a format only skill audit prints (a code scanning report); use text, json or github for {command}\n{USAGE_HINT}"
+        "--format sarif is a format only skill audit and skill verify print (a code scanning report); use text, json or github for {command}\n{USAGE_HINT}"
     )]
     SarifUnsupported {
         /// The command as typed.
@@ -271,6 +271,45 @@ pub enum Usage {
         path: PathBuf,
         /// The line at fault and why.
         error: asv_sign::Error,
+    },
+    /// `skill audit --allow` with other than one skill name.
+    #[error(
+        "skill audit --allow writes an entry for one skill, and {named} were named; name it: skill audit <NAME> --allow <RULE> --reason <TEXT>"
+    )]
+    AllowOneSkill {
+        /// How many were named.
+        named: usize,
+    },
+    /// `skill audit --allow` naming a skill by what is not a skill name.
+    #[error(
+        "{}: not a skill name ({problem}); an entry names the skill as its directory under skills/ is named",
+        asv_error::quote::json_string(typed)
+    )]
+    AllowSkillName {
+        /// As typed.
+        typed: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// `skill audit --allow` of a rule the audit does not have.
+    #[error(
+        "{}: not a rule of the audit; give one of {} (docs/AUDIT.md describes each)",
+        asv_error::quote::json_string(rule),
+        asv_audit::Rule::ALL.iter().map(|r| r.id()).collect::<Vec<_>>().join(", ")
+    )]
+    UnknownRule {
+        /// As typed.
+        rule: String,
+    },
+    /// `skill audit --allow` with an empty `--reason`, `--path` or a fingerprint that is not one.
+    #[error("--{option} {}: {problem}", asv_error::quote::json_string(typed))]
+    AllowValue {
+        /// The option (`reason`, `path`, `fingerprint`).
+        option: &'static str,
+        /// As typed.
+        typed: String,
+        /// What is wrong, and what to give.
+        problem: &'static str,
     },
     /// The directory `-o` names a file in is not there.
     #[error("{}: no such directory; create it or give another -o", dir.display())]
@@ -618,7 +657,7 @@ mod tests {
             ),
             (
                 Usage::SarifUnsupported { command: "verify" },
-                format!("--format sarif is a format only skill audit prints (a code scanning report); use text, json or github for verify\n{USAGE_HINT}"),
+                format!("--format sarif is a format only skill audit and skill verify print (a code scanning report); use text, json or github for verify\n{USAGE_HINT}"),
             ),
             (Usage::EmptyRoot, "--root needs a path".into()),
             (

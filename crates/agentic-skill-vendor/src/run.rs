@@ -285,6 +285,11 @@ pub fn main(early: Early) -> ExitCode {
                 message.push_str(&e.to_string());
                 cause = e.source();
             }
+            // The audit's findings that refused the run are records of their own before the
+            // refusal, as a program reading the report wants them.
+            if cli.format != Format::Text {
+                let _ = emit(&crate::render::refused_findings(cli.format, &err));
+            }
             refuse(
                 cli.format,
                 err.side(),
@@ -343,7 +348,23 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
         Command::Skill { command } => match command {
             SkillCommand::Hash { dir } => commands::skill::hash(s.format, dir),
             SkillCommand::Validate { dirs, strict } => commands::skill::validate(s, dirs, *strict),
-            SkillCommand::Audit { skills } => commands::audit::audit(s, skills),
+            SkillCommand::Audit {
+                skills,
+                allow: Some(rule),
+                path,
+                fingerprint,
+                reason,
+            } => commands::audit::allow(
+                s,
+                skills,
+                &commands::audit::AllowArgs {
+                    rule,
+                    path: path.as_deref(),
+                    fingerprint: fingerprint.as_deref(),
+                    reason: reason.as_deref().unwrap_or_default(),
+                },
+            ),
+            SkillCommand::Audit { skills, .. } => commands::audit::audit(s, skills),
             SkillCommand::Add {
                 repository,
                 path,
@@ -353,6 +374,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 skill,
                 list,
                 working_tree,
+                accept_findings,
             } => commands::skill::add_any(
                 s,
                 &commands::skill::AddArgs {
@@ -364,6 +386,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     skills: skill,
                     list: *list,
                     working_tree: *working_tree,
+                    accept_findings: *accept_findings,
                 },
             ),
             SkillCommand::Status { names } => commands::skill::status(s, names),
@@ -372,13 +395,22 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 write_conflicts,
                 dry_run,
                 reference,
-            } => commands::skill::pull(s, names, *write_conflicts, *dry_run, reference.as_deref()),
+                accept_findings,
+            } => commands::skill::pull(
+                s,
+                names,
+                *write_conflicts,
+                *dry_run,
+                reference.as_deref(),
+                *accept_findings,
+            ),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
             SkillCommand::Sync {
                 force,
                 dry_run,
                 scope,
-            } => commands::skill::sync(s, *force, *dry_run, *scope),
+                accept_findings,
+            } => commands::skill::sync(s, *force, *dry_run, *scope, *accept_findings),
             SkillCommand::Verify => commands::skill::verify(s),
             SkillCommand::Diff { name, from, to } => commands::skill::diff(s, name, *from, *to),
             SkillCommand::Pack { dir, output, sign } => {
@@ -393,6 +425,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 dry_run,
                 signed_by,
                 signature,
+                accept_findings,
             } => commands::skill::install(
                 s,
                 &commands::skill::InstallArgs {
@@ -404,6 +437,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     dry_run: *dry_run,
                     signed_by: signed_by.as_deref(),
                     signature: signature.as_deref(),
+                    accept_findings: *accept_findings,
                 },
             ),
             SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),

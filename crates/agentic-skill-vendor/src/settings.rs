@@ -57,9 +57,11 @@ impl Settings {
         let audit = matches!(
             &cli.command,
             crate::cli::Command::Skill {
-                command: crate::cli::SkillCommand::Audit { .. }
+                command: crate::cli::SkillCommand::Audit { allow: None, .. }
+                    | crate::cli::SkillCommand::Verify
             }
         );
+        // `skill audit --allow` writes an entry, and has no findings to report.
         if cli.format == crate::cli::Format::Sarif && !audit {
             return Err(Usage::SarifUnsupported {
                 command: cli.command.name(),

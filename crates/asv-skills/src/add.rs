@@ -10,6 +10,7 @@ use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 
 use crate::bases::base_change;
 use crate::error::{Error, Remedy};
+use crate::gate::Gate;
 use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::naming::{NamedBy, local_name};
 use crate::paths::{portable_tree, skill_dir};
@@ -85,6 +86,20 @@ impl Pin {
 /// that breaks the rules; [`Error::Unwritable`] for a path some host cannot write; a
 /// guarded-write failure. Every refusal comes before anything is written.
 pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Result<Added, Error> {
+    add_with(root, request, options, None)
+}
+
+/// [`add`] under the audit `gate` (issue 32 §2): the skill as it would be placed is audited
+/// before anything is written.
+///
+/// # Errors
+/// As [`add`]; [`Error::AuditRefused`] for an error finding the gate does not let through.
+pub fn add_with(
+    root: &WriterLock<'_>,
+    request: &AddRequest,
+    options: &Options,
+    gate: Option<&Gate>,
+) -> Result<Added, Error> {
     let mut lock = SkillLock::load(root)?;
     let source = Source::parse(&request.repository)?;
     let path = check_source_path(&request.path)?.to_owned();
@@ -142,6 +157,9 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     taken.tree.check_paths()?;
     placed.check_paths()?;
     portable_tree(source.as_str(), &taken.tree)?;
+    if let Some(gate) = gate {
+        gate.check(&[(name.as_str(), dir.clone(), &placed)])?;
+    }
     let loaded = lock.clone();
     let hash = taken.tree.hash();
     lock.skills.insert(
@@ -245,6 +263,21 @@ pub fn add_all(
     request: &AddAllRequest,
     options: &Options,
 ) -> Result<Vec<Added>, Error> {
+    add_all_with(root, request, options, None)
+}
+
+/// [`add_all`] under the audit `gate`: every skill is audited, with the other checks, before
+/// anything is written.
+///
+/// # Errors
+/// As [`add_all`]; [`Error::AuditRefused`] for an error finding the gate does not let
+/// through.
+pub fn add_all_with(
+    root: &WriterLock<'_>,
+    request: &AddAllRequest,
+    options: &Options,
+    gate: Option<&Gate>,
+) -> Result<Vec<Added>, Error> {
     let mut lock = SkillLock::load(root)?;
     let loaded = lock.clone();
     let source = Source::parse(&request.repository)?;
@@ -284,6 +317,7 @@ pub fn add_all(
         dir: &dir,
         full_paths: false,
         progress: &options.progress,
+        gate,
     };
     place_many(root, &mut lock, &loaded, &many, items)
 }
@@ -307,6 +341,8 @@ struct Many<'a> {
     full_paths: bool,
     /// Where the judging of each skill is reported.
     progress: &'a asv_model::progress::Progress,
+    /// The audit gate every skill passes before anything is written.
+    gate: Option<&'a Gate>,
 }
 
 /// Judges and places `items` (the name of the directory each came from, its path in the
@@ -368,6 +404,13 @@ fn place_many(
                 refused,
             });
         }
+    }
+    if let Some(gate) = many.gate {
+        let incoming: Vec<_> = named
+            .iter()
+            .map(|(name, (.., tree, _))| (name.as_str(), skill_dir(name), tree))
+            .collect();
+        gate.check(&incoming)?;
     }
     let targets = crate::intent::Intent::load(root)?.targets;
     let mut changes = Vec::with_capacity(named.len() * (2 + targets.len()) + 2);
@@ -610,6 +653,21 @@ pub fn add_found(
     chosen: &[usize],
     sources: &Sources<'_>,
 ) -> Result<Vec<Added>, Error> {
+    add_found_with(root, found, chosen, sources, None)
+}
+
+/// [`add_found`] under the audit `gate`.
+///
+/// # Errors
+/// As [`add_found`]; [`Error::AuditRefused`] for an error finding the gate does not let
+/// through.
+pub fn add_found_with(
+    root: &WriterLock<'_>,
+    found: &Found,
+    chosen: &[usize],
+    sources: &Sources<'_>,
+    gate: Option<&Gate>,
+) -> Result<Vec<Added>, Error> {
     let mut lock = SkillLock::load(root)?;
     let loaded = lock.clone();
     let dirs: Vec<String> = chosen.iter().map(|&i| found.dirs[i].clone()).collect();
@@ -640,6 +698,7 @@ pub fn add_found(
         dir: &found.listed.start,
         full_paths: true,
         progress: &sources.options().progress,
+        gate,
     };
     place_many(root, &mut lock, &loaded, &many, items)
 }

@@ -392,6 +392,9 @@ pub struct InstallOptions<'a> {
     /// The signature the input must carry (`--signed-by`), checked before its entries are
     /// read; `None` takes it unsigned.
     pub signature: Option<&'a RequiredSignature<'a>>,
+    /// The audit gate every skill passes before anything is written (a dry run too);
+    /// `None` audits nothing.
+    pub gate: Option<&'a crate::gate::Gate>,
 }
 
 /// Installs every skill of [`InstallOptions::input`] under each directory of
@@ -408,7 +411,8 @@ pub struct InstallOptions<'a> {
 /// name that is not one; [`Error::Invalid`] for any skill that breaks the rules;
 /// [`Error::AlreadyInstalled`] for a destination already taken (without `force`); another
 /// plan refusal (a link on the way); a write failure, after which every destination is as it
-/// was.
+/// was. Under [`InstallOptions::gate`], [`Error::AuditRefused`] for an error finding the gate
+/// does not let through.
 pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Error> {
     let InstallOptions {
         into: intos,
@@ -417,6 +421,7 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         force,
         writer,
         signature,
+        gate,
     } = *opts;
     let dry_run = writer.is_none();
     let mut dirs: Vec<&str> = Vec::with_capacity(intos.len());
@@ -467,6 +472,13 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
             crate::error::Remedy::FixInput,
         )?);
         skill.tree.check_paths()?;
+    }
+    if let Some(gate) = gate {
+        let incoming: Vec<_> = found
+            .iter()
+            .map(|s| (s.name.as_str(), join(dirs[0], &s.name), &s.tree))
+            .collect();
+        gate.check(&incoming)?;
     }
     let hashes: Vec<String> = found.iter().map(|s| s.tree.hash()).collect();
     let (last, others) = dirs.split_last().ok_or(Error::NoTarget)?;

@@ -12,7 +12,8 @@
 //! - [`manage`]: `skill remove` (an imported skill, its lock entry and kept base, all or
 //!   nothing), `skill outdated` (which imports' refs moved) and `skill list` (every skill, own
 //!   and imported).
-//! - [`audit`]: `skill audit`, every file of a skill judged by the audit rules (`asv-audit`).
+//! - [`audit`]: `skill audit`, every file of a skill judged by the audit rules (`asv-audit`);
+//!   [`gate`]: the same audit over what `add`, `pull`, `sync` and `install` are about to write.
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
 //!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
 //!   the agents [`targets`] knows.
@@ -38,6 +39,7 @@ pub mod error;
 mod follow;
 #[doc(hidden)]
 pub mod fuzz;
+pub mod gate;
 pub mod install;
 pub mod intent;
 pub mod lock;

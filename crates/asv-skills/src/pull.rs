@@ -24,6 +24,7 @@ use asv_skilltree::{SkillTree, Stamps};
 
 use crate::bases::{base_change_linking, base_dir, kept_base, listed_base_unless};
 use crate::error::{Error, Remedy};
+use crate::gate::Gate;
 use crate::lock::{Pending, SkillLock, lock_changes, referenced_bases};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_linking, still_read};
@@ -142,6 +143,9 @@ pub struct PullOptions<'a> {
     /// The writer lock of the tree pulled, the proof that this run may write; `None` is a dry
     /// run.
     pub writer: Option<&'a WriterLock<'a>>,
+    /// The audit gate the merged skills pass before anything is written (a dry run is
+    /// gated as the real run would be); `None` audits nothing.
+    pub gate: Option<&'a Gate>,
 }
 
 /// What a pull of one skill writes, decided before anything is.
@@ -184,13 +188,15 @@ struct Writes {
 /// breaks the rules; [`Error::Unwritable`] for a merged path some host cannot write; a
 /// tree-change refusal or failure. In a run of several skills, a refusal of one skill comes as
 /// [`Error::PullRefused`] naming it. With a reference, as [`crate::intent::ref_change`] for an
-/// intent file that cannot be edited.
+/// intent file that cannot be edited. Under [`PullOptions::gate`], [`Error::AuditRefused`] for
+/// an error finding in a merged skill that the gate does not let through.
 pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Vec<Pulled>, Error> {
     let PullOptions {
         names,
         write_conflicts,
         reference,
         writer,
+        gate,
     } = *opts;
     let forced = match (reference, names) {
         (Some(reference), [name]) => Some((name.as_str(), reference)),
@@ -265,6 +271,18 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
         out.push(pulled);
     }
 
+    // What the pull places is audited as merged (conflict markers and all), before anything
+    // is written (issue 32 §2).
+    if let Some(gate) = gate {
+        let incoming: Vec<_> = places
+            .iter()
+            .map(|(dir, tree, ..)| {
+                let name = dir.rsplit('/').next().unwrap_or(dir);
+                (name, dir.clone(), tree)
+            })
+            .collect();
+        gate.check(&incoming)?;
+    }
     // Then write every change in one transaction (planned in a dry run too, so it refuses
     // exactly what the real run would).
     let mut changes = Vec::with_capacity(places.len() + bases.len() + 1);

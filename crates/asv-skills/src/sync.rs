@@ -222,6 +222,9 @@ pub struct SyncOptions<'a> {
     /// `--scope user`: mirror into the agents' user directories of another tree; `None`
     /// mirrors into the targets' project directories under the root.
     pub user: Option<UserTree<'a>>,
+    /// The audit gate the skills taken up or restored pass before anything is written;
+    /// `None` audits nothing.
+    pub gate: Option<&'a crate::gate::Gate>,
 }
 
 /// Makes the tree what the intent and the lock say: takes up skills the intent names that the
@@ -245,12 +248,15 @@ pub struct SyncOptions<'a> {
 /// [`Error::BaseUnavailable`] for a missing skill that cannot be had again as locked;
 /// [`Error::DropEdited`] for a dropped skill with local edits; [`Error::ProjectionEdited`]
 /// for a mirrored copy that is not what was placed (without `force`); a tree-change refusal
-/// or failure. Every refusal comes before anything is written.
+/// or failure; under [`SyncOptions::gate`], [`Error::AuditRefused`] for an error finding in a
+/// skill taken up or restored that the gate does not let through. Every refusal comes before
+/// anything is written.
 pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Vec<Synced>, Error> {
     let SyncOptions {
         force,
         writer,
         user,
+        gate,
     } = *opts;
     let sources = &crate::sources::Sources::new(options);
     let loaded = match user {
@@ -374,6 +380,15 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         }
     }
     drop(step);
+    // What is taken up or restored is audited as read, before anything is written (issue 32
+    // §2).
+    if let Some(gate) = gate {
+        let incoming: Vec<_> = after
+            .iter()
+            .filter_map(|(name, tree)| Some((name.as_str(), skill_dir(name), tree.as_ref()?)))
+            .collect();
+        gate.check(&incoming)?;
+    }
     if intent.written {
         for (name, entry) in &loaded.skills {
             if intent.skills.contains_key(name) {

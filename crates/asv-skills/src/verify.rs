@@ -7,6 +7,7 @@ use asv_error::Failure as _;
 use asv_fs::{EntryKind, Root};
 use asv_skilltree::SkillTree;
 
+use crate::audit::Audited;
 use crate::error::Error;
 use crate::intent::{INTENT_FILE, Intent};
 use crate::lock::SkillLock;
@@ -185,9 +186,24 @@ impl VerifyProblem {
 /// [`Error::Intent`] or [`Error::Lock`] for a file that is not of its format at all (not
 /// JSON or YAML of its shape, another version); a guarded-read failure.
 pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
+    verify_as(root, false).map(|(problems, _)| problems)
+}
+
+/// [`verify`], and every skill under `skills/` audited as it is read (issue 32 §2): the
+/// problems, and each skill's audit by directory (none when the lock or intent cannot be
+/// judged). Which findings fail the run is the caller's to say, with the allow file.
+///
+/// # Errors
+/// As [`verify`].
+pub fn verify_audited(root: &Root) -> Result<(Vec<VerifyProblem>, Vec<Audited>), Error> {
+    verify_as(root, true)
+}
+
+/// [`verify`], auditing each skill read when `audit`.
+fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audited>), Error> {
     let (lock, intent) = match SkillLock::load(root).and_then(|l| Ok((l, Intent::load(root)?))) {
         Ok(both) => both,
-        Err(e) => return state_problem(e).map(|p| vec![p]),
+        Err(e) => return state_problem(e).map(|p| (vec![p], Vec::new())),
     };
     let mut out = Vec::new();
     for (name, wanted) in &intent.skills {
@@ -226,6 +242,18 @@ pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
     let mut names: Vec<String> = skill_names(root)?;
     names.extend(linked.iter().cloned());
     names.sort();
+    // Each skill read, judged (and audited) on every core, one tree in memory a core; the
+    // outcomes are taken in name order, so the report is the same whatever the scheduling.
+    let judged: Vec<Result<Judged, Error>> = {
+        use rayon::prelude::*;
+        names
+            .par_iter()
+            .filter(|name| !linked.contains(*name))
+            .map(|name| judge(root, name, lock.skills.contains_key(name), audit))
+            .collect()
+    };
+    let mut judged = judged.into_iter();
+    let mut audited = Vec::new();
     for name in names {
         let dir = skill_dir(&name);
         if linked.contains(&name) {
@@ -235,27 +263,28 @@ pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
             });
             continue;
         }
-        match SkillTree::read(root, &dir) {
-            Ok(tree) => {
-                // An import is judged by the consumer's rules it was taken by; the user's own
-                // skills by every rule.
-                let profile = if lock.skills.contains_key(&name) {
-                    Profile::Consumer
-                } else {
-                    Profile::Author
-                };
-                if let Some(finding) = validate_tree_as(&tree, &dir, profile)?
-                    .into_iter()
-                    .find(|f| f.severity == Severity::Error)
-                {
+        let Some(outcome) = judged.next() else { break };
+        match outcome? {
+            Judged::Read {
+                invalid,
+                hash,
+                report,
+            } => {
+                if let Some(finding) = invalid {
                     out.push(VerifyProblem::Invalid {
                         path: dir.clone(),
                         finding,
                     });
                 }
-                skills.insert(name, Some(tree.hash()));
+                if let Some(report) = report {
+                    audited.push(Audited {
+                        dir: dir.clone(),
+                        report: *report,
+                    });
+                }
+                skills.insert(name, Some(hash));
             }
-            Err(e) => {
+            Judged::Unreadable(e) => {
                 out.push(VerifyProblem::Unreadable {
                     path: dir,
                     error: e.into(),
@@ -313,5 +342,45 @@ pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
             });
         }
     }
-    Ok(out)
+    Ok((out, audited))
+}
+
+/// One skill directory as verify judges it.
+enum Judged {
+    /// Read: its first error by the rules, its tree hash, and its audit when asked for.
+    Read {
+        invalid: Option<Finding>,
+        hash: String,
+        report: Option<Box<asv_audit::Report>>,
+    },
+    /// Not readable as a skill tree.
+    Unreadable(asv_skilltree::Error),
+}
+
+/// Reads and judges the skill `name`: an import by the consumer's rules it was taken by, the
+/// user's own skills by every rule; audited when `audit`.
+fn judge(root: &Root, name: &str, imported: bool, audit: bool) -> Result<Judged, Error> {
+    let dir = skill_dir(name);
+    let tree = match SkillTree::read(root, &dir) {
+        Ok(tree) => tree,
+        Err(e) => return Ok(Judged::Unreadable(e)),
+    };
+    let profile = if imported {
+        Profile::Consumer
+    } else {
+        Profile::Author
+    };
+    let invalid = validate_tree_as(&tree, &dir, profile)?
+        .into_iter()
+        .find(|f| f.severity == Severity::Error);
+    let report = if audit {
+        Some(Box::new(crate::audit::audit_tree(&tree)?))
+    } else {
+        None
+    };
+    Ok(Judged::Read {
+        invalid,
+        hash: tree.hash(),
+        report,
+    })
 }

@@ -60,18 +60,21 @@ pub fn sync(
     force: bool,
     dry_run: bool,
     scope: InstallScope,
+    accept_findings: bool,
 ) -> crate::error::Result<Report> {
     if scope == InstallScope::User {
-        return sync_user(settings, force, dry_run);
+        return sync_user(settings, force, dry_run, accept_findings);
     }
     let root = settings.open_root()?;
     let lock = super::lock_unless_dry(settings, &root, dry_run)?;
     let intent = asv_skills::intent::Intent::load(&root)?;
     let options = settings.transport_options()?;
+    let gate = super::audit::gate(&root, accept_findings)?;
     let request = asv_skills::sync::SyncOptions {
         force,
         writer: lock.as_ref(),
         user: None,
+        gate: Some(&gate),
     };
     let done = asv_skills::sync::sync(&root, &request, &options)?;
     let lines = crate::summary::collapse(
@@ -89,12 +92,18 @@ pub fn sync(
     );
     report.warnings = intent_keys(&intent);
     report.warnings.extend(super::left_behind(lock.as_ref()));
+    super::audit::gated(settings, &mut report, gate);
     Ok(report)
 }
 
 /// `skill sync --scope user`: the user state directory synced, its skills mirrored into the
 /// intent's targets' user directories under `HOME` (docs/TARGETS.md, "User scope").
-fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::Result<Report> {
+fn sync_user(
+    settings: &Settings,
+    force: bool,
+    dry_run: bool,
+    accept_findings: bool,
+) -> crate::error::Result<Report> {
     let places = crate::settings::user_sync_places()?;
     let state = &places.state;
     let home = &places.home;
@@ -110,8 +119,11 @@ fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::R
         )
     };
     let options = settings.transport_options()?;
+    // The state directory's own allow file judges what a user sync takes up.
+    let gate = super::audit::gate(state, accept_findings)?;
     let request = asv_skills::sync::SyncOptions {
         force,
+        gate: Some(&gate),
         writer: state_lock.as_ref(),
         user: Some(asv_skills::sync::UserTree {
             tree: home,
@@ -133,6 +145,7 @@ fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::R
     report
         .warnings
         .extend(super::left_behind(home_lock.as_ref()));
+    super::audit::gated(settings, &mut report, gate);
     Ok(report)
 }
 
@@ -200,14 +213,31 @@ pub fn verify(settings: &Settings) -> crate::error::Result<Report> {
         Err(asv_skills::Error::Intent { .. } | asv_skills::Error::Lock { .. }) => Vec::new(),
         Err(e) => return Err(e.into()),
     };
-    let problems = asv_skills::verify::verify(&root)?;
-    let mut report = Report::new(
-        problems
+    let allow = asv_skills::audit::allow::Allowances::load(&root)?;
+    // Every skill under skills/ audited as verify reads it (issue 32 §2): an error finding no
+    // entry of the allow file accepts fails the run.
+    let (problems, audited) = asv_skills::verify::verify_audited(&root)?;
+    if settings.format == Format::Sarif {
+        // stdout is the SARIF document; verify's other problems, and a killed run's
+        // leftovers, are said on stderr and fail the run.
+        let mut said: Vec<String> = problems
             .iter()
-            .map(|p| render::skill_problem(settings.format, p))
-            .collect(),
-        !problems.is_empty(),
-    );
+            .map(|p| render::skill_problem(Format::Text, p))
+            .collect();
+        for run in root.interrupted_runs()? {
+            said.push(render::interrupted(Format::Text, &run));
+        }
+        let mut report = super::audit::verify_sarif(audited, &allow, said);
+        report.warnings.extend(unknown_keys);
+        return Ok(report);
+    }
+    let mut lines: Vec<String> = problems
+        .iter()
+        .map(|p| render::skill_problem(settings.format, p))
+        .collect();
+    let (found, audit_failed) = super::audit::verify_lines(settings.format, &audited, &allow);
+    lines.extend(found);
+    let mut report = Report::new(lines, !problems.is_empty() || audit_failed);
     report.warnings = unknown_keys;
     super::with_interrupted(settings, &root, report)
 }
@@ -319,10 +349,12 @@ pub fn add(
     name: Option<&str>,
     reference: Option<&str>,
     working_tree: bool,
+    accept_findings: bool,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
+    let gate = super::audit::gate(&root, accept_findings)?;
     let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
         path: path.to_owned(),
@@ -330,11 +362,12 @@ pub fn add(
         reference: reference.map(str::to_owned),
         working_tree,
     };
-    let added = add::add(&lock, &request, &options)?;
+    let added = add::add_with(&lock, &request, &options, Some(&gate))?;
     let (mut lines, warnings) = split_findings(settings.format, &added.warnings);
     lines.push(render::added(settings.format, &added));
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
+    super::audit::gated(settings, &mut report, gate);
     Ok(super::with_left_behind(report, Some(&lock)))
 }
 
@@ -349,19 +382,21 @@ pub fn add_all(
     dir: &str,
     reference: Option<&str>,
     working_tree: bool,
+    accept_findings: bool,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
     // before anything is read.
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
+    let gate = super::audit::gate(&root, accept_findings)?;
     let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
         reference: reference.map(str::to_owned),
         working_tree,
     };
-    let all = add::add_all(&lock, &request, &options)?;
+    let all = add::add_all_with(&lock, &request, &options, Some(&gate))?;
     let mut warnings = Vec::new();
     let lines = crate::summary::collapse(
         &all,
@@ -381,6 +416,7 @@ pub fn add_all(
     }
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
+    super::audit::gated(settings, &mut report, gate);
     Ok(super::with_left_behind(report, Some(&lock)))
 }
 
@@ -402,6 +438,8 @@ pub struct AddArgs<'a> {
     pub list: bool,
     /// `--working-tree`.
     pub working_tree: bool,
+    /// `--accept-findings`.
+    pub accept_findings: bool,
 }
 
 /// `skill add` in every form: with a path as it always was (one skill, or `--all` under
@@ -422,7 +460,14 @@ pub fn add_any(settings: &Settings, a: &AddArgs<'_>) -> crate::error::Result<Rep
         (Some(path), _) => {
             let repository = web.as_ref().map_or(a.repository, |u| &u.repository);
             if a.all {
-                add_all(settings, repository, path, a.reference, a.working_tree)
+                add_all(
+                    settings,
+                    repository,
+                    path,
+                    a.reference,
+                    a.working_tree,
+                    a.accept_findings,
+                )
             } else {
                 add(
                     settings,
@@ -431,6 +476,7 @@ pub fn add_any(settings: &Settings, a: &AddArgs<'_>) -> crate::error::Result<Rep
                     a.name,
                     a.reference,
                     a.working_tree,
+                    a.accept_findings,
                 )
             }
         }
@@ -534,10 +580,11 @@ fn add_found(
         }
         .into());
     };
+    let gate = super::audit::gate(&root, a.accept_findings)?;
     let added = match (a.name, chosen.as_slice()) {
-        (None, _) => add::add_found(&lock, &found, &chosen, &sources)?,
+        (None, _) => add::add_found_with(&lock, &found, &chosen, &sources, Some(&gate))?,
         // A new name is the single add's rename, read from the one path chosen.
-        (Some(name), [one]) => vec![add::add(
+        (Some(name), [one]) => vec![add::add_with(
             &lock,
             &add::AddRequest {
                 repository,
@@ -547,6 +594,7 @@ fn add_found(
                 working_tree: a.working_tree,
             },
             &options,
+            Some(&gate),
         )?],
         (Some(_), many) => {
             return Err(Usage::NameNeedsOneSkill { chosen: many.len() }.into());
@@ -557,10 +605,9 @@ fn add_found(
         lines.extend(findings(settings.format, &added.warnings));
         lines.push(render::added(settings.format, added));
     }
-    Ok(super::with_left_behind(
-        Report::new(lines, false),
-        Some(&lock),
-    ))
+    let mut report = Report::new(lines, false);
+    super::audit::gated(settings, &mut report, gate);
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
 /// Whether a person can be asked: standard input and standard error are both terminals
@@ -668,6 +715,7 @@ pub fn pull(
     write_conflicts: bool,
     dry_run: bool,
     reference: Option<&str>,
+    accept_findings: bool,
 ) -> crate::error::Result<Report> {
     // `--ref` moves one skill: which one must be said.
     if reference.is_some() && names.len() != 1 {
@@ -676,11 +724,13 @@ pub fn pull(
     let root = settings.open_root()?;
     let lock = super::lock_unless_dry(settings, &root, dry_run)?;
     let options = settings.transport_options()?;
+    let gate = super::audit::gate(&root, accept_findings)?;
     let request = pull::PullOptions {
         names,
         write_conflicts,
         reference,
         writer: lock.as_ref(),
+        gate: Some(&gate),
     };
     let pulled = pull::pull(&root, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());
@@ -722,6 +772,7 @@ pub fn pull(
         report.warnings.push(render::warnings::pull_dry_run());
     }
     report.warnings.extend(super::left_behind(lock.as_ref()));
+    super::audit::gated(settings, &mut report, gate);
     Ok(report)
 }
 
@@ -859,6 +910,8 @@ pub struct InstallArgs<'a> {
     pub signed_by: Option<&'a Path>,
     /// `--signature`: the signature file, when not `<archive>.sig`.
     pub signature: Option<&'a Path>,
+    /// `--accept-findings`.
+    pub accept_findings: bool,
 }
 
 /// `skill install <input> …`.
@@ -898,6 +951,8 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
             signature: &signature_path,
             signature_label: &signature_label,
         });
+    // The repository's allow file judges what is installed, wherever it goes.
+    let gate = super::audit::gate(&root, args.accept_findings)?;
     let request = asv_skills::install::InstallOptions {
         into: &dirs,
         input: args.input,
@@ -905,6 +960,7 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
         force: args.force,
         writer: lock.as_ref(),
         signature: required.as_ref(),
+        gate: Some(&gate),
     };
     let installed = asv_skills::install::install(dest, &request)?;
     let (mut lines, warnings) = split_findings(settings.format, &installed.warnings);
@@ -924,6 +980,7 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
     }
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
+    super::audit::gated(settings, &mut report, gate);
     Ok(super::with_left_behind(report, lock.as_ref()))
 }
 

@@ -18,7 +18,9 @@ pub mod sarif;
 mod skills;
 pub mod warnings;
 
-pub use audit::{AuditTally, audit_finding, audit_summary};
+pub use audit::{
+    AuditTally, allowed_entry, audit_finding, audit_summary, gated_finding, refused_findings,
+};
 pub use contracts::{checked, event, interrupted, made, refusal, violation, violation_at};
 pub use line::grouped;
 pub use skills::{

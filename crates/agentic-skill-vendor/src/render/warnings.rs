@@ -101,6 +101,45 @@ pub fn hints(found: &[Violation]) -> Vec<String> {
         .collect()
 }
 
+/// A warning of the audit in what a command wrote: the place, the rule and what was found.
+pub fn audit_warning(g: &asv_skills::error::GatedFinding) -> String {
+    format!("{} (skill {})", g.located(), g.skill)
+}
+
+/// An error finding `--accept-findings` let through for this run, and how to allow it for
+/// good instead.
+pub fn accepted_finding(g: &asv_skills::error::GatedFinding) -> String {
+    format!(
+        "{} (skill {}): accepted for this run only (--accept-findings); to allow it for good, skill audit {} --allow {} --fingerprint {} --reason '<why it is safe>'",
+        g.located(),
+        g.skill,
+        g.skill,
+        g.finding.rule.id(),
+        g.finding.fingerprint
+    )
+}
+
+/// The audit's warnings in what a command wrote, past the few listed one by one: how many,
+/// in how many skills, of which rules.
+pub fn audit_warnings(all: &[&asv_skills::error::GatedFinding]) -> String {
+    let skills: std::collections::BTreeSet<&str> = all.iter().map(|g| g.skill.as_str()).collect();
+    let mut rules: std::collections::BTreeMap<&str, usize> = Default::default();
+    for g in all {
+        *rules.entry(g.finding.rule.id()).or_default() += 1;
+    }
+    let rules: Vec<String> = rules.iter().map(|(r, n)| format!("{r} ×{n}")).collect();
+    format!(
+        "the audit found {} warnings in {} ({}); -v lists them, skill audit shows them",
+        all.len(),
+        if skills.len() == 1 {
+            "1 skill".to_owned()
+        } else {
+            format!("{} skills", skills.len())
+        },
+        rules.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

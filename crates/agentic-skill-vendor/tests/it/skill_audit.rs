@@ -377,7 +377,7 @@ fn sarif_is_valid_for_code_scanning_and_only_audit_prints_it() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains("--format sarif is a format only skill audit prints"),
+            .contains("--format sarif is a format only skill audit and skill verify print"),
         "{}",
         out.stderr
     );

@@ -199,6 +199,122 @@ impl Allowances {
     }
 }
 
+/// The comment a new allow file opens with.
+const HEADER: &str = "\
+# Audit findings accepted after review. `skill audit`, `skill verify` and the gates of
+# `skill add`, `pull`, `sync` and `install` read this file; `skill audit NAME --allow RULE
+# --reason TEXT` appends an entry. Each entry names a skill, a rule and why it is safe; a
+# path glob or a fingerprint narrows it (docs/AUDIT.md).
+";
+
+/// `entry` as the lines of one item of the `allow:` list, each value double-quoted (JSON's
+/// quoting, which YAML reads), the item's dash after `indent`.
+fn entry_lines(entry: &Allowance, indent: &str) -> String {
+    let q = asv_error::quote::json_string;
+    let mut out = format!("{indent}- skill: {}\n", q(&entry.skill));
+    out.push_str(&format!("{indent}  rule: {}\n", q(entry.rule.id())));
+    if let Some(path) = &entry.path {
+        out.push_str(&format!("{indent}  path: {}\n", q(path)));
+    }
+    if let Some(fp) = &entry.fingerprint {
+        out.push_str(&format!("{indent}  fingerprint: {fp}\n"));
+    }
+    out.push_str(&format!("{indent}  reason: {}\n", q(&entry.reason)));
+    out
+}
+
+/// The allow file's `text` (`None`: no file yet) with `entry` appended to its `allow:` list,
+/// every byte before it kept (its comments included), the item indented as the list's first
+/// item is. A new file opens with a short comment saying what it is.
+///
+/// # Errors
+/// [`Error::AuditAllow`] for a file that cannot be read as it stands;
+/// [`Error::AuditAllowAppend`] when the result would not read back as the file's entries and
+/// then this one (an `allow:` written in flow style, `allow: []`), naming the entry to add by
+/// hand.
+pub fn appended(text: Option<&str>, entry: &Allowance) -> Result<String, Error> {
+    let (mut out, had) = match text {
+        None => (format!("{HEADER}allow:\n"), 0),
+        Some(text) => {
+            let had = Allowances::parse(text)?.entries.len();
+            let mut out = text.to_owned();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            if !out.lines().any(|l| l.starts_with("allow:")) {
+                out.push_str("allow:\n");
+            }
+            (out, had)
+        }
+    };
+    // The list's own indentation: that of its first item, else two spaces.
+    let indent = out
+        .lines()
+        .skip_while(|l| !l.starts_with("allow:"))
+        .skip(1)
+        .find_map(|l| {
+            let body = l.trim_start_matches(' ');
+            (body.starts_with("- ") || body == "-").then(|| l[..l.len() - body.len()].to_owned())
+        })
+        .unwrap_or_else(|| "  ".to_owned());
+    let lines = entry_lines(entry, &indent);
+    out.push_str(&lines);
+    let refuse = |why: String| Error::AuditAllowAppend {
+        why,
+        entry: entry_lines(entry, "  ").trim_end().to_owned(),
+    };
+    match Allowances::parse(&out) {
+        Ok(read) if read.entries.len() == had + 1 && read.entries.last() == Some(entry) => Ok(out),
+        Ok(_) => Err(refuse(
+            "the entry appended does not read back as the list's last".to_owned(),
+        )),
+        Err(e) => Err(refuse(e.to_string())),
+    }
+}
+
+/// Appends `entry` to `vendor-skills-audit.yaml` of the tree `root` locks ([`appended`]),
+/// making the file when there is none; the file must still hold what was read when the
+/// change is applied.
+///
+/// # Errors
+/// As [`appended`]; a file over the settings limit or not UTF-8; a guarded-write refusal or
+/// failure.
+pub fn append(root: &asv_fs::WriterLock<'_>, entry: &Allowance) -> Result<(), Error> {
+    let file = asv_model::layout::SKILL_AUDIT_ALLOW;
+    let before = root.read_file_capped(
+        file,
+        asv_model::layout::SETTINGS_LIMIT,
+        asv_model::layout::SETTINGS_LIMIT_WHAT,
+    )?;
+    let text = match &before {
+        Some(bytes) => Some(std::str::from_utf8(bytes).map_err(|_| Error::AuditAllow {
+            entry: None,
+            problem: AllowProblem::NotYaml("it is not UTF-8".to_owned()),
+        })?),
+        None => None,
+    };
+    let new = appended(text, entry)?;
+    let ownership = match before {
+        None => asv_fs::Ownership::MustBeFree,
+        // Another edit since it was read is never overwritten.
+        Some(before) => asv_fs::Ownership::tool_made(move |root, dest, kind| {
+            if kind != asv_fs::EntryKind::File {
+                return Ok(asv_fs::Verdict::NotOurs(asv_fs::Disowned::Kind(kind)));
+            }
+            Ok(
+                if root.read_file(dest)?.as_deref() == Some(before.as_slice()) {
+                    asv_fs::Verdict::Ours
+                } else {
+                    asv_fs::Verdict::NotOurs(asv_fs::Disowned::Changed(asv_fs::During::Command))
+                },
+            )
+        }),
+    };
+    let change = asv_fs::Change::replace_file(file, new.into_bytes(), ownership);
+    root.apply(asv_fs::Plan::new(root, vec![change])?)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +371,45 @@ mod tests {
                 )
                 .is_none()
         );
+    }
+
+    #[test]
+    fn an_entry_is_appended_keeping_every_byte_before_it() {
+        let entry = Allowance {
+            skill: "pdf".into(),
+            rule: Rule::NetUrl,
+            path: Some("references/*.md".into()),
+            fingerprint: None,
+            reason: "no TLS: \"legacy\" host".into(),
+        };
+        // No file: a header comment, then the list.
+        let made = appended(None, &entry).unwrap();
+        assert!(made.starts_with("# Audit findings accepted after review."));
+        assert_eq!(
+            Allowances::parse(&made).unwrap().entries,
+            std::slice::from_ref(&entry)
+        );
+        // The list's own indentation and comments kept.
+        let text = "# ours\nallow:\n    - skill: a   # kept\n      rule: net/url\n      reason: r\n# tail\n";
+        let out = appended(Some(text), &entry).unwrap();
+        assert!(out.starts_with(text), "{out}");
+        assert!(out.ends_with("    - skill: \"pdf\"\n      rule: \"net/url\"\n      path: \"references/*.md\"\n      reason: \"no TLS: \\\"legacy\\\" host\"\n"), "{out}");
+        assert_eq!(Allowances::parse(&out).unwrap().entries.len(), 2);
+        // Only comments, or no final newline: the list is opened.
+        let out = appended(Some("# nothing yet"), &entry).unwrap();
+        assert_eq!(
+            out,
+            format!("# nothing yet\nallow:\n{}", entry_lines(&entry, "  "))
+        );
+        // A flow list cannot take a block item: refused, the entry given to add by hand.
+        let e = appended(Some("allow: []\n"), &entry)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("vendor-skills-audit.yaml: cannot append an entry"),
+            "{e}"
+        );
+        assert!(e.contains("- skill: \"pdf\""), "{e}");
     }
 
     #[test]

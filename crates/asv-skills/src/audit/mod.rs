@@ -64,7 +64,16 @@ pub fn audit_tree(tree: &SkillTree) -> Result<Report, Error> {
 /// # Errors
 /// A refusal of the read of `skills/`.
 pub fn every_skill_dir(root: &Root) -> Result<Vec<String>, Error> {
-    let mut names = crate::sync::skill_names(root)?;
+    // Listed here rather than through `sync`, which uses the gate built on this module.
+    let mut names: Vec<String> = root
+        .read_dir(asv_model::layout::SKILLS_DIR)?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            e.kind == asv_fs::EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name)
+        })
+        .map(|e| e.name)
+        .collect();
     names.sort();
     Ok(names.iter().map(|n| crate::skill_dir(n)).collect())
 }

@@ -83,3 +83,72 @@ impl std::fmt::Display for AllowProblem {
         }
     }
 }
+
+/// One audit finding in what a command that writes skills was about to write (`skill add`,
+/// `pull`, `sync`, `install`): which skill, where, and the allow-file entry that accepts it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GatedFinding {
+    /// The skill's directory as the command places it (`skills/pdf`, `.claude/skills/pdf`).
+    pub dir: String,
+    /// The skill's name, as an allow-file entry names it.
+    pub skill: String,
+    /// The finding, its path relative to `dir`.
+    pub finding: asv_audit::Finding,
+    /// The reason of the allow-file entry that accepts it, when one does.
+    pub allowed: Option<String>,
+}
+
+impl GatedFinding {
+    /// Whether it stops the run unless accepted: an error no entry allows.
+    pub fn blocks(&self) -> bool {
+        self.allowed.is_none() && self.finding.severity == asv_audit::Severity::Error
+    }
+
+    /// The file, from the root the command writes under (`skills/pdf/scripts/x.sh`).
+    pub fn file(&self) -> String {
+        asv_fs::join(&self.dir, &self.finding.path)
+    }
+
+    /// `skills/pdf/scripts/x.sh:3:1: exec/fetch-pipe: what was found: the excerpt`.
+    pub fn located(&self) -> String {
+        let f = &self.finding;
+        // The excerpt is said when the detail does not already show it.
+        let said = if f.excerpt.is_empty() || f.detail.contains(&f.excerpt) {
+            f.detail.clone()
+        } else {
+            format!("{}: {}", f.detail, f.excerpt)
+        };
+        format!(
+            "{}:{}:{}: {}: {said}",
+            self.file(),
+            f.line,
+            f.column,
+            f.rule.id()
+        )
+    }
+}
+
+/// The refusal of a run whose audit found error findings no entry allows: each one on its
+/// line, then how to allow one for good, or all of them for this run.
+pub(super) fn audit_refusal(refused: &[GatedFinding]) -> String {
+    let mut text = format!(
+        "the audit found {} in what this run would write, and nothing was written:",
+        match refused.len() {
+            1 => "an error finding".to_owned(),
+            n => format!("{n} error findings"),
+        }
+    );
+    for g in refused {
+        text.push_str(&format!("\n  {} (skill {})", g.located(), g.skill));
+    }
+    if let Some(first) = refused.first() {
+        text.push_str(&format!(
+            "\nreview each one; to allow one for good, add an entry to {} (skill audit {} --allow {} --fingerprint {} --reason '<why it is safe>' writes it), or pass --accept-findings to take them for this run only",
+            asv_model::layout::SKILL_AUDIT_ALLOW,
+            first.skill,
+            first.finding.rule.id(),
+            first.finding.fingerprint,
+        ));
+    }
+    text
+}

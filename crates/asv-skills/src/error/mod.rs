@@ -17,7 +17,8 @@ mod repository;
 mod wording;
 
 pub use add_again::AddAgain;
-pub use audit::AllowProblem;
+use audit::audit_refusal;
+pub use audit::{AllowProblem, GatedFinding};
 pub use copy_edited::CopyEdited;
 pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
@@ -52,6 +53,25 @@ pub enum Error {
         entry: Option<usize>,
         /// What is wrong.
         problem: AllowProblem,
+    },
+    /// The audit found error findings no entry of the allow file accepts in what the run was
+    /// about to write, and `--accept-findings` was not given (input side): nothing is written.
+    #[error("{}", audit_refusal(refused))]
+    AuditRefused {
+        /// The findings that stop the run, by skill directory, path and place.
+        refused: Vec<GatedFinding>,
+    },
+    /// The allow file cannot take the entry `skill audit --allow` would append to it as it
+    /// is written (input side).
+    #[error(
+        "{}: cannot append an entry to its allow: list as the file is written ({why}); add this entry to the list by hand:\n{entry}",
+        asv_model::layout::SKILL_AUDIT_ALLOW
+    )]
+    AuditAllowAppend {
+        /// Why not.
+        why: String,
+        /// The entry, as YAML.
+        entry: String,
     },
     /// `vendor-skills.yaml` cannot be used (input side).
     #[error("{}{}: {problem}", asv_model::layout::SKILL_INTENT, line.map(|l| format!(":{l}")).unwrap_or_default())]
@@ -745,6 +765,8 @@ impl Failure for Error {
             | Error::ProjectionDir { .. } => Side::Destination,
             Error::Intent { .. }
             | Error::AuditAllow { .. }
+            | Error::AuditRefused { .. }
+            | Error::AuditAllowAppend { .. }
             | Error::IntentDiffers { .. }
             | Error::IntentName { .. }
             | Error::DropEdited { .. }
@@ -821,7 +843,12 @@ impl Failure for Error {
                     *line
                 },
             )),
-            Error::AuditAllow { .. } => Some(Location::file(asv_model::layout::SKILL_AUDIT_ALLOW)),
+            Error::AuditAllow { .. } | Error::AuditAllowAppend { .. } => {
+                Some(Location::file(asv_model::layout::SKILL_AUDIT_ALLOW))
+            }
+            Error::AuditRefused { refused } => refused
+                .first()
+                .map(|g| Location::at(g.file(), Some(g.finding.line as usize))),
             Error::Intent { line, .. } => {
                 Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
             }

@@ -27,6 +27,7 @@ fn install_from(dest: &Dir, input: &Path, force: bool, dry_run: bool) -> Result<
         force,
         writer: lock.as_ref(),
         signature: None,
+        gate: None,
     };
     install(&dest.root, &request)
 }
@@ -378,6 +379,7 @@ fn warnings_of_installed_skills_are_returned() {
         force: false,
         writer: Some(&writer),
         signature: None,
+        gate: None,
     };
     let installed = install(&dest.root, &request).unwrap();
     drop(writer);
