@@ -29,6 +29,7 @@ fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
             problem:
                 SkillLockProblem::BadName { .. }
                 | SkillLockProblem::BadHash { .. }
+                | SkillLockProblem::BadCapabilities { .. }
                 | SkillLockProblem::BadPath { .. }
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },
@@ -96,6 +97,18 @@ pub enum VerifyProblem {
         /// Why.
         error: Error,
     },
+    /// An imported skill whose copy is its base (it hashes to the lock's `baseHash`) and whose
+    /// audit's capability digest is not the one the lock records: the lock was edited by hand,
+    /// or written by a build whose audit rules read the skill otherwise. Reported as a lock
+    /// entry at fault, as a base hash that did not match would be.
+    Capabilities {
+        /// The skill.
+        name: String,
+        /// The digest the lock records.
+        recorded: String,
+        /// The digest of the copy.
+        found: String,
+    },
     /// A skill that breaks a rule: the first error found.
     Invalid {
         /// The skill's directory.
@@ -143,7 +156,7 @@ impl VerifyProblem {
     /// `lock`.
     pub fn kind(&self) -> &'static str {
         match self {
-            VerifyProblem::LockEntry { .. } => "lock",
+            VerifyProblem::LockEntry { .. } | VerifyProblem::Capabilities { .. } => "lock",
             VerifyProblem::IntentEntry { .. }
             | VerifyProblem::Untaken { .. }
             | VerifyProblem::Differs(_)
@@ -166,7 +179,9 @@ impl VerifyProblem {
             VerifyProblem::Untaken { .. }
             | VerifyProblem::Differs(_)
             | VerifyProblem::Unwanted { .. } => INTENT_FILE.to_owned(),
-            VerifyProblem::Missing { name } | VerifyProblem::Conflicted { name } => skill_dir(name),
+            VerifyProblem::Missing { name }
+            | VerifyProblem::Conflicted { name }
+            | VerifyProblem::Capabilities { name, .. } => skill_dir(name),
         }
     }
 }
@@ -253,7 +268,24 @@ pub fn verify(root: &Root) -> Result<Vec<VerifyProblem>, Error> {
                         finding,
                     });
                 }
-                skills.insert(name, Some(tree.hash()));
+                let hash = tree.hash();
+                // A copy that is its base must audit to the digest the lock records of that
+                // base, as it hashes to the recorded hash (issue 32 §3).
+                if let Some(entry) = lock.skills.get(&name)
+                    && entry.pending.is_none()
+                    && entry.base_hash == hash
+                    && let Some(recorded) = &entry.capabilities
+                {
+                    let found = crate::audit::capabilities::digest_of(&tree)?;
+                    if found != *recorded {
+                        out.push(VerifyProblem::Capabilities {
+                            name: name.clone(),
+                            recorded: recorded.clone(),
+                            found,
+                        });
+                    }
+                }
+                skills.insert(name, Some(hash));
             }
             Err(e) => {
                 out.push(VerifyProblem::Unreadable {

@@ -11,6 +11,7 @@
 //! (what goes to stderr beside the report).
 
 mod audit;
+pub mod capabilities;
 mod contracts;
 mod line;
 mod records;
@@ -23,8 +24,8 @@ pub use contracts::{checked, event, interrupted, made, refusal, violation, viola
 pub use line::grouped;
 pub use skills::{
     added, agent_skill, diff, discovered, finding, hash, installed, installed_one, listed,
-    outdated, packed, planned, pull_warning, pulled, removed, resolved, skill_problem, status,
-    synced,
+    outdated, outdated_capabilities, packed, planned, pull_warning, pulled, removed, resolved,
+    skill_problem, status, synced,
 };
 
 #[cfg(test)]
@@ -85,9 +86,13 @@ mod tests {
             "skills/s",
         )
         .unwrap();
+        let unified = asv_skills::diff::Compared {
+            unified,
+            capabilities: Default::default(),
+        };
         // With colour off, the lines are the diff's text, line by line.
         let off = diff(Format::Text, Paint::OFF, "s", "base", "local", &unified);
-        assert_eq!(format!("{}\n", off.join("\n")), unified.to_string());
+        assert_eq!(format!("{}\n", off.join("\n")), unified.unified.to_string());
         let on = Paint::decide(crate::cli::ColorChoice::Always, None, None, false);
         let header = |t: &str| on.diff(DiffPart::Header, t);
         assert_eq!(
@@ -131,6 +136,7 @@ mod tests {
                     kept_local: true,
                     lost_base: None,
                     warnings: vec![],
+                    capabilities: None,
                 },
                 vec!["pdf: updated r1 -> r2 (local edits kept)"],
             ),
@@ -156,6 +162,7 @@ mod tests {
             conflicts: vec![],
             written: true,
             lost_base: Some("BASE".to_owned()),
+            capabilities: None,
         };
         assert_eq!(
             skills::pulled(Format::Text, &lost),

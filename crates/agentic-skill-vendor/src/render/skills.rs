@@ -2,7 +2,7 @@
 //! `install`, `sync`, `verify`, `diff`, `remove`, `outdated` and `list`.
 
 use asv_skills::add::{Added, Pin};
-use asv_skills::diff::{DiffLine, UnifiedDiff};
+use asv_skills::diff::{Compared, DiffLine};
 use asv_skills::install::Installed;
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
@@ -10,6 +10,7 @@ use asv_skills::pull::Pulled;
 use asv_skills::skill_dir;
 use asv_skills::status::{State, Status};
 
+use super::capabilities::{self, CapabilityRecord};
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
@@ -360,6 +361,8 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             to,
             kept_local: *kept_local,
             lost_base: lost_base.as_deref(),
+            widens: p.widens(),
+            capabilities: p.capabilities().map(CapabilityRecord::of),
         },
         Pulled::Conflicts {
             name,
@@ -367,6 +370,7 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             conflicts,
             written,
             lost_base,
+            ..
         } => PulledFields::Conflicts {
             name,
             revision,
@@ -379,6 +383,8 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
                 })
                 .collect(),
             lost_base: lost_base.as_deref(),
+            widens: p.widens(),
+            capabilities: p.capabilities().map(CapabilityRecord::of),
         },
         Pulled::RemovedUpstream {
             name,
@@ -563,6 +569,13 @@ fn skill_problem_message(p: &asv_skills::verify::VerifyProblem) -> String {
         VerifyProblem::Invalid { finding, .. } => {
             format!("{}: {}", finding.location(), finding.problem)
         }
+        VerifyProblem::Capabilities {
+            name,
+            recorded,
+            found,
+        } => format!(
+            "{name}: the lock records the capability digest {recorded} for its base, but the copy, which is that base, audits to {found}; restore the entry from version control, or remove its capabilities field when another release of the tool wrote it (the next pull that moves the base records it again)"
+        ),
         VerifyProblem::Projection {
             path: dest,
             skill: name,
@@ -614,7 +627,7 @@ pub fn diff(
     name: &str,
     from: &str,
     to: &str,
-    diff: &UnifiedDiff,
+    diff: &Compared,
 ) -> Vec<String> {
     let paint = match format {
         Format::Json | Format::Sarif => {
@@ -627,7 +640,8 @@ pub fn diff(
                             name,
                             from,
                             to,
-                            diff: &diff.to_string(),
+                            diff: &diff.unified.to_string(),
+                            capabilities: CapabilityRecord::of(&diff.capabilities),
                         },
                     ),
             ];
@@ -635,8 +649,8 @@ pub fn diff(
         Format::Text => paint,
         Format::Github => Paint::OFF,
     };
-    let mut lines = Vec::with_capacity(diff.lines().len());
-    for line in diff.lines() {
+    let mut lines = Vec::with_capacity(diff.unified.lines().len());
+    for line in diff.unified.lines() {
         match line {
             // A path may hold a line break: each line printed is coloured on its own.
             DiffLine::Header(text) => lines.extend(
@@ -689,7 +703,10 @@ pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
 /// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`, the ref
 /// followed by the tags a range picks and, when vendor-skills.yaml asks for another ref than
 /// the lock follows, why.
-pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
+///
+/// With `capabilities` (`--capabilities`) the JSON record carries the capability diff (`null`
+/// when the base can no longer be had); its text lines come from [`outdated_capabilities`].
+pub fn outdated(format: Format, o: &asv_skills::manage::Outdated, capabilities: bool) -> String {
     if o.removed_upstream {
         let at = if o.now.is_empty() {
             String::new()
@@ -715,6 +732,7 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                         locked_ref: None,
                         in_range: None,
                         newest: None,
+                        capabilities: None,
                     },
                 ),
         };
@@ -759,8 +777,30 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                     locked_ref: o.ref_changed.then_some(o.locked_ref.as_deref()),
                     in_range: o.in_range.as_deref(),
                     newest: o.in_range.as_ref().map(|_| o.newest.as_deref()),
+                    capabilities: capabilities
+                        .then(|| o.capabilities.as_ref().map(CapabilityRecord::of)),
                 },
             ),
+    }
+}
+
+/// The lines `skill outdated --capabilities` prints after an outdated skill's own: in text,
+/// its capability diff (or that its base can no longer be had); in `--format github`, the
+/// warning annotation of an update that widens; nothing in JSON, whose record holds it.
+pub fn outdated_capabilities(format: Format, o: &asv_skills::manage::Outdated) -> Vec<String> {
+    if o.removed_upstream {
+        return Vec::new();
+    }
+    match (format, &o.capabilities) {
+        (Format::Text, Some(diff)) => capabilities::lines(&o.name, diff, false),
+        (Format::Text, None) => vec![format!(
+            "{}: capabilities not compared: the base can no longer be had",
+            o.name
+        )],
+        (Format::Github, Some(diff)) if diff.widens() => {
+            vec![capabilities::widening_annotation(&o.name, diff, false)]
+        }
+        _ => Vec::new(),
     }
 }
 
