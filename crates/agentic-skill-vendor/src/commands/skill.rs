@@ -957,7 +957,7 @@ pub fn outdated(
     for o in &moved {
         lines.push(render::outdated(settings.format, o, capabilities));
         if capabilities {
-            lines.extend(render::outdated_capabilities(settings.format, o));
+            lines.extend(render::capabilities::outdated(settings.format, o));
         }
     }
     // A skill gone upstream is news, not work: it is kept as it is.

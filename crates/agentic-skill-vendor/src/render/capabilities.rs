@@ -8,6 +8,7 @@ use asv_audit::{CapabilityDiff, Finding};
 use serde::Serialize;
 
 use super::line::{Level, Line};
+use crate::cli::Format;
 use asv_skills::skill_dir;
 
 /// How `diff` changes what the skill can do, in a few words.
@@ -175,6 +176,26 @@ pub fn annotation(name: &str, message: String) -> String {
 /// The GitHub warning annotation of a widening update, at the skill's directory.
 pub fn widening_annotation(name: &str, diff: &CapabilityDiff, merged: bool) -> String {
     annotation(name, widening_warning(name, diff, merged))
+}
+
+/// The lines `skill outdated --capabilities` prints after an outdated skill's own: in text,
+/// its capability diff (or that its base can no longer be had); in `--format github`, the
+/// warning annotation of an update that widens; nothing in JSON, whose record holds it.
+pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> Vec<String> {
+    if o.removed_upstream {
+        return Vec::new();
+    }
+    match (format, &o.capabilities) {
+        (Format::Text, Some(diff)) => lines(&o.name, diff, false),
+        (Format::Text, None) => vec![format!(
+            "{}: capabilities not compared: the base can no longer be had",
+            o.name
+        )],
+        (Format::Github, Some(diff)) if diff.widens() => {
+            vec![widening_annotation(&o.name, diff, false)]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A capability diff in JSON (docs/JSON.md, type `capabilities`).

@@ -24,8 +24,8 @@ pub use contracts::{checked, event, interrupted, made, refusal, violation, viola
 pub use line::grouped;
 pub use skills::{
     added, agent_skill, diff, discovered, finding, hash, installed, installed_one, listed,
-    outdated, outdated_capabilities, packed, planned, pull_warning, pulled, removed, resolved,
-    skill_problem, status, synced,
+    outdated, packed, planned, pull_warning, pulled, removed, resolved, skill_problem, status,
+    synced,
 };
 
 #[cfg(test)]

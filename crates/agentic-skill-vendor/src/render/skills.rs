@@ -10,7 +10,7 @@ use asv_skills::pull::Pulled;
 use asv_skills::skill_dir;
 use asv_skills::status::{State, Status};
 
-use super::capabilities::{self, CapabilityRecord};
+use super::capabilities::CapabilityRecord;
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
@@ -781,26 +781,6 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated, capabilities: 
                         .then(|| o.capabilities.as_ref().map(CapabilityRecord::of)),
                 },
             ),
-    }
-}
-
-/// The lines `skill outdated --capabilities` prints after an outdated skill's own: in text,
-/// its capability diff (or that its base can no longer be had); in `--format github`, the
-/// warning annotation of an update that widens; nothing in JSON, whose record holds it.
-pub fn outdated_capabilities(format: Format, o: &asv_skills::manage::Outdated) -> Vec<String> {
-    if o.removed_upstream {
-        return Vec::new();
-    }
-    match (format, &o.capabilities) {
-        (Format::Text, Some(diff)) => capabilities::lines(&o.name, diff, false),
-        (Format::Text, None) => vec![format!(
-            "{}: capabilities not compared: the base can no longer be had",
-            o.name
-        )],
-        (Format::Github, Some(diff)) if diff.widens() => {
-            vec![capabilities::widening_annotation(&o.name, diff, false)]
-        }
-        _ => Vec::new(),
     }
 }
 

@@ -298,3 +298,48 @@ fn the_lock_records_a_capability_digest_verify_holds_the_copy_to() {
     let verified = me.run(&["skill", "verify"]);
     assert_run_snapshot!("capabilities_verify_digest_mismatch", verified, me);
 }
+
+/// Every writer of a lock entry records the digest of the same base alike: `skill sync`
+/// taking a skill up as `skill add` did, `skill resolve` the conflicted update's.
+#[test]
+fn sync_and_resolve_record_the_digest_add_records() {
+    let up = Upstream::new();
+    let added = imported(&up);
+    let synced = Repo::empty();
+    synced.write(
+        "vendor-skills.yaml",
+        added.read_string("vendor-skills.yaml"),
+    );
+    let out = synced.run(&["skill", "sync"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let digest = lock(&added)["skills"]["pdf"]["capabilities"].clone();
+    assert!(digest.is_string(), "{digest}");
+    assert_eq!(lock(&synced)["skills"]["pdf"]["capabilities"], digest);
+
+    up.widen();
+    let widened = lock(&imported(&up))["skills"]["pdf"]["capabilities"].clone();
+    assert_ne!(widened, digest);
+    // A local edit of the line upstream changed too: the pull conflicts.
+    let md = "skills/pdf/SKILL.md";
+    let ours = added
+        .read_string(md)
+        .replace("Bash(git diff:*) Read", "Bash(git diff:*) Read Grep");
+    added.write(md, &ours);
+    let out = added.run(&["skill", "pull", "--write-conflicts"]);
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(lock(&added)["skills"]["pdf"]["capabilities"], digest);
+    assert_eq!(
+        lock(&added)["skills"]["pdf"]["pending"]["capabilities"],
+        widened
+    );
+    added.write(md, up_text(&up, md));
+    let out = added.run(&["skill", "resolve", "pdf"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(lock(&added)["skills"]["pdf"]["capabilities"], widened);
+    assert_eq!(added.run(&["skill", "verify"]).code, 0);
+}
+
+/// A file of the upstream work tree.
+fn up_text(up: &Upstream, rel: &str) -> String {
+    std::fs::read_to_string(up.dir.path().join("up").join(rel)).unwrap()
+}
