@@ -309,6 +309,9 @@ pub enum SkillCommand {
     Outdated {
         /// Skills to check (default: every imported skill)
         names: Vec<String>,
+        /// Also show what each update would change in what the skill can do (reads its base and upstream's new version)
+        #[arg(long)]
+        capabilities: bool,
     },
     /// List every skill under skills/, own or imported, with its origin and state (offline); with --target, the skills in that agent's directory and whether skill sync placed them
     List {

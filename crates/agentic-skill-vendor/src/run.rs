@@ -441,7 +441,10 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 },
             ),
             SkillCommand::Remove { names, force } => commands::skill::remove(s, names, *force),
-            SkillCommand::Outdated { names } => commands::skill::outdated(s, names),
+            SkillCommand::Outdated {
+                names,
+                capabilities,
+            } => commands::skill::outdated(s, names, *capabilities),
             SkillCommand::List {
                 names,
                 target,

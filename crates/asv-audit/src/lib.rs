@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod capabilities;
+mod capdiff;
 mod finding;
 #[doc(hidden)]
 pub mod fuzz;
@@ -47,6 +48,7 @@ mod tools;
 mod unicode;
 
 pub use capabilities::Capabilities;
+pub use capdiff::{CapabilityDiff, Delta, Widened};
 pub use finding::{EXCERPT_CHARS, Finding, Position, fingerprint};
 pub use magic::{Shape, is_markdown, is_script, shape};
 pub use rules::{Rule, Severity};

@@ -37,6 +37,9 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// What the skill reaches.
     pub capabilities: Capabilities,
+    /// Every file handed to the audit, by path (what a capability diff counts as added or
+    /// removed).
+    pub files: std::collections::BTreeSet<String>,
 }
 
 /// The finding for a file over [`MAX_SCANNED_BYTES`], for callers that do not read it.
@@ -54,6 +57,7 @@ pub fn too_large(path: &str, size: u64) -> Finding {
 pub fn scan_skill<'a>(files: impl IntoIterator<Item = SkillFile<'a>>) -> Report {
     let mut report = Report::default();
     for file in files {
+        report.files.insert(file.path.to_owned());
         let found = scan_file(&file, &mut report.capabilities);
         report.findings.extend(found);
     }

@@ -122,6 +122,20 @@ pub fn diff(
     to: Version,
     options: &Options,
 ) -> Result<UnifiedDiff, Error> {
+    compare(root, name, from, to, options).map(|c| c.unified)
+}
+
+/// As [`diff`], with the capability diff of the same two versions: each audited whole.
+///
+/// # Errors
+/// As [`diff`].
+pub fn compare(
+    root: &WriterLock<'_>,
+    name: &str,
+    from: Version,
+    to: Version,
+    options: &Options,
+) -> Result<Compared, Error> {
     let lock = SkillLock::load(root)?;
     let entry = lock.entry(name)?.clone();
     let dir = skill_dir(name);
@@ -140,7 +154,21 @@ pub fn diff(
     };
     let a = version(from)?;
     let b = version(to)?;
-    Ok(unified(&a, &b, &dir)?)
+    Ok(Compared {
+        capabilities: crate::audit::capabilities::between(&a, &b)?,
+        unified: unified(&a, &b, &dir)?,
+    })
+}
+
+/// Two versions of an imported skill compared: their text, and what the second can do that
+/// the first could not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compared {
+    /// The unified diff.
+    pub unified: UnifiedDiff,
+    /// The capability diff of the same two versions (issue 32 §3): with `--from base --to
+    /// upstream`, what the update a pull would merge changes in what the skill can do.
+    pub capabilities: asv_audit::CapabilityDiff,
 }
 
 /// The base `skill diff` shows: as [`base_of`], kept when read again; a lost base is found

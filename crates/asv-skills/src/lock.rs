@@ -55,6 +55,12 @@ pub struct Entry {
     pub revision: String,
     /// The tree hash of the base: the upstream version the local copy started from.
     pub base_hash: String,
+    /// The capability digest of the base ([`asv_audit::Capabilities::digest`] of the audit of
+    /// the tree `base_hash` names): what the upstream version taken can do, in one value, so a
+    /// change of it shows in the lock's diff. Absent in locks written before it was recorded
+    /// (the next pull that moves the base writes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<String>,
     /// While a pull's conflicts wait for `skill resolve`: the upstream version being merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<Pending>,
@@ -73,6 +79,9 @@ pub struct Pending {
     pub revision: String,
     /// The upstream tree hash: the base once resolved.
     pub base_hash: String,
+    /// The upstream version's capability digest: the entry's once resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<String>,
 }
 
 impl SkillLock {
@@ -200,6 +209,29 @@ impl SkillLock {
                         },
                     ));
                 }
+            }
+            let digests = [
+                (entry.capabilities.as_ref(), false),
+                (
+                    entry.pending.as_ref().and_then(|p| p.capabilities.as_ref()),
+                    true,
+                ),
+            ];
+            for (digest, pending) in digests {
+                let Some(digest) = digest.filter(|d| !is_tree_hash(d)) else {
+                    continue;
+                };
+                return Err(refuse(
+                    if pending {
+                        line(&["skills", name, "pending", "capabilities"])
+                    } else {
+                        line(&["skills", name, "capabilities"])
+                    },
+                    SkillLockProblem::BadCapabilities {
+                        name: name.clone(),
+                        digest: digest.clone(),
+                    },
+                ));
             }
         }
         for (dir, skills) in &lock.projections {
@@ -423,6 +455,7 @@ mod tests {
                 tag: None,
                 revision: "a".repeat(40),
                 base_hash: hash('b'),
+                capabilities: Some(hash('d')),
                 pending: None,
                 removed_upstream: None,
             },
@@ -431,9 +464,10 @@ mod tests {
         assert_eq!(
             text,
             format!(
-                "{{\n  \"version\": 1,\n  \"skills\": {{\n    \"pdf\": {{\n      \"source\": \"acme/skills\",\n      \"path\": \"skills/pdf\",\n      \"ref\": \"main\",\n      \"revision\": \"{}\",\n      \"baseHash\": \"{}\"\n    }}\n  }}\n}}\n",
+                "{{\n  \"version\": 1,\n  \"skills\": {{\n    \"pdf\": {{\n      \"source\": \"acme/skills\",\n      \"path\": \"skills/pdf\",\n      \"ref\": \"main\",\n      \"revision\": \"{}\",\n      \"baseHash\": \"{}\",\n      \"capabilities\": \"{}\"\n    }}\n  }}\n}}\n",
                 "a".repeat(40),
-                hash('b')
+                hash('b'),
+                hash('d')
             )
         );
         let dir = tempfile::tempdir().unwrap();
@@ -455,8 +489,19 @@ mod tests {
             "\"baseHash\"",
             "\"pending\":{\"revision\":\"r2\",\"baseHash\":\"sha256:00\"},\"baseHash\"",
         );
+        let digest = good.replace(
+            "\"baseHash\"",
+            "\"capabilities\":\"sha256:cap\",\"baseHash\"",
+        );
+        let pending_digest = good.replace(
+            "\"baseHash\"",
+            &format!(
+                "\"pending\":{{\"revision\":\"r2\",\"baseHash\":\"{}\",\"capabilities\":\"x\"}},\"baseHash\"",
+                hash('e')
+            ),
+        );
         type Want = fn(&SkillLockProblem) -> bool;
-        let rows: [(&str, String, Want); 6] = [
+        let rows: [(&str, String, Want); 8] = [
             ("not json", "{".to_owned(), |p| {
                 matches!(p, SkillLockProblem::NotValid(_))
             }),
@@ -485,9 +530,23 @@ mod tests {
                 pending,
                 |p| matches!(p, SkillLockProblem::BadHash { hash, .. } if hash == "sha256:00"),
             ),
+            (
+                "bad capability digest",
+                digest,
+                |p| matches!(p, SkillLockProblem::BadCapabilities { digest, .. } if digest == "sha256:cap"),
+            ),
+            (
+                "bad pending capability digest",
+                pending_digest,
+                |p| matches!(p, SkillLockProblem::BadCapabilities { digest, .. } if digest == "x"),
+            ),
         ];
         root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();
-        assert!(SkillLock::load(&root).is_ok());
+        // A lock written before the capability digest was recorded reads without it.
+        assert_eq!(
+            SkillLock::load(&root).unwrap().skills["pdf"].capabilities,
+            None
+        );
         assert!(SkillLock::load(&root).unwrap().projections.is_empty());
         for (name, text, want) in rows {
             root.write_file(SKILL_LOCK_FILE, text.as_bytes()).unwrap();

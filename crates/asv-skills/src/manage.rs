@@ -215,6 +215,10 @@ pub struct Outdated {
     /// Upstream no longer holds the skill, as a pull found at `now` (empty for a local
     /// directory): said once, not counted as outdated.
     pub removed_upstream: bool,
+    /// With `--capabilities` ([`outdated_with`]): what taking `now` would change in what the
+    /// skill can do, its base against upstream at `now`; `None` otherwise, for a skill gone
+    /// upstream, and for one whose base can no longer be had.
+    pub capabilities: Option<asv_audit::CapabilityDiff>,
 }
 
 /// `skill outdated`: each named imported skill (every one when `names` is empty; a name given
@@ -239,6 +243,24 @@ pub struct Outdated {
 /// cannot be read (as [`crate::upstream::take`]), including a local directory that no longer
 /// holds the skill; [`Error::RangeUnsupported`] or [`Error::NoTagInRange`] for a range.
 pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<Outdated>, Error> {
+    outdated_with(root, names, options, false)
+}
+
+/// As [`outdated`]; with `capabilities` (`skill outdated --capabilities`), each outdated skill
+/// also says what the update would change in what it can do ([`Outdated::capabilities`]):
+/// its base (the kept copy, or the source read again at the pinned revision) and upstream at
+/// the commit its ref names now are read whole and audited. Without it no tree is read that
+/// [`outdated`] would not read. Writes nothing either way.
+///
+/// # Errors
+/// As [`outdated`]; with `capabilities`, as [`crate::upstream::take`] for either read and
+/// [`Error::BaseMismatch`] for a pinned revision that no longer hashes as recorded.
+pub fn outdated_with(
+    root: &Root,
+    names: &[String],
+    options: &Options,
+    capabilities: bool,
+) -> Result<Vec<Outdated>, Error> {
     let lock = SkillLock::load(root)?;
     let mut names = if names.is_empty() {
         lock.skills.keys().cloned().collect()
@@ -318,6 +340,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     in_range: None,
                     newest: None,
                     removed_upstream: true,
+                    capabilities: None,
                 });
                 continue;
             }
@@ -337,6 +360,11 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     sources,
                 )?;
         if moved {
+            let capabilities = if capabilities {
+                crate::audit::capabilities::update_of(root, &name, entry, &now, sources)?
+            } else {
+                None
+            };
             out.push(Outdated {
                 name,
                 locked: entry.revision.clone(),
@@ -347,6 +375,7 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                 in_range,
                 newest,
                 removed_upstream: false,
+                capabilities,
             });
         }
     }

@@ -122,3 +122,18 @@ pub(crate) fn portable_tree(label: &str, tree: &SkillTree) -> Result<(), Error> 
     let paths: Vec<String> = tree.files().iter().map(|f| f.path.clone()).collect();
     portable(label, &paths)
 }
+
+/// The skill directories under `skills/`, by name (what a change of the tree left part-way is
+/// not one).
+///
+/// # Errors
+/// A guarded-read refusal of `skills/`.
+pub(crate) fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
+    Ok(root
+        .read_dir(SKILLS_DIR)?
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.kind == EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name))
+        .map(|e| e.name)
+        .collect())
+}

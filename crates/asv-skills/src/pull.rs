@@ -17,6 +17,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use asv_audit::CapabilityDiff;
 use asv_fs::{Change, Plan, Root, WriterLock};
 use asv_remote::Options;
 use asv_skilltree::merge::{Conflict, merge, merge_text_into, merge_without_base};
@@ -64,6 +65,9 @@ pub enum Pulled {
         lost_base: Option<String>,
         /// What the consumer's rules warn of in the merged skill ([`Profile::Consumer`]).
         warnings: Vec<Finding>,
+        /// What the update changes in what the skill can do: the base against upstream's new
+        /// version (the local copy's own edits are not in it); `None` when the base was lost.
+        capabilities: Option<CapabilityDiff>,
     },
     /// The merge conflicts: nothing was placed (or, with `--write-conflicts`, the files with
     /// markers were placed and the skill waits for `skill resolve`).
@@ -78,6 +82,8 @@ pub enum Pulled {
         written: bool,
         /// Where the base belonged when it was lost and the merge was made without one.
         lost_base: Option<String>,
+        /// What the update changes in what the skill can do, as for [`Pulled::Updated`].
+        capabilities: Option<CapabilityDiff>,
     },
     /// In a pull of several skills, one whose earlier pull's conflicts still wait for `skill
     /// resolve`: left as it is while the others are pulled.
@@ -113,6 +119,23 @@ impl Pulled {
             | Pulled::Waiting { name, .. }
             | Pulled::RemovedUpstream { name, .. } => name,
         }
+    }
+
+    /// What the update changes in what the skill can do, for an update or a conflicted one
+    /// whose base was had.
+    pub fn capabilities(&self) -> Option<&CapabilityDiff> {
+        match self {
+            Pulled::Updated { capabilities, .. } | Pulled::Conflicts { capabilities, .. } => {
+                capabilities.as_ref()
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the update grants the skill more than its base could do
+    /// ([`CapabilityDiff::widens`]).
+    pub fn widens(&self) -> bool {
+        self.capabilities().is_some_and(CapabilityDiff::widens)
     }
 
     /// Where the base belonged, when it was lost and the merge was made without one.
@@ -455,6 +478,17 @@ fn pull_one(
         Err(Error::BaseUnavailable { path, .. }) => (None, false, false, Some(path)),
         Err(e) => return Err(e),
     };
+    // What the update changes in what the skill can do: upstream's new version against the
+    // base it replaces (issue 32 §3), and the digest the lock records of the new base.
+    let audited = crate::audit::audit_tree(&upstream.tree)?;
+    let digest = audited.capabilities.digest();
+    // A base taken from its digest list has had no byte read, and the merge reads only the
+    // files both sides changed: one of its other files edited in place is no reason to refuse
+    // the pull, only to leave the update's capabilities uncompared.
+    let capabilities = base
+        .as_ref()
+        .and_then(|base| crate::audit::audit_tree(base).ok())
+        .map(|old| CapabilityDiff::between(&old, &audited));
     // The tool's own rename (`skill add --name`) is taken out of the local copy before the
     // merge and put back after it, so the `name:` line never conflicts with an upstream
     // change beside it and is never counted as the user's edit.
@@ -485,6 +519,7 @@ fn pull_one(
                 e.pending = Some(Pending {
                     revision: upstream.revision.clone(),
                     base_hash: upstream_hash,
+                    capabilities: Some(digest),
                 });
                 crate::follow::record(e, &followed, upstream.tag.as_ref());
             }
@@ -499,6 +534,7 @@ fn pull_one(
             conflicts: merged.conflicts,
             written: write_conflicts,
             lost_base,
+            capabilities,
         };
         return Ok((pulled, writes));
     }
@@ -515,6 +551,7 @@ fn pull_one(
     if let Some(e) = lock.skills.get_mut(&name) {
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
+        e.capabilities = Some(digest);
         crate::follow::record(e, &followed, upstream.tag.as_ref());
     }
     if merged.tree != local {
@@ -530,6 +567,7 @@ fn pull_one(
         to: upstream.revision,
         lost_base,
         warnings,
+        capabilities,
     };
     Ok((pulled, writes))
 }

@@ -89,6 +89,7 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<Resolved, Error> {
     if let Some(e) = lock.skills.get_mut(name) {
         e.revision = pending.revision.clone();
         e.base_hash = pending.base_hash;
+        e.capabilities = pending.capabilities;
         e.pending = None;
     }
     // The base the conflicted pull merged from goes once nothing else refers to it.

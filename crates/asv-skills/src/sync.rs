@@ -147,16 +147,7 @@ pub(crate) fn differs(name: &str, wanted: &crate::intent::Wanted, entry: &Entry)
     out
 }
 
-/// The skill directories under `skills/`, by name.
-pub(crate) fn skill_names(root: &Root) -> Result<Vec<String>, Error> {
-    Ok(root
-        .read_dir(asv_model::layout::SKILLS_DIR)?
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|e| e.kind == EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name))
-        .map(|e| e.name)
-        .collect())
-}
+pub(crate) use crate::paths::skill_names;
 
 /// What stands where a copy goes: nothing, a directory with its tree hash (or why it could not
 /// be read), or an entry of another kind (refused as edited); an error finding out.
@@ -366,6 +357,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                         tag: taken.tag.clone(),
                         revision: taken.revision.clone(),
                         base_hash: taken.tree.hash(),
+                        capabilities: Some(crate::audit::capabilities::digest_of(&taken.tree)?),
                         pending: None,
                         removed_upstream: None,
                     },

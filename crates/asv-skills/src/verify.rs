@@ -30,6 +30,7 @@ fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
             problem:
                 SkillLockProblem::BadName { .. }
                 | SkillLockProblem::BadHash { .. }
+                | SkillLockProblem::BadCapabilities { .. }
                 | SkillLockProblem::BadPath { .. }
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },
@@ -97,6 +98,18 @@ pub enum VerifyProblem {
         /// Why.
         error: Error,
     },
+    /// An imported skill whose copy is its base (it hashes to the lock's `baseHash`) and whose
+    /// audit's capability digest is not the one the lock records: the lock was edited by hand,
+    /// or written by a build whose audit rules read the skill otherwise. Reported as a lock
+    /// entry at fault, as a base hash that did not match would be.
+    Capabilities {
+        /// The skill.
+        name: String,
+        /// The digest the lock records.
+        recorded: String,
+        /// The digest of the copy.
+        found: String,
+    },
     /// A skill that breaks a rule: the first error found.
     Invalid {
         /// The skill's directory.
@@ -144,7 +157,7 @@ impl VerifyProblem {
     /// `lock`.
     pub fn kind(&self) -> &'static str {
         match self {
-            VerifyProblem::LockEntry { .. } => "lock",
+            VerifyProblem::LockEntry { .. } | VerifyProblem::Capabilities { .. } => "lock",
             VerifyProblem::IntentEntry { .. }
             | VerifyProblem::Untaken { .. }
             | VerifyProblem::Differs(_)
@@ -167,7 +180,9 @@ impl VerifyProblem {
             VerifyProblem::Untaken { .. }
             | VerifyProblem::Differs(_)
             | VerifyProblem::Unwanted { .. } => INTENT_FILE.to_owned(),
-            VerifyProblem::Missing { name } | VerifyProblem::Conflicted { name } => skill_dir(name),
+            VerifyProblem::Missing { name }
+            | VerifyProblem::Conflicted { name }
+            | VerifyProblem::Capabilities { name, .. } => skill_dir(name),
         }
     }
 }
@@ -249,7 +264,7 @@ fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audite
         names
             .par_iter()
             .filter(|name| !linked.contains(*name))
-            .map(|name| judge(root, name, lock.skills.contains_key(name), audit))
+            .map(|name| judge(root, name, lock.skills.get(name), audit))
             .collect()
     };
     let mut judged = judged.into_iter();
@@ -269,6 +284,7 @@ fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audite
                 invalid,
                 hash,
                 report,
+                capabilities,
             } => {
                 if let Some(finding) = invalid {
                     out.push(VerifyProblem::Invalid {
@@ -280,6 +296,19 @@ fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audite
                     audited.push(Audited {
                         dir: dir.clone(),
                         report: *report,
+                    });
+                }
+                // A copy that is its base must audit to the digest the lock records of that
+                // base, as it hashes to the recorded hash (issue 32 §3); the digest comes from
+                // the one audit of the skill.
+                if let (Some(entry), Some(found)) = (lock.skills.get(&name), capabilities)
+                    && let Some(recorded) = &entry.capabilities
+                    && found != *recorded
+                {
+                    out.push(VerifyProblem::Capabilities {
+                        name: name.clone(),
+                        recorded: recorded.clone(),
+                        found,
                     });
                 }
                 skills.insert(name, Some(hash));
@@ -347,11 +376,13 @@ fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audite
 
 /// One skill directory as verify judges it.
 enum Judged {
-    /// Read: its first error by the rules, its tree hash, and its audit when asked for.
+    /// Read: its first error by the rules, its tree hash, its audit when asked for, and its
+    /// capability digest when the lock records one of a base the copy still is.
     Read {
         invalid: Option<Finding>,
         hash: String,
         report: Option<Box<asv_audit::Report>>,
+        capabilities: Option<String>,
     },
     /// Not readable as a skill tree.
     Unreadable(asv_skilltree::Error),
@@ -359,7 +390,13 @@ enum Judged {
 
 /// Reads and judges the skill `name`: an import by the consumer's rules it was taken by, the
 /// user's own skills by every rule; audited when `audit`.
-fn judge(root: &Root, name: &str, imported: bool, audit: bool) -> Result<Judged, Error> {
+fn judge(
+    root: &Root,
+    name: &str,
+    entry: Option<&crate::lock::Entry>,
+    audit: bool,
+) -> Result<Judged, Error> {
+    let imported = entry.is_some();
     let dir = skill_dir(name);
     let tree = match SkillTree::read(root, &dir) {
         Ok(tree) => tree,
@@ -373,14 +410,23 @@ fn judge(root: &Root, name: &str, imported: bool, audit: bool) -> Result<Judged,
     let invalid = validate_tree_as(&tree, &dir, profile)?
         .into_iter()
         .find(|f| f.severity == Severity::Error);
-    let report = if audit {
+    let hash = tree.hash();
+    let digest_wanted = entry
+        .is_some_and(|e| e.pending.is_none() && e.capabilities.is_some() && e.base_hash == hash);
+    // One audit serves both the gate and the digest check.
+    let report = if audit || digest_wanted {
         Some(Box::new(crate::audit::audit_tree(&tree)?))
     } else {
         None
     };
+    let capabilities = report
+        .as_ref()
+        .filter(|_| digest_wanted)
+        .map(|r| r.capabilities.digest());
     Ok(Judged::Read {
         invalid,
-        hash: tree.hash(),
-        report,
+        hash,
+        report: report.filter(|_| audit),
+        capabilities,
     })
 }

@@ -748,7 +748,8 @@ pub fn pull(
         each(settings),
         |p| match p {
             pull::Pulled::UpToDate { .. } => Some("up-to-date"),
-            pull::Pulled::Updated { .. } => Some("updated"),
+            // An update that widens what its skill can do is never folded into a count.
+            pull::Pulled::Updated { .. } if !p.widens() => Some("updated"),
             // A conflict, a skill waiting or one gone upstream is said on its own.
             _ => None,
         },
@@ -759,10 +760,36 @@ pub fn pull(
                 lines.extend(split_findings(settings.format, warnings).0);
             }
             lines.extend(render::pulled(settings.format, p));
+            // What the update changes in what the skill can do: every change in a dry run,
+            // which is for reviewing; a widening one in any run (issue 32 §3).
+            if let Some(diff) = p.capabilities()
+                && settings.format == Format::Text
+                && (dry_run || diff.widens())
+            {
+                lines.extend(render::capabilities::lines(p.name(), diff, true));
+            }
             lines
         },
         crate::summary::pulled,
     );
+    let mut lines = lines;
+    // An update that widens what its skill can do is said on its own (issue 32 §3): on stderr,
+    // or as a warning annotation on the pull request.
+    for p in &pulled {
+        let Some(diff) = p.capabilities().filter(|c| c.widens()) else {
+            continue;
+        };
+        let (name, merged) = (
+            p.name(),
+            !dry_run && matches!(p, pull::Pulled::Updated { .. }),
+        );
+        match settings.format {
+            Format::Github => lines.push(render::capabilities::widening_annotation(
+                name, diff, merged,
+            )),
+            _ => warnings.push(render::capabilities::widening_warning(name, diff, merged)),
+        }
+    }
     let mut report = Report::new(lines, conflicts);
     report.warnings = warnings;
     report
@@ -814,19 +841,34 @@ pub fn diff(
     // A diff may keep a base it had to fetch, which is a change to the tree like any other.
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
-    let unified = diff::diff(&lock, name, version(from), version(to), &options)?;
-    let lines = render::diff(
+    let compared = diff::compare(&lock, name, version(from), version(to), &options)?;
+    let (from, to) = (version_name(from), version_name(to));
+    let mut lines = render::diff(
         settings.format,
         settings.stdout_color,
         name,
-        version_name(from),
-        version_name(to),
-        &unified,
+        from,
+        to,
+        &compared,
     );
-    Ok(super::with_left_behind(
-        Report::new(lines, false),
-        Some(&lock),
-    ))
+    let caps = &compared.capabilities;
+    let mut report = Report::new(Vec::new(), false);
+    match settings.format {
+        // stdout stays the patch `git apply` takes: what the versions can do goes to stderr.
+        Format::Text => {
+            report.notes = render::capabilities::lines(name, caps, true);
+            if let Some(head) = report.notes.first_mut() {
+                head.push_str(&format!(" ({from} -> {to})"));
+            }
+        }
+        Format::Github if caps.widens() => lines.push(render::capabilities::annotation(
+            name,
+            render::capabilities::widening_between(name, from, to, caps),
+        )),
+        _ => {}
+    }
+    report.lines = lines;
+    Ok(super::with_left_behind(report, Some(&lock)))
 }
 
 /// `skill pack <dir> [-o file.zip]`.
@@ -1065,16 +1107,24 @@ pub fn remove(settings: &Settings, names: &[String], force: bool) -> crate::erro
 ///
 /// # Errors
 /// A refusal of the tree, a name or a source.
-pub fn outdated(settings: &Settings, names: &[String]) -> crate::error::Result<Report> {
+pub fn outdated(
+    settings: &Settings,
+    names: &[String],
+    capabilities: bool,
+) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     let options = settings.transport_options()?;
-    let moved = asv_skills::manage::outdated(&root, names, &options)?;
+    let moved = asv_skills::manage::outdated_with(&root, names, &options, capabilities)?;
+    let mut lines = Vec::with_capacity(moved.len());
+    for o in &moved {
+        lines.push(render::outdated(settings.format, o, capabilities));
+        if capabilities {
+            lines.extend(render::capabilities::outdated(settings.format, o));
+        }
+    }
+    // A skill gone upstream is news, not work: it is kept as it is.
     Ok(Report::new(
-        moved
-            .iter()
-            .map(|o| render::outdated(settings.format, o))
-            .collect(),
-        // A skill gone upstream is news, not work: it is kept as it is.
+        lines,
         moved.iter().any(|o| !o.removed_upstream),
     ))
 }

@@ -11,6 +11,7 @@
 //! (what goes to stderr beside the report).
 
 mod audit;
+pub mod capabilities;
 mod contracts;
 mod line;
 mod records;
@@ -87,9 +88,13 @@ mod tests {
             "skills/s",
         )
         .unwrap();
+        let unified = asv_skills::diff::Compared {
+            unified,
+            capabilities: Default::default(),
+        };
         // With colour off, the lines are the diff's text, line by line.
         let off = diff(Format::Text, Paint::OFF, "s", "base", "local", &unified);
-        assert_eq!(format!("{}\n", off.join("\n")), unified.to_string());
+        assert_eq!(format!("{}\n", off.join("\n")), unified.unified.to_string());
         let on = Paint::decide(crate::cli::ColorChoice::Always, None, None, false);
         let header = |t: &str| on.diff(DiffPart::Header, t);
         assert_eq!(
@@ -133,6 +138,7 @@ mod tests {
                     kept_local: true,
                     lost_base: None,
                     warnings: vec![],
+                    capabilities: None,
                 },
                 vec!["pdf: updated r1 -> r2 (local edits kept)"],
             ),
@@ -158,6 +164,7 @@ mod tests {
             conflicts: vec![],
             written: true,
             lost_base: Some("BASE".to_owned()),
+            capabilities: None,
         };
         assert_eq!(
             skills::pulled(Format::Text, &lost),

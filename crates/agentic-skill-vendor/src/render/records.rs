@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use super::capabilities::CapabilityRecord;
+
 // The fields of each command's own, after the shared ones. Names are camelCase, in the order
 // declared here (serde keeps it).
 
@@ -48,6 +50,10 @@ pub(super) enum PulledFields<'a> {
         /// Where the lost base belonged, when the merge was made without one.
         #[serde(rename = "lostBase")]
         lost_base: Option<&'a str>,
+        /// Whether the update grants the skill more than its base could do.
+        widens: bool,
+        /// What the update changes in what the skill can do; `null` when the base was lost.
+        capabilities: Option<CapabilityRecord<'a>>,
     },
     Conflicts {
         name: &'a str,
@@ -57,6 +63,10 @@ pub(super) enum PulledFields<'a> {
         /// Where the lost base belonged, when the merge was made without one.
         #[serde(rename = "lostBase")]
         lost_base: Option<&'a str>,
+        /// As for `Updated`.
+        widens: bool,
+        /// As for `Updated`.
+        capabilities: Option<CapabilityRecord<'a>>,
     },
     RemovedUpstream {
         name: &'a str,
@@ -138,6 +148,8 @@ pub(super) struct DiffFields<'a> {
     pub(super) from: &'a str,
     pub(super) to: &'a str,
     pub(super) diff: &'a str,
+    /// What the second version can do that the first could not, and the reverse.
+    pub(super) capabilities: CapabilityRecord<'a>,
 }
 
 /// `skill remove`: one skill removed.
@@ -165,6 +177,10 @@ pub(super) struct OutdatedFields<'a> {
     /// For a semver range (present with `inRange`): the newest release tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) newest: Option<Option<&'a str>>,
+    /// With `--capabilities`: what the update would change in what the skill can do (`null`
+    /// when its base can no longer be had).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) capabilities: Option<Option<CapabilityRecord<'a>>>,
 }
 
 /// `skill list`: one skill.

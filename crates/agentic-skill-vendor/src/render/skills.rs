@@ -2,7 +2,7 @@
 //! `install`, `sync`, `verify`, `diff`, `remove`, `outdated` and `list`.
 
 use asv_skills::add::{Added, Pin};
-use asv_skills::diff::{DiffLine, UnifiedDiff};
+use asv_skills::diff::{Compared, DiffLine};
 use asv_skills::install::Installed;
 use asv_skills::naming::NamedBy;
 use asv_skills::package::Packed;
@@ -10,6 +10,7 @@ use asv_skills::pull::Pulled;
 use asv_skills::skill_dir;
 use asv_skills::status::{State, Status};
 
+use super::capabilities::CapabilityRecord;
 use super::line::{Level, Line, files, size};
 use super::records::*;
 use crate::cli::Format;
@@ -360,6 +361,8 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             to,
             kept_local: *kept_local,
             lost_base: lost_base.as_deref(),
+            widens: p.widens(),
+            capabilities: p.capabilities().map(CapabilityRecord::of),
         },
         Pulled::Conflicts {
             name,
@@ -367,6 +370,7 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
             conflicts,
             written,
             lost_base,
+            ..
         } => PulledFields::Conflicts {
             name,
             revision,
@@ -379,6 +383,8 @@ fn pulled_fields(p: &Pulled) -> PulledFields<'_> {
                 })
                 .collect(),
             lost_base: lost_base.as_deref(),
+            widens: p.widens(),
+            capabilities: p.capabilities().map(CapabilityRecord::of),
         },
         Pulled::RemovedUpstream {
             name,
@@ -597,6 +603,13 @@ fn skill_problem_message(p: &asv_skills::verify::VerifyProblem) -> String {
         VerifyProblem::Invalid { finding, .. } => {
             format!("{}: {}", finding.location(), finding.problem)
         }
+        VerifyProblem::Capabilities {
+            name,
+            recorded,
+            found,
+        } => format!(
+            "{name}: the lock records the capability digest {recorded} for its base, but the copy, which is that base, audits to {found}; restore the entry from version control, or remove its capabilities field when another release of the tool wrote it (the next pull that moves the base records it again)"
+        ),
         VerifyProblem::Projection {
             path: dest,
             skill: name,
@@ -648,7 +661,7 @@ pub fn diff(
     name: &str,
     from: &str,
     to: &str,
-    diff: &UnifiedDiff,
+    diff: &Compared,
 ) -> Vec<String> {
     let paint = match format {
         Format::Json | Format::Sarif => {
@@ -661,7 +674,8 @@ pub fn diff(
                             name,
                             from,
                             to,
-                            diff: &diff.to_string(),
+                            diff: &diff.unified.to_string(),
+                            capabilities: CapabilityRecord::of(&diff.capabilities),
                         },
                     ),
             ];
@@ -669,8 +683,8 @@ pub fn diff(
         Format::Text => paint,
         Format::Github => Paint::OFF,
     };
-    let mut lines = Vec::with_capacity(diff.lines().len());
-    for line in diff.lines() {
+    let mut lines = Vec::with_capacity(diff.unified.lines().len());
+    for line in diff.unified.lines() {
         match line {
             // A path may hold a line break: each line printed is coloured on its own.
             DiffLine::Header(text) => lines.extend(
@@ -723,7 +737,10 @@ pub fn removed(format: Format, r: &asv_skills::manage::Removed) -> String {
 /// Renders one skill of `skill outdated`: `<name>: <locked> -> <now> (<ref>)`, the ref
 /// followed by the tags a range picks and, when vendor-skills.yaml asks for another ref than
 /// the lock follows, why.
-pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
+///
+/// With `capabilities` (`--capabilities`) the JSON record carries the capability diff (`null`
+/// when the base can no longer be had); its text lines come from [`outdated_capabilities`].
+pub fn outdated(format: Format, o: &asv_skills::manage::Outdated, capabilities: bool) -> String {
     if o.removed_upstream {
         let at = if o.now.is_empty() {
             String::new()
@@ -749,6 +766,7 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                         locked_ref: None,
                         in_range: None,
                         newest: None,
+                        capabilities: None,
                     },
                 ),
         };
@@ -793,6 +811,8 @@ pub fn outdated(format: Format, o: &asv_skills::manage::Outdated) -> String {
                     locked_ref: o.ref_changed.then_some(o.locked_ref.as_deref()),
                     in_range: o.in_range.as_deref(),
                     newest: o.in_range.as_ref().map(|_| o.newest.as_deref()),
+                    capabilities: capabilities
+                        .then(|| o.capabilities.as_ref().map(CapabilityRecord::of)),
                 },
             ),
     }

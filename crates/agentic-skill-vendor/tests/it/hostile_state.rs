@@ -109,7 +109,7 @@ fn one_projection(dir: &str, name: &str, hash: &str) -> String {
 }
 
 /// The line of a projection's name in a lock of one skill and one projection.
-const ENTRY_LINE: usize = 13;
+const ENTRY_LINE: usize = 14;
 
 /// `skill sync --force` and every other command that reads the lock: each refuses with
 /// exactly `says` (stderr, exit 2), `skill verify` reports it (stdout, exit 1), and nothing
@@ -262,7 +262,7 @@ fn a_key_given_twice_in_the_skill_lock_is_refused_by_every_command() {
                 "{{\n    \".claude/skills\": {{\n      \"pdf\": \"{hash}\",\n      \"pdf\": \"{hash}\"\n    }}\n  }}"
             );
             let says = format!(
-                "{LOCK}:14: the key \"pdf\" appears twice in projections.\".claude/skills\"; keep one of them and remove the other"
+                "{LOCK}:15: the key \"pdf\" appears twice in projections.\".claude/skills\"; keep one of them and remove the other"
             );
             (with_projections(world, &twice), says)
         }),
@@ -275,7 +275,7 @@ fn a_key_given_twice_in_the_skill_lock_is_refused_by_every_command() {
                 "{{\n    \".claude/skills\": {{}},\n    \".claude/skills\": {{\n      \"pdf\": \"{hash}\"\n    }}\n  }}"
             );
             let says = format!(
-                "{LOCK}:13: the key \".claude/skills\" appears twice in projections; keep one of them and remove the other"
+                "{LOCK}:14: the key \".claude/skills\" appears twice in projections; keep one of them and remove the other"
             );
             (with_projections(world, &twice), says)
         }),

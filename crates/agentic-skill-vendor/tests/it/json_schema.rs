@@ -76,8 +76,48 @@ fn has_type(value: &Value, ty: &str) -> bool {
                 })
             })
         }),
+        "capabilities" => is_capabilities(value),
+        "capabilities?" => value.is_null() || is_capabilities(value),
         other => panic!("docs/JSON.md names a type the test does not know: {other}"),
     }
+}
+
+/// A capability diff as docs/JSON.md describes it: `widens`, `hidden`, and every list. (Its
+/// keys' order is not checked: a nested object is read back sorted.)
+fn is_capabilities(value: &Value) -> bool {
+    const LISTS: [&str; 22] = [
+        "filesAdded",
+        "filesRemoved",
+        "scriptsAdded",
+        "scriptsRemoved",
+        "executablesAdded",
+        "executablesRemoved",
+        "binariesAdded",
+        "binariesRemoved",
+        "archivesAdded",
+        "archivesRemoved",
+        "toolsWidened",
+        "toolsNarrowed",
+        "commandsAdded",
+        "commandsRemoved",
+        "hostsAdded",
+        "hostsRemoved",
+        "credentialPathsAdded",
+        "credentialPathsRemoved",
+        "secretVariablesAdded",
+        "secretVariablesRemoved",
+        "findingsNew",
+        "findingsResolved",
+    ];
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    object.len() == LISTS.len() + 2
+        && object.get("widens").is_some_and(Value::is_boolean)
+        && object.get("hidden").is_some_and(Value::is_object)
+        && LISTS
+            .iter()
+            .all(|k| object.get(*k).is_some_and(Value::is_array))
 }
 
 /// A JSON object's fields in the order they were printed (serde_json's own map sorts them
@@ -185,6 +225,7 @@ fn every_command_prints_what_docs_json_says() {
         "---\nname: pdf\ndescription: Reads PDF files.\n---\none\ntwo\nTHREE\n",
     );
     json_lines(&me, &["skill", "outdated"], &mut lines);
+    json_lines(&me, &["skill", "outdated", "--capabilities"], &mut lines);
     json_lines(&me, &["skill", "pull"], &mut lines);
     up.write(
         "skills/pdf/SKILL.md",

@@ -42,6 +42,7 @@ mod skill;
 mod skill_add_all;
 mod skill_audit;
 mod skill_bases;
+mod skill_capabilities;
 mod skill_discover;
 mod skill_files_on_disk;
 mod skill_gates;

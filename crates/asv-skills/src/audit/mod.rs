@@ -5,6 +5,7 @@
 //! and place, so a run prints the same lines whatever the scheduling.
 
 pub mod allow;
+pub mod capabilities;
 
 use asv_audit::{Report, SkillFile};
 use asv_fs::Root;
@@ -53,6 +54,9 @@ pub fn audit_tree(tree: &SkillTree) -> Result<Report, Error> {
             executable: *executable,
         }));
     if !too_large.is_empty() {
+        report
+            .files
+            .extend(too_large.iter().map(|f| f.path.clone()));
         report.findings.extend(too_large);
         report.findings.sort();
     }
@@ -64,16 +68,7 @@ pub fn audit_tree(tree: &SkillTree) -> Result<Report, Error> {
 /// # Errors
 /// A refusal of the read of `skills/`.
 pub fn every_skill_dir(root: &Root) -> Result<Vec<String>, Error> {
-    // Listed here rather than through `sync`, which uses the gate built on this module.
-    let mut names: Vec<String> = root
-        .read_dir(asv_model::layout::SKILLS_DIR)?
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|e| {
-            e.kind == asv_fs::EntryKind::Directory && !asv_fs::is_tree_change_residue(&e.name)
-        })
-        .map(|e| e.name)
-        .collect();
+    let mut names = crate::paths::skill_names(root)?;
     names.sort();
     Ok(names.iter().map(|n| crate::skill_dir(n)).collect())
 }

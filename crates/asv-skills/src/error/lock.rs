@@ -57,6 +57,14 @@ pub enum SkillLockProblem {
         /// The value as written.
         hash: String,
     },
+    /// A `capabilities` digest (of the entry or of its pending pull) is not a digest as the
+    /// audit prints one.
+    BadCapabilities {
+        /// The skill whose entry holds it.
+        name: String,
+        /// The value as written.
+        digest: String,
+    },
 }
 
 impl fmt::Display for SkillLockProblem {
@@ -119,6 +127,11 @@ impl fmt::Display for SkillLockProblem {
                 f,
                 "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
             ),
+            SkillLockProblem::BadCapabilities { name, digest } => write!(
+                f,
+                "{name}: the capabilities {} are not a capability digest (sha256:<64 hex digits>)",
+                json_string(digest)
+            ),
         }
     }
 }
@@ -133,6 +146,9 @@ impl SkillLockProblem {
             SkillLockProblem::Duplicate { .. } => "keep one of them and remove the other",
             SkillLockProblem::BadPath { .. } => {
                 "fix or remove the entry, then add the skill again with skill add"
+            }
+            SkillLockProblem::BadCapabilities { .. } => {
+                "remove the capabilities field (the next skill pull that moves the base writes it again)"
             }
             _ => "fix or remove the file, then add the skills again",
         }

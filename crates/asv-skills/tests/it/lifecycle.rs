@@ -323,8 +323,14 @@ fn a_pull_merges_upstream_and_keeps_local_edits() {
             kept_local: true,
             lost_base: None,
             warnings: vec![],
+            capabilities: pulled[0].capabilities().cloned(),
         }]
     );
+    // The update removed a script and added a page: what the skill can do only shrank.
+    let caps = pulled[0].capabilities().unwrap();
+    assert_eq!(caps.files.added, ["references/new.md"]);
+    assert_eq!(caps.files.removed, ["scripts/run.sh"]);
+    assert!(!pulled[0].widens(), "{caps:?}");
     assert_eq!(
         me.read(MD),
         skill_md("pdf")
@@ -1146,6 +1152,8 @@ fn a_local_git_repository_at_a_ref_is_followed_by_commit() {
             kept_local: true,
             lost_base: None,
             warnings: vec![],
+            // Prose edited upstream changes nothing the skill can do.
+            capabilities: Some(Default::default()),
         }]
     );
     let text = me.read(MD);

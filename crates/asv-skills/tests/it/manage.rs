@@ -353,6 +353,7 @@ fn outdated_follows_a_local_git_repository_by_commit() {
             in_range: None,
             newest: None,
             removed_upstream: false,
+            capabilities: None,
         }]
     );
     assert_eq!(me.snapshot(), before, "outdated writes nothing");
