@@ -182,6 +182,9 @@ pub enum SkillCommand {
         /// For a local git repository: read its working tree as it stands (uncommitted and untracked files, .gitignore honoured) instead of its default branch's commit
         #[arg(long, conflicts_with = "reference")]
         working_tree: bool,
+        /// Take only a commit signed by a key of this OpenSSH allowed-signers file (a path in this repository, from its root), or, at a tag or a semver range, a signed tag; recorded as the row's signed-by (needs a git URL, not owner/repo)
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["list", "working_tree"])]
+        signed_by: Option<String>,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
     Status {
@@ -201,6 +204,9 @@ pub enum SkillCommand {
         /// Move the one skill named to this ref (branch, tag, commit or semver range like ^1.2), recording it in vendor-skills.yaml
         #[arg(long = "ref", value_name = "REF")]
         reference: Option<String>,
+        /// For this run, take a signed row's new commit signed by another key of its allowed-signers file than the pin before it
+        #[arg(long)]
+        accept_signer_change: bool,
     },
     /// Make the tree what vendor-skills.yaml and the lock say, and mirror skills/ into each target agent's directory (never moves a pin)
     Sync {

@@ -353,6 +353,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 skill,
                 list,
                 working_tree,
+                signed_by,
             } => commands::skill::add_any(
                 s,
                 &commands::skill::AddArgs {
@@ -364,6 +365,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     skills: skill,
                     list: *list,
                     working_tree: *working_tree,
+                    signed_by: signed_by.as_deref(),
                 },
             ),
             SkillCommand::Status { names } => commands::skill::status(s, names),
@@ -372,7 +374,17 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 write_conflicts,
                 dry_run,
                 reference,
-            } => commands::skill::pull(s, names, *write_conflicts, *dry_run, reference.as_deref()),
+                accept_signer_change,
+            } => commands::skill::pull(
+                s,
+                names,
+                &commands::skill::PullArgs {
+                    write_conflicts: *write_conflicts,
+                    dry_run: *dry_run,
+                    reference: reference.as_deref(),
+                    accept_signer_change: *accept_signer_change,
+                },
+            ),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
             SkillCommand::Sync {
                 force,

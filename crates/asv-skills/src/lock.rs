@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::bases::{base_digests, base_dir};
 use crate::error::{Error, ProjectionProblem, SkillLockProblem};
 use crate::paths::skill_dir;
+pub use crate::signer::SignerRecord;
 use crate::targets::Scope;
 
 /// The skill lock's path, relative to the repository root.
@@ -63,6 +64,10 @@ pub struct Entry {
     /// outdated` says so once instead of calling the skill outdated at every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub removed_upstream: Option<String>,
+    /// Who signed the pinned commit (or the tag it was taken at), for a row of
+    /// `vendor-skills.yaml` with `signed-by` (issue 33 §1); absent for any other row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer: Option<SignerRecord>,
 }
 
 /// The upstream version a conflicted pull was merging.
@@ -73,6 +78,9 @@ pub struct Pending {
     pub revision: String,
     /// The upstream tree hash: the base once resolved.
     pub base_hash: String,
+    /// Who signed the upstream commit, for a signed row: the entry's signer once resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer: Option<SignerRecord>,
 }
 
 impl SkillLock {
@@ -425,6 +433,7 @@ mod tests {
                 base_hash: hash('b'),
                 pending: None,
                 removed_upstream: None,
+                signer: None,
             },
         );
         let text = lock.render();

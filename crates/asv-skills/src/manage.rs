@@ -336,6 +336,22 @@ pub fn outdated(root: &Root, names: &[String], options: &Options) -> Result<Vec<
                     &now,
                     sources,
                 )?;
+        // A signed row's new commit (or its tag) is checked as a pull would check it
+        // (issue 33 §1): what a pull would refuse is said now.
+        if moved
+            && now != entry.revision
+            && let Some(file) = intent.skills.get(&name).and_then(|w| w.signed_by.as_ref())
+        {
+            let row = crate::signed::SignedRow::open(root, &name, file, &source)?;
+            row.check(
+                root,
+                &source,
+                follows.map(String::as_str),
+                in_range.as_deref(),
+                &now,
+                sources,
+            )?;
+        }
         if moved {
             out.push(Outdated {
                 name,

@@ -316,9 +316,7 @@ pub fn add(
     settings: &Settings,
     repository: &str,
     path: &str,
-    name: Option<&str>,
-    reference: Option<&str>,
-    working_tree: bool,
+    a: &AddArgs<'_>,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     let lock = super::lock_for_writing(settings, &root)?;
@@ -326,9 +324,10 @@ pub fn add(
     let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
         path: path.to_owned(),
-        name: name.map(str::to_owned),
-        reference: reference.map(str::to_owned),
-        working_tree,
+        name: a.name.map(str::to_owned),
+        reference: a.reference.map(str::to_owned),
+        working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let added = add::add(&lock, &request, &options)?;
     let (mut lines, warnings) = split_findings(settings.format, &added.warnings);
@@ -347,8 +346,7 @@ pub fn add_all(
     settings: &Settings,
     repository: &str,
     dir: &str,
-    reference: Option<&str>,
-    working_tree: bool,
+    a: &AddArgs<'_>,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
@@ -358,8 +356,9 @@ pub fn add_all(
     let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
-        reference: reference.map(str::to_owned),
-        working_tree,
+        reference: a.reference.map(str::to_owned),
+        working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let all = add::add_all(&lock, &request, &options)?;
     let mut warnings = Vec::new();
@@ -402,6 +401,8 @@ pub struct AddArgs<'a> {
     pub list: bool,
     /// `--working-tree`.
     pub working_tree: bool,
+    /// `--signed-by`.
+    pub signed_by: Option<&'a str>,
 }
 
 /// `skill add` in every form: with a path as it always was (one skill, or `--all` under
@@ -422,16 +423,9 @@ pub fn add_any(settings: &Settings, a: &AddArgs<'_>) -> crate::error::Result<Rep
         (Some(path), _) => {
             let repository = web.as_ref().map_or(a.repository, |u| &u.repository);
             if a.all {
-                add_all(settings, repository, path, a.reference, a.working_tree)
+                add_all(settings, repository, path, a)
             } else {
-                add(
-                    settings,
-                    repository,
-                    path,
-                    a.name,
-                    a.reference,
-                    a.working_tree,
-                )
+                add(settings, repository, path, a)
             }
         }
         (None, _) => add_found(settings, a, web.as_ref()),
@@ -493,6 +487,7 @@ fn add_found(
         start,
         reference: reference.clone(),
         working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let found = add::find(&root, &request, &sources)?;
     let Some(lock) = lock else {
@@ -545,6 +540,7 @@ fn add_found(
                 name: Some(name.to_owned()),
                 reference,
                 working_tree: a.working_tree,
+                signed_by: a.signed_by.map(str::to_owned),
             },
             &options,
         )?],
@@ -658,17 +654,33 @@ pub fn status(settings: &Settings, names: &[String]) -> crate::error::Result<Rep
     ))
 }
 
-/// `skill pull [<name>…] [--write-conflicts]`.
+/// The options of `skill pull` as typed.
+pub struct PullArgs<'a> {
+    /// `--write-conflicts`.
+    pub write_conflicts: bool,
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--ref`.
+    pub reference: Option<&'a str>,
+    /// `--accept-signer-change`.
+    pub accept_signer_change: bool,
+}
+
+/// `skill pull [<name>…] [--write-conflicts] [--dry-run] [--ref R] [--accept-signer-change]`.
 ///
 /// # Errors
 /// A refusal of the tree, a skill, the source or a write.
 pub fn pull(
     settings: &Settings,
     names: &[String],
-    write_conflicts: bool,
-    dry_run: bool,
-    reference: Option<&str>,
+    args: &PullArgs<'_>,
 ) -> crate::error::Result<Report> {
+    let PullArgs {
+        write_conflicts,
+        dry_run,
+        reference,
+        accept_signer_change,
+    } = *args;
     // `--ref` moves one skill: which one must be said.
     if reference.is_some() && names.len() != 1 {
         return Err(Usage::RefNeedsOneSkill { named: names.len() }.into());
@@ -681,6 +693,7 @@ pub fn pull(
         write_conflicts,
         reference,
         writer: lock.as_ref(),
+        accept_signer_change,
     };
     let pulled = pull::pull(&root, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());

@@ -53,6 +53,15 @@ impl Transport for Git {
                     .map(|(id, _)| id.clone())
             };
             let on_branch = find(&branch);
+            if let Some(direct) = find(&tag) {
+                let peeled = find(&peeled);
+                // An annotated tag's object comes in its commit's fetch: a signature check
+                // reads it (issue 33 §1).
+                if peeled.is_some() && !self.hinted.contains(&direct) {
+                    self.hinted.push(direct.clone());
+                }
+                self.note_tag(reference, direct, peeled);
+            }
             let on_tag = find(&peeled).or_else(|| find(&tag));
             match (on_branch, on_tag) {
                 (Some(branch), Some(tag)) if branch != tag => {
@@ -94,6 +103,11 @@ impl Transport for Git {
                 None => named.entry(tag.to_owned()).or_default().0 = Some(id),
             }
         }
+        for (name, (direct, peeled)) in &named {
+            if let Some(direct) = direct {
+                self.note_tag(name, direct.clone(), peeled.clone());
+            }
+        }
         Ok(Some(
             named
                 .into_iter()
@@ -102,6 +116,14 @@ impl Transport for Git {
                 })
                 .collect(),
         ))
+    }
+
+    fn provenance(
+        &mut self,
+        commit: &Commit,
+        reference: Option<&str>,
+    ) -> Result<Option<crate::Provenance>> {
+        self.provenance_of(commit, reference).map(Some)
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
