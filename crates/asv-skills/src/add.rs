@@ -131,6 +131,16 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     let own_name = manifest_name(&taken.tree);
     let upstream_dir = default_name(&source, &path);
     let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
+    // A row of the intent that names an allowed-signers file keeps it: taking the skill again
+    // without `--signed-by` does not drop the check.
+    let intent = crate::intent::Intent::load(root)?;
+    let signed_by = match &request.signed_by {
+        Some(file) => Some(file.clone()),
+        None => intent.skills.get(&name).and_then(|w| w.signed_by.clone()),
+    };
+    if let (None, Some(file)) = (&signed, &signed_by) {
+        signed = Some(SignedRow::open(root, &name, file, &source)?);
+    }
     // The commit taken (or its tag) is signed by a key of the row's file, or nothing is
     // written.
     let signer = match &mut signed {
@@ -197,7 +207,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
     )];
     changes.extend(base_change(root, &taken.tree)?);
     // The agents' directories the intent names get their copy in the same transaction.
-    let targets = crate::intent::Intent::load(root)?.targets;
+    let targets = intent.targets;
     changes.extend(projections_placed(
         root, &name, &placed, &targets, &mut lock,
     )?);
@@ -208,7 +218,7 @@ pub fn add(root: &WriterLock<'_>, request: &AddRequest, options: &Options) -> Re
         source: source.as_str().to_owned(),
         path: lock.skills[&name].path.clone(),
         reference: request.reference.clone(),
-        signed_by: request.signed_by.clone(),
+        signed_by,
     };
     changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
     root.apply(Plan::new(root, changes)?)?;

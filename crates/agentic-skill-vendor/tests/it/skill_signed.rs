@@ -331,6 +331,15 @@ fn add_takes_only_a_commit_signed_by_an_allowed_key_in_its_validity() {
     );
     let verified = up.run(&me, &["skill", "verify"]);
     assert_eq!(verified.code, 0, "{verified:?}");
+
+    // Taken again without --signed-by, the row keeps its file, and its check.
+    let unsigned = up.commit(&format!("{SKILL}six\n"), None);
+    me.remove("skills/pdf");
+    refused(
+        &up.run(&me, &["skill", "add", &up.url(), "skills/pdf"]),
+        &[short(&unsigned), "it is not signed"],
+    );
+    assert!(me.read_string("vendor-skills.yaml").contains("signed-by:"));
 }
 
 #[test]
@@ -539,4 +548,78 @@ fn a_github_api_source_cannot_be_a_signed_row() {
         ],
     );
     assert_eq!(me.snapshot(), before);
+}
+
+/// The raw commit and tag objects come in the conversations that already fetch and type the
+/// pin: a signed add starts exactly as many git processes as the same add unsigned, at a
+/// branch and at a range's signed tag. Counted through a `git` on `PATH` that logs each run.
+#[test]
+fn a_signed_add_starts_no_more_git_processes_than_an_unsigned_one() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let keys = Keys::new();
+    let up = Upstream::new();
+    up.commit(SKILL, Some(&keys.alice));
+    up.tag("v1.0.0", TagKind::Signed(&keys.alice));
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("git.log");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let counted = |reference: &str, signed: bool| {
+        let me = consumer(&keys);
+        std::fs::write(&log, "").unwrap();
+        let mut args = vec!["skill", "add", "--ref", reference];
+        if signed {
+            args.extend(["--signed-by", ALLOWED]);
+        }
+        let url = up.url();
+        args.extend([url.as_str(), "skills/pdf"]);
+        let out = Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(&args)
+            .arg("--root")
+            .arg(me.path())
+            .env_clear()
+            .env("PATH", &path)
+            .envs(up.tls.env())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        std::fs::read_to_string(&log).unwrap().lines().count()
+    };
+    for reference in ["main", "^1"] {
+        let plain = counted(reference, false);
+        let signed = counted(reference, true);
+        assert!(plain > 0, "the wrapper logged nothing");
+        assert_eq!(
+            signed, plain,
+            "at {reference}: signed {signed}, unsigned {plain}"
+        );
+    }
 }

@@ -223,8 +223,10 @@ pub struct Git {
     /// (`objects`, issue 33 §1).
     objects: std::collections::BTreeMap<String, Vec<u8>>,
     /// What the server listed for each tag looked up: its own id and, for an annotated tag,
-    /// the commit it peels to.
-    tag_refs: std::collections::BTreeMap<String, (String, Option<String>)>,
+    /// the commit it peels to; `None` for a name looked up that is no tag.
+    tag_refs: std::collections::BTreeMap<String, Option<(String, Option<String>)>>,
+    /// Whether every tag was listed ([`Transport::tags`]): a name not among them is no tag.
+    tags_listed: bool,
     /// The process group of the last git process started.
     last_group: Option<u32>,
     /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
@@ -311,6 +313,7 @@ impl Git {
             blobs: std::collections::BTreeSet::new(),
             objects: std::collections::BTreeMap::new(),
             tag_refs: std::collections::BTreeMap::new(),
+            tags_listed: false,
             last_group: None,
             file_protocol: false,
             progress: crate::Progress::none(),

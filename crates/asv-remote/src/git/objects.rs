@@ -91,9 +91,9 @@ impl Git {
     /// lookup or tag listing of the run, else asked with one `git ls-remote`.
     fn tag_ref(&mut self, name: &str) -> Result<Option<(String, Option<String>)>> {
         if let Some(known) = self.tag_refs.get(name) {
-            return Ok(Some(known.clone()));
+            return Ok(known.clone());
         }
-        if !asv_model::source::is_usable_ref(name) {
+        if self.tags_listed || !asv_model::source::is_usable_ref(name) {
             return Ok(None);
         }
         let what = Step::LookUp {
@@ -107,17 +107,15 @@ impl Git {
                 .find(|(_, n)| n == wanted)
                 .map(|(id, _)| id.clone())
         };
-        let Some(direct) = find(&tag) else {
-            return Ok(None);
-        };
-        let known = (direct, find(&peeled));
+        let known = find(&tag).map(|direct| (direct, find(&peeled)));
         self.tag_refs.insert(name.to_owned(), known.clone());
-        Ok(Some(known))
+        Ok(known)
     }
 
-    /// Records what a lookup or tag listing said of the tag `name`.
-    pub(super) fn note_tag(&mut self, name: &str, direct: String, peeled: Option<String>) {
-        self.tag_refs.insert(name.to_owned(), (direct, peeled));
+    /// Records what a lookup or tag listing said of the name `name`: the tag's own id and the
+    /// commit it peels to, or `None` when it is no tag.
+    pub(super) fn note_tag(&mut self, name: &str, tag: Option<(String, Option<String>)>) {
+        self.tag_refs.insert(name.to_owned(), tag);
     }
 
     /// Fetches the object `id` alone (a tag object the commit's fetch did not bring).
