@@ -550,6 +550,78 @@ fn a_github_api_source_cannot_be_a_signed_row() {
     assert_eq!(me.snapshot(), before);
 }
 
+#[test]
+fn a_conflicted_pull_keeps_the_new_signer_until_resolved_and_a_refetched_base_is_checked() {
+    if !have_ssh_keygen() {
+        return;
+    }
+    let keys = Keys::new();
+    let up = Upstream::new();
+    let me = consumer(&keys);
+    up.commit(SKILL, Some(&keys.alice));
+    let added = up.run(
+        &me,
+        &[
+            "skill",
+            "add",
+            &up.url(),
+            "skills/pdf",
+            "--signed-by",
+            ALLOWED,
+        ],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (ours)\n"),
+    );
+    let theirs = up.commit(&SKILL.replace("one\n", "one (theirs)\n"), Some(&keys.bob));
+    let pulled = up.run(
+        &me,
+        &[
+            "skill",
+            "pull",
+            "--write-conflicts",
+            "--accept-signer-change",
+        ],
+    );
+    assert_eq!(pulled.code, 1, "{pulled:?}");
+    let entry = &lock(&me)["skills"]["pdf"];
+    assert_eq!(entry["signer"]["principal"], "alice@example.com");
+    assert_eq!(entry["pending"]["revision"], theirs.as_str());
+    assert_eq!(entry["pending"]["signer"]["principal"], "bob@example.com");
+    me.write(
+        "skills/pdf/SKILL.md",
+        SKILL.replace("one\n", "one (both)\n"),
+    );
+    let resolved = up.run(&me, &["skill", "resolve", "pdf"]);
+    assert_eq!(resolved.code, 0, "{resolved:?}");
+    let entry = &lock(&me)["skills"]["pdf"];
+    assert_eq!(entry["revision"], theirs.as_str());
+    assert_eq!(entry["signer"]["key"], keys.bob.fingerprint.as_str());
+
+    // Restored with its kept base gone, the pin is fetched again and its signature checked:
+    // a file that no longer holds bob refuses it.
+    me.remove("skills/pdf");
+    me.remove(".agentic-skill-vendor/skill-bases");
+    me.write(
+        ALLOWED,
+        keys.allowed()
+            .lines()
+            .filter(|l| !l.starts_with("bob@"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    );
+    refused(
+        &up.run(&me, &["skill", "sync"]),
+        &[short(&theirs), &keys.bob.fingerprint, "does not hold"],
+    );
+    me.write(ALLOWED, keys.allowed());
+    let synced = up.run(&me, &["skill", "sync"]);
+    assert_eq!(synced.code, 0, "{synced:?}");
+    assert!(me.exists("skills/pdf/SKILL.md"));
+}
+
 /// The raw commit and tag objects come in the conversations that already fetch and type the
 /// pin: a signed add starts exactly as many git processes as the same add unsigned, at a
 /// branch and at a range's signed tag. Counted through a `git` on `PATH` that logs each run.
