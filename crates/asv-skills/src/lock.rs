@@ -210,6 +210,29 @@ impl SkillLock {
                 }
             }
         }
+        // A signer is only compared and printed: one the tool could not have written (a
+        // control character to the terminal, say) refuses the file.
+        for (name, entry) in &lock.skills {
+            let signers = [
+                (entry.signer.as_ref(), false),
+                (entry.pending.as_ref().and_then(|p| p.signer.as_ref()), true),
+            ];
+            for (signer, pending) in signers {
+                if let Some(signer) = signer
+                    && !is_signer(signer)
+                {
+                    let at = if pending {
+                        line(&["skills", name, "pending", "signer"])
+                    } else {
+                        line(&["skills", name, "signer"])
+                    };
+                    return Err(refuse(
+                        at,
+                        SkillLockProblem::BadSigner { name: name.clone() },
+                    ));
+                }
+            }
+        }
         for (dir, skills) in &lock.projections {
             for (name, hash) in skills {
                 let problem = if !is_agent_dir(dir) {
@@ -291,6 +314,19 @@ fn is_agent_dir(dir: &str) -> bool {
 /// no `.git`) whose last segment is `skills`, as every row of the table's is.
 fn is_user_dir(dir: &str) -> bool {
     asv_skilltree::validate_stored_path(dir).is_ok() && dir.rsplit('/').next() == Some("skills")
+}
+
+/// Whether `signer` is one the tool records: a principal of printable characters, and a key
+/// fingerprint `SHA256:` with base64 after it.
+fn is_signer(signer: &SignerRecord) -> bool {
+    let printable = |s: &str| !s.is_empty() && !s.chars().any(char::is_control);
+    printable(&signer.principal)
+        && signer.key.strip_prefix("SHA256:").is_some_and(|b64| {
+            !b64.is_empty()
+                && b64
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        })
 }
 
 /// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.
@@ -464,8 +500,12 @@ mod tests {
             "\"baseHash\"",
             "\"pending\":{\"revision\":\"r2\",\"baseHash\":\"sha256:00\"},\"baseHash\"",
         );
+        let signed = good.replace(
+            "\"baseHash\"",
+            "\"signer\":{\"principal\":\"a@b\",\"key\":\"SHA256:x\\u001b[2J\"},\"baseHash\"",
+        );
         type Want = fn(&SkillLockProblem) -> bool;
-        let rows: [(&str, String, Want); 6] = [
+        let rows: [(&str, String, Want); 7] = [
             ("not json", "{".to_owned(), |p| {
                 matches!(p, SkillLockProblem::NotValid(_))
             }),
@@ -493,6 +533,11 @@ mod tests {
                 "bad pending hash",
                 pending,
                 |p| matches!(p, SkillLockProblem::BadHash { hash, .. } if hash == "sha256:00"),
+            ),
+            (
+                "bad signer",
+                signed,
+                |p| matches!(p, SkillLockProblem::BadSigner { name } if name == "pdf"),
             ),
         ];
         root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();

@@ -29,6 +29,7 @@ fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
             problem:
                 SkillLockProblem::BadName { .. }
                 | SkillLockProblem::BadHash { .. }
+                | SkillLockProblem::BadSigner { .. }
                 | SkillLockProblem::BadPath { .. }
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },

@@ -57,6 +57,12 @@ pub enum SkillLockProblem {
         /// The value as written.
         hash: String,
     },
+    /// An entry's `signer` (or its pending one) whose key is no `SHA256:` fingerprint or whose
+    /// principal is empty or holds a control character (issue 33 §1).
+    BadSigner {
+        /// The skill whose entry holds it.
+        name: String,
+    },
 }
 
 impl fmt::Display for SkillLockProblem {
@@ -118,6 +124,10 @@ impl fmt::Display for SkillLockProblem {
             SkillLockProblem::BadHash { name, hash } => write!(
                 f,
                 "{name}: {hash:?} is not a tree hash (sha256:<64 hex digits>)"
+            ),
+            SkillLockProblem::BadSigner { name } => write!(
+                f,
+                "{name}: the signer is not one this tool records (a principal, and a key fingerprint SHA256:<base64>)"
             ),
         }
     }
