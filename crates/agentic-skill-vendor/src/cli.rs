@@ -197,6 +197,9 @@ pub enum SkillCommand {
         /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
         #[arg(long)]
         accept_findings: bool,
+        /// Take only a commit signed by a key of this OpenSSH allowed-signers file (a path in this repository, from its root), or, at a tag or a semver range, a signed tag; recorded as the row's signed-by (needs a git URL, not owner/repo)
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["list", "working_tree"])]
+        signed_by: Option<String>,
     },
     /// Show each imported skill: clean, modified, missing, invalid or conflicted (offline)
     Status {
@@ -219,6 +222,9 @@ pub enum SkillCommand {
         /// Let the audit's error findings in what this run writes through, for this run only (each is said); an entry of vendor-skills-audit.yaml allows one for good
         #[arg(long)]
         accept_findings: bool,
+        /// For this run, take a signed row's new commit signed by another key of its allowed-signers file than the pin before it
+        #[arg(long)]
+        accept_signer_change: bool,
     },
     /// Make the tree what vendor-skills.yaml and the lock say, and mirror skills/ into each target agent's directory (never moves a pin)
     Sync {

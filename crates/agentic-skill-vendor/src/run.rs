@@ -375,6 +375,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 list,
                 working_tree,
                 accept_findings,
+                signed_by,
             } => commands::skill::add_any(
                 s,
                 &commands::skill::AddArgs {
@@ -387,6 +388,7 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                     list: *list,
                     working_tree: *working_tree,
                     accept_findings: *accept_findings,
+                    signed_by: signed_by.as_deref(),
                 },
             ),
             SkillCommand::Status { names } => commands::skill::status(s, names),
@@ -395,14 +397,18 @@ fn run(cli: &Cli) -> crate::error::Result<Report> {
                 write_conflicts,
                 dry_run,
                 reference,
+                accept_signer_change,
                 accept_findings,
             } => commands::skill::pull(
                 s,
                 names,
-                *write_conflicts,
-                *dry_run,
-                reference.as_deref(),
-                *accept_findings,
+                &commands::skill::PullArgs {
+                    write_conflicts: *write_conflicts,
+                    dry_run: *dry_run,
+                    reference: reference.as_deref(),
+                    accept_signer_change: *accept_signer_change,
+                    accept_findings: *accept_findings,
+                },
             ),
             SkillCommand::Resolve { name } => commands::skill::resolve(s, name),
             SkillCommand::Sync {

@@ -77,6 +77,41 @@ pub struct Tag {
     pub commit: String,
 }
 
+/// The raw objects that say who made a commit (issue 33 §1): the commit object exactly as git
+/// stores it (the bytes `git cat-file commit <id>` prints, its `gpgsig` header included), and,
+/// when the ref asked about is a tag, the tag. Each object's bytes were checked to hash to its
+/// id, so a signature checked over them is a signature over the pinned commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The raw commit object.
+    pub commit: Vec<u8>,
+    /// The tag the ref named, when it names one.
+    pub tag: Option<TagObject>,
+}
+
+/// A tag as [`Provenance`] hands it out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TagObject {
+    /// An annotated tag: an object of its own, which can carry a signature.
+    Annotated {
+        /// The tag's name, without `refs/tags/`.
+        name: String,
+        /// The tag object's id.
+        id: String,
+        /// The commit the tag object names (its `object` header).
+        target: String,
+        /// The raw tag object (the bytes `git cat-file tag <id>` prints).
+        raw: Vec<u8>,
+    },
+    /// A lightweight tag: a ref straight to a commit, with nothing to sign.
+    Lightweight {
+        /// The tag's name, without `refs/tags/`.
+        name: String,
+        /// The commit it names.
+        target: String,
+    },
+}
+
 /// Whether `text` reads as a short commit id (issue 29 §2): 7 to 63 lowercase hex digits
 /// that are not a whole id of either object format (40 or 64 digits).
 pub fn is_short_id(text: &str) -> bool {
@@ -166,12 +201,35 @@ pub trait Transport: Send {
     fn hint(&mut self, revisions: &[String]) {
         let _ = revisions;
     }
+
+    /// The raw objects of `commit`, and of the tag `reference` when it names a tag (a branch
+    /// or a commit id gives no tag), for a signature check (issue 33 §1); `None` when this
+    /// transport cannot hand out raw objects. The GitHub API cannot: it reports whether
+    /// GitHub found a signature good, but not the bytes that were signed, so nothing it says
+    /// can be checked here against an allowed-signers file.
+    ///
+    /// # Errors
+    /// A refusal or failure of the transport; an object whose bytes do not hash to its id.
+    fn provenance(
+        &mut self,
+        commit: &Commit,
+        reference: Option<&str>,
+    ) -> Result<Option<Provenance>> {
+        let _ = (commit, reference);
+        Ok(None)
+    }
 }
 
 /// The git blob id of `bytes` in `format`, lowercase hex.
 pub fn blob_id(format: ObjectFormat, bytes: &[u8]) -> String {
+    object_id(format, "blob", bytes)
+}
+
+/// The git object id of an object of type `kind` (`blob`, `commit`, `tag`, `tree`) holding
+/// `bytes`, in `format`, lowercase hex: the hash of `<kind> <len>\0<bytes>`.
+pub fn object_id(format: ObjectFormat, kind: &str, bytes: &[u8]) -> String {
     use sha2::Digest as _;
-    let head = format!("blob {}\0", bytes.len());
+    let head = format!("{kind} {}\0", bytes.len());
     let digest: Vec<u8> = match format {
         ObjectFormat::Sha1 => {
             let mut h = sha1::Sha1::new();

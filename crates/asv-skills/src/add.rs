@@ -11,11 +11,12 @@ use asv_skilltree::{SKILL_MANIFEST, SkillTree};
 use crate::bases::base_change;
 use crate::error::{Error, Remedy};
 use crate::gate::Gate;
-use crate::lock::{Entry, SkillLock, lock_changes};
+use crate::lock::{Entry, SignerRecord, SkillLock, lock_changes};
 use crate::naming::{NamedBy, local_name};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::fill_of;
 use crate::projection::projections_placed;
+use crate::signed::SignedRow;
 use crate::sources::Sources;
 use crate::upstream::{At, Listed, Source, at_for, check_source_path, default_name, take_in};
 use crate::validate::refuse_errors;
@@ -35,6 +36,10 @@ pub struct AddRequest {
     /// For a local git repository, read its working tree as it stands rather than its
     /// default branch's commit ([`crate::upstream::at_for`]).
     pub working_tree: bool,
+    /// `--signed-by FILE`: the allowed-signers file (from the repository root) whose keys
+    /// must sign the commit taken, or its tag when the ref is a tag or a range (issue 33 §1);
+    /// recorded as the row's `signed-by`.
+    pub signed_by: Option<String>,
 }
 
 /// A skill `skill add` placed.
@@ -117,9 +122,19 @@ pub fn add_with(
         request.reference.as_deref(),
         request.working_tree,
     )?;
+    // A signed row whose source cannot show signatures, or whose file cannot be read, is
+    // refused before the source is reached.
+    let mut signed = match &request.signed_by {
+        Some(file) => {
+            let named = (request.name.clone()).unwrap_or_else(|| default_name(&source, &path));
+            Some(SignedRow::open(root, &named, file, &source)?)
+        }
+        None => None,
+    };
+    let sources = Sources::new(options);
     // The source is read before the name is judged: the skill's own `name:` names it, and a
     // path that holds no skill is the first thing to say.
-    let taken = take_in(root, &source, &path, at, &Sources::new(options))?;
+    let taken = take_in(root, &source, &path, at, &sources)?;
     // A directory of skills (the `--all` forgotten) is said as such, not as a skill whose
     // SKILL.md is missing (issue 31 §3).
     if !taken.tree.has_manifest() {
@@ -131,6 +146,32 @@ pub fn add_with(
     let own_name = manifest_name(&taken.tree);
     let upstream_dir = default_name(&source, &path);
     let (name, named_by) = local_name(request.name.as_deref(), own_name.as_deref(), &upstream_dir)?;
+    // A row of the intent that names an allowed-signers file keeps it: taking the skill again
+    // without `--signed-by` does not drop the check.
+    let intent = crate::intent::Intent::load(root)?;
+    let signed_by = match &request.signed_by {
+        Some(file) => Some(file.clone()),
+        None => intent.skills.get(&name).and_then(|w| w.signed_by.clone()),
+    };
+    if let (None, Some(file)) = (&signed, &signed_by) {
+        signed = Some(SignedRow::open(root, &name, file, &source)?);
+    }
+    // The commit taken (or its tag) is signed by a key of the row's file, or nothing is
+    // written.
+    let signer = match &mut signed {
+        Some(row) => {
+            row.name.clone_from(&name);
+            Some(row.check(
+                root,
+                &source,
+                request.reference.as_deref(),
+                taken.tag.as_deref(),
+                &taken.revision,
+                &sources,
+            )?)
+        }
+        None => None,
+    };
     let dir = skill_dir(&name);
     let standing = root.kind(&dir)?;
     // An imported skill whose directory is gone holds no local edits: it is taken again and
@@ -174,6 +215,7 @@ pub fn add_with(
             capabilities: Some(crate::audit::capabilities::digest_of(&taken.tree)?),
             pending: None,
             removed_upstream: None,
+            signer,
         },
     );
     // The skill, its base and the lock in one transaction: a failed write leaves none of them.
@@ -184,7 +226,7 @@ pub fn add_with(
     )];
     changes.extend(base_change(root, &taken.tree)?);
     // The agents' directories the intent names get their copy in the same transaction.
-    let targets = crate::intent::Intent::load(root)?.targets;
+    let targets = intent.targets;
     changes.extend(projections_placed(
         root, &name, &placed, &targets, &mut lock,
     )?);
@@ -195,6 +237,7 @@ pub fn add_with(
         source: source.as_str().to_owned(),
         path: lock.skills[&name].path.clone(),
         reference: request.reference.clone(),
+        signed_by,
     };
     changes.push(crate::intent::row_change(root, &loaded, &name, &wanted)?);
     root.apply(Plan::new(root, changes)?)?;
@@ -224,6 +267,8 @@ pub struct AddAllRequest {
     pub reference: Option<String>,
     /// As [`AddRequest::working_tree`].
     pub working_tree: bool,
+    /// As [`AddRequest::signed_by`], for every skill taken.
+    pub signed_by: Option<String>,
 }
 
 /// The skills of `tree` (a directory of a source): each directory directly under it that holds
@@ -289,7 +334,29 @@ pub fn add_all_with(
         request.reference.as_deref(),
         request.working_tree,
     )?;
-    let taken = take_in(root, &source, &dir, at, &Sources::new(options))?;
+    let signed = match &request.signed_by {
+        Some(file) => Some(SignedRow::open(
+            root,
+            &default_name(&source, &dir),
+            file,
+            &source,
+        )?),
+        None => None,
+    };
+    let sources = Sources::new(options);
+    let taken = take_in(root, &source, &dir, at, &sources)?;
+    // One commit (or tag) for every skill taken: checked once.
+    let signer = match &signed {
+        Some(row) => Some(row.check(
+            root,
+            &source,
+            request.reference.as_deref(),
+            taken.tag.as_deref(),
+            &taken.revision,
+            &sources,
+        )?),
+        None => None,
+    };
     let skills = skills_under(&taken.tree)?;
     if skills.is_empty() {
         return Err(Error::NoSkillsUnder {
@@ -315,6 +382,8 @@ pub fn add_all_with(
         reference: taken.reference.as_ref(),
         tag: taken.tag.as_ref(),
         now: matches!(at, At::Now),
+        signed_by: request.signed_by.as_deref(),
+        signer,
         dir: &dir,
         full_paths: false,
         progress: &options.progress,
@@ -335,6 +404,10 @@ struct Many<'a> {
     tag: Option<&'a String>,
     /// A local directory read as it stands.
     now: bool,
+    /// The row's allowed-signers file, when signed.
+    signed_by: Option<&'a str>,
+    /// Who signed the commit (or tag) taken, for a signed row.
+    signer: Option<SignerRecord>,
     /// The directory of the source named in a refusal of several skills.
     dir: &'a str,
     /// Whether a refusal of two skills of one name shows their whole paths (skills found
@@ -439,6 +512,7 @@ fn place_many(
                 capabilities: Some(crate::audit::capabilities::digest_of(tree)?),
                 pending: None,
                 removed_upstream: None,
+                signer: many.signer.clone(),
             },
         );
         changes.push(Change::replace(
@@ -457,6 +531,7 @@ fn place_many(
                 source: source.as_str().to_owned(),
                 path: path.clone(),
                 reference: many.asked.map(str::to_owned),
+                signed_by: many.signed_by.map(str::to_owned),
             },
         ));
         added.push(Added {
@@ -533,6 +608,8 @@ pub struct FindRequest {
     pub reference: Option<String>,
     /// As [`AddRequest::working_tree`].
     pub working_tree: bool,
+    /// As [`AddRequest::signed_by`], for every skill taken of those found.
+    pub signed_by: Option<String>,
 }
 
 /// The skills a source holds, found by [`crate::discover`] and not yet taken: what `skill
@@ -547,6 +624,8 @@ pub struct Found {
     pub skills: Vec<crate::discover::Discovered>,
     parsed: Source,
     asked: Option<String>,
+    /// The allowed-signers file asked for.
+    signed_by: Option<String>,
     now: bool,
     listed: Listed,
     /// Each skill's directory below the start, as `skills`.
@@ -570,6 +649,10 @@ pub fn find(root: &Root, request: &FindRequest, sources: &Sources<'_>) -> Result
         request.reference.as_deref(),
         request.working_tree,
     )?;
+    // A signed row whose source cannot show signatures is refused before it is listed.
+    if let Some(file) = &request.signed_by {
+        SignedRow::open(root, &default_name(&source, &start), file, &source)?;
+    }
     let listed = crate::upstream::list(root, &source, &start, at, sources)?;
     let files = listed.files();
     // The marketplace first: the plugins it lists name manifests of their own.
@@ -628,6 +711,7 @@ pub fn find(root: &Root, request: &FindRequest, sources: &Sources<'_>) -> Result
         skills,
         parsed: source,
         asked: request.reference.clone(),
+        signed_by: request.signed_by.clone(),
         now: matches!(at, At::Now),
         listed,
         dirs,
@@ -677,6 +761,20 @@ pub fn add_found_with(
         .listed
         .take(root, found.parsed.as_str(), sources, &dirs)?;
     let fallback = default_name(&found.parsed, &found.listed.start);
+    let signer = match &found.signed_by {
+        Some(file) => {
+            let row = SignedRow::open(root, &fallback, file, &found.parsed)?;
+            Some(row.check(
+                root,
+                &found.parsed,
+                found.asked.as_deref(),
+                found.listed.tag.as_deref(),
+                &found.listed.revision,
+                sources,
+            )?)
+        }
+        None => None,
+    };
     let items = chosen
         .iter()
         .zip(dirs)
@@ -697,6 +795,8 @@ pub fn add_found_with(
         reference: found.listed.reference.as_ref(),
         tag: found.listed.tag.as_ref(),
         now: found.now,
+        signed_by: found.signed_by.as_deref(),
+        signer,
         dir: &found.listed.start,
         full_paths: true,
         progress: &sources.options().progress,

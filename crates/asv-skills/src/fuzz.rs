@@ -65,6 +65,7 @@ pub fn intent(data: &[u8]) {
         source: "owner/repo".to_owned(),
         path: "skills/fuzz".to_owned(),
         reference: Some("main".to_owned()),
+        signed_by: None,
     };
     let mut others = before.skills.clone();
     others.remove(ROW);

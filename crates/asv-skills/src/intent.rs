@@ -22,7 +22,7 @@ pub const INTENT_FILE: &str = asv_model::layout::SKILL_INTENT;
 /// The keys of the file's top level.
 const TOP_KEYS: [&str; 2] = ["skills", "targets"];
 /// The keys of a skill's row.
-const ROW_KEYS: [&str; 3] = ["path", "ref", "source"];
+const ROW_KEYS: [&str; 4] = ["path", "ref", "signed-by", "source"];
 
 /// One skill the repository wants from elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +33,9 @@ pub struct Wanted {
     pub path: String,
     /// The branch, tag or commit to follow, when one is named.
     pub reference: Option<String>,
+    /// `signed-by`: the allowed-signers file (from the repository root) whose keys must sign
+    /// every commit pinned for this row, or its tag (issue 33 §1).
+    pub signed_by: Option<String>,
 }
 
 /// What the repository asks for.
@@ -185,6 +188,7 @@ impl Intent {
                             source: e.source.clone(),
                             path: e.path.clone(),
                             reference: e.reference.clone(),
+                            signed_by: None,
                         },
                     )
                 })
@@ -350,12 +354,28 @@ impl Intent {
                 ));
             }
             let reference = field("ref", false)?;
+            let signed_by = field("signed-by", false)?;
+            // The allowed-signers file is read from this repository: a path that leaves it
+            // (or names a .git) is refused as a row's path is.
+            if let Some(file) = &signed_by
+                && let Err(problem) = asv_skilltree::validate_stored_path(file)
+            {
+                return Err(refuse(
+                    line.and_then(|l| field_line(text, l, "signed-by")).or(line),
+                    IntentProblem::BadSignedBy {
+                        name: name.clone(),
+                        file: file.clone(),
+                        problem,
+                    },
+                ));
+            }
             intent.skills.insert(
                 name.clone(),
                 Wanted {
                     source,
                     path,
                     reference,
+                    signed_by,
                 },
             );
         }
@@ -482,6 +502,7 @@ pub fn ref_change(
             source: entry.source.clone(),
             path: entry.path.clone(),
             reference: Some(reference.to_owned()),
+            signed_by: None,
         };
         return row_change(root, lock, name, &wanted).map(Some);
     };
@@ -615,6 +636,9 @@ fn row_lines(name: &str, wanted: &Wanted, eol: &str) -> String {
     out.push_str(&format!("    path: {}{eol}", scalar(&wanted.path)));
     if let Some(r) = &wanted.reference {
         out.push_str(&format!("    ref: {}{eol}", scalar(r)));
+    }
+    if let Some(file) = &wanted.signed_by {
+        out.push_str(&format!("    signed-by: {}{eol}", scalar(file)));
     }
     out
 }
@@ -816,6 +840,7 @@ mod tests {
             source: source.to_owned(),
             path: path.to_owned(),
             reference: reference.map(str::to_owned),
+            signed_by: None,
         }
     }
 

@@ -53,6 +53,8 @@ pub mod pull;
 pub mod refs;
 mod rename;
 pub mod resolve;
+mod signed;
+mod signer;
 pub mod sources;
 pub mod status;
 pub mod sync;

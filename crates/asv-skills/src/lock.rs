@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::bases::{base_digests, base_dir};
 use crate::error::{Error, ProjectionProblem, SkillLockProblem};
 use crate::paths::skill_dir;
+pub use crate::signer::SignerRecord;
 use crate::targets::Scope;
 
 /// The skill lock's path, relative to the repository root.
@@ -69,6 +70,10 @@ pub struct Entry {
     /// outdated` says so once instead of calling the skill outdated at every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub removed_upstream: Option<String>,
+    /// Who signed the pinned commit (or the tag it was taken at), for a row of
+    /// `vendor-skills.yaml` with `signed-by` (issue 33 §1); absent for any other row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer: Option<SignerRecord>,
 }
 
 /// The upstream version a conflicted pull was merging.
@@ -82,6 +87,9 @@ pub struct Pending {
     /// The upstream version's capability digest: the entry's once resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<String>,
+    /// Who signed the upstream commit, for a signed row: the entry's signer once resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signer: Option<SignerRecord>,
 }
 
 impl SkillLock {
@@ -234,6 +242,29 @@ impl SkillLock {
                 ));
             }
         }
+        // A signer is only compared and printed: one the tool could not have written (a
+        // control character to the terminal, say) refuses the file.
+        for (name, entry) in &lock.skills {
+            let signers = [
+                (entry.signer.as_ref(), false),
+                (entry.pending.as_ref().and_then(|p| p.signer.as_ref()), true),
+            ];
+            for (signer, pending) in signers {
+                if let Some(signer) = signer
+                    && !is_signer(signer)
+                {
+                    let at = if pending {
+                        line(&["skills", name, "pending", "signer"])
+                    } else {
+                        line(&["skills", name, "signer"])
+                    };
+                    return Err(refuse(
+                        at,
+                        SkillLockProblem::BadSigner { name: name.clone() },
+                    ));
+                }
+            }
+        }
         for (dir, skills) in &lock.projections {
             for (name, hash) in skills {
                 let problem = if !is_agent_dir(dir) {
@@ -315,6 +346,19 @@ fn is_agent_dir(dir: &str) -> bool {
 /// no `.git`) whose last segment is `skills`, as every row of the table's is.
 fn is_user_dir(dir: &str) -> bool {
     asv_skilltree::validate_stored_path(dir).is_ok() && dir.rsplit('/').next() == Some("skills")
+}
+
+/// Whether `signer` is one the tool records: a principal of printable characters, and a key
+/// fingerprint `SHA256:` with base64 after it.
+fn is_signer(signer: &SignerRecord) -> bool {
+    let printable = |s: &str| !s.is_empty() && !s.chars().any(char::is_control);
+    printable(&signer.principal)
+        && signer.key.strip_prefix("SHA256:").is_some_and(|b64| {
+            !b64.is_empty()
+                && b64
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        })
 }
 
 /// Whether `text` is a tree hash as printed: `sha256:` and 64 lowercase hex digits.
@@ -458,6 +502,7 @@ mod tests {
                 capabilities: Some(hash('d')),
                 pending: None,
                 removed_upstream: None,
+                signer: None,
             },
         );
         let text = lock.render();
@@ -500,8 +545,12 @@ mod tests {
                 hash('e')
             ),
         );
+        let signed = good.replace(
+            "\"baseHash\"",
+            "\"signer\":{\"principal\":\"a@b\",\"key\":\"SHA256:x\\u001b[2J\"},\"baseHash\"",
+        );
         type Want = fn(&SkillLockProblem) -> bool;
-        let rows: [(&str, String, Want); 8] = [
+        let rows: [(&str, String, Want); 9] = [
             ("not json", "{".to_owned(), |p| {
                 matches!(p, SkillLockProblem::NotValid(_))
             }),
@@ -539,6 +588,11 @@ mod tests {
                 "bad pending capability digest",
                 pending_digest,
                 |p| matches!(p, SkillLockProblem::BadCapabilities { digest, .. } if digest == "x"),
+            ),
+            (
+                "bad signer",
+                signed,
+                |p| matches!(p, SkillLockProblem::BadSigner { name } if name == "pdf"),
             ),
         ];
         root.write_file(SKILL_LOCK_FILE, good.as_bytes()).unwrap();

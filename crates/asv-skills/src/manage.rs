@@ -359,6 +359,22 @@ pub fn outdated_with(
                     &now,
                     sources,
                 )?;
+        // A signed row's new commit (or its tag) is checked as a pull would check it
+        // (issue 33 §1): what a pull would refuse is said now.
+        if moved
+            && now != entry.revision
+            && let Some(file) = intent.skills.get(&name).and_then(|w| w.signed_by.as_ref())
+        {
+            let row = crate::signed::SignedRow::open(root, &name, file, &source)?;
+            row.check(
+                root,
+                &source,
+                follows.map(String::as_str),
+                in_range.as_deref(),
+                &now,
+                sources,
+            )?;
+        }
         if moved {
             let capabilities = if capabilities {
                 crate::audit::capabilities::update_of(root, &name, entry, &now, sources)?

@@ -30,6 +30,7 @@ use crate::lock::{Pending, SkillLock, lock_changes, referenced_bases};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_linking, still_read};
 use crate::projection::projections_placed;
+use crate::signed::{SignedRow, refuse_change};
 use crate::sources::Sources;
 use crate::upstream::{
     Taken, Unchanged, base_of, hint_pins, require_imported, unchanged_upstream, upstream_of,
@@ -169,6 +170,15 @@ pub struct PullOptions<'a> {
     /// The audit gate the merged skills pass before anything is written (a dry run is
     /// gated as the real run would be); `None` audits nothing.
     pub gate: Option<&'a Gate>,
+    /// `--accept-signer-change`: for this run, a signed row's new commit may be signed by
+    /// another key of its allowed-signers file than the pin before it (issue 33 §1).
+    pub accept_signer_change: bool,
+}
+
+/// How a pull of one skill checks signatures: its signed row, if it has one.
+struct Signing {
+    row: Option<SignedRow>,
+    accept: bool,
 }
 
 /// What a pull of one skill writes, decided before anything is.
@@ -220,6 +230,7 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
         reference,
         writer,
         gate,
+        accept_signer_change,
     } = *opts;
     let forced = match (reference, names) {
         (Some(reference), [name]) => Some((name.as_str(), reference)),
@@ -255,11 +266,44 @@ pub fn pull(root: &Root, opts: &PullOptions<'_>, options: &Options) -> Result<Ve
         &format!("pulling {} skills", names.len()),
         Some(names.len() as u64),
     );
+    let intent = crate::intent::Intent::load(root)?;
     for name in names {
         step.advance(1);
         let to = moves.get(&name);
-        let (pulled, writes) = match pull_one(root, &name, &mut lock, to, write_conflicts, sources)
-        {
+        // A signed row whose file or source cannot be used is refused before its pull.
+        let row = match (intent.skills.get(&name), lock.skills.get(&name)) {
+            (Some(wanted), Some(entry)) => match &wanted.signed_by {
+                Some(file) => {
+                    let source = crate::upstream::Source::parse(&entry.source)?;
+                    match SignedRow::open(root, &name, file, &source) {
+                        Ok(row) => Some(row),
+                        Err(e) if several => {
+                            return Err(Error::PullRefused {
+                                name,
+                                source: Box::new(e),
+                            });
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                None => None,
+            },
+            _ => None,
+        };
+        let signing = Signing {
+            row,
+            accept: accept_signer_change,
+        };
+        let decided = pull_one(
+            root,
+            &name,
+            &mut lock,
+            to,
+            write_conflicts,
+            sources,
+            &signing,
+        );
+        let (pulled, writes) = match decided {
             Ok(decided) => decided,
             // One skill waiting for `skill resolve` does not hold up the others: it is said
             // (and the run exits 1), they are pulled.
@@ -356,6 +400,7 @@ fn pull_one(
     to: Option<&String>,
     write_conflicts: bool,
     sources: &Sources<'_>,
+    signing: &Signing,
 ) -> Result<(Pulled, Writes), Error> {
     let entry = lock.entry(name)?.clone();
     if entry.pending.is_some() {
@@ -395,6 +440,24 @@ fn pull_one(
     let (local, stamps) = local?;
     let name = name.to_owned();
     let mut writes = Writes::default();
+    // Who signed the commit a pull pins (issue 33 §1): checked before the pin moves, and
+    // refused when another key signed it than the pin before, unless accepted for this run.
+    let signer_at = |revision: &str, tag: Option<&String>| -> Result<_, Error> {
+        let Some(row) = &signing.row else {
+            return Ok(None);
+        };
+        let source = crate::upstream::Source::parse(&followed.source)?;
+        let now = row.check(
+            root,
+            &source,
+            followed.reference.as_deref(),
+            tag.map(String::as_str),
+            revision,
+            sources,
+        )?;
+        refuse_change(row, revision, entry.signer.as_ref(), &now, signing.accept)?;
+        Ok(Some(now))
+    };
     let upstream = match upstream? {
         Ok(Found::Read(upstream)) => upstream,
         Ok(Found::Unchanged(Unchanged { revision, tag })) => {
@@ -406,8 +469,10 @@ fn pull_one(
                 (&revision, tag.as_ref()),
                 sources,
             )?;
+            let signer = signer_at(&revision, tag.as_ref())?;
             if let Some(e) = lock.skills.get_mut(&name) {
                 e.removed_upstream = None;
+                e.signer = signer;
                 e.revision = revision.clone();
                 crate::follow::record(e, &followed, tag.as_ref());
             }
@@ -435,6 +500,7 @@ fn pull_one(
         (&upstream.revision, upstream.tag.as_ref()),
         sources,
     )?;
+    let signer = signer_at(&upstream.revision, upstream.tag.as_ref())?;
     // Upstream holds the skill (again).
     if let Some(e) = lock.skills.get_mut(&name) {
         e.removed_upstream = None;
@@ -442,6 +508,7 @@ fn pull_one(
     let upstream_hash = upstream.tree.hash();
     if upstream_hash == entry.base_hash {
         if let Some(e) = lock.skills.get_mut(&name) {
+            e.signer = signer;
             e.revision = upstream.revision.clone();
             crate::follow::record(e, &followed, upstream.tag.as_ref());
         }
@@ -520,6 +587,7 @@ fn pull_one(
                     revision: upstream.revision.clone(),
                     base_hash: upstream_hash,
                     capabilities: Some(digest),
+                    signer: signer.clone(),
                 });
                 crate::follow::record(e, &followed, upstream.tag.as_ref());
             }
@@ -549,6 +617,7 @@ fn pull_one(
     merged.tree.check_paths()?;
     upstream.tree.check_paths()?;
     if let Some(e) = lock.skills.get_mut(&name) {
+        e.signer = signer;
         e.revision = upstream.revision.clone();
         e.base_hash = upstream_hash.clone();
         e.capabilities = Some(digest);

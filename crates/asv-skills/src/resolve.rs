@@ -91,6 +91,10 @@ pub fn resolve(root: &WriterLock<'_>, name: &str) -> Result<Resolved, Error> {
         e.base_hash = pending.base_hash;
         e.capabilities = pending.capabilities;
         e.pending = None;
+        // The signer of the commit a pull was merging is the pin's now.
+        if pending.signer.is_some() {
+            e.signer = pending.signer;
+        }
     }
     // The base the conflicted pull merged from goes once nothing else refers to it.
     root.apply(Plan::new(root, lock_changes(root, &loaded, &lock)?)?)?;

@@ -84,6 +84,14 @@ impl Transport for Reached {
     fn hint(&mut self, revisions: &[String]) {
         self.transport.hint(revisions);
     }
+
+    fn provenance(
+        &mut self,
+        commit: &Commit,
+        reference: Option<&str>,
+    ) -> asv_remote::Result<Option<asv_remote::Provenance>> {
+        self.transport.provenance(commit, reference)
+    }
 }
 
 /// Which transport a source needs: a repository (`owner/repo` or a git URL), or a local git

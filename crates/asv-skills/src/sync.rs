@@ -21,6 +21,7 @@ use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::paths::{portable_tree, skill_dir};
 use crate::placing::{fill_of, still_local};
 use crate::projection::{still_projected, target_dirs};
+use crate::signed::SignedRow;
 use crate::upstream::{At, Source, base_of, check_source_path, default_name, take_in};
 use crate::validate::{Finding, Profile, Severity, refuse_errors, validate_tree_as};
 
@@ -288,6 +289,17 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
     for (name, wanted) in &intent.skills {
         step.advance(1);
         let dir = skill_dir(name);
+        // A signed row (issue 33 §1) whose file or source cannot be used is refused before
+        // its skill is taken up or restored.
+        let signed = match (&wanted.signed_by, root.kind(&dir)?) {
+            (Some(file), None) => Some(SignedRow::open(
+                root,
+                name,
+                file,
+                &Source::parse(&wanted.source)?,
+            )?),
+            _ => None,
+        };
         match loaded.skills.get(name) {
             Some(entry) => {
                 if let Some(differs) = differs(name, wanted, entry).into_iter().next() {
@@ -295,7 +307,16 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 }
                 if root.kind(&dir)?.is_none() {
                     let kept = kept_base(root, &entry.base_hash)?;
-                    let (tree, _) = base_of(root, name, entry, kept, sources)?;
+                    let (tree, fetched) = base_of(root, name, entry, kept, sources)?;
+                    // Restored from its kept base, the pin is judged offline by the signer
+                    // the lock records; fetched again, by its signature.
+                    let signer = match &signed {
+                        Some(row) => Some(row.check_pinned(root, entry, sources, fetched)?),
+                        None => entry.signer.clone(),
+                    };
+                    if let Some(e) = lock.skills.get_mut(name) {
+                        e.signer = signer;
+                    }
                     tree.check_paths()?;
                     changes.push(Change::replace(
                         dir.clone(),
@@ -325,6 +346,17 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                     (_, None) => At::DefaultBranch,
                 };
                 let taken = take_in(root, &source, &path, at, sources)?;
+                let signer = match &signed {
+                    Some(row) => Some(row.check(
+                        root,
+                        &source,
+                        wanted.reference.as_deref(),
+                        taken.tag.as_deref(),
+                        &taken.revision,
+                        sources,
+                    )?),
+                    None => None,
+                };
                 if default_name(&source, &path) != *name {
                     // A row under another name than the skill's own would need the rename
                     // `skill add --name` makes; sync takes skills as they are named.
@@ -360,6 +392,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                         capabilities: Some(crate::audit::capabilities::digest_of(&taken.tree)?),
                         pending: None,
                         removed_upstream: None,
+                        signer,
                     },
                 );
                 out.push(Synced::Taken {

@@ -1076,7 +1076,7 @@ pub fn list(
 }
 
 /// The commit a lock pins by its id: SHA-256 when the id has 64 hex digits, else SHA-1.
-fn pinned_commit(revision: &str) -> Commit {
+pub(crate) fn pinned_commit(revision: &str) -> Commit {
     Commit {
         revision: revision.to_owned(),
         format: if revision.len() == 64 {

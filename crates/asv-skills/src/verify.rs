@@ -31,6 +31,7 @@ fn state_problem(e: Error) -> Result<VerifyProblem, Error> {
                 SkillLockProblem::BadName { .. }
                 | SkillLockProblem::BadHash { .. }
                 | SkillLockProblem::BadCapabilities { .. }
+                | SkillLockProblem::BadSigner { .. }
                 | SkillLockProblem::BadPath { .. }
                 | SkillLockProblem::BadProjection { .. }
                 | SkillLockProblem::Duplicate { .. },
@@ -76,6 +77,15 @@ pub enum VerifyProblem {
     /// A skill the intent asks from another source, path or ref than the lock pins: the
     /// refusal a sync would end with ([`Error::IntentDiffers`], [`Error::RefDiffers`]).
     Differs(Error),
+    /// A signed row (issue 33 §1) whose pin cannot be vouched for offline: its
+    /// allowed-signers file cannot be used, the lock records no signer for it, or the file no
+    /// longer holds the signer the lock records ([`crate::error::SignedRefusal`]).
+    Signature {
+        /// The allowed-signers file.
+        path: String,
+        /// The refusal.
+        error: Error,
+    },
     /// A skill the lock holds and the (written) intent no longer wants.
     Unwanted {
         /// The skill.
@@ -153,8 +163,8 @@ pub enum ProjectionState {
 }
 
 impl VerifyProblem {
-    /// The problem's kind: `missing`, `invalid`, `conflicted`, `intent`, `projection` or
-    /// `lock`.
+    /// The problem's kind: `missing`, `invalid`, `conflicted`, `intent`, `projection`,
+    /// `signature` or `lock`.
     pub fn kind(&self) -> &'static str {
         match self {
             VerifyProblem::LockEntry { .. } | VerifyProblem::Capabilities { .. } => "lock",
@@ -166,6 +176,7 @@ impl VerifyProblem {
             VerifyProblem::Conflicted { .. } => "conflicted",
             VerifyProblem::Unreadable { .. } | VerifyProblem::Invalid { .. } => "invalid",
             VerifyProblem::Projection { .. } => "projection",
+            VerifyProblem::Signature { .. } => "signature",
         }
     }
 
@@ -176,7 +187,8 @@ impl VerifyProblem {
             | VerifyProblem::IntentEntry { path, .. }
             | VerifyProblem::Unreadable { path, .. }
             | VerifyProblem::Invalid { path, .. }
-            | VerifyProblem::Projection { path, .. } => path.clone(),
+            | VerifyProblem::Projection { path, .. }
+            | VerifyProblem::Signature { path, .. } => path.clone(),
             VerifyProblem::Untaken { .. }
             | VerifyProblem::Differs(_)
             | VerifyProblem::Unwanted { .. } => INTENT_FILE.to_owned(),
@@ -224,11 +236,21 @@ fn verify_as(root: &Root, audit: bool) -> Result<(Vec<VerifyProblem>, Vec<Audite
     for (name, wanted) in &intent.skills {
         match lock.skills.get(name) {
             None => out.push(VerifyProblem::Untaken { name: name.clone() }),
-            Some(entry) => out.extend(
-                differs(name, wanted, entry)
-                    .into_iter()
-                    .map(VerifyProblem::Differs),
-            ),
+            Some(entry) => {
+                out.extend(
+                    differs(name, wanted, entry)
+                        .into_iter()
+                        .map(VerifyProblem::Differs),
+                );
+                if let Some(file) = &wanted.signed_by
+                    && let Some(error) = crate::signed::recheck(root, name, file, entry)
+                {
+                    out.push(VerifyProblem::Signature {
+                        path: file.clone(),
+                        error,
+                    });
+                }
+            }
         }
     }
     if intent.written {

@@ -346,21 +346,19 @@ pub fn add(
     settings: &Settings,
     repository: &str,
     path: &str,
-    name: Option<&str>,
-    reference: Option<&str>,
-    working_tree: bool,
-    accept_findings: bool,
+    a: &AddArgs<'_>,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
-    let gate = super::audit::gate(&root, accept_findings)?;
+    let gate = super::audit::gate(&root, a.accept_findings)?;
     let request = add::AddRequest {
         repository: local_source_from_root(settings, repository)?,
         path: path.to_owned(),
-        name: name.map(str::to_owned),
-        reference: reference.map(str::to_owned),
-        working_tree,
+        name: a.name.map(str::to_owned),
+        reference: a.reference.map(str::to_owned),
+        working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let added = add::add_with(&lock, &request, &options, Some(&gate))?;
     let (mut lines, warnings) = split_findings(settings.format, &added.warnings);
@@ -380,21 +378,20 @@ pub fn add_all(
     settings: &Settings,
     repository: &str,
     dir: &str,
-    reference: Option<&str>,
-    working_tree: bool,
-    accept_findings: bool,
+    a: &AddArgs<'_>,
 ) -> crate::error::Result<Report> {
     let root = settings.open_root()?;
     // Like every writer: waits for another run, and puts right what a killed one left,
     // before anything is read.
     let lock = super::lock_for_writing(settings, &root)?;
     let options = settings.transport_options()?;
-    let gate = super::audit::gate(&root, accept_findings)?;
+    let gate = super::audit::gate(&root, a.accept_findings)?;
     let request = add::AddAllRequest {
         repository: local_source_from_root(settings, repository)?,
         dir: dir.to_owned(),
-        reference: reference.map(str::to_owned),
-        working_tree,
+        reference: a.reference.map(str::to_owned),
+        working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let all = add::add_all_with(&lock, &request, &options, Some(&gate))?;
     let mut warnings = Vec::new();
@@ -440,6 +437,8 @@ pub struct AddArgs<'a> {
     pub working_tree: bool,
     /// `--accept-findings`.
     pub accept_findings: bool,
+    /// `--signed-by`.
+    pub signed_by: Option<&'a str>,
 }
 
 /// `skill add` in every form: with a path as it always was (one skill, or `--all` under
@@ -460,24 +459,9 @@ pub fn add_any(settings: &Settings, a: &AddArgs<'_>) -> crate::error::Result<Rep
         (Some(path), _) => {
             let repository = web.as_ref().map_or(a.repository, |u| &u.repository);
             if a.all {
-                add_all(
-                    settings,
-                    repository,
-                    path,
-                    a.reference,
-                    a.working_tree,
-                    a.accept_findings,
-                )
+                add_all(settings, repository, path, a)
             } else {
-                add(
-                    settings,
-                    repository,
-                    path,
-                    a.name,
-                    a.reference,
-                    a.working_tree,
-                    a.accept_findings,
-                )
+                add(settings, repository, path, a)
             }
         }
         (None, _) => add_found(settings, a, web.as_ref()),
@@ -539,6 +523,7 @@ fn add_found(
         start,
         reference: reference.clone(),
         working_tree: a.working_tree,
+        signed_by: a.signed_by.map(str::to_owned),
     };
     let found = add::find(&root, &request, &sources)?;
     let Some(lock) = lock else {
@@ -592,6 +577,7 @@ fn add_found(
                 name: Some(name.to_owned()),
                 reference,
                 working_tree: a.working_tree,
+                signed_by: a.signed_by.map(str::to_owned),
             },
             &options,
             Some(&gate),
@@ -705,18 +691,37 @@ pub fn status(settings: &Settings, names: &[String]) -> crate::error::Result<Rep
     ))
 }
 
-/// `skill pull [<name>…] [--write-conflicts]`.
+/// The options of `skill pull` as typed.
+pub struct PullArgs<'a> {
+    /// `--write-conflicts`.
+    pub write_conflicts: bool,
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--ref`.
+    pub reference: Option<&'a str>,
+    /// `--accept-signer-change`.
+    pub accept_signer_change: bool,
+    /// `--accept-findings`.
+    pub accept_findings: bool,
+}
+
+/// `skill pull [<name>…] [--write-conflicts] [--dry-run] [--ref R] [--accept-signer-change]
+/// [--accept-findings]`.
 ///
 /// # Errors
 /// A refusal of the tree, a skill, the source or a write.
 pub fn pull(
     settings: &Settings,
     names: &[String],
-    write_conflicts: bool,
-    dry_run: bool,
-    reference: Option<&str>,
-    accept_findings: bool,
+    args: &PullArgs<'_>,
 ) -> crate::error::Result<Report> {
+    let PullArgs {
+        write_conflicts,
+        dry_run,
+        reference,
+        accept_signer_change,
+        accept_findings,
+    } = *args;
     // `--ref` moves one skill: which one must be said.
     if reference.is_some() && names.len() != 1 {
         return Err(Usage::RefNeedsOneSkill { named: names.len() }.into());
@@ -731,6 +736,7 @@ pub fn pull(
         reference,
         writer: lock.as_ref(),
         gate: Some(&gate),
+        accept_signer_change,
     };
     let pulled = pull::pull(&root, &request, &options)?;
     let conflicts = pulled.iter().any(|p| p.is_conflict());

@@ -587,6 +587,7 @@ fn skill_problem_message(p: &asv_skills::verify::VerifyProblem) -> String {
         VerifyProblem::LockEntry { error, .. }
         | VerifyProblem::IntentEntry { error, .. }
         | VerifyProblem::Unreadable { error, .. }
+        | VerifyProblem::Signature { error, .. }
         | VerifyProblem::Differs(error) => error.to_string(),
         VerifyProblem::Untaken { name } => {
             format!("{name} is wanted but the lock does not hold it; run skill sync to take it up")

@@ -54,6 +54,7 @@ mod skill_package;
 mod skill_pull;
 mod skill_refs;
 mod skill_sign;
+mod skill_signed;
 mod skill_sync;
 mod skill_sync_stamps;
 mod skill_sync_user;

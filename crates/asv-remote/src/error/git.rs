@@ -43,6 +43,11 @@ pub enum Step {
     },
     /// Reading one file.
     File(FileAt),
+    /// Reading the raw commit and tag objects a signature check needs (issue 33 §1).
+    Objects {
+        /// The commit id.
+        revision: String,
+    },
     /// Reading several files of one commit in one batch (issue 30 §2).
     Files {
         /// The commit id.
@@ -67,6 +72,9 @@ impl fmt::Display for Step {
             Step::File(file) => file.fmt(f),
             Step::Files { revision, count } => {
                 write!(f, "reading {count} files at commit {revision}")
+            }
+            Step::Objects { revision } => {
+                write!(f, "reading the commit and tag objects of commit {revision}")
             }
         }
     }
@@ -207,6 +215,7 @@ impl GitProblem {
             | GitProblem::Entry(_)
             | GitProblem::BadBlobId { .. }
             | GitProblem::BlobMismatch { .. }
+            | GitProblem::ObjectMismatch { .. }
             | GitProblem::NotRemoved { .. } => Side::Environment,
         }
     }
@@ -337,6 +346,15 @@ pub enum GitProblem {
         /// The id of the bytes read.
         got: String,
     },
+    /// A commit or tag object's bytes do not hash to its id (issue 33 §1).
+    ObjectMismatch {
+        /// The object's id.
+        id: String,
+        /// Its type (`commit` or `tag`).
+        kind: String,
+        /// The id of the bytes read.
+        got: String,
+    },
     /// A refusal after which the temporary repository could not be removed.
     NotRemoved {
         /// The refusal.
@@ -440,6 +458,10 @@ impl fmt::Display for GitProblem {
             GitProblem::BlobMismatch { file, listed, got } => write!(
                 f,
                 "{file} does not match its blob id: the listing gives {listed}, the bytes read hash to {got}; refused"
+            ),
+            GitProblem::ObjectMismatch { id, kind, got } => write!(
+                f,
+                "the {kind} object {id} does not match its id: the bytes read hash to {got}; refused"
             ),
             GitProblem::NotRemoved { cause, dir, error } => write!(
                 f,
@@ -883,6 +905,16 @@ mod tests {
                     got: "bb".to_owned(),
                 },
                 "docs/a b.md at commit c0ffee does not match its blob id: the listing gives aa, the bytes read hash to bb; refused".to_owned(),
+                Environment,
+            ),
+            (
+                GitProblem::ObjectMismatch {
+                    id: "aa".to_owned(),
+                    kind: "tag".to_owned(),
+                    got: "bb".to_owned(),
+                },
+                "the tag object aa does not match its id: the bytes read hash to bb; refused"
+                    .to_owned(),
                 Environment,
             ),
             (

@@ -41,6 +41,7 @@ use asv_model::source::ObjectFormat;
 use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 mod batch;
+mod objects;
 mod sweep;
 mod transport;
 
@@ -218,6 +219,14 @@ pub struct Git {
     roots: std::collections::BTreeMap<String, String>,
     /// Blob ids fetched into the repository by a batched read.
     blobs: std::collections::BTreeSet<String>,
+    /// The raw bytes of the commit and tag objects read so far, checked against their ids
+    /// (`objects`, issue 33 §1).
+    objects: std::collections::BTreeMap<String, Vec<u8>>,
+    /// What the server listed for each tag looked up: its own id and, for an annotated tag,
+    /// the commit it peels to; `None` for a name looked up that is no tag.
+    tag_refs: std::collections::BTreeMap<String, Option<(String, Option<String>)>>,
+    /// Whether every tag was listed ([`Transport::tags`]): a name not among them is no tag.
+    tags_listed: bool,
     /// The process group of the last git process started.
     last_group: Option<u32>,
     /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
@@ -302,6 +311,9 @@ impl Git {
             listings: std::collections::BTreeMap::new(),
             roots: std::collections::BTreeMap::new(),
             blobs: std::collections::BTreeSet::new(),
+            objects: std::collections::BTreeMap::new(),
+            tag_refs: std::collections::BTreeMap::new(),
+            tags_listed: false,
             last_group: None,
             file_protocol: false,
             progress: crate::Progress::none(),
@@ -813,37 +825,26 @@ impl Git {
     }
 
     /// The object type of `revision`, just fetched. The commits fetched beside it and not yet
-    /// checked (`present`) are asked about in the same `git cat-file --batch-check`
-    /// and their answers kept for when each is asked for, so a pin and the commit its ref
-    /// names now cost one process, not two (issue 30 §2). Any answer for `revision` other than
-    /// a plain type is asked again with `git cat-file -t` alone, so it fails exactly as before.
+    /// checked (`present`) are asked about in the same `git cat-file --batch` and their
+    /// answers kept for when each is asked for, so a pin and the commit its ref names now cost
+    /// one process, not two (issue 30 §2); the same answer holds each commit's and tag's raw
+    /// bytes, for a signature check (issue 33 §1). Any answer for `revision` other than a
+    /// plain type is asked again with `git cat-file -t` alone, so it fails exactly as before.
     fn kind_of(&mut self, revision: &str, what: &Step) -> Result<String> {
         let mut asked: Vec<String> = vec![revision.to_owned()];
-        asked.extend(self.present.iter().filter(|r| *r != revision).cloned());
-        let mut input = Vec::new();
-        for name in &asked {
-            input.extend_from_slice(name.as_bytes());
-            input.push(b'\n');
-        }
-        let args = ["cat-file", "--batch-check=%(objectname) %(objecttype)"];
-        let cap = asked.len() as u64 * 128;
-        let answered = match self.run_with(&args, Some(input), true, cap, true, what)? {
-            Outcome::Ended(finished) if finished.status.success() => {
-                String::from_utf8_lossy(&finished.stdout).into_owned()
-            }
-            Outcome::Ended(_) => String::new(),
-            Outcome::Cut(cut) => return Err(self.limit_error(cut, what)),
-        };
+        asked.extend(
+            self.present
+                .iter()
+                .filter(|r| *r != revision && !self.objects.contains_key(*r))
+                .cloned(),
+        );
+        let answered = self.read_objects(&asked, what)?;
         let mut mine = None;
-        for (name, line) in asked.iter().zip(answered.lines()) {
-            let kind = line
-                .strip_prefix(name.as_str())
-                .and_then(|rest| rest.strip_prefix(' '))
-                .filter(|k| matches!(*k, "commit" | "tree" | "blob" | "tag"));
+        for (name, kind) in asked.iter().zip(answered) {
             match kind {
-                Some(kind) if name == revision => mine = Some(kind.to_owned()),
+                Some(kind) if name == revision => mine = Some(kind),
                 Some(kind) => {
-                    self.kinds.insert(name.clone(), kind.to_owned());
+                    self.kinds.insert(name.clone(), kind);
                 }
                 None => {}
             }

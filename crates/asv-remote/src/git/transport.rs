@@ -53,6 +53,15 @@ impl Transport for Git {
                     .map(|(id, _)| id.clone())
             };
             let on_branch = find(&branch);
+            let named = find(&tag).map(|direct| (direct, find(&peeled)));
+            // An annotated tag's object comes in its commit's fetch: a signature check reads
+            // it (issue 33 §1). A name that is no tag is remembered as such too.
+            if let Some((direct, Some(_))) = &named
+                && !self.hinted.contains(direct)
+            {
+                self.hinted.push(direct.clone());
+            }
+            self.note_tag(reference, named);
             let on_tag = find(&peeled).or_else(|| find(&tag));
             match (on_branch, on_tag) {
                 (Some(branch), Some(tag)) if branch != tag => {
@@ -75,6 +84,18 @@ impl Transport for Git {
             }
         };
         let format = format_of(&revision);
+        // A commit a listed annotated tag peels to (a semver range's pick) comes with that
+        // tag's object, so a signature check of the tag needs no fetch of its own.
+        let tags: Vec<String> = self
+            .tag_refs
+            .values()
+            .flatten()
+            .filter(|(direct, peeled)| {
+                peeled.as_deref() == Some(revision.as_str()) && !self.hinted.contains(direct)
+            })
+            .map(|(direct, _)| direct.clone())
+            .collect();
+        self.hinted.extend(tags);
         self.fetch(&revision, format)?;
         Ok(Commit { revision, format })
     }
@@ -94,6 +115,12 @@ impl Transport for Git {
                 None => named.entry(tag.to_owned()).or_default().0 = Some(id),
             }
         }
+        for (name, (direct, peeled)) in &named {
+            if let Some(direct) = direct {
+                self.note_tag(name, Some((direct.clone(), peeled.clone())));
+            }
+        }
+        self.tags_listed = true;
         Ok(Some(
             named
                 .into_iter()
@@ -102,6 +129,14 @@ impl Transport for Git {
                 })
                 .collect(),
         ))
+    }
+
+    fn provenance(
+        &mut self,
+        commit: &Commit,
+        reference: Option<&str>,
+    ) -> Result<Option<crate::Provenance>> {
+        self.provenance_of(commit, reference).map(Some)
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {

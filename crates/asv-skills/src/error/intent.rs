@@ -38,6 +38,15 @@ pub enum IntentProblem {
         /// Why not.
         problem: asv_skilltree::PathProblem,
     },
+    /// A `signed-by` that is no plain relative path in this repository (issue 33 §1).
+    BadSignedBy {
+        /// The skill.
+        name: String,
+        /// The path as written.
+        file: String,
+        /// Why not.
+        problem: asv_skilltree::PathProblem,
+    },
     /// A target that names no agent.
     UnknownTarget {
         /// As written.
@@ -82,6 +91,16 @@ impl fmt::Display for IntentProblem {
                 f,
                 "the path {} of the skill {} {problem}; give . or the skill's directory inside its source as a plain relative path",
                 json_string(path),
+                json_string(name)
+            ),
+            IntentProblem::BadSignedBy {
+                name,
+                file,
+                problem,
+            } => write!(
+                f,
+                "the signed-by {} of the skill {} {problem}; give the allowed-signers file's path in this repository, from its root",
+                json_string(file),
                 json_string(name)
             ),
             IntentProblem::UnknownTarget {

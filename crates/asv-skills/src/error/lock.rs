@@ -65,6 +65,12 @@ pub enum SkillLockProblem {
         /// The value as written.
         digest: String,
     },
+    /// An entry's `signer` (or its pending one) whose key is no `SHA256:` fingerprint or whose
+    /// principal is empty or holds a control character (issue 33 §1).
+    BadSigner {
+        /// The skill whose entry holds it.
+        name: String,
+    },
 }
 
 impl fmt::Display for SkillLockProblem {
@@ -131,6 +137,10 @@ impl fmt::Display for SkillLockProblem {
                 f,
                 "{name}: the capabilities {} are not a capability digest (sha256:<64 hex digits>)",
                 json_string(digest)
+            ),
+            SkillLockProblem::BadSigner { name } => write!(
+                f,
+                "{name}: the signer is not one this tool records (a principal, and a key fingerprint SHA256:<base64>)"
             ),
         }
     }

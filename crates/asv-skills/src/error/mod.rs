@@ -14,6 +14,7 @@ mod intent;
 mod lock;
 mod remedy;
 mod repository;
+mod signed;
 mod wording;
 
 pub use add_again::AddAgain;
@@ -24,6 +25,7 @@ pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
 pub use remedy::Remedy;
 pub use repository::SourceProblem;
+pub use signed::{SignatureFound, SignedRefusal};
 use wording::{holds_skills, more_errors, no_such_skill, not_among, refused_lines, would_lose};
 
 /// Everything the skill lifecycle refuses or fails at. Input-side refusals name the skill or
@@ -46,6 +48,9 @@ pub enum Error {
     /// An archive refused or failed (its own side).
     #[error(transparent)]
     Archive(#[from] asv_archive::Error),
+    /// A skill of a signed row refused (issue 33 §1): its own side and file.
+    #[error(transparent)]
+    Signed(Box<SignedRefusal>),
     /// The audit's allow file cannot be used (input side).
     #[error("{}{}: {problem}", asv_model::layout::SKILL_AUDIT_ALLOW, entry.map(|n| format!(": entry {n}")).unwrap_or_default())]
     AuditAllow {
@@ -740,6 +745,12 @@ pub enum Error {
     },
 }
 
+impl From<SignedRefusal> for Error {
+    fn from(refusal: SignedRefusal) -> Error {
+        Error::Signed(Box::new(refusal))
+    }
+}
+
 impl Failure for Error {
     /// Which side the failure lies with. The wrapped errors answer for themselves; a source
     /// that answers wrongly (a commit id that is none, a base that no longer hashes as
@@ -752,6 +763,7 @@ impl Failure for Error {
             Error::Model(e) => e.side(),
             Error::SkillTree(e) => e.side(),
             Error::Archive(e) => e.side(),
+            Error::Signed(e) => e.side(),
             // The transport knows whose a refusal is: a bad URL or ref is the input's, a
             // server's answer or a limit the environment's.
             Error::Remote(e) => e.side(),
@@ -828,6 +840,7 @@ impl Failure for Error {
             // The transport knows the file of a guarded access it made (issue 28 §1).
             Error::Remote(e) => e.location(),
             Error::Archive(e) => e.location(),
+            Error::Signed(e) => e.location(),
             Error::Invalid { first, .. } => Some(Location::at(first.path.clone(), first.line)),
             Error::Refused { refused, .. } => refused.first().and_then(Error::location),
             Error::Lock {

@@ -24,6 +24,7 @@ fn request(up: &Dir, path: &str) -> AddRequest {
         name: None,
         reference: None,
         working_tree: false,
+        signed_by: None,
     }
 }
 
@@ -641,6 +642,7 @@ fn pull_refuses_a_missing_copy_and_an_unknown_name() {
         name: again.name.clone(),
         reference: again.reference.clone(),
         working_tree: false,
+        signed_by: None,
     };
     let added = add::add(&me.lock(), &again, &Options::default()).unwrap();
     assert_eq!(me.read(MD), up.read(MD));
@@ -685,6 +687,7 @@ fn a_renamed_skill_gone_missing_names_its_name_in_the_add() {
         name: again.name,
         reference: again.reference,
         working_tree: false,
+        signed_by: None,
     };
     add::add(&me.lock(), &req, &Options::default()).unwrap();
     assert!(me.read("skills/reader/SKILL.md").contains("name: reader\n"));

@@ -23,6 +23,7 @@ fn add(me: &Dir, up: &Dir, path: &str, name: Option<&str>, reference: Option<&st
         name: name.map(str::to_owned),
         reference: reference.map(str::to_owned),
         working_tree: false,
+        signed_by: None,
     };
     add::add(&me.lock(), &request, &Options::default()).unwrap();
 }

@@ -1,0 +1,210 @@
+//! The raw commit and tag objects a signature check reads (issue 33 §1).
+//!
+//! A signed commit carries its SSH signature in a `gpgsig` header, a signed tag after its
+//! message; both are checked over the object's own bytes, so the check needs the objects
+//! exactly as git stores them. They are read in the conversation that already asks git what
+//! a fetched commit is (`git cat-file --batch` in place of `--batch-check`, in
+//! [`Git::kind_of`]): the pin, the commits fetched beside it and the tag object a tag ref
+//! names, fetched in the same `git fetch` as its commit. A commit or tag object is small;
+//! reading its bytes with its type costs no process more. Each object read is checked to hash
+//! to its id before it is kept.
+
+use super::*;
+use crate::{Provenance, TagObject, object_id};
+
+/// The most bytes of one commit or tag object kept (its message included).
+const OBJECT_LIMIT: u64 = 1024 * 1024;
+
+impl Git {
+    /// One `git cat-file --batch` of `ids`: the type of each (`None` where git answered
+    /// anything but an object), in order. The bytes of every commit and tag answered are
+    /// checked against their id and kept for [`Transport::provenance`]. A failing git answers
+    /// `None` for all, so a caller asks again its own way.
+    pub(super) fn read_objects(
+        &mut self,
+        ids: &[String],
+        what: &Step,
+    ) -> Result<Vec<Option<String>>> {
+        let mut input = Vec::new();
+        for id in ids {
+            input.extend_from_slice(id.as_bytes());
+            input.push(b'\n');
+        }
+        let cap = ids.len() as u64 * (OBJECT_LIMIT + 256);
+        let args = [
+            "cat-file",
+            "--batch=%(objectname) %(objecttype) %(objectsize)",
+        ];
+        let out = match self.run_with(&args, Some(input), true, cap, true, what)? {
+            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
+            Outcome::Ended(_) => return Ok(vec![None; ids.len()]),
+            Outcome::Cut(cut) => return Err(self.limit_error(cut, what)),
+        };
+        let mut kinds = Vec::with_capacity(ids.len());
+        let mut rest = out.as_slice();
+        for id in ids {
+            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+                break;
+            };
+            let head = String::from_utf8_lossy(&rest[..end]).into_owned();
+            rest = &rest[end + 1..];
+            let mut fields = head.split(' ');
+            let (Some(name), Some(kind), Some(size), None) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                // `<id> missing` and the like: no bytes follow.
+                kinds.push(None);
+                continue;
+            };
+            let Ok(size) = size.parse::<usize>() else {
+                break;
+            };
+            if name != id || rest.len() < size + 1 || rest[size] != b'\n' {
+                break;
+            }
+            let bytes = &rest[..size];
+            rest = &rest[size + 1..];
+            if matches!(kind, "commit" | "tag") {
+                let format = if id.len() == 64 {
+                    ObjectFormat::Sha256
+                } else {
+                    ObjectFormat::Sha1
+                };
+                let got = object_id(format, kind, bytes);
+                if got != *id {
+                    return Err(self.stop(GitProblem::ObjectMismatch {
+                        id: id.clone(),
+                        kind: kind.to_owned(),
+                        got,
+                    }));
+                }
+                self.objects.insert(id.clone(), bytes.to_vec());
+            }
+            kinds.push(matches!(kind, "commit" | "tree" | "blob" | "tag").then(|| kind.to_owned()));
+        }
+        kinds.resize(ids.len(), None);
+        Ok(kinds)
+    }
+
+    /// The tag `name` as the server lists it: its own id and, for an annotated tag, the
+    /// commit it peels to; `None` when the server has no such tag. Known from an earlier
+    /// lookup or tag listing of the run, else asked with one `git ls-remote`.
+    fn tag_ref(&mut self, name: &str) -> Result<Option<(String, Option<String>)>> {
+        if let Some(known) = self.tag_refs.get(name) {
+            return Ok(known.clone());
+        }
+        if self.tags_listed || !asv_model::source::is_usable_ref(name) {
+            return Ok(None);
+        }
+        let what = Step::LookUp {
+            reference: name.to_owned(),
+        };
+        let tag = format!("refs/tags/{name}");
+        let peeled = format!("refs/tags/{name}^{{}}");
+        let (refs, _) = self.ls_remote(None, &[tag.clone(), peeled.clone()], &what)?;
+        let find = |wanted: &str| {
+            refs.iter()
+                .find(|(_, n)| n == wanted)
+                .map(|(id, _)| id.clone())
+        };
+        let known = find(&tag).map(|direct| (direct, find(&peeled)));
+        self.tag_refs.insert(name.to_owned(), known.clone());
+        Ok(known)
+    }
+
+    /// Records what a lookup or tag listing said of the name `name`: the tag's own id and the
+    /// commit it peels to, or `None` when it is no tag.
+    pub(super) fn note_tag(&mut self, name: &str, tag: Option<(String, Option<String>)>) {
+        self.tag_refs.insert(name.to_owned(), tag);
+    }
+
+    /// Fetches the object `id` alone (a tag object the commit's fetch did not bring).
+    fn fetch_object(&mut self, id: &str, what: &Step) -> Result<()> {
+        let args = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--depth=1",
+            "--filter=blob:none",
+            "--",
+            REMOTE,
+            id,
+        ];
+        self.git(&args, true, SMALL_LIMIT, true, what).map(|_| ())
+    }
+
+    /// [`Transport::provenance`] for a git source.
+    pub(super) fn provenance_of(
+        &mut self,
+        commit: &Commit,
+        reference: Option<&str>,
+    ) -> Result<Provenance> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        let what = Step::Objects {
+            revision: revision.clone(),
+        };
+        let tag = match reference {
+            Some(r) if !is_hex_id(r, 40) && !is_hex_id(r, 64) => self
+                .tag_ref(r)?
+                .map(|(direct, peeled)| (r.to_owned(), direct, peeled)),
+            _ => None,
+        };
+        // An annotated tag's object is asked for in the commit's own fetch when that is
+        // still to come.
+        if let Some((_, direct, Some(_))) = &tag
+            && !self.objects.contains_key(direct)
+            && !self.fetched.contains(&revision)
+            && !self.hinted.contains(direct)
+        {
+            self.hinted.push(direct.clone());
+        }
+        self.fetch(&revision, commit.format)?;
+        let mut missing = Vec::new();
+        if !self.objects.contains_key(&revision) {
+            missing.push(revision.clone());
+        }
+        if let Some((_, direct, Some(_))) = &tag
+            && !self.objects.contains_key(direct)
+        {
+            if !self.present.contains(direct) {
+                self.fetch_object(direct, &what)?;
+            }
+            missing.push(direct.clone());
+        }
+        if !missing.is_empty() {
+            self.read_objects(&missing, &what)?;
+        }
+        let Some(raw_commit) = self.objects.get(&revision).cloned() else {
+            return Err(self.malformed(&what, &revision));
+        };
+        let tag = match tag {
+            None => None,
+            Some((name, target, None)) => Some(TagObject::Lightweight { name, target }),
+            Some((name, id, Some(target))) => {
+                let Some(raw) = self.objects.get(&id).cloned() else {
+                    return Err(self.malformed(&what, &id));
+                };
+                // The commit the tag object names is read from the object itself, not the
+                // server's listing: the signature covers that line.
+                let named = raw
+                    .split(|&b| b == b'\n')
+                    .next()
+                    .and_then(|line| line.strip_prefix(b"object "))
+                    .map(|id| String::from_utf8_lossy(id).into_owned())
+                    .unwrap_or(target);
+                Some(TagObject::Annotated {
+                    name,
+                    id,
+                    target: named,
+                    raw,
+                })
+            }
+        };
+        Ok(Provenance {
+            commit: raw_commit,
+            tag,
+        })
+    }
+}
