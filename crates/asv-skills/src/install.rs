@@ -55,6 +55,43 @@ pub struct Installed {
     pub dry_run: bool,
     /// Warnings of the Agent Skills rules.
     pub warnings: Vec<Finding>,
+    /// The input's digest ([`Input::digest`]).
+    pub from_digest: String,
+}
+
+/// What an install input holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// Its skills ([`find`]).
+    pub skills: Vec<Found>,
+    /// The input's digest as `sha256:<hex>`: the SHA-256 of an archive's bytes, or the tree
+    /// hash of a directory read whole (what a user install records as where its skills came
+    /// from).
+    pub digest: String,
+}
+
+/// The SHA-256 of the file at `path`, read in pieces, as `sha256:<hex>`.
+fn file_digest(path: &Path, label: &str) -> Result<String, Error> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let unreadable = |_| Error::UnknownInput {
+        input: label.to_owned(),
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(unreadable)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let mut text = String::from("sha256:");
+    for b in hasher.finalize().iter() {
+        text.push_str(&format!("{b:02x}"));
+    }
+    Ok(text)
 }
 
 /// Names the archive format of `bytes` by its first bytes.
@@ -197,6 +234,14 @@ fn skills_of(whole: SkillTree, fallback: &str) -> Result<Vec<Found>, Error> {
 /// [`Error::SkillTree`] or [`Error::Fs`] for a link or special file in a directory;
 /// [`Error::NoSkill`] for an input that holds no skill.
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
+    Ok(read_input(input, label)?.skills)
+}
+
+/// As [`find`], with the input's digest ([`Input`]).
+///
+/// # Errors
+/// As [`find`].
+pub fn read_input(input: &Path, label: &str) -> Result<Input, Error> {
     let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoInput {
             input: label.to_owned(),
@@ -220,7 +265,7 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             input: label.to_owned(),
         });
     }
-    let found = if meta.is_dir() {
+    let (found, digest) = if meta.is_dir() {
         let root = Root::open(input)?;
         let whole = SkillTree::read_capped(&root, "", DIR_LIMIT, DIR_LIMIT_WHAT).map_err(|e| {
             match e {
@@ -238,12 +283,15 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
         })?;
         // Read whole (capped) so that a link or special file anywhere in the input refuses it;
         // the skills are then found in it wherever they lie, each file moved to its skill.
-        skills_of(whole, &fallback)?
+        let digest = whole.hash();
+        (skills_of(whole, &fallback)?, digest)
     } else if meta.is_file() {
-        skills_of(
+        let skills = skills_of(
             SkillTree::from_files(archive_files(input, label)?)?,
             &fallback,
-        )?
+        )?;
+        // Read after the archive was judged, so a refused input costs no second pass.
+        (skills, file_digest(input, label)?)
     } else {
         return Err(Error::UnknownInput {
             input: label.to_owned(),
@@ -260,7 +308,10 @@ pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
             input: label.to_owned(),
         });
     }
-    Ok(found)
+    Ok(Input {
+        skills: found,
+        digest,
+    })
 }
 
 /// What `skill install` is asked to install, where, and whether it writes.
@@ -297,6 +348,24 @@ pub struct InstallOptions<'a> {
 /// plan refusal (a link on the way); a write failure, after which every destination is as it
 /// was.
 pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Error> {
+    let (installed, plan) = prepare(dest, opts)?;
+    if let Some(writer) = opts.writer {
+        writer.apply(plan)?;
+    }
+    Ok(installed)
+}
+
+/// Everything [`install`] does short of writing: every check and refusal, and the plan that
+/// places the skills, for a caller that writes something else first (a user install records
+/// what it places before placing it). [`InstallOptions::writer`] only says whether the
+/// report is a dry run's.
+///
+/// # Errors
+/// As [`install`], short of a write failure.
+pub fn prepare<'r>(
+    dest: &'r Root,
+    opts: &InstallOptions<'_>,
+) -> Result<(Installed, Plan<'r>), Error> {
     let InstallOptions {
         into: intos,
         input,
@@ -315,7 +384,10 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
     if dirs.is_empty() {
         return Err(Error::NoTarget);
     }
-    let mut found = find(input, label)?;
+    let Input {
+        skills: mut found,
+        digest: from_digest,
+    } = read_input(input, label)?;
     found.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = found.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(Error::DuplicateSkill {
@@ -383,13 +455,14 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         other => Error::Fs(other),
     })?;
     let description: Vec<asv_fs::PlannedChange> = plan.changes().cloned().collect();
-    if let Some(writer) = writer {
-        writer.apply(plan)?;
-    }
-    Ok(Installed {
-        skills,
-        plan: description,
-        dry_run,
-        warnings,
-    })
+    Ok((
+        Installed {
+            skills,
+            plan: description,
+            dry_run,
+            warnings,
+            from_digest,
+        },
+        plan,
+    ))
 }

@@ -15,7 +15,8 @@
 //! - [`audit`]: `skill audit`, every file of a skill judged by the audit rules (`asv-audit`).
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
 //!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
-//!   the agents [`targets`] knows.
+//!   the agents [`targets`] knows; [`installed`]: what an install into the user's agent
+//!   directories recorded.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,6 +40,7 @@ mod follow;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod install;
+pub mod installed;
 pub mod intent;
 pub mod lock;
 pub mod manage;

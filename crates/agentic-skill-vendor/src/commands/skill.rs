@@ -109,6 +109,11 @@ fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::R
             Some(super::lock_for_writing_as(settings, home, false)?),
         )
     };
+    // Read under the state directory's lock: what a user install recorded is left alone.
+    let installed = asv_skills::installed::InstalledRecord::load(
+        state,
+        &crate::settings::installed_shown(&places.state_dir),
+    )?;
     let options = settings.transport_options()?;
     let request = asv_skills::sync::SyncOptions {
         force,
@@ -117,6 +122,7 @@ fn sync_user(settings: &Settings, force: bool, dry_run: bool) -> crate::error::R
             tree: home,
             dirs: &places.dirs,
             writer: home_lock.as_ref(),
+            installed: &installed,
         }),
     };
     let done = asv_skills::sync::sync(state, &request, &options).map_err(home_shown)?;
@@ -174,6 +180,13 @@ fn home_shown(e: asv_skills::Error) -> asv_skills::Error {
             path: home(path),
             kind,
         },
+        asv_skills::Error::InstalledInTheWay { path, name, from } => {
+            asv_skills::Error::InstalledInTheWay {
+                path: home(path),
+                name,
+                from,
+            }
+        }
         other => other,
     }
 }
@@ -827,9 +840,22 @@ pub struct InstallArgs<'a> {
 /// # Errors
 /// A refusal of the destination, the input or a skill; a failed write (rolled back).
 pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Result<Report> {
-    let root = settings.open_root()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
+    let user = args.scope == InstallScope::User && !args.targets.is_empty();
+    if user
+        && let Some(dest) = &dest
+        && let Some(state_dir) = crate::settings::user_state_path()
+    {
+        let places = super::install_user::Places {
+            dest,
+            dirs: &dirs,
+            shown_root: &shown_root,
+            state_dir: &state_dir,
+        };
+        return super::install_user::install_user(settings, args, &places);
+    }
+    let root = settings.open_root()?;
     // Whichever tree is written is locked, and put right first should a killed run have
     // left it part-way: the repository, or an agent's directory elsewhere.
     let dest = dest.as_ref().unwrap_or(&root);
@@ -844,21 +870,34 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
         writer: lock.as_ref(),
     };
     let installed = asv_skills::install::install(dest, &request)?;
+    let mut report = installed_report(settings, &installed, &shown_root);
+    if user && !installed.dry_run {
+        report.warnings.push(render::warnings::install_unrecorded());
+    }
+    Ok(super::with_left_behind(report, lock.as_ref()))
+}
+
+/// What `skill install` prints of `installed`, its destinations shown from `shown_root`.
+pub(super) fn installed_report(
+    settings: &Settings,
+    installed: &asv_skills::install::Installed,
+    shown_root: &str,
+) -> Report {
     let (mut lines, warnings) = split_findings(settings.format, &installed.warnings);
     if installed.dry_run {
-        lines.extend(render::installed(settings.format, &installed, &shown_root));
+        lines.extend(render::installed(settings.format, installed, shown_root));
     } else {
         lines.extend(crate::summary::collapse(
             &installed.skills,
             each(settings),
             |_| Some("installed"),
-            |skill| vec![render::installed_one(settings.format, skill, &shown_root)],
-            |_, group| crate::summary::installed(group, &shown_root),
+            |skill| vec![render::installed_one(settings.format, skill, shown_root)],
+            |_, group| crate::summary::installed(group, shown_root),
         ));
     }
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
-    Ok(super::with_left_behind(report, lock.as_ref()))
+    report
 }
 
 /// Writes a file the user named on the command line (atomically, never through a link).
@@ -931,11 +970,18 @@ pub fn list_agent(
     let Some(dir) = dirs.first() else {
         return Ok(Report::new(Vec::new(), false));
     };
-    // A user directory under HOME is what a user sync records, in the user lock.
-    let user_lock = if scope == InstallScope::User && shown == "~/" {
+    // A user directory under HOME is what a user sync records, in the user lock; any user
+    // directory is what a user install records, in the install record.
+    let user = scope == InstallScope::User;
+    let user_lock = if user && shown == "~/" {
         crate::settings::user_lock()?
     } else {
         None
+    };
+    let installed = if user {
+        crate::settings::user_installed()?
+    } else {
+        Default::default()
     };
     let (root, recorded) = match &elsewhere {
         Some(root) => (
@@ -945,11 +991,12 @@ pub fn list_agent(
         None => {
             let root = settings.open_root()?;
             let lock = asv_skills::lock::SkillLock::load(&root)?;
-            let skills = asv_skills::sync::list_agent(&root, dir, lock.projections.get(dir))?;
+            let skills = asv_skills::sync::list_agent(&root, dir, lock.projections.get(dir), None)?;
             return Ok(agent_report(settings, &shown, dir, &skills));
         }
     };
-    let skills = asv_skills::sync::list_agent(root, dir, recorded)?;
+    let key = super::install_user::record_key(&shown, dir);
+    let skills = asv_skills::sync::list_agent(root, dir, recorded, installed.installed.get(&key))?;
     Ok(agent_report(settings, &shown, dir, &skills))
 }
 

@@ -44,6 +44,7 @@ mod skill_audit;
 mod skill_bases;
 mod skill_discover;
 mod skill_files_on_disk;
+mod skill_install_user;
 mod skill_lifecycle;
 mod skill_lifecycle_git;
 mod skill_lifecycle_github;
