@@ -119,8 +119,7 @@ pub enum Usage {
     StateDirUnmade {
         /// The state directory.
         dir: PathBuf,
-        /// Why not.
-        #[source]
+        /// Why not (said in the message itself).
         error: io::Error,
     },
     /// `skill sync --scope user` for an agent whose variable moves its user directory outside
