@@ -111,6 +111,17 @@ pub enum Usage {
         /// Where the intent file was looked for.
         file: PathBuf,
     },
+    /// `skill install --scope user` could not make the user state directory it records in.
+    #[error(
+        "{}: cannot make the user state directory ({error}), where skill install --scope user records what it placed; make it, or set XDG_CONFIG_HOME to a directory you can write",
+        dir.display()
+    )]
+    StateDirUnmade {
+        /// The state directory.
+        dir: PathBuf,
+        /// Why not (said in the message itself).
+        error: io::Error,
+    },
     /// `skill sync --scope user` for an agent whose variable moves its user directory outside
     /// `HOME`, the one tree a user sync writes in.
     #[error(
@@ -736,6 +747,10 @@ mod tests {
             (
                 Usage::NoUserIntent { file: p("/c/vendor-skills.yaml") },
                 "/c/vendor-skills.yaml: no user intent; write it as a repository's vendor-skills.yaml is written (targets: the agents to mirror into, skills: the skills to take) and run skill sync --scope user again".into(),
+            ),
+            (
+                Usage::StateDirUnmade { dir: p("/c/agentic-skill-vendor"), error: io::Error::other("denied") },
+                "/c/agentic-skill-vendor: cannot make the user state directory (denied), where skill install --scope user records what it placed; make it, or set XDG_CONFIG_HOME to a directory you can write".into(),
             ),
             (
                 Usage::UserDirOutsideHome { agent: "claude", dir: p("/c/skills") },

@@ -205,6 +205,8 @@ pub struct UserSync {
     /// `$XDG_CONFIG_HOME/agentic-skill-vendor` (else `~/.config/agentic-skill-vendor`): the
     /// user's intent, lock and `skills/`, synced as a repository's are.
     pub state: asv_fs::Root,
+    /// The state directory's path, as refusals of its files name them.
+    pub state_dir: PathBuf,
     /// `HOME`, opened guarded: the tree the copies are written in. Never scanned, never taken
     /// for a repository; only the agents' directories in it are read and written.
     pub home: asv_fs::Root,
@@ -224,6 +226,60 @@ fn user_state_dir(home: &std::path::Path) -> PathBuf {
         .filter(|c| c.is_absolute())
         .unwrap_or_else(|| home.join(".config"));
     config.join("agentic-skill-vendor")
+}
+
+/// The user state directory's path, for `skill install --scope user`, which records there
+/// what it placed and makes the directory when it has to: [`user_state_dir`] of `HOME`, or
+/// under an absolute `XDG_CONFIG_HOME` alone; `None` with neither (an install into a
+/// directory an agent's variable names needs no `HOME`).
+pub fn user_state_path() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    match home {
+        Some(home) => Some(user_state_dir(&home)),
+        None => std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|c| c.is_absolute())
+            .map(|c| c.join("agentic-skill-vendor")),
+    }
+}
+
+/// The user state directory at `dir`, opened; `None` while it does not exist.
+///
+/// # Errors
+/// A path that is not a directory or cannot be opened.
+pub fn open_user_state(dir: &std::path::Path) -> crate::error::Result<Option<asv_fs::Root>> {
+    match asv_fs::Root::open(dir) {
+        Err(asv_fs::Error::RootMissing { .. }) => Ok(None),
+        _ => Ok(Some(crate::paths::open_dir(dir, DirRole::Parent)?)),
+    }
+}
+
+/// The user install record (`skill install --scope user`'s), empty when there is no state
+/// directory or no record in it; refusals name the file by its full path.
+///
+/// # Errors
+/// A state directory that cannot be opened; a record that cannot be read.
+pub fn user_installed() -> crate::error::Result<asv_skills::installed::InstalledRecord> {
+    let Some(dir) = user_state_path() else {
+        return Ok(Default::default());
+    };
+    match open_user_state(&dir)? {
+        None => Ok(Default::default()),
+        Some(state) => Ok(asv_skills::installed::InstalledRecord::load(
+            &state,
+            &installed_shown(&dir),
+        )?),
+    }
+}
+
+/// The user install record's full path, as refusals name it.
+pub fn installed_shown(state_dir: &std::path::Path) -> String {
+    state_dir
+        .join(asv_skills::installed::INSTALLED_FILE)
+        .display()
+        .to_string()
 }
 
 /// The user lock (`skill sync --scope user`'s record), if the state directory holds one.
@@ -306,6 +362,7 @@ pub fn user_sync_places() -> crate::error::Result<UserSync> {
     }
     Ok(UserSync {
         state,
+        state_dir,
         home: home_root,
         dirs,
         intent,

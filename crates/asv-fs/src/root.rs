@@ -393,6 +393,30 @@ impl Root {
         }
     }
 
+    /// The stamp of the directory at `rel` ([`FileStamp::of_dir`]), taken with the same
+    /// `lstat` that checks it is a real directory, so a listing of it after needs no other;
+    /// `None` when nothing, or something other than a directory, stands there.
+    ///
+    /// # Errors
+    /// [`Error::Symlink`] / [`Error::WrongKind`] for a directory on the way that is not one;
+    /// an I/O failure.
+    pub fn dir_stamp(&self, rel: &str) -> Result<Option<FileStamp>> {
+        if !self.check_ancestors(rel)? {
+            return Ok(None);
+        }
+        match fs::symlink_metadata(self.abs(rel)) {
+            Ok(meta) => {
+                let stamp = FileStamp::of_dir(&meta);
+                if !rel.is_empty() && meta.file_type().is_dir() {
+                    self.mark_checked(rel);
+                }
+                Ok(stamp)
+            }
+            Err(e) if is_not_found(&e) || platform::is_not_a_directory(&e) => Ok(None),
+            Err(e) => Err(Error::io(rel, "inspect", e)),
+        }
+    }
+
     /// Opens the regular file at `rel` for reading; `None` when nothing stands there.
     ///
     /// # Errors

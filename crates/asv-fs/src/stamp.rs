@@ -44,6 +44,18 @@ impl FileStamp {
         stamp_of(meta)
     }
 
+    /// The stamp of a directory from its metadata; `None` for another kind of entry (and
+    /// where [`FileStamp::of`] gives none). A directory's own modification and change times
+    /// move whenever an entry is added to, removed from or renamed in it (not in its
+    /// subdirectories, which have stamps of their own), so an equal, settled stamp shows the
+    /// same names as when it was taken.
+    pub fn of_dir(meta: &Metadata) -> Option<FileStamp> {
+        if !meta.file_type().is_dir() {
+            return None;
+        }
+        stamp_of(meta)
+    }
+
     /// The file's size in bytes.
     pub fn len(&self) -> u64 {
         self.size

@@ -79,6 +79,55 @@ pub struct Installed {
     pub warnings: Vec<Finding>,
     /// Who signed the archive, when a signature was required.
     pub signer: Option<asv_sign::Signer>,
+    /// The input's digest ([`Input::digest`]).
+    pub from_digest: String,
+}
+
+/// What an install input holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// Its skills ([`find`]).
+    pub skills: Vec<Found>,
+    /// The input's digest as `sha256:<hex>`: the SHA-256 of an archive's bytes, or the tree
+    /// hash of a directory read whole (what a user install records as where its skills came
+    /// from).
+    pub digest: String,
+    /// Who signed the archive, when a signature was required.
+    pub signer: Option<asv_sign::Signer>,
+}
+
+/// The SHA-256 of `bytes` as `sha256:<hex>`.
+fn sha256_text(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut text = String::from("sha256:");
+    for b in Sha256::digest(bytes).iter() {
+        text.push_str(&format!("{b:02x}"));
+    }
+    text
+}
+
+/// The SHA-256 of the file at `path`, read in pieces, as `sha256:<hex>`.
+fn file_digest(path: &Path, label: &str) -> Result<String, Error> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let unreadable = |_| Error::UnknownInput {
+        input: label.to_owned(),
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(unreadable)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let mut text = String::from("sha256:");
+    for b in hasher.finalize().iter() {
+        text.push_str(&format!("{b:02x}"));
+    }
+    Ok(text)
 }
 
 /// Names the archive format of `bytes` by its first bytes.
@@ -102,6 +151,7 @@ fn archive_files(
     label: &str,
     signature: Option<&RequiredSignature<'_>>,
     signer: &mut Option<asv_sign::Signer>,
+    held_digest: &mut Option<String>,
 ) -> Result<Vec<FileNode>, Error> {
     let file = asv_archive::open_archive_file(path, &Limits::DEFAULT)?;
     // The format is told by the first bytes alone.
@@ -124,6 +174,7 @@ fn archive_files(
             // bytes read: the file may change on disk after the check, the copy cannot.
             let bytes = file.head(usize::MAX)?;
             *signer = Some(check_signature(&bytes, label, required)?);
+            *held_digest = Some(sha256_text(&bytes));
             ArchiveInput::Bytes {
                 bytes,
                 label: label.to_owned(),
@@ -286,21 +337,21 @@ fn check_signature(
 /// [`Error::SkillTree`] or [`Error::Fs`] for a link or special file in a directory;
 /// [`Error::NoSkill`] for an input that holds no skill.
 pub fn find(input: &Path, label: &str) -> Result<Vec<Found>, Error> {
-    find_signed(input, label, None).map(|(found, _)| found)
+    Ok(read_input(input, label, None)?.skills)
 }
 
-/// [`find`], the input required to be an archive signed as `signature` says when it is given
-/// (checked before any entry is read); returns the signer too.
+/// As [`find`], with the input's digest ([`Input`]); the input required to be an archive
+/// signed as `signature` says when it is given (checked before any entry is read).
 ///
 /// # Errors
 /// As [`find`]; [`Error::SignedDirectory`] for a directory input with a required signature;
 /// [`Error::SignatureMissing`] and [`Error::SignatureRefused`] for an archive without an
 /// accepted signature.
-pub fn find_signed(
+pub fn read_input(
     input: &Path,
     label: &str,
     signature: Option<&RequiredSignature<'_>>,
-) -> Result<(Vec<Found>, Option<asv_sign::Signer>), Error> {
+) -> Result<Input, Error> {
     let mut signer = None;
     let meta = std::fs::symlink_metadata(input).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::NoInput {
@@ -325,7 +376,7 @@ pub fn find_signed(
             input: label.to_owned(),
         });
     }
-    let found = if meta.is_dir() {
+    let (found, digest) = if meta.is_dir() {
         if signature.is_some() {
             return Err(Error::SignedDirectory {
                 input: label.to_owned(),
@@ -348,12 +399,27 @@ pub fn find_signed(
         })?;
         // Read whole (capped) so that a link or special file anywhere in the input refuses it;
         // the skills are then found in it wherever they lie, each file moved to its skill.
-        skills_of(whole, &fallback)?
+        let digest = whole.hash();
+        (skills_of(whole, &fallback)?, digest)
     } else if meta.is_file() {
-        skills_of(
-            SkillTree::from_files(archive_files(input, label, signature, &mut signer)?)?,
+        let mut held_digest = None;
+        let skills = skills_of(
+            SkillTree::from_files(archive_files(
+                input,
+                label,
+                signature,
+                &mut signer,
+                &mut held_digest,
+            )?)?,
             &fallback,
-        )?
+        )?;
+        // Read after the archive was judged, so a refused input costs no second pass; an
+        // archive held in memory for its signature is hashed from those bytes.
+        let digest = match held_digest {
+            Some(digest) => digest,
+            None => file_digest(input, label)?,
+        };
+        (skills, digest)
     } else {
         return Err(Error::UnknownInput {
             input: label.to_owned(),
@@ -370,7 +436,11 @@ pub fn find_signed(
             input: label.to_owned(),
         });
     }
-    Ok((found, signer))
+    Ok(Input {
+        skills: found,
+        digest,
+        signer,
+    })
 }
 
 /// What `skill install` is asked to install, where, and whether it writes.
@@ -414,6 +484,24 @@ pub struct InstallOptions<'a> {
 /// was. Under [`InstallOptions::gate`], [`Error::AuditRefused`] for an error finding the gate
 /// does not let through.
 pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Error> {
+    let (installed, plan) = prepare(dest, opts)?;
+    if let Some(writer) = opts.writer {
+        writer.apply(plan)?;
+    }
+    Ok(installed)
+}
+
+/// Everything [`install`] does short of writing: every check and refusal, and the plan that
+/// places the skills, for a caller that writes something else first (a user install records
+/// what it places before placing it). [`InstallOptions::writer`] only says whether the
+/// report is a dry run's.
+///
+/// # Errors
+/// As [`install`], short of a write failure.
+pub fn prepare<'r>(
+    dest: &'r Root,
+    opts: &InstallOptions<'_>,
+) -> Result<(Installed, Plan<'r>), Error> {
     let InstallOptions {
         into: intos,
         input,
@@ -434,7 +522,11 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
     if dirs.is_empty() {
         return Err(Error::NoTarget);
     }
-    let (mut found, signer) = find_signed(input, label, signature)?;
+    let Input {
+        skills: mut found,
+        digest: from_digest,
+        signer,
+    } = read_input(input, label, signature)?;
     found.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = found.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(Error::DuplicateSkill {
@@ -509,14 +601,15 @@ pub fn install(dest: &Root, opts: &InstallOptions<'_>) -> Result<Installed, Erro
         other => Error::Fs(other),
     })?;
     let description: Vec<asv_fs::PlannedChange> = plan.changes().cloned().collect();
-    if let Some(writer) = writer {
-        writer.apply(plan)?;
-    }
-    Ok(Installed {
-        skills,
-        plan: description,
-        dry_run,
-        warnings,
-        signer,
-    })
+    Ok((
+        Installed {
+            skills,
+            plan: description,
+            dry_run,
+            warnings,
+            from_digest,
+            signer,
+        },
+        plan,
+    ))
 }

@@ -16,7 +16,8 @@
 //!   [`gate`]: the same audit over what `add`, `pull`, `sync` and `install` are about to write.
 //! - [`package`]: `skill pack`, a reproducible ZIP; [`install`]: `skill install` from a
 //!   directory, a ZIP or a tarball, all skills in one transaction, into the directories of
-//!   the agents [`targets`] knows.
+//!   the agents [`targets`] knows; [`installed`]: what an install into the user's agent
+//!   directories recorded.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -41,6 +42,7 @@ mod follow;
 pub mod fuzz;
 pub mod gate;
 pub mod install;
+pub mod installed;
 pub mod intent;
 pub mod lock;
 pub mod manage;

@@ -16,6 +16,7 @@ use asv_skilltree::{FileData, SkillTree, StampCache};
 
 use crate::bases::{base_change, kept_base};
 use crate::error::{CopyEdited, Error, Remedy};
+use crate::installed::InstalledRecord;
 use crate::intent::Intent;
 use crate::lock::{Entry, SkillLock, lock_changes};
 use crate::paths::{portable_tree, skill_dir};
@@ -200,6 +201,10 @@ pub struct UserTree<'a> {
     /// The writer lock of `tree`; `None` is a dry run (and so must
     /// [`SyncOptions::writer`] be).
     pub writer: Option<&'a WriterLock<'a>>,
+    /// What `skill install --scope user` recorded placing, as read from the state directory:
+    /// a copy it names is never claimed, replaced or removed by the sync, and refuses it unless
+    /// forced (a forced sync replaces it and forgets the record).
+    pub installed: &'a InstalledRecord,
 }
 
 /// What `skill sync` is asked to do, and whether it writes.
@@ -538,6 +543,8 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             .collect()
     };
     let mut projections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    // Installed copies a forced user sync replaces: their record goes with the copies'.
+    let mut forgotten: Vec<(String, String)> = Vec::new();
     for dir in &dirs {
         if let Some(kind) = proot.kind(dir)?
             && kind != EntryKind::Directory
@@ -556,6 +563,21 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             let standing = found
                 .remove(&dest)
                 .unwrap_or_else(|| standing(proot, pcache, &dest))?;
+            // A copy `skill install --scope user` placed, that is not sync's own unchanged copy
+            // (an install may have replaced it): not a stranger to claim or replace.
+            if let Some(installed) = user.and_then(|u| u.installed.get(dir, name)) {
+                let syncs_own = matches!(&standing, Some(Ok(now)) if was == Some(now));
+                if standing.is_some() && !syncs_own {
+                    if !force {
+                        return Err(Error::InstalledInTheWay {
+                            path: dest,
+                            name: name.clone(),
+                            from: installed.from.clone(),
+                        });
+                    }
+                    forgotten.push((dir.clone(), name.clone()));
+                }
+            }
             match standing {
                 None => {
                     pchanges.push(Change::replace(
@@ -736,8 +758,19 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         tree_writer.apply(plan)?;
     }
     lock.projections = projections;
+    let mut installed = user.installed.clone();
+    for (dir, name) in &forgotten {
+        installed.remove(dir, name);
+    }
+    let mut last = Vec::new();
     if lock != imported {
-        writer.apply(Plan::new(root, lock_changes(root, &imported, &lock)?)?)?;
+        last.extend(lock_changes(root, &imported, &lock)?);
+    }
+    if installed != *user.installed {
+        last.push(installed.change(user.installed));
+    }
+    if !last.is_empty() {
+        writer.apply(Plan::new(root, last)?)?;
     }
     cache.save();
     Ok(out)
@@ -750,17 +783,23 @@ pub enum Placed {
     BySync,
     /// `skill sync`, but it changed since.
     EditedSinceSync,
-    /// Not this tool (or not recorded: `skill install` keeps no record).
+    /// `skill install --scope user`, and it still holds what was installed.
+    ByInstall,
+    /// `skill install --scope user`, but it changed since.
+    EditedSinceInstall,
+    /// Not this tool (or not recorded: `skill install` into a project keeps no record).
     NotRecorded,
 }
 
 impl Placed {
-    /// As printed: `placed by skill sync`, `edited since skill sync placed it`, `not placed
-    /// by skill sync`.
+    /// As printed: `placed by skill sync`, `edited since skill sync placed it`, `placed by
+    /// skill install`, `edited since skill install placed it`, `not placed by skill sync`.
     pub fn as_str(self) -> &'static str {
         match self {
             Placed::BySync => "placed by skill sync",
             Placed::EditedSinceSync => "edited since skill sync placed it",
+            Placed::ByInstall => "placed by skill install",
+            Placed::EditedSinceInstall => "edited since skill install placed it",
             Placed::NotRecorded => "not placed by skill sync",
         }
     }
@@ -779,7 +818,9 @@ pub struct AgentSkill {
 
 /// `skill list --target`: the skill directories in the agent directory `dir` of `root`, by
 /// name, each with who placed it, judged against `recorded` (the lock's projections of that
-/// directory; `None` where the lock records nothing, as for a user directory).
+/// directory; `None` where the lock records nothing) and `installed` (what `skill install
+/// --scope user` recorded placing there; `None` in a project). A copy both name is the one
+/// whose hash it still holds, an install's first.
 ///
 /// # Errors
 /// A guarded-read refusal of `dir` itself (a link, a file).
@@ -787,6 +828,7 @@ pub fn list_agent(
     root: &Root,
     dir: &str,
     recorded: Option<&BTreeMap<String, String>>,
+    installed: Option<&BTreeMap<String, crate::installed::Install>>,
 ) -> Result<Vec<AgentSkill>, Error> {
     let mut out = Vec::new();
     for entry in root.read_dir(dir)?.unwrap_or_default() {
@@ -796,10 +838,14 @@ pub fn list_agent(
         let hash = SkillTree::read(root, &format!("{dir}/{}", entry.name))
             .ok()
             .map(|t| t.hash());
-        let placed = match recorded.and_then(|r| r.get(&entry.name)) {
-            Some(h) if Some(h) == hash.as_ref() => Placed::BySync,
-            Some(_) => Placed::EditedSinceSync,
-            None => Placed::NotRecorded,
+        let synced = recorded.and_then(|r| r.get(&entry.name));
+        let install = installed.and_then(|r| r.get(&entry.name));
+        let placed = match (install, synced) {
+            (Some(i), _) if Some(&i.tree_hash) == hash.as_ref() => Placed::ByInstall,
+            (_, Some(h)) if Some(h) == hash.as_ref() => Placed::BySync,
+            (Some(_), _) => Placed::EditedSinceInstall,
+            (None, Some(_)) => Placed::EditedSinceSync,
+            (None, None) => Placed::NotRecorded,
         };
         out.push(AgentSkill {
             name: entry.name,

@@ -13,17 +13,21 @@
 //! - **Its root checked.** The file records the root's device and inode; a file copied from
 //!   another root's cache (or left by a root since replaced) does not match and is ignored.
 //! - **Trust, git's racily-clean rule.** A directory is taken as unchanged only when it is
-//!   listed (always: an added or removed file must show, see below) with exactly the recorded
-//!   paths, and every file's stamp (device, inode, size, mode, modification and change times to
+//!   found with exactly the recorded directories and paths (see below), and every file's stamp (device, inode, size, mode, modification and change times to
 //!   the nanosecond) equals the recorded one *and* the file had last changed before the read
 //!   that recorded it began ([`FileStamp::settled_before`], as `skill pull` judges its local
 //!   copy). Nothing can set a change time back, so `touch -d` restoring a modification time
 //!   still shows. A file changed within the same clock tick as that read may carry an unchanged
 //!   stamp: it is read again.
-//! - **Directories are listed every time.** A directory's own times show an entry added to
-//!   or removed from *it*, not from its subdirectories, so skipping the listing would need a
-//!   stamp per directory and the same settledness judgement for each; a listing is one
-//!   `getdents` per directory, small beside the open, read and hash of each file it saves.
+//! - **A directory by its own stamp.** A directory's own modification and change times move
+//!   whenever an entry is added to, removed from or renamed in *it* (not in its
+//!   subdirectories), so every directory of the tree is stamped as it is listed, the tree's own
+//!   and each subdirectory's, empty ones included ([`FileStamp::of_dir`]). A later run that
+//!   finds every directory's stamp equal and settled (the same rule as a file's) knows the
+//!   names in each are the recorded ones without listing them: one `lstat` per directory
+//!   instead of an open, two `getdents` and a close, and that `lstat` is also the guarded
+//!   tree's check that it is a real directory. A file added anywhere, even in an empty
+//!   subdirectory, moves that directory's stamp; a file edited in place moves its own.
 //! - **Stamps never justify a write**, only skipping a re-read: everything a run then writes is
 //!   checked afresh where it is written (a copy replaced must still hold its recorded hash,
 //!   read whole; bytes copied from a skill are checked against their digest as they are
@@ -48,7 +52,7 @@ use asv_fs::{FileStamp, Root, join};
 use sha2::{Digest, Sha256};
 
 use crate::data::FileData;
-use crate::{Error, FileNode, SKILL_MANIFEST, SkillTree, sorted_files};
+use crate::{Error, FileNode, SKILL_MANIFEST, SkillTree};
 
 /// The largest cache file read or written: about half a million files' stamps. Past it the
 /// cache is not written (and a larger file found is ignored), so a huge tree costs reads,
@@ -56,7 +60,7 @@ use crate::{Error, FileNode, SKILL_MANIFEST, SkillTree, sorted_files};
 pub const MAX_BYTES: u64 = 96 * 1024 * 1024;
 
 /// The first line of a cache file: its format and version.
-const HEADER: &str = "asv-stamps 1";
+const HEADER: &str = "asv-stamps 2";
 
 /// The variable naming the cache directory itself (tests point it at a temporary one).
 pub const CACHE_DIR_VAR: &str = "ASV_CACHE_DIR";
@@ -69,11 +73,13 @@ struct FileRecord {
     sha256: [u8; 32],
 }
 
-/// A directory as recorded: when its read began, its tree hash, its files in tree order.
+/// A directory as recorded: when its read began, its tree hash, the stamp of it and of each
+/// of its subdirectories (parents first, `.` for itself), its files in tree order.
 #[derive(Debug, Clone)]
 struct DirRecord {
     taken: SystemTime,
     hash: String,
+    dirs: Vec<(String, FileStamp)>,
     files: Vec<FileRecord>,
 }
 
@@ -302,15 +308,27 @@ impl StampCache {
     /// read whole that follows says it).
     fn trusted(&self, root: &Root, dir: &str) -> Option<&DirRecord> {
         let rec = self.loaded.get(dir)?;
-        let listing = sorted_files(root, dir, false).ok()?;
-        if listing.len() != rec.files.len() {
+        // Every directory as recorded, so every name in each is the recorded one: no listing.
+        // A record without its own directory's stamp is not one to trust (the parser refuses
+        // it; this keeps the rule local).
+        if rec.dirs.first().map(|(sub, _)| sub.as_str()) != Some(".") {
             return None;
         }
-        for ((rel, full), file) in listing.iter().zip(&rec.files) {
-            if *rel != file.path || !file.stamp.settled_before(rec.taken) {
+        for (sub, stamp) in &rec.dirs {
+            let path = if sub == "." {
+                dir.to_owned()
+            } else {
+                join(dir, sub)
+            };
+            if !stamp.settled_before(rec.taken) || root.dir_stamp(&path).ok()?? != *stamp {
                 return None;
             }
-            if root.stamp(full).ok()?? != file.stamp {
+        }
+        for file in &rec.files {
+            if !file.stamp.settled_before(rec.taken) {
+                return None;
+            }
+            if root.stamp(&join(dir, &file.path)).ok()?? != file.stamp {
                 return None;
             }
         }
@@ -336,13 +354,21 @@ impl StampCache {
                 })
             })
             .collect();
+        let dirs: Option<Vec<(String, FileStamp)>> = stamps
+            .dirs
+            .iter()
+            .map(|(sub, stamp)| Some((sub.clone(), (*stamp)?)))
+            .collect();
         if let Some(files) = files
+            && let Some(dirs) = dirs
             && plain_path(dir)
             && files.iter().all(|f| plain_path(&f.path))
+            && dirs.iter().all(|(sub, _)| plain_path(sub))
         {
             let rec = DirRecord {
                 taken,
                 hash: tree.hash(),
+                dirs,
                 files,
             };
             self.seen
@@ -393,12 +419,16 @@ fn render(root_id: (u64, u64), records: &[(&str, &DirRecord)]) -> Option<String>
     for (dir, rec) in records {
         let since = rec.taken.duration_since(UNIX_EPOCH).ok()?;
         out.push_str(&format!(
-            "dir {} {} {} {} {dir}\n",
+            "dir {} {} {} {} {} {dir}\n",
             since.as_secs(),
             since.subsec_nanos(),
             rec.hash,
-            rec.files.len()
+            rec.files.len(),
+            rec.dirs.len()
         ));
+        for (sub, stamp) in &rec.dirs {
+            out.push_str(&format!("sub {} {sub}\n", stamp.to_text()));
+        }
         for f in &rec.files {
             out.push_str(&format!(
                 "file {} {} {}\n",
@@ -455,31 +485,34 @@ fn parse(text: &str, root_id: (u64, u64)) -> Option<HashMap<String, DirRecord>> 
             let ok = lines.next().is_none() && count.parse::<usize>().ok()? == out.len();
             return ok.then_some(out);
         }
-        let mut f = line.strip_prefix("dir ")?.splitn(5, ' ');
+        let mut f = line.strip_prefix("dir ")?.splitn(6, ' ');
         let secs: u64 = digits(f.next()?)?;
         let nanos: u32 = digits(f.next()?).filter(|n| *n < 1_000_000_000)?;
         let hash = f.next()?;
         unhex(hash.strip_prefix("sha256:")?)?;
         let count: usize = digits(f.next()?)?;
+        let subs: usize = digits(f.next()?)?;
         let dir = f.next()?;
-        if !plain_path(dir) {
+        if !plain_path(dir) || subs == 0 {
             return None;
+        }
+        let mut dirs = Vec::with_capacity(subs.min(4096));
+        for i in 0..subs {
+            let rest = lines.next()?.strip_prefix("sub ")?;
+            let (stamp, sub) = stamp_then_path(rest)?;
+            // The directory's own stamp first, then only paths under it.
+            if (i == 0) != (sub == ".") {
+                return None;
+            }
+            dirs.push((sub.to_owned(), stamp));
         }
         let mut files = Vec::with_capacity(count.min(4096));
         for _ in 0..count {
             let rest = lines.next()?.strip_prefix("file ")?;
             // Eight stamp fields, the digest, then the path (which may hold spaces).
-            let mut cut = rest.splitn(10, ' ');
-            let mut stamp_text = String::new();
-            for i in 0..8 {
-                if i > 0 {
-                    stamp_text.push(' ');
-                }
-                stamp_text.push_str(cut.next()?);
-            }
-            let stamp = FileStamp::parse(&stamp_text)?;
-            let sha256 = unhex(cut.next()?)?;
-            let path = cut.next()?;
+            let (stamp, rest) = stamp_then_path(rest)?;
+            let (digest, path) = rest.split_once(' ')?;
+            let sha256 = unhex(digest)?;
             if !plain_path(path) {
                 return None;
             }
@@ -492,12 +525,30 @@ fn parse(text: &str, root_id: (u64, u64)) -> Option<HashMap<String, DirRecord>> 
         let rec = DirRecord {
             taken: UNIX_EPOCH + Duration::new(secs, nanos),
             hash: hash.to_owned(),
+            dirs,
             files,
         };
         if out.insert(dir.to_owned(), rec).is_some() {
             return None;
         }
     }
+}
+
+/// Eight stamp fields, then the rest of the line (a path, which may hold spaces).
+fn stamp_then_path(line: &str) -> Option<(FileStamp, &str)> {
+    let mut cut = line.splitn(9, ' ');
+    let mut stamp_text = String::new();
+    for i in 0..8 {
+        if i > 0 {
+            stamp_text.push(' ');
+        }
+        stamp_text.push_str(cut.next()?);
+    }
+    let rest = cut.next()?;
+    if !plain_path(rest) {
+        return None;
+    }
+    Some((FileStamp::parse(&stamp_text)?, rest))
 }
 
 /// A plain decimal number (no sign, no spaces).
@@ -552,5 +603,77 @@ mod tests {
         assert!(parse(&text[..text.len() - 3], place.root_id).is_none());
         assert!(parse(&format!("{text}x\n"), place.root_id).is_none());
         assert!(parse(&text.replace("end 1", "end 2"), place.root_id).is_none());
+        // The directory's own stamp comes first, and there is one.
+        assert_eq!(parsed["s"].dirs.len(), 1);
+        assert_eq!(parsed["s"].dirs[0].0, ".");
+        assert!(parse(&text.replace(" 2 1 s\n", " 2 0 s\n"), place.root_id).is_none());
+    }
+
+    /// Long enough for a change to be settled before the next read begins
+    /// ([`FileStamp::settled_before`] on a file system with fine time stamps).
+    fn settle() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    /// A run that reads `s` through a cache in `cache_dir` and saves it: (directories taken
+    /// from the cache, directories read whole), and the paths of the tree it gave.
+    fn run(root: &Root, cache_dir: &Path) -> ((usize, usize), Vec<String>) {
+        let cache = StampCache::open_in(root, cache_dir);
+        let tree = cache.read(root, "s").unwrap();
+        cache.save();
+        let paths = tree.files().iter().map(|f| f.path.clone()).collect();
+        (cache.counts(), paths)
+    }
+
+    /// No directory is listed when its stamp is as recorded, so a file added anywhere must
+    /// move a stamp that is checked: in the tree's own directory, in a subdirectory, in one
+    /// that was empty, in one nested deeper; a file removed, and one renamed, likewise.
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn a_file_added_removed_or_renamed_in_any_directory_is_seen_without_a_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file("s/SKILL.md", b"---\nname: s\n---\n")
+            .unwrap();
+        root.write_file("s/sub/deep/a.md", b"a").unwrap();
+        root.create_dir_all("s/empty").unwrap();
+        let cache_dir = tempfile::tempdir().unwrap();
+        settle();
+        assert_eq!(run(&root, cache_dir.path()).0, (0, 1));
+        assert_eq!(run(&root, cache_dir.path()).0, (1, 0), "unchanged: trusted");
+        let changes: [(&str, &dyn Fn()); 6] = [
+            ("top", &|| root.write_file("s/top.md", b"t").unwrap()),
+            ("empty", &|| {
+                root.write_file("s/empty/new.md", b"n").unwrap()
+            }),
+            ("sub", &|| root.write_file("s/sub/b.md", b"b").unwrap()),
+            ("deep", &|| {
+                root.write_file("s/sub/deep/c.md", b"c").unwrap()
+            }),
+            ("removed", &|| {
+                fs::remove_file(dir.path().join("s/sub/deep/c.md")).unwrap();
+            }),
+            ("renamed", &|| {
+                fs::rename(
+                    dir.path().join("s/sub/deep/a.md"),
+                    dir.path().join("s/sub/deep/z.md"),
+                )
+                .unwrap();
+            }),
+        ];
+        for (what, change) in changes {
+            change();
+            settle();
+            let (counts, paths) = run(&root, cache_dir.path());
+            assert_eq!(counts, (0, 1), "{what}: read again");
+            let fresh = SkillTree::read(&root, "s").unwrap();
+            let want: Vec<String> = fresh.files().iter().map(|f| f.path.clone()).collect();
+            assert_eq!(paths, want, "{what}");
+            assert_eq!(
+                run(&root, cache_dir.path()).0,
+                (1, 0),
+                "{what}: then trusted"
+            );
+        }
     }
 }

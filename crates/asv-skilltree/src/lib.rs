@@ -170,7 +170,7 @@ impl SkillTree {
         keep: &mut dyn FnMut(&str, bool) -> bool,
     ) -> Result<Self, Error> {
         let mut listing = Vec::new();
-        list_into(root, dir, "", false, &mut listing, keep)?;
+        list_into(root, dir, "", false, &mut listing, keep, None)?;
         listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         for (rel, full) in listing {
@@ -189,7 +189,20 @@ impl SkillTree {
     /// As [`SkillTree::read`].
     pub fn read_stamped(root: &Root, dir: &str) -> Result<(Self, Stamps), Error> {
         let taken = FileStamp::clock();
-        let listing = sorted_files(root, dir, false)?;
+        // Each directory is stamped as it is listed (before its entries are read), so a
+        // later stamp equal to it shows the same names in it.
+        let mut dirs = Vec::new();
+        let mut listing = Vec::new();
+        list_into(
+            root,
+            dir,
+            "",
+            false,
+            &mut listing,
+            &mut |_, _| true,
+            Some(&mut dirs),
+        )?;
+        listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut reading = Reading::new(root, Budget::unlimited(), u64::MAX);
         reading.stamps = Some(Vec::with_capacity(listing.len()));
         reading.hasher = None;
@@ -198,7 +211,7 @@ impl SkillTree {
             reading.file(&full, rel)?;
         }
         let files = reading.stamps.take().unwrap_or_default();
-        Ok((reading.finish(), Stamps { taken, files }))
+        Ok((reading.finish(), Stamps { taken, files, dirs }))
     }
 
     /// The tree hash of `dir` as [`SkillTree::read`] would give it, worked out in one pass
@@ -435,6 +448,9 @@ pub struct Stamps {
     taken: SystemTime,
     /// One per file of the tree, in its order.
     files: Vec<Option<FileStamp>>,
+    /// Every directory of the tree (`.` for the tree's own, else its path under it), parents
+    /// first, each with its stamp as it was listed.
+    dirs: Vec<(String, Option<FileStamp>)>,
 }
 
 impl Stamps {
@@ -606,12 +622,14 @@ fn read_stopping(
 /// (bytewise by path).
 fn sorted_files(root: &Root, top: &str, strict: bool) -> Result<Vec<(String, String)>, Error> {
     let mut listing = Vec::new();
-    list_into(root, top, "", strict, &mut listing, &mut |_, _| true)?;
+    list_into(root, top, "", strict, &mut listing, &mut |_, _| true, None)?;
     listing.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     Ok(listing)
 }
 
-/// Lists the regular files under `top/sub` as (path under `top`, path under the root).
+/// Lists the regular files under `top/sub` as (path under `top`, path under the root); with
+/// `dirs`, each directory's stamp is taken just before it is listed and added there (`.` for
+/// `top` itself).
 fn list_into(
     root: &Root,
     top: &str,
@@ -619,6 +637,7 @@ fn list_into(
     strict: bool,
     files: &mut Vec<(String, String)>,
     keep: &mut dyn FnMut(&str, bool) -> bool,
+    mut dirs: Option<&mut Vec<(String, Option<FileStamp>)>>,
 ) -> Result<(), Error> {
     // `top` itself rather than `top/`: the guarded root has already checked `top` by that
     // name, and a trailing slash would have it checked again.
@@ -627,6 +646,10 @@ fn list_into(
     } else {
         join(top, sub)
     };
+    if let Some(dirs) = dirs.as_deref_mut() {
+        let name = if sub.is_empty() { "." } else { sub };
+        dirs.push((name.to_owned(), root.dir_stamp(&here)?));
+    }
     let Some(entries) = root.read_dir(&here)? else {
         return Ok(());
     };
@@ -643,7 +666,9 @@ fn list_into(
             continue;
         }
         match entry.kind {
-            EntryKind::Directory => list_into(root, top, &rel, strict, files, keep)?,
+            EntryKind::Directory => {
+                list_into(root, top, &rel, strict, files, keep, dirs.as_deref_mut())?;
+            }
             EntryKind::File => files.push((rel, full)),
             kind => return Err(Error::Unsupported { path: full, kind }),
         }

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod contracts;
 pub mod help;
+mod install_user;
 pub mod skill;
 
 use std::time::Duration;

@@ -118,6 +118,11 @@ fn sync_user(
             Some(super::lock_for_writing_as(settings, home, false)?),
         )
     };
+    // Read under the state directory's lock: what a user install recorded is left alone.
+    let installed = asv_skills::installed::InstalledRecord::load(
+        state,
+        &crate::settings::installed_shown(&places.state_dir),
+    )?;
     let options = settings.transport_options()?;
     // The state directory's own allow file judges what a user sync takes up.
     let gate = super::audit::gate(state, accept_findings)?;
@@ -129,6 +134,7 @@ fn sync_user(
             tree: home,
             dirs: &places.dirs,
             writer: home_lock.as_ref(),
+            installed: &installed,
         }),
     };
     let done = asv_skills::sync::sync(state, &request, &options).map_err(home_shown)?;
@@ -187,6 +193,13 @@ fn home_shown(e: asv_skills::Error) -> asv_skills::Error {
             path: home(path),
             kind,
         },
+        asv_skills::Error::InstalledInTheWay { path, name, from } => {
+            asv_skills::Error::InstalledInTheWay {
+                path: home(path),
+                name,
+                from,
+            }
+        }
         other => other,
     }
 }
@@ -967,38 +980,30 @@ pub struct InstallArgs<'a> {
 /// # Errors
 /// A refusal of the destination, the input or a skill; a failed write (rolled back).
 pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Result<Report> {
-    let root = settings.open_root()?;
     let (dest, dirs, shown_root) =
         settings.install_destination(args.into, args.targets, args.scope)?;
+    let user = args.scope == InstallScope::User && !args.targets.is_empty();
+    if user
+        && let Some(dest) = &dest
+        && let Some(state_dir) = crate::settings::user_state_path()
+    {
+        let places = super::install_user::Places {
+            dest,
+            dirs: &dirs,
+            shown_root: &shown_root,
+            state_dir: &state_dir,
+        };
+        return super::install_user::install_user(settings, args, &places);
+    }
+    let root = settings.open_root()?;
     // Whichever tree is written is locked, and put right first should a killed run have
     // left it part-way: the repository, or an agent's directory elsewhere.
     let dest = dest.as_ref().unwrap_or(&root);
     let lock = super::lock_unless_dry(settings, dest, args.dry_run)?;
     let label = args.input.display().to_string();
     let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
-    let allowed = match args.signed_by {
-        Some(file) => Some(read_allowed_signers(file)?),
-        None => None,
-    };
-    let signature_path = args.signature.map(Path::to_path_buf).unwrap_or_else(|| {
-        let mut p = args.input.as_os_str().to_owned();
-        p.push(".sig");
-        PathBuf::from(p)
-    });
-    let (allowed_label, signature_label) = (
-        args.signed_by
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        signature_path.display().to_string(),
-    );
-    let required = allowed
-        .as_ref()
-        .map(|allowed| asv_skills::install::RequiredSignature {
-            allowed,
-            allowed_label: &allowed_label,
-            signature: &signature_path,
-            signature_label: &signature_label,
-        });
+    let signing = Signing::read(args)?;
+    let required = signing.required();
     // The repository's allow file judges what is installed, wherever it goes.
     let gate = super::audit::gate(&root, args.accept_findings)?;
     let request = asv_skills::install::InstallOptions {
@@ -1011,25 +1016,87 @@ pub fn install(settings: &Settings, args: &InstallArgs<'_>) -> crate::error::Res
         gate: Some(&gate),
     };
     let installed = asv_skills::install::install(dest, &request)?;
+    let mut report = installed_report(settings, &installed, &shown_root, &label);
+    if user && !installed.dry_run {
+        report.warnings.push(render::warnings::install_unrecorded());
+    }
+    super::audit::gated(settings, &mut report, gate);
+    Ok(super::with_left_behind(report, lock.as_ref()))
+}
+
+/// What `--signed-by` asks of an install's input: the allowed-signers file read and parsed,
+/// and the signature file's path (`<input>.sig` unless `--signature` names one).
+pub(super) struct Signing {
+    allowed: Option<asv_sign::AllowedSigners>,
+    allowed_label: String,
+    signature: PathBuf,
+    signature_label: String,
+}
+
+impl Signing {
+    /// Reads the allowed-signers file `args.signed_by` names, if any.
+    ///
+    /// # Errors
+    /// The file missing, unreadable or not of the OpenSSH allowed-signers form.
+    pub(super) fn read(args: &InstallArgs<'_>) -> crate::error::Result<Signing> {
+        let allowed = match args.signed_by {
+            Some(file) => Some(read_allowed_signers(file)?),
+            None => None,
+        };
+        let signature = args.signature.map(Path::to_path_buf).unwrap_or_else(|| {
+            let mut p = args.input.as_os_str().to_owned();
+            p.push(".sig");
+            PathBuf::from(p)
+        });
+        Ok(Signing {
+            allowed,
+            allowed_label: args
+                .signed_by
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            signature_label: signature.display().to_string(),
+            signature,
+        })
+    }
+
+    /// The requirement the install checks, when `--signed-by` was given.
+    pub(super) fn required(&self) -> Option<asv_skills::install::RequiredSignature<'_>> {
+        self.allowed
+            .as_ref()
+            .map(|allowed| asv_skills::install::RequiredSignature {
+                allowed,
+                allowed_label: &self.allowed_label,
+                signature: &self.signature,
+                signature_label: &self.signature_label,
+            })
+    }
+}
+
+/// What `skill install` prints of `installed`, its destinations shown from `shown_root`.
+pub(super) fn installed_report(
+    settings: &Settings,
+    installed: &asv_skills::install::Installed,
+    shown_root: &str,
+    label: &str,
+) -> Report {
     let (mut lines, warnings) = split_findings(settings.format, &installed.warnings);
     if let Some(signer) = &installed.signer {
-        lines.push(render::signature_accepted(settings.format, &label, signer));
+        lines.push(render::signature_accepted(settings.format, label, signer));
     }
     if installed.dry_run {
-        lines.extend(render::installed(settings.format, &installed, &shown_root));
+        lines.extend(render::installed(settings.format, installed, shown_root));
     } else {
         lines.extend(crate::summary::collapse(
             &installed.skills,
             each(settings),
             |_| Some("installed"),
-            |skill| vec![render::installed_one(settings.format, skill, &shown_root)],
-            |_, group| crate::summary::installed(group, &shown_root),
+            |skill| vec![render::installed_one(settings.format, skill, shown_root)],
+            |_, group| crate::summary::installed(group, shown_root),
         ));
     }
     let mut report = Report::new(lines, false);
     report.warnings = warnings;
-    super::audit::gated(settings, &mut report, gate);
-    Ok(super::with_left_behind(report, lock.as_ref()))
+    report
 }
 
 /// The most bytes a private key file may hold (an RSA-16384 key is under 13 KiB).
@@ -1149,11 +1216,18 @@ pub fn list_agent(
     let Some(dir) = dirs.first() else {
         return Ok(Report::new(Vec::new(), false));
     };
-    // A user directory under HOME is what a user sync records, in the user lock.
-    let user_lock = if scope == InstallScope::User && shown == "~/" {
+    // A user directory under HOME is what a user sync records, in the user lock; any user
+    // directory is what a user install records, in the install record.
+    let user = scope == InstallScope::User;
+    let user_lock = if user && shown == "~/" {
         crate::settings::user_lock()?
     } else {
         None
+    };
+    let installed = if user {
+        crate::settings::user_installed()?
+    } else {
+        Default::default()
     };
     let (root, recorded) = match &elsewhere {
         Some(root) => (
@@ -1163,11 +1237,12 @@ pub fn list_agent(
         None => {
             let root = settings.open_root()?;
             let lock = asv_skills::lock::SkillLock::load(&root)?;
-            let skills = asv_skills::sync::list_agent(&root, dir, lock.projections.get(dir))?;
+            let skills = asv_skills::sync::list_agent(&root, dir, lock.projections.get(dir), None)?;
             return Ok(agent_report(settings, &shown, dir, &skills));
         }
     };
-    let skills = asv_skills::sync::list_agent(root, dir, recorded)?;
+    let key = super::install_user::record_key(&shown, dir);
+    let skills = asv_skills::sync::list_agent(root, dir, recorded, installed.installed.get(&key))?;
     Ok(agent_report(settings, &shown, dir, &skills))
 }
 

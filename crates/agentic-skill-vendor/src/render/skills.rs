@@ -913,6 +913,8 @@ pub fn agent_skill(format: Format, dir: &str, s: &asv_skills::sync::AgentSkill) 
                     placed: match s.placed {
                         asv_skills::sync::Placed::BySync => "sync",
                         asv_skills::sync::Placed::EditedSinceSync => "sync-edited",
+                        asv_skills::sync::Placed::ByInstall => "install",
+                        asv_skills::sync::Placed::EditedSinceInstall => "install-edited",
                         asv_skills::sync::Placed::NotRecorded => "unrecorded",
                     },
                 },

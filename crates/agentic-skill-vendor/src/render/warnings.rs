@@ -60,6 +60,12 @@ pub fn foreign_removed(path: &str) -> String {
     )
 }
 
+/// A user install with neither `HOME` nor `XDG_CONFIG_HOME` to find the user state directory
+/// by: the skills are placed, but nothing records them.
+pub fn install_unrecorded() -> String {
+    "nothing recorded what was installed: with neither HOME nor XDG_CONFIG_HOME set there is no user state directory, so skill list --scope user and skill sync --scope user will not know these skills for this tool's".to_owned()
+}
+
 /// What `skill pull --dry-run` says after its lines.
 pub fn pull_dry_run() -> String {
     "dry run: the lines say what a pull would do; nothing was written".to_owned()

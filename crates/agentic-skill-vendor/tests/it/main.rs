@@ -46,6 +46,7 @@ mod skill_capabilities;
 mod skill_discover;
 mod skill_files_on_disk;
 mod skill_gates;
+mod skill_install_user;
 mod skill_lifecycle;
 mod skill_lifecycle_git;
 mod skill_lifecycle_github;

@@ -194,7 +194,7 @@ fn user_scope_honours_the_agents_variable() {
     );
     assert_eq!(run.code, 0, "{run:?}");
     assert!(xdg.exists("goose/skills/pdf/SKILL.md"));
-    assert!(!home.exists(".config"));
+    assert!(!home.exists(".config/goose"));
     // without the variable and without HOME there is nowhere to go
     let run = install(&repo, &["--target", "goose", "--scope", "user"], &[]);
     assert_run_snapshot!("install_for_a_user_without_home", run, repo);

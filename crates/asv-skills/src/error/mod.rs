@@ -10,6 +10,7 @@ use asv_error::{Failure, Location, Side};
 mod add_again;
 mod audit;
 mod copy_edited;
+mod installed;
 mod intent;
 mod lock;
 mod remedy;
@@ -21,6 +22,7 @@ pub use add_again::AddAgain;
 use audit::audit_refusal;
 pub use audit::{AllowProblem, GatedFinding};
 pub use copy_edited::CopyEdited;
+pub use installed::InstalledProblem;
 pub use intent::IntentProblem;
 pub use lock::{ProjectionProblem, SkillLockProblem};
 pub use remedy::Remedy;
@@ -734,6 +736,35 @@ pub enum Error {
         /// The imported skills, by name.
         imported: Vec<String>,
     },
+    /// The user install record cannot be read (input side).
+    #[error(
+        "{}{}: {problem}; fix the file, or delete it to forget what skill install recorded (the installed skills stay where they are, listed as not placed by this tool)",
+        DisplayPath(path),
+        line.map(|l| format!(":{l}")).unwrap_or_default()
+    )]
+    InstalledRecord {
+        /// The record file, as the caller names it.
+        path: String,
+        /// The 1-based line at fault, when known (a parse error names its own).
+        line: Option<usize>,
+        /// What is wrong.
+        problem: InstalledProblem,
+    },
+    /// A user sync would mirror a skill where `skill install --scope user` placed one of the
+    /// same name (destination side).
+    #[error(
+        "{}: skill install placed this skill there (from {}), and skill sync would mirror skills/{name} over it; delete the installed copy, or take {name} out of the state directory's skills/ (and its intent), or run skill sync --scope user --force to replace the installed one",
+        DisplayPath(path),
+        DisplayPath(from)
+    )]
+    InstalledInTheWay {
+        /// The installed copy.
+        path: String,
+        /// The skill sync mirrors.
+        name: String,
+        /// Where it was installed from, as recorded.
+        from: String,
+    },
     /// A name `skill list` was given that is neither a directory under `skills/` nor imported
     /// (input side).
     #[error("{}", no_such_skill(name, skills))]
@@ -774,6 +805,7 @@ impl Failure for Error {
             | Error::Occupied { .. }
             | Error::OccupiedForAll { .. }
             | Error::ProjectionEdited { .. }
+            | Error::InstalledInTheWay { .. }
             | Error::ProjectionDir { .. } => Side::Destination,
             Error::Intent { .. }
             | Error::AuditAllow { .. }
@@ -795,6 +827,7 @@ impl Failure for Error {
             | Error::LinkInput { .. }
             | Error::DuplicateSkill { .. }
             | Error::Lock { .. }
+            | Error::InstalledRecord { .. }
             | Error::Repository { .. }
             | Error::Rename { .. }
             | Error::RefDiffers { .. }
@@ -862,6 +895,18 @@ impl Failure for Error {
             Error::AuditRefused { refused } => refused
                 .first()
                 .map(|g| Location::at(g.file(), Some(g.finding.line as usize))),
+            Error::InstalledRecord {
+                path,
+                line,
+                problem,
+            } => Some(Location::at(
+                path.clone(),
+                if let InstalledProblem::NotValid(e) = problem {
+                    Some(e.line())
+                } else {
+                    *line
+                },
+            )),
             Error::Intent { line, .. } => {
                 Some(Location::at(asv_model::layout::SKILL_INTENT, *line))
             }
@@ -886,6 +931,7 @@ impl Failure for Error {
             | Error::BaseUnavailable { path, .. }
             | Error::MarkersRemain { path, .. }
             | Error::WouldLose { path, .. }
+            | Error::InstalledInTheWay { path, .. }
             | Error::OwnSkill { path } => Some(Location::file(path.clone())),
             Error::TagMoved { .. } => Some(Location::file(asv_model::layout::SKILL_LOCK)),
             Error::NoSkill { input }
