@@ -540,6 +540,15 @@ fn exfil(
     }
 }
 
+/// The host of a URL's authority as the pattern cut it, lowercased: without the user part
+/// (`token@github.com`) and without the punctuation of the sentence the URL ends
+/// (`see https://x.dev.`).
+fn host_name(matched: &str) -> String {
+    let host = matched.rsplit('@').next().unwrap_or(matched);
+    host.trim_end_matches(['.', ',', ';', '!', '*', '_', '~'])
+        .to_ascii_lowercase()
+}
+
 fn urls(
     path: &str,
     text: &str,
@@ -551,7 +560,10 @@ fn urls(
         let (Some(all), Some(scheme), Some(host)) = (c.get(0), c.get(1), c.get(2)) else {
             continue;
         };
-        let host_l = host.as_str().to_ascii_lowercase();
+        let host_l = host_name(host.as_str());
+        if host_l.is_empty() {
+            continue;
+        }
         caps.hosts.insert(host_l.clone());
         if local_host(&host_l) {
             continue;
@@ -678,6 +690,21 @@ mod tests {
         ] {
             assert!(!r.as_str().is_empty());
         }
+    }
+
+    #[test]
+    fn a_host_is_inventoried_without_its_sentence_or_user_part() {
+        let text = "See https://x.dev. Or http://Docs.Example.org, and https://tok@github.com/a;\n";
+        let file = TextFile {
+            path: "README.md",
+            text,
+            script: false,
+            markdown: true,
+        };
+        let mut caps = Capabilities::default();
+        scan(&file, &Lines::new(text), &mut caps, &mut Vec::new());
+        let hosts: Vec<&str> = caps.hosts.iter().map(String::as_str).collect();
+        assert_eq!(hosts, ["docs.example.org", "github.com", "x.dev"]);
     }
 
     #[test]

@@ -226,10 +226,17 @@ fn a_widening_pull_says_so_in_text_json_and_github() {
 
     let out = github.run(&["skill", "pull", "--format", "github"]);
     assert_eq!(out.code, 0, "{out:?}");
+    // The audit gate annotates the new broad grant on its own line (title tools/broad); the
+    // capability diff says the update widens, once.
+    assert!(
+        out.stdout
+            .contains("::warning file=skills/pdf/SKILL.md,line=4,title=tools/broad::"),
+        "{out:?}"
+    );
     let annotations: Vec<&str> = out
         .stdout
         .lines()
-        .filter(|l| l.starts_with("::warning"))
+        .filter(|l| l.starts_with("::warning") && l.contains("title=capabilities"))
         .collect();
     assert_eq!(annotations.len(), 1, "{out:?}");
     assert!(
