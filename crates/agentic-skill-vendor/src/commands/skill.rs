@@ -1104,9 +1104,9 @@ const KEY_LIMIT: u64 = 64 * 1024;
 /// The most bytes an allowed-signers file may hold.
 const ALLOWED_SIGNERS_LIMIT: u64 = 1024 * 1024;
 
-/// Reads a file the user named on the command line (never through a link), up to `limit`
-/// bytes; `None` when nothing is there.
-fn read_named_file(path: &Path, limit: u64) -> crate::error::Result<Option<Vec<u8>>> {
+/// A file the user named on the command line, as its directory (`.` for a bare name) and its
+/// name in it: what the guarded tree opens and reads or writes through.
+fn named_file(path: &Path) -> crate::error::Result<(PathBuf, &str)> {
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -1117,6 +1117,13 @@ fn read_named_file(path: &Path, limit: u64) -> crate::error::Result<Option<Vec<u
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    Ok((parent, name))
+}
+
+/// Reads a file the user named on the command line (never through a link), up to `limit`
+/// bytes; `None` when nothing is there.
+fn read_named_file(path: &Path, limit: u64) -> crate::error::Result<Option<Vec<u8>>> {
+    let (parent, name) = named_file(path)?;
     let Ok(dir) = asv_fs::Root::open(&parent) else {
         return Ok(None);
     };
@@ -1140,16 +1147,7 @@ fn read_allowed_signers(file: &Path) -> crate::error::Result<asv_sign::AllowedSi
 
 /// Writes a file the user named on the command line (atomically, never through a link).
 fn write_output(path: &Path, bytes: &[u8]) -> crate::error::Result<()> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| Usage::NotAFileName {
-            path: path.to_path_buf(),
-        })?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let (parent, name) = named_file(path)?;
     // Whatever stops it opening, the way out is another -o.
     let dir = asv_fs::Root::open(&parent).map_err(|_| Usage::NoOutputDirectory {
         dir: parent.clone(),
