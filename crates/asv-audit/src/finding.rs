@@ -116,6 +116,12 @@ impl<'a> Lines<'a> {
         Lines { text, starts }
     }
 
+    /// The offset where each line starts: 0, then one past each newline (so the last is the
+    /// text's length when the text ends with a newline).
+    pub(crate) fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
     /// The position of byte `offset` (a char boundary of the text).
     pub(crate) fn at(&self, offset: usize) -> Position {
         let line = self.starts.partition_point(|&s| s <= offset).max(1);

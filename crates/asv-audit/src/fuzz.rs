@@ -1,21 +1,28 @@
 //! The body of the `audit_scanner` fuzz target (fuzz/), kept here so its corpus replays on
 //! stable with this crate's tests.
 
-use crate::scan::{SkillFile, scan_skill};
+use crate::scan::{Gate, SkillFile, scan_skill, scan_skill_with};
 
 /// Audits `data` as `SKILL.md`, as a script and as Markdown, checking what must hold for
-/// any input: no panic, findings sorted, every position inside the text, excerpts bounded.
+/// any input: no panic, findings sorted, every position inside the text, excerpts bounded,
+/// and the same report with every pattern run as with each run only where its words are.
 pub fn audit(data: &[u8]) {
     for (path, executable) in [
         ("SKILL.md", false),
         ("run.sh", true),
         ("docs/notes.md", false),
     ] {
-        let report = scan_skill([SkillFile {
+        let file = SkillFile {
             path,
             bytes: data,
             executable,
-        }]);
+        };
+        let report = scan_skill([file]);
+        assert_eq!(
+            report,
+            scan_skill_with([file], Gate::Open),
+            "the keyword gate changed the report"
+        );
         let lines = data.iter().filter(|&&b| b == b'\n').count() + 1;
         let mut sorted = report.findings.clone();
         sorted.sort();

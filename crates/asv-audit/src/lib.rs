@@ -40,10 +40,12 @@ mod capdiff;
 mod finding;
 #[doc(hidden)]
 pub mod fuzz;
+mod keywords;
 mod magic;
 mod patterns;
 mod rules;
 mod scan;
+mod secrets;
 mod tools;
 mod unicode;
 

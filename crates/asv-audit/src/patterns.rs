@@ -1,9 +1,11 @@
-//! The rules that read text: commands that fetch or decode code and run it, secrets,
-//! secrets sent away, credential paths, prompt-override phrases, directives in HTML comments,
-//! URLs, Claude Code's load-time commands and padding.
+//! The rules that read text: commands that fetch or decode code and run it, credential
+//! paths, prompt-override phrases, directives in HTML comments, URLs, Claude Code's load-time
+//! commands and padding; secrets are in `secrets`.
 //!
 //! Every pattern is a `regex` (finite automata: linear in the text whatever it holds, so a
-//! hostile file cannot make the audit slow), compiled once per process.
+//! hostile file cannot make the audit slow), compiled once per process, and run only on a
+//! text holding the words every match of it holds (`keywords`): one pass finds those words
+//! for all the patterns together.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -12,13 +14,9 @@ use regex::Regex;
 
 use crate::capabilities::Capabilities;
 use crate::finding::{Finding, Lines};
+use crate::keywords::{Word, Words, regex as re};
 use crate::rules::{Rule, Severity};
-
-fn re(pattern: &str) -> Regex {
-    // The patterns are constants of this file, each compiled by the tests below; a typo is
-    // caught there, never at a user's run.
-    Regex::new(pattern).unwrap_or_else(|e| panic!("audit pattern {pattern:?}: {e}"))
-}
+use crate::secrets;
 
 /// Interpreters a download or a decoded text is piped into.
 const RUNNERS: &str = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:/usr/(?:local/)?bin/|/bin/)?(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\b";
@@ -27,108 +25,80 @@ const RUNNERS: &str = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:/usr/(?:local/)?bi
 /// with a backslash, but no other command separator.
 const GAP: &str = r"(?:[^\n|;&]|\\\r?\n)*";
 
-static FETCH_PIPE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+/// A pattern and the words each of its matches holds.
+type Gated = (Regex, &'static [Word]);
+
+static FETCH_PIPE: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
-        re(&format!(
-            r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b{GAP}\|\s*{RUNNERS}"
-        )),
-        re(r"(?i)(?:^|[\s;&|(])(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b"),
-        re(r#"(?i)\b(?:sh|bash|zsh)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b"#),
-        re(
-            r"(?i)\b(?:iex|invoke-expression)\s*\(?\s*\(?\s*(?:new-object\s+(?:system\.)?net\.webclient\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b",
+        (
+            re(&format!(
+                r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b{GAP}\|\s*{RUNNERS}"
+            )),
+            &[Word::Download],
         ),
-        re(
-            r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|(?:await\s+)?fetch)\s*\(",
+        (
+            re(r"(?i)(?:^|[\s;&|(])(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b"),
+            &[Word::Download],
+        ),
+        (
+            re(r#"(?i)\b(?:sh|bash|zsh)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b"#),
+            &[Word::Download],
+        ),
+        (
+            re(
+                r"(?i)\b(?:iex|invoke-expression)\s*\(?\s*\(?\s*(?:new-object\s+(?:system\.)?net\.webclient\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b",
+            ),
+            &[Word::InvokeExpression],
+        ),
+        (
+            re(
+                r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|(?:await\s+)?fetch)\s*\(",
+            ),
+            &[Word::ExecEval],
         ),
     ]
 });
 
-static DECODE_RUN: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    vec![
-        re(&format!(
-            r"(?i)\bbase64\s+(?:-d|--decode|-D)\b{GAP}\|\s*{RUNNERS}"
-        )),
-        re(&format!(
-            r"(?i)\b(?:xxd\s+-r|openssl\s+(?:enc\s+)?-?base64\s+-d){GAP}\|\s*{RUNNERS}"
-        )),
-        re(r#"(?i)\beval\s+["']?\$\(\s*(?:echo|printf)[^\n)]*\|\s*base64\s+(?:-d|--decode|-D)"#),
-        re(r"\b(?:eval|Function)\s*\(\s*(?:atob|Buffer\.from|unescape|decodeURIComponent)\s*\("),
-        re(r"\bnew\s+Function\s*\(\s*atob\s*\("),
-        re(
-            r"\b(?:exec|eval)\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|binascii\.unhexlify|zlib\.decompress|marshal\.loads)\s*\(",
-        ),
-        re(
-            r"(?i)\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
-        ),
-    ]
-});
-
-/// Every command and prompt pattern in one automaton: one pass over a text says which of them
-/// can match at all, so a clean file costs one scan rather than one per pattern.
-static GATE: LazyLock<regex::RegexSet> = LazyLock::new(|| {
-    let all: Vec<&str> = FETCH_PIPE
-        .iter()
-        .chain(DECODE_RUN.iter())
-        .chain(PROMPT_OVERRIDE.iter())
-        .map(Regex::as_str)
-        .collect();
-    regex::RegexSet::new(all).unwrap_or_else(|e| panic!("audit gate: {e}"))
-});
-
-static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
+static DECODE_RUN: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
         (
-            "a private key",
-            re(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+            re(&format!(
+                r"(?i)\bbase64\s+(?:-d|--decode|-D)\b{GAP}\|\s*{RUNNERS}"
+            )),
+            &[Word::Base64],
         ),
         (
-            "an AWS access key id",
-            re(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        ),
-        ("a GitHub token", re(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b")),
-        (
-            "a GitHub fine-grained token",
-            re(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+            re(&format!(
+                r"(?i)\b(?:xxd\s+-r|openssl\s+(?:enc\s+)?-?base64\s+-d){GAP}\|\s*{RUNNERS}"
+            )),
+            &[Word::Decoder],
         ),
         (
-            "an Anthropic key",
-            re(r"\bsk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{40,}"),
+            re(
+                r#"(?i)\beval\s+["']?\$\(\s*(?:echo|printf)[^\n)]*\|\s*base64\s+(?:-d|--decode|-D)"#,
+            ),
+            &[Word::ExecEval, Word::Base64],
         ),
         (
-            "an OpenAI key",
-            re(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}"),
+            re(
+                r"\b(?:eval|Function)\s*\(\s*(?:atob|Buffer\.from|unescape|decodeURIComponent)\s*\(",
+            ),
+            &[Word::EvalFunction],
         ),
-        ("an OpenAI key", re(r"\bsk-[A-Za-z0-9]{48}\b")),
-        ("a Slack token", re(r"\bxox[baprs]-[0-9A-Za-z-]{10,}")),
-        ("a Google API key", re(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-        ("a Stripe live key", re(r"\b[rs]k_live_[0-9A-Za-z]{24,}\b")),
-        ("a GitLab token", re(r"\bglpat-[0-9A-Za-z_-]{20,}\b")),
-        ("an npm token", re(r"\bnpm_[A-Za-z0-9]{36}\b")),
+        (re(r"\bnew\s+Function\s*\(\s*atob\s*\("), &[Word::Atob]),
+        (
+            re(
+                r"\b(?:exec|eval)\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|binascii\.unhexlify|zlib\.decompress|marshal\.loads)\s*\(",
+            ),
+            &[Word::ExecEval],
+        ),
+        (
+            re(
+                r"(?i)\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
+            ),
+            &[Word::PowerShell],
+        ),
     ]
-});
-
-/// Between two quoted fragments of one string written over several pieces: `"ab" + "cd"`,
-/// `'ab' . 'cd'`, Python's `"ab"` newline `"cd"`, a shell line continuation.
-static JOINER: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"["']\s*(?:[+.]\s*)?(?:\\?\r?\n\s*)?(?:[+.]\s*)?["']|\\\r?\n"#));
-
-static NETWORK_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(?:curl|wget|nc|ncat|netcat|invoke-webrequest|invoke-restmethod|iwr|irm|axios|urlopen)\b|\bfetch\s*\(|\brequests\.(?:get|post|put|patch)\b|\bhttps?\.request\b|https?://",
-    )
-});
-
-static SECRET_VAR: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r#"(?i)\$\{?[A-Z_][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\}?\b|\bprocess\.env\.[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)\b|\bos\.environ(?:\.get)?\s*[\[(]\s*["'][A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)["']|\$env:[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)\b"#,
-    )
-});
-
-/// Where a credential belongs: an authorization header or a user option.
-static AUTH_PLACE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r#"(?i)(?:authorization|api[-_]?key|x-[a-z-]*(?:token|key)|private-token)\s*["']?\s*:|\bbearer\s|\s(?:-u|--user|--oauth2-bearer)\s"#,
-    )
 });
 
 static CRED_PATH: LazyLock<Regex> = LazyLock::new(|| {
@@ -137,20 +107,38 @@ static CRED_PATH: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static PROMPT_OVERRIDE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static PROMPT_OVERRIDE: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
-        re(
-            r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:(?:of\s+)?(?:the|your|my)\s+)?(?:previous|prior|above|earlier|preceding|original|system|other)\s+(?:instructions?|prompts?|messages?|rules|guidelines|directions|context)\b",
+        (
+            re(
+                r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:(?:of\s+)?(?:the|your|my)\s+)?(?:previous|prior|above|earlier|preceding|original|system|other)\s+(?:instructions?|prompts?|messages?|rules|guidelines|directions|context)\b",
+            ),
+            &[Word::OverrideVerb],
         ),
-        re(
-            r"(?i)\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it|that)\s+to|show\s+(?:this|it|that)\s+to)\s+the\s+user\b",
+        (
+            re(
+                r"(?i)\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it|that)\s+to|show\s+(?:this|it|that)\s+to)\s+the\s+user\b",
+            ),
+            &[Word::User],
         ),
-        re(r"(?i)\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"),
-        re(
-            r"(?i)\b(?:hide|conceal|keep)\s+(?:this|it|these|that)\s+(?:secret\s+)?from\s+the\s+user\b",
+        (
+            re(r"(?i)\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"),
+            &[Word::User],
         ),
-        re(r"(?i)\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"),
-        re(r"(?i)\b(?:new|updated|real)\s+system\s+prompt\s*:"),
+        (
+            re(
+                r"(?i)\b(?:hide|conceal|keep)\s+(?:this|it|these|that)\s+(?:secret\s+)?from\s+the\s+user\b",
+            ),
+            &[Word::User],
+        ),
+        (
+            re(r"(?i)\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"),
+            &[Word::Persona],
+        ),
+        (
+            re(r"(?i)\b(?:new|updated|real)\s+system\s+prompt\s*:"),
+            &[Word::Prompt],
+        ),
     ]
 });
 
@@ -231,15 +219,18 @@ pub struct TextFile<'a> {
 }
 
 /// Every finding of the text rules in `file`; fills `caps` with what the file reaches.
-pub fn scan(
+/// `words` are the words of the text ([`Words::of`]); [`Words::ALL`] runs every pattern,
+/// which is how the fuzz target checks that the gate changes nothing.
+pub(crate) fn scan(
     file: &TextFile<'_>,
+    words: Words,
     lines: &Lines<'_>,
     caps: &mut Capabilities,
     out: &mut Vec<Finding>,
 ) {
     let text = file.text;
     let exec = if file.markdown {
-        dynamic_context(file, lines, caps, out)
+        dynamic_context(file, words, lines, caps, out)
     } else {
         Vec::new()
     };
@@ -254,16 +245,13 @@ pub fn scan(
             Severity::Warning
         }
     };
-    let gate = GATE.matches(text);
-    let (fetch_n, decode_n) = (FETCH_PIPE.len(), DECODE_RUN.len());
-    let open = |i: usize| gate.matched(i);
-    for (rule, patterns, first) in [
-        (Rule::ExecFetchPipe, &*FETCH_PIPE, 0),
-        (Rule::ExecDecodeRun, &*DECODE_RUN, fetch_n),
+    for (rule, patterns) in [
+        (Rule::ExecFetchPipe, &*FETCH_PIPE),
+        (Rule::ExecDecodeRun, &*DECODE_RUN),
     ] {
         let mut seen = Vec::new();
-        for (k, p) in patterns.iter().enumerate() {
-            if !open(first + k) {
+        for (p, needs) in patterns.iter() {
+            if !words.all_of(needs) {
                 continue;
             }
             for m in p.find_iter(text) {
@@ -288,9 +276,10 @@ pub fn scan(
             }
         }
     }
-    secrets(file.path, text, lines, out);
-    exfil(file, lines, &runs, caps, out);
-    for m in CRED_PATH.find_iter(text) {
+    secrets::literals(file.path, text, words, lines, out);
+    secrets::exfil(file.path, text, words, lines, &runs, caps, out);
+    let cred_paths = words.has(Word::CredPath).then(|| CRED_PATH.find_iter(text));
+    for m in cred_paths.into_iter().flatten() {
         let path = m
             .as_str()
             .trim_matches(|c: char| c.is_whitespace() || "\"'=():;,".contains(c));
@@ -303,8 +292,8 @@ pub fn scan(
             format!("reads {path}"),
         ));
     }
-    for (k, p) in PROMPT_OVERRIDE.iter().enumerate() {
-        if !open(fetch_n + decode_n + k) {
+    for (p, needs) in PROMPT_OVERRIDE.iter() {
+        if !words.all_of(needs) {
             continue;
         }
         for m in p.find_iter(text) {
@@ -317,7 +306,7 @@ pub fn scan(
             ));
         }
     }
-    if file.markdown {
+    if file.markdown && words.has(Word::HtmlComment) {
         for c in HTML_COMMENT.captures_iter(text) {
             let (Some(all), Some(inner)) = (c.get(0), c.get(1)) else {
                 continue;
@@ -339,7 +328,7 @@ pub fn scan(
             }
         }
     }
-    urls(file.path, text, lines, caps, out);
+    urls(file.path, text, words, lines, caps, out);
     padding(file.path, text, lines, out);
 }
 
@@ -348,13 +337,17 @@ pub fn scan(
 /// in a script.
 fn dynamic_context(
     file: &TextFile<'_>,
+    words: Words,
     lines: &Lines<'_>,
     caps: &mut Capabilities,
     out: &mut Vec<Finding>,
 ) -> Vec<Range<usize>> {
     let text = file.text;
     let mut ranges = Vec::new();
-    for c in DYNAMIC_INLINE.captures_iter(text) {
+    let inline = words
+        .has(Word::DynamicInline)
+        .then(|| DYNAMIC_INLINE.captures_iter(text));
+    for c in inline.into_iter().flatten() {
         let Some(cmd) = c.get(1) else { continue };
         ranges.push(cmd.range());
         caps.dynamic_commands.insert(cmd.as_str().trim().to_owned());
@@ -368,6 +361,9 @@ fn dynamic_context(
                 crate::finding::escape(cmd.as_str().trim())
             ),
         ));
+    }
+    if !words.has(Word::DynamicFence) {
+        return ranges;
     }
     let mut offset = 0;
     let mut open: Option<(usize, usize)> = None; // fence start, body start
@@ -412,134 +408,6 @@ fn dynamic_context(
     ranges
 }
 
-/// Literal secrets, in the text as it stands and in the text with quoted fragments and line
-/// continuations joined (a token written as `"ghp_ab" + "cd…"` is still one token).
-pub fn secrets(path: &str, text: &str, lines: &Lines<'_>, out: &mut Vec<Finding>) {
-    let mut found: Vec<usize> = Vec::new();
-    let mut check = |view: &str, map: &dyn Fn(usize) -> usize, out: &mut Vec<Finding>| {
-        for (what, p) in SECRETS.iter() {
-            for m in p.find_iter(view) {
-                let token = m.as_str();
-                if placeholder(token) {
-                    continue;
-                }
-                let at = map(m.start());
-                if found.contains(&at) {
-                    continue;
-                }
-                found.push(at);
-                out.push(Finding::new(
-                    Rule::SecretLiteral,
-                    path,
-                    lines.at(at),
-                    token,
-                    (*what).to_owned(),
-                ));
-            }
-        }
-    };
-    check(text, &|i| i, out);
-    if JOINER.is_match(text) {
-        // The joined view, and for each of its bytes the offset it came from.
-        let mut joined = String::with_capacity(text.len());
-        let mut from = Vec::with_capacity(text.len());
-        let mut last = 0;
-        for m in JOINER.find_iter(text) {
-            joined.push_str(&text[last..m.start()]);
-            from.extend(last..m.start());
-            last = m.end();
-        }
-        joined.push_str(&text[last..]);
-        from.extend(last..text.len());
-        from.push(text.len());
-        check(
-            &joined,
-            &|i| from.get(i).copied().unwrap_or(text.len()),
-            out,
-        );
-    }
-}
-
-/// A token that is a stand-in, not a secret: an AWS documentation key, or a body of few
-/// distinct characters (`ghp_xxxx…`, `sk-ant-api03-XXXX…`).
-fn placeholder(token: &str) -> bool {
-    // Documentation stand-ins: AWS's own example keys, runs such as `A1B2C3…` or `123456…`,
-    // and x-ed out or "your_…" bodies.
-    const STAND_INS: [&str; 10] = [
-        "EXAMPLE", "example", "A1B2C3", "a1b2c3", "1234567", "abcdefg", "ABCDEFG", "XXXX", "xxxx",
-        "0000000",
-    ];
-    if token.starts_with("-----") {
-        return false;
-    }
-    if STAND_INS.iter().any(|s| token.contains(s)) || token.to_ascii_lowercase().contains("your") {
-        return true;
-    }
-    let tail = token.rsplit(['_', '-']).next().unwrap_or(token);
-    let mut distinct: Vec<char> = tail.chars().collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    distinct.len() < 8
-}
-
-/// A network call on a line that carries a secret-named variable outside the places a
-/// credential belongs.
-fn exfil(
-    file: &TextFile<'_>,
-    lines: &Lines<'_>,
-    runs: &dyn Fn(usize) -> bool,
-    caps: &mut Capabilities,
-    out: &mut Vec<Finding>,
-) {
-    // Most files name no secret variable at all: one scan of the whole text says so.
-    if !SECRET_VAR.is_match(file.text) {
-        return;
-    }
-    let mut offset = 0;
-    for line in file.text.split_inclusive('\n') {
-        let here = offset;
-        offset += line.len();
-        let vars: Vec<_> = SECRET_VAR.find_iter(line).collect();
-        if vars.is_empty() {
-            continue;
-        }
-        for v in &vars {
-            caps.secret_variables.insert(v.as_str().to_owned());
-        }
-        if !NETWORK_CALL.is_match(line) {
-            continue;
-        }
-        let auth_ends: Vec<usize> = AUTH_PLACE.find_iter(line).map(|m| m.end()).collect();
-        for v in vars {
-            // A variable right after `Authorization:` (or inside the same quoted header) is a
-            // credential used as intended.
-            let in_auth = auth_ends.iter().any(|&end| {
-                end <= v.start() && {
-                    let between = &line[end..v.start()];
-                    between.len() <= 40 && !between.contains(" -") && !between.contains("://")
-                }
-            });
-            if in_auth {
-                continue;
-            }
-            let at = here + v.start();
-            let severity = if runs(at) {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            out.push(Finding::with_severity(
-                Rule::ExfilSecretToNetwork,
-                severity,
-                file.path,
-                lines.at(at),
-                line.trim_end(),
-                format!("{} is sent over the network", v.as_str()),
-            ));
-        }
-    }
-}
-
 /// The host of a URL's authority as the pattern cut it, lowercased: without the user part
 /// (`token@github.com`) and without the punctuation of the sentence the URL ends
 /// (`see https://x.dev.`).
@@ -552,11 +420,13 @@ fn host_name(matched: &str) -> String {
 fn urls(
     path: &str,
     text: &str,
+    words: Words,
     lines: &Lines<'_>,
     caps: &mut Capabilities,
     out: &mut Vec<Finding>,
 ) {
-    for c in URL.captures_iter(text) {
+    let found = words.has(Word::Url).then(|| URL.captures_iter(text));
+    for c in found.into_iter().flatten() {
         let (Some(all), Some(scheme), Some(host)) = (c.get(0), c.get(1), c.get(2)) else {
             continue;
         };
@@ -592,7 +462,8 @@ fn urls(
             why.to_owned(),
         ));
     }
-    for m in DATA_URI.find_iter(text) {
+    let data = words.has(Word::DataUri).then(|| DATA_URI.find_iter(text));
+    for m in data.into_iter().flatten() {
         out.push(Finding::new(
             Rule::NetUrl,
             path,
@@ -603,34 +474,47 @@ fn urls(
     }
 }
 
-/// Runs of at least 20 blank lines, or 200 spaces and tabs.
+/// The shortest run of spaces and tabs that is padding.
+const PADDING_BLANKS: usize = 200;
+
+/// The shortest run of blank lines that is padding.
+const PADDING_LINES: usize = 20;
+
+/// Runs of at least [`PADDING_LINES`] blank lines, or [`PADDING_BLANKS`] spaces and tabs.
 fn padding(path: &str, text: &str, lines: &Lines<'_>, out: &mut Vec<Finding>) {
+    let blank = |b: u8| b == b' ' || b == b'\t';
     let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b' ' || bytes[i] == b'\t' {
-            let start = i;
-            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
-                i += 1;
-            }
-            if i - start >= 200 {
-                out.push(Finding::new(
-                    Rule::FilePadding,
-                    path,
-                    lines.at(start),
-                    &text[start..i],
-                    format!("{} spaces in a row", i - start),
-                ));
-            }
-        } else {
-            i += 1;
+    // Any run of PADDING_BLANKS covers one of every PADDING_BLANKS offsets: look at those
+    // alone, and measure a run only where one of them is blank.
+    let mut probe = PADDING_BLANKS - 1;
+    while probe < bytes.len() {
+        if !blank(bytes[probe]) {
+            probe += PADDING_BLANKS;
+            continue;
         }
+        let mut start = probe;
+        while start > 0 && blank(bytes[start - 1]) {
+            start -= 1;
+        }
+        let mut end = probe + 1;
+        while end < bytes.len() && blank(bytes[end]) {
+            end += 1;
+        }
+        if end - start >= PADDING_BLANKS {
+            out.push(Finding::new(
+                Rule::FilePadding,
+                path,
+                lines.at(start),
+                &text[start..end],
+                format!("{} spaces in a row", end - start),
+            ));
+        }
+        // The next probe past this run (the byte at `end` is not blank).
+        probe += PADDING_BLANKS * ((end - probe) / PADDING_BLANKS + 1);
     }
-    let mut blank_run: Option<(usize, usize)> = None; // start offset, count
-    let mut offset = 0;
     let flush = |run: Option<(usize, usize)>, end: usize, out: &mut Vec<Finding>| {
         if let Some((start, n)) = run
-            && n >= 20
+            && n >= PADDING_LINES
         {
             out.push(Finding::new(
                 Rule::FilePadding,
@@ -641,15 +525,26 @@ fn padding(path: &str, text: &str, lines: &Lines<'_>, out: &mut Vec<Finding>) {
             ));
         }
     };
-    for line in text.split_inclusive('\n') {
-        if line.trim().is_empty() && line.ends_with('\n') {
-            blank_run = Some(blank_run.map_or((offset, 1), |(s, n)| (s, n + 1)));
+    // A line is blank when it ends in a newline and holds only whitespace; most lines start
+    // with a letter or a mark and are settled by their first byte.
+    let mut blank_run: Option<(usize, usize)> = None; // start offset, count
+    let starts = lines.starts();
+    for (k, &start) in starts.iter().enumerate() {
+        let Some(&next) = starts.get(k + 1) else {
+            // The text after the last newline (perhaps empty) is never a blank line.
+            flush(blank_run.take(), start, out);
+            break;
+        };
+        let first = bytes[start];
+        let is_blank = first == b'\n'
+            || ((!first.is_ascii() || char::from(first).is_whitespace())
+                && text[start..next].trim().is_empty());
+        if is_blank {
+            blank_run = Some(blank_run.map_or((start, 1), |(s, n)| (s, n + 1)));
         } else {
-            flush(blank_run.take(), offset, out);
+            flush(blank_run.take(), start, out);
         }
-        offset += line.len();
     }
-    flush(blank_run, offset, out);
 }
 
 #[cfg(test)]
@@ -665,21 +560,31 @@ mod tests {
         };
         let lines = Lines::new(text);
         let mut out = Vec::new();
-        scan(&file, &lines, &mut Capabilities::default(), &mut out);
+        scan(
+            &file,
+            Words::of(text),
+            &lines,
+            &mut Capabilities::default(),
+            &mut out,
+        );
+        let mut ungated = Vec::new();
+        scan(
+            &file,
+            Words::ALL,
+            &lines,
+            &mut Capabilities::default(),
+            &mut ungated,
+        );
+        assert_eq!(out, ungated, "the gate changed the findings of {text:?}");
         out.into_iter().map(|f| (f.rule, f.severity)).collect()
     }
 
     #[test]
     fn every_pattern_compiles() {
         for list in [&*FETCH_PIPE, &*DECODE_RUN, &*PROMPT_OVERRIDE] {
-            assert!(!list.is_empty());
+            assert!(list.iter().all(|(_, needs)| !needs.is_empty()));
         }
-        assert!(!SECRETS.is_empty());
         for r in [
-            &*JOINER,
-            &*NETWORK_CALL,
-            &*SECRET_VAR,
-            &*AUTH_PLACE,
             &*CRED_PATH,
             &*HTML_COMMENT,
             &*DIRECTIVE,
@@ -702,7 +607,13 @@ mod tests {
             markdown: true,
         };
         let mut caps = Capabilities::default();
-        scan(&file, &Lines::new(text), &mut caps, &mut Vec::new());
+        scan(
+            &file,
+            Words::of(text),
+            &Lines::new(text),
+            &mut caps,
+            &mut Vec::new(),
+        );
         let hosts: Vec<&str> = caps.hosts.iter().map(String::as_str).collect();
         assert_eq!(hosts, ["docs.example.org", "github.com", "x.dev"]);
     }
@@ -838,5 +749,86 @@ mod tests {
             found("a.md", "Use git log:\n\n```!\ngit log -5\n```\n", false)
                 .contains(&(Rule::ExecDynamicContext, Severity::Warning))
         );
+    }
+
+    /// The padding rule's runs of spaces and tabs and of blank lines, found by looking at
+    /// every byte and every line.
+    fn padding_by_hand(text: &str) -> Vec<(usize, usize)> {
+        let mut runs = Vec::new();
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let start = i;
+            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                i += 1;
+            }
+            if i - start >= PADDING_BLANKS {
+                runs.push((start, i));
+            }
+            i = i.max(start + 1);
+        }
+        let (mut run, mut offset) = (None::<(usize, usize)>, 0);
+        for line in text.split_inclusive('\n') {
+            if line.trim().is_empty() && line.ends_with('\n') {
+                run = Some(run.map_or((offset, 1), |(s, n)| (s, n + 1)));
+            } else if let Some((s, n)) = run.take()
+                && n >= PADDING_LINES
+            {
+                runs.push((s, offset));
+            }
+            offset += line.len();
+        }
+        if let Some((s, n)) = run
+            && n >= PADDING_LINES
+        {
+            runs.push((s, offset));
+        }
+        runs.sort_unstable();
+        runs
+    }
+
+    #[test]
+    fn padding_probes_find_every_run_a_byte_walk_finds() {
+        // Texts made of pieces whose lengths straddle the thresholds, at every offset.
+        let pieces = [
+            " ".repeat(199),
+            " ".repeat(200),
+            " \t".repeat(150),
+            "\n".repeat(19),
+            "\n".repeat(20),
+            " \r\n".repeat(21),
+            "\u{3000}\n".repeat(20),
+            "\u{b}\n".repeat(25),
+            "word ".to_owned(),
+            "x".to_owned(),
+        ];
+        let mut seed = 7u64;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..6 {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(&pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            let lines = Lines::new(&text);
+            let mut out = Vec::new();
+            padding("a.md", &text, &lines, &mut out);
+            let mut got: Vec<(u32, u32, String)> = out
+                .iter()
+                .map(|f| (f.line, f.column, f.fingerprint.clone()))
+                .collect();
+            got.sort();
+            let mut want: Vec<(u32, u32, String)> = padding_by_hand(&text)
+                .into_iter()
+                .map(|(s, e)| {
+                    let at = lines.at(s);
+                    let f = Finding::new(Rule::FilePadding, "a.md", at, &text[s..e], String::new());
+                    (f.line, f.column, f.fingerprint)
+                })
+                .collect();
+            want.sort();
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 }

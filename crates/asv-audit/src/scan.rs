@@ -6,9 +6,11 @@ use std::collections::BTreeMap;
 
 use crate::capabilities::Capabilities;
 use crate::finding::{Finding, Lines, Position};
+use crate::keywords::Words;
 use crate::magic::{self, Shape};
 use crate::patterns::{self, TextFile};
 use crate::rules::Rule;
+use crate::secrets;
 use crate::tools;
 use crate::unicode;
 
@@ -55,10 +57,37 @@ pub fn too_large(path: &str, size: u64) -> Finding {
 
 /// Audits one skill, file by file.
 pub fn scan_skill<'a>(files: impl IntoIterator<Item = SkillFile<'a>>) -> Report {
+    scan_skill_with(files, Gate::ByWords)
+}
+
+/// Whether a text's patterns run only where the text holds their words (what every caller
+/// wants), or all of them (what the fuzz target compares it with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// Each pattern only on a text holding its words.
+    ByWords,
+    /// Every pattern on every text.
+    Open,
+}
+
+impl Gate {
+    fn words(self, text: &str) -> Words {
+        match self {
+            Gate::ByWords => Words::of(text),
+            Gate::Open => Words::ALL,
+        }
+    }
+}
+
+/// [`scan_skill`] with the choice of gate.
+pub(crate) fn scan_skill_with<'a>(
+    files: impl IntoIterator<Item = SkillFile<'a>>,
+    gate: Gate,
+) -> Report {
     let mut report = Report::default();
     for file in files {
         report.files.insert(file.path.to_owned());
-        let found = scan_file(&file, &mut report.capabilities);
+        let found = scan_file_with(&file, &mut report.capabilities, gate);
         report.findings.extend(found);
     }
     report.findings.sort();
@@ -67,6 +96,10 @@ pub fn scan_skill<'a>(files: impl IntoIterator<Item = SkillFile<'a>>) -> Report 
 
 /// Audits one file, adding what it reaches to `caps`.
 pub fn scan_file(file: &SkillFile<'_>, caps: &mut Capabilities) -> Vec<Finding> {
+    scan_file_with(file, caps, Gate::ByWords)
+}
+
+fn scan_file_with(file: &SkillFile<'_>, caps: &mut Capabilities, gate: Gate) -> Vec<Finding> {
     let mut out = Vec::new();
     if file.executable {
         caps.executables.insert(file.path.to_owned());
@@ -86,7 +119,7 @@ pub fn scan_file(file: &SkillFile<'_>, caps: &mut Capabilities) -> Vec<Finding> 
                 kind,
                 format!("{kind} code"),
             ));
-            secrets_in_bytes(file, &mut out);
+            secrets_in_bytes(file, gate, &mut out);
         }
         Shape::Archive(kind) => {
             caps.archives.insert(file.path.to_owned());
@@ -98,7 +131,7 @@ pub fn scan_file(file: &SkillFile<'_>, caps: &mut Capabilities) -> Vec<Finding> 
                 format!("a {kind} archive"),
             ));
         }
-        Shape::Asset(_) => secrets_in_bytes(file, &mut out),
+        Shape::Asset(_) => secrets_in_bytes(file, gate, &mut out),
         Shape::Unknown => {
             out.push(Finding::new(
                 Rule::FileNotText,
@@ -107,12 +140,12 @@ pub fn scan_file(file: &SkillFile<'_>, caps: &mut Capabilities) -> Vec<Finding> 
                 "",
                 "not UTF-8 text, nor an image, font or PDF".to_owned(),
             ));
-            secrets_in_bytes(file, &mut out);
+            secrets_in_bytes(file, gate, &mut out);
         }
         Shape::Text => {
             // Shape::Text means the bytes are UTF-8.
             if let Ok(text) = std::str::from_utf8(file.bytes) {
-                scan_text(file, text, caps, &mut out);
+                scan_text(file, text, gate, caps, &mut out);
             }
         }
     }
@@ -121,13 +154,19 @@ pub fn scan_file(file: &SkillFile<'_>, caps: &mut Capabilities) -> Vec<Finding> 
 
 /// Secrets are looked for in every byte, text or not: a key inside an image is still
 /// published.
-fn secrets_in_bytes(file: &SkillFile<'_>, out: &mut Vec<Finding>) {
+fn secrets_in_bytes(file: &SkillFile<'_>, gate: Gate, out: &mut Vec<Finding>) {
     let text = String::from_utf8_lossy(file.bytes);
     let lines = Lines::new(&text);
-    patterns::secrets(file.path, &text, &lines, out);
+    secrets::literals(file.path, &text, gate.words(&text), &lines, out);
 }
 
-fn scan_text(file: &SkillFile<'_>, text: &str, caps: &mut Capabilities, out: &mut Vec<Finding>) {
+fn scan_text(
+    file: &SkillFile<'_>,
+    text: &str,
+    gate: Gate,
+    caps: &mut Capabilities,
+    out: &mut Vec<Finding>,
+) {
     let lines = Lines::new(text);
     let script = magic::is_script(file.path, file.bytes, file.executable);
     if script {
@@ -149,7 +188,7 @@ fn scan_text(file: &SkillFile<'_>, text: &str, caps: &mut Capabilities, out: &mu
         script,
         markdown: magic::is_markdown(file.path),
     };
-    patterns::scan(&text_file, &lines, caps, out);
+    patterns::scan(&text_file, gate.words(text), &lines, caps, out);
     if let Some(range) = front {
         allowed_tools(file.path, text, range, &lines, caps, out);
     }

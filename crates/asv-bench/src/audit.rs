@@ -10,70 +10,21 @@ use anyhow::Result;
 
 use crate::measure::{bench, bench_floor, clear, files_under, ratio, secs};
 
-/// Writes `count` skills of ten files under `root/skills`, shaped as real ones: a `SKILL.md`
-/// with scoped `allowed-tools`, references with URLs and `curl` examples, scripts with
-/// their executable bit, a JSON schema and a template. The skills are clean: no error finding.
+/// Writes `count` skills of ten files under `root/skills` ([`asv_bench::audit_skill`]).
 fn generate(root: &Path, count: usize) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    let para = "Read the input, check each field against the schema, and report what differs. \
-                Keep the output short; quote file names exactly as they appear.\n";
     for i in 0..count {
         let dir = root.join(format!("skills/skill-{i:05}"));
-        for sub in ["references", "scripts", "assets"] {
-            std::fs::create_dir_all(dir.join(sub))?;
+        for file in asv_bench::audit_skill(i) {
+            let path = dir.join(&file.path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, &file.text)?;
+            if file.executable {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+            }
         }
-        std::fs::write(
-            dir.join("SKILL.md"),
-            format!(
-                "---\nname: skill-{i:05}\ndescription: Generated skill {i} for the audit benchmark. Use it when asked to check reports.\nallowed-tools: Bash(python scripts/check.py:*), Read, Grep\n---\n# Skill {i}\n\n{}\nSee [the API guide](references/api.md) and run `python scripts/check.py`.\n",
-                para.repeat(8)
-            ),
-        )?;
-        std::fs::write(
-            dir.join("references/api.md"),
-            format!(
-                "# API\n\n```sh\ncurl -H \"Authorization: Bearer $API_TOKEN\" https://api.example.dev/v1/items/{i}\n```\n\n{}",
-                para.repeat(40)
-            ),
-        )?;
-        for (n, name) in ["guide.md", "faq.md", "errors.md", "style.md"]
-            .iter()
-            .enumerate()
-        {
-            std::fs::write(
-                dir.join("references").join(name),
-                format!(
-                    "# {name}\n\nhttps://docs.example.dev/{i}/{n}\n\n{}",
-                    para.repeat(20 + 5 * n)
-                ),
-            )?;
-        }
-        let script = format!(
-            "#!/usr/bin/env python3\n\"\"\"Checks report {i}.\"\"\"\nimport json, sys\n\n{}",
-            "def check(path):\n    with open(path) as f:\n        data = json.load(f)\n    return [k for k in data if not k.islower()]\n\n".repeat(12)
-        );
-        for name in ["check.py", "fix.py"] {
-            let path = dir.join("scripts").join(name);
-            std::fs::write(&path, &script)?;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-        }
-        std::fs::write(
-            dir.join("assets/template.md"),
-            format!(
-                "# Report {i}\n\n| field | value |\n|---|---|\n{}",
-                "| name | |\n".repeat(30)
-            ),
-        )?;
-        std::fs::write(
-            dir.join("assets/schema.json"),
-            format!(
-                "{{\"$id\": \"https://schemas.example.dev/{i}\", \"type\": \"object\", \"properties\": {{{}}}}}\n",
-                (0..40)
-                    .map(|k| format!("\"field{k}\": {{\"type\": \"string\"}}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )?;
     }
     Ok(())
 }

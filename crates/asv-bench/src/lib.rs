@@ -338,3 +338,86 @@ pub fn generate_skill(spec: &SkillSpec, dir: &Path) -> Result<(usize, u64)> {
     }
     Ok((spec.texts + spec.binaries + 1, bytes))
 }
+
+/// One file of a generated skill: its path in the skill, its text and its executable bit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFileSpec {
+    /// `/`-separated path inside the skill (`SKILL.md`, `scripts/check.py`, …).
+    pub path: String,
+    /// The whole file.
+    pub text: String,
+    /// Whether it is written with mode 755.
+    pub executable: bool,
+}
+
+/// The ten files of skill number `i` of the audit benchmark, shaped as real skills are: a
+/// `SKILL.md` with scoped `allowed-tools`, references with URLs and a `curl` example carrying
+/// an authorization header, two executable Python scripts, a Markdown template and a JSON
+/// schema. The skill is clean: the audit finds no error in it (about 26 KiB in all).
+pub fn audit_skill(i: usize) -> Vec<SkillFileSpec> {
+    let para = "Read the input, check each field against the schema, and report what differs. \
+                Keep the output short; quote file names exactly as they appear.\n";
+    let file = |path: &str, text: String, executable: bool| SkillFileSpec {
+        path: path.to_owned(),
+        text,
+        executable,
+    };
+    let mut files = vec![
+        file(
+            "SKILL.md",
+            format!(
+                "---\nname: skill-{i:05}\ndescription: Generated skill {i} for the audit benchmark. Use it when asked to check reports.\nallowed-tools: Bash(python scripts/check.py:*), Read, Grep\n---\n# Skill {i}\n\n{}\nSee [the API guide](references/api.md) and run `python scripts/check.py`.\n",
+                para.repeat(8)
+            ),
+            false,
+        ),
+        file(
+            "references/api.md",
+            format!(
+                "# API\n\n```sh\ncurl -H \"Authorization: Bearer $API_TOKEN\" https://api.example.dev/v1/items/{i}\n```\n\n{}",
+                para.repeat(40)
+            ),
+            false,
+        ),
+    ];
+    for (n, name) in ["guide.md", "faq.md", "errors.md", "style.md"]
+        .iter()
+        .enumerate()
+    {
+        files.push(file(
+            &format!("references/{name}"),
+            format!(
+                "# {name}\n\nhttps://docs.example.dev/{i}/{n}\n\n{}",
+                para.repeat(20 + 5 * n)
+            ),
+            false,
+        ));
+    }
+    let script = format!(
+        "#!/usr/bin/env python3\n\"\"\"Checks report {i}.\"\"\"\nimport json, sys\n\n{}",
+        "def check(path):\n    with open(path) as f:\n        data = json.load(f)\n    return [k for k in data if not k.islower()]\n\n".repeat(12)
+    );
+    for name in ["check.py", "fix.py"] {
+        files.push(file(&format!("scripts/{name}"), script.clone(), true));
+    }
+    files.push(file(
+        "assets/template.md",
+        format!(
+            "# Report {i}\n\n| field | value |\n|---|---|\n{}",
+            "| name | |\n".repeat(30)
+        ),
+        false,
+    ));
+    files.push(file(
+        "assets/schema.json",
+        format!(
+            "{{\"$id\": \"https://schemas.example.dev/{i}\", \"type\": \"object\", \"properties\": {{{}}}}}\n",
+            (0..40)
+                .map(|k| format!("\"field{k}\": {{\"type\": \"string\"}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        false,
+    ));
+    files
+}
