@@ -50,7 +50,7 @@ pub(crate) enum Word {
     OverrideVerb,
     /// `user`, which every "do not tell the user" phrase names.
     User,
-    /// The personas of a jailbreak (`developer`, `jailbreak`, `unrestricted`, `god`, `dan`).
+    /// The `now` of a jailbreak's "you are now developer / DAN / unrestricted …".
     Persona,
     /// `prompt`.
     Prompt,
@@ -60,13 +60,13 @@ pub(crate) enum Word {
     AwsKey,
     /// GitHub token prefixes (`ghp_`, `gho_`, …).
     GitHubToken,
-    /// `github_pat_`.
+    /// `_pat_` (of `github_pat_`).
     GitHubPat,
     /// `sk-`: OpenAI and Anthropic keys.
     SkDash,
     /// `T3BlbkFJ`, the base64 of "OpenAI" inside OpenAI's project keys.
     OpenAiMark,
-    /// Slack token prefixes (`xoxb-`, …).
+    /// `xox` (of Slack's `xoxb-`, `xoxp-`, …).
     Slack,
     /// `AIza`, Google API keys.
     Google,
@@ -134,15 +134,10 @@ impl Word {
     /// letters matched in either case.
     pub(crate) fn literals(self) -> &'static [&'static str] {
         match self {
-            Word::Download => &[
-                "curl",
-                "wget",
-                "iwr",
-                "irm",
-                "invoke-webrequest",
-                "invoke-restmethod",
-            ],
-            Word::InvokeExpression => &["iex", "invoke-expression"],
+            // `invoke-` stands for PowerShell's long names; fewer and shorter literals keep
+            // the automaton small enough to stay in cache.
+            Word::Download => &["curl", "wget", "iwr", "irm", "invoke-"],
+            Word::InvokeExpression => &["iex", "invoke-"],
             Word::ExecEval => &["exec", "eval"],
             Word::Base64 => &["base64"],
             Word::Decoder => &["xxd", "openssl"],
@@ -151,16 +146,17 @@ impl Word {
             Word::PowerShell => &["powershell", "pwsh"],
             Word::OverrideVerb => &["ignore", "disregard", "forget", "override", "bypass"],
             Word::User => &["user"],
-            Word::Persona => &["developer", "dan", "jailbreak", "unrestricted", "god"],
+            // The `now` of "you are now …".
+            Word::Persona => &["now"],
             Word::Prompt => &["prompt"],
             // Not "PRIVATE KEY": it holds `key`, and no literal may hold another.
             Word::PrivateKey => &["private"],
             Word::AwsKey => &["akia", "asia", "abia", "acca"],
             Word::GitHubToken => &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-            Word::GitHubPat => &["github_pat_"],
+            Word::GitHubPat => &["_pat_"],
             Word::SkDash => &["sk-"],
             Word::OpenAiMark => &["t3blbkfj"],
-            Word::Slack => &["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"],
+            Word::Slack => &["xox"],
             Word::Google => &["aiza"],
             Word::Stripe => &["k_live_"],
             Word::GitLab => &["glpat-"],
@@ -174,9 +170,9 @@ impl Word {
                 ".netrc",
                 // `.git-credentials` holds `credential`, which SecretName names too.
                 "credential",
-                ".docker/config.json",
-                ".kube/config",
-                ".config/gh/hosts.yml",
+                ".docker/",
+                ".kube/",
+                "gh/hosts",
                 ".npmrc",
                 ".pypirc",
                 ".gnupg",
