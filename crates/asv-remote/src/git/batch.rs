@@ -43,6 +43,42 @@ enum Answer {
     Broken(usize, String),
 }
 
+/// The most bytes of files the reader holds before it hands them over.
+const HELD: usize = 1024 * 1024;
+
+/// The answers a reader holds until it hands them over together.
+struct Handing<'h> {
+    pending: Vec<Answer>,
+    held: usize,
+    hand: &'h mut dyn FnMut(Vec<Answer>) -> bool,
+}
+
+impl Handing<'_> {
+    /// Keeps `answer`; hands what is kept over unless git has more written (`buffered`) and
+    /// less than [`HELD`] is held, or `answer` ends the reading. `false` when nobody listens
+    /// any more.
+    fn push(&mut self, answer: Answer, buffered: bool) -> bool {
+        if let Answer::Blob(_, bytes) = &answer {
+            self.held += bytes.len();
+        }
+        let last = !matches!(answer, Answer::Blob(..) | Answer::Missing(_));
+        self.pending.push(answer);
+        if last || !buffered || self.held >= HELD {
+            return self.flush();
+        }
+        true
+    }
+
+    /// Hands over what is kept, if anything.
+    fn flush(&mut self) -> bool {
+        self.held = 0;
+        if self.pending.is_empty() {
+            return true;
+        }
+        (self.hand)(std::mem::take(&mut self.pending))
+    }
+}
+
 /// How one `git cat-file --batch` over entries `from..` ended.
 enum Streamed {
     /// Every entry was handed over.
@@ -65,9 +101,26 @@ struct Asked {
 }
 
 impl Asked {
-    /// Reads git's answers from `out`, handing each to `send` in order (see [`Answer`]).
-    fn read(self, out: std::process::ChildStdout, send: &mut dyn FnMut(Answer) -> bool) {
+    /// Reads git's answers from `out`, handing them to `hand` in order (see [`Answer`]), a
+    /// few at a time: those read from what git had already written go together (up to
+    /// [`HELD`] bytes), so the calling thread is woken once per pipe's worth, not per file.
+    fn read(self, out: std::process::ChildStdout, hand: &mut dyn FnMut(Vec<Answer>) -> bool) {
         let mut out = std::io::BufReader::with_capacity(64 * 1024, out);
+        let mut handing = Handing {
+            pending: Vec::new(),
+            held: 0,
+            hand,
+        };
+        self.walk(&mut out, &mut handing);
+        handing.flush();
+    }
+
+    /// [`Asked::read`]'s walk through the answers, each kept in `send`.
+    fn walk(
+        &self,
+        out: &mut std::io::BufReader<std::process::ChildStdout>,
+        send: &mut Handing<'_>,
+    ) {
         let mut used = 0u64;
         // Once an entry is missing, the rest are only surveyed: which others are missing.
         let mut surveying = false;
@@ -75,21 +128,21 @@ impl Asked {
             let mut line = Vec::new();
             // A header is the name asked for and a word, or an id, a type and a size.
             let most = 4096 + 64;
-            match (&mut out).take(most).read_until(b'\n', &mut line) {
+            match (&mut *out).take(most).read_until(b'\n', &mut line) {
                 Ok(_) if line.last() == Some(&b'\n') => {
                     line.pop();
                 }
                 _ => {
                     if !surveying {
                         let line = String::from_utf8_lossy(&line).into_owned();
-                        send(Answer::Broken(i, line));
+                        send.push(Answer::Broken(i, line), false);
                     }
                     return;
                 }
             }
             let head = String::from_utf8_lossy(&line).into_owned();
             if head.ends_with(" missing") {
-                if !send(Answer::Missing(i)) {
+                if !send.push(Answer::Missing(i), !out.buffer().is_empty()) {
                     return;
                 }
                 surveying = true;
@@ -100,19 +153,19 @@ impl Asked {
                 (fields.next(), fields.next(), fields.next(), fields.next())
             else {
                 if !surveying {
-                    send(Answer::Other(i));
+                    send.push(Answer::Other(i), false);
                 }
                 return;
             };
             let Ok(size) = size.parse::<u64>() else {
                 if !surveying {
-                    send(Answer::Broken(i, head));
+                    send.push(Answer::Broken(i, head), false);
                 }
                 return;
             };
             if name != oid || kind != "blob" {
                 if !surveying {
-                    send(Answer::Other(i));
+                    send.push(Answer::Other(i), false);
                 }
                 return;
             }
@@ -122,7 +175,7 @@ impl Asked {
                 if size > self.file {
                     return;
                 }
-                let skipped = std::io::copy(&mut (&mut out).take(size + 1), &mut std::io::sink());
+                let skipped = std::io::copy(&mut (&mut *out).take(size + 1), &mut std::io::sink());
                 if !matches!(skipped, Ok(n) if n == size + 1) {
                     return;
                 }
@@ -132,20 +185,20 @@ impl Asked {
             // of the total once the files before it are read.
             let cap = self.file.min(self.left.saturating_sub(used));
             if size > cap {
-                send(Answer::OverCap(i, cap));
+                send.push(Answer::OverCap(i, cap), false);
                 return;
             }
             let Ok(len) = usize::try_from(size) else {
-                send(Answer::OverCap(i, cap));
+                send.push(Answer::OverCap(i, cap), false);
                 return;
             };
             let mut bytes = vec![0u8; len + 1];
             if out.read_exact(&mut bytes).is_err() || bytes.pop() != Some(b'\n') {
-                send(Answer::Broken(i, head));
+                send.push(Answer::Broken(i, head), false);
                 return;
             }
             used += size;
-            if !send(Answer::Blob(i, bytes)) {
+            if !send.push(Answer::Blob(i, bytes), !out.buffer().is_empty()) {
                 return;
             }
         }
@@ -155,10 +208,10 @@ impl Asked {
         // Nothing may follow the last answer.
         let mut more = [0u8; 1];
         if matches!(out.read(&mut more), Ok(n) if n > 0) {
-            send(Answer::Broken(
-                self.oids.len(),
-                "more than was asked for".to_owned(),
-            ));
+            send.push(
+                Answer::Broken(self.oids.len(), "more than was asked for".to_owned()),
+                false,
+            );
         }
     }
 }
@@ -319,7 +372,7 @@ impl Git {
             path: part[i].path.clone(),
             revision: revision.to_owned(),
         };
-        let mut on_answer = |answer: Answer| -> bool {
+        let mut on_one = |answer: Answer| -> bool {
             match answer {
                 Answer::Blob(i, bytes) => {
                     read += bytes.len() as u64;
@@ -365,6 +418,7 @@ impl Git {
                 Answer::Other(_) | Answer::OverCap(..) | Answer::Broken(..) => false,
             }
         };
+        let mut on_answer = |answers: Vec<Answer>| answers.into_iter().all(&mut on_one);
         let (outcome, confirmed, busy) = supervise_stream(
             &mut child,
             &dir,
