@@ -2,29 +2,218 @@
 //!
 //! One file read alone costs a `git cat-file blob` and, in the blob-less temporary repository,
 //! the lazy fetch git starts for its blob: two processes and a round trip to the server per
-//! file. A batch asks the server for every blob it lacks in one fetch (`git fetch --stdin`
-//! with the blob ids, as git's own lazy fetch asks for one), learns each file's size with one
-//! `git cat-file --batch-check`, then reads the bytes with `git cat-file --batch`, a chunk of
-//! about [`CHUNK`] bytes per process so memory stays bounded by the chunk, not the batch.
+//! file. A batch reads every file with one `git cat-file --batch`, its output taken as it
+//! comes: each answer's header gives the file's size before any byte of it is read, so a file
+//! over its cap is refused there and git stopped, and at most a few files are held at a time.
+//!
+//! The blobs a batch reads may be in the repository already: a server that ignores
+//! `--filter=blob:none` (the default of `git upload-pack`) sends them with the commit. So the
+//! read comes first, with git's lazy fetch off (`GIT_NO_LAZY_FETCH`): a blob that is not there
+//! is answered `missing`, the rest of the batch is surveyed for others missing, and exactly
+//! those are asked for in one `git fetch --stdin` (what git's own lazy fetch asks for one)
+//! before the read goes on from the first of them. Once a commit's fetch was seen to leave the
+//! blobs out ([`Git::note_filter`]), the blobs are fetched before the read instead, which
+//! spares the read that would only find them missing.
 //!
 //! Every file is judged as [`Transport::read`] judges one, in the same order: a file over the
-//! per-file limit, or past the total, is refused before any byte of it is read (its size is
-//! known), and each file's bytes must hash to the blob id its listing gives. What a batch
-//! cannot judge as a read would (a blob the fetch did not bring, a path that names something
-//! else than the listed blob, a fetch the server refuses) is read alone, so it is refused or
-//! read exactly as before.
+//! per-file limit, or past the total, is refused before any byte of it is read, and each
+//! file's bytes must hash to the blob id its listing gives. What a batch cannot judge as a read
+//! would (a path that names something else than the listed blob, a blob still missing after
+//! its fetch, a fetch the server refuses) is read alone, so it is refused or read exactly as
+//! before.
+
+use std::io::{BufRead as _, Read as _};
 
 use super::*;
 
-/// About the most bytes of files one `git cat-file --batch` reads.
-const CHUNK: u64 = 8 * 1024 * 1024;
+/// What the reader of a `git cat-file --batch` made of one answer.
+enum Answer {
+    /// The listed blob of entry `.0`, whole and within its cap.
+    Blob(usize, Vec<u8>),
+    /// Entry `.0` is not in the repository (lazy fetch off). The reader goes on to survey the
+    /// entries after it, answering only `Missing` for them.
+    Missing(usize),
+    /// Entry `.0` names something else than the listed blob: it is read alone. The reader
+    /// stops.
+    Other(usize),
+    /// Entry `.0` is over its cap `.1`. The reader stops.
+    OverCap(usize, u64),
+    /// Git's answer ended or went wrong before entry `.0`'s (`.1`: the line, if any). The
+    /// reader stops.
+    Broken(usize, String),
+}
 
-/// What `git cat-file --batch-check` said of one entry.
-enum Checked {
-    /// The listed blob, of this many bytes.
-    Blob(u64),
-    /// Anything else: the entry is read alone.
-    Alone,
+/// The most bytes of files the reader holds before it hands them over.
+const HELD: usize = 1024 * 1024;
+
+/// The answers a reader holds until it hands them over together.
+struct Handing<'h> {
+    pending: Vec<Answer>,
+    held: usize,
+    hand: &'h mut dyn FnMut(Vec<Answer>) -> bool,
+}
+
+impl Handing<'_> {
+    /// Keeps `answer`; hands what is kept over unless git has more written (`buffered`) and
+    /// less than [`HELD`] is held, or `answer` ends the reading. `false` when nobody listens
+    /// any more.
+    fn push(&mut self, answer: Answer, buffered: bool) -> bool {
+        if let Answer::Blob(_, bytes) = &answer {
+            self.held += bytes.len();
+        }
+        let last = !matches!(answer, Answer::Blob(..) | Answer::Missing(_));
+        self.pending.push(answer);
+        if last || !buffered || self.held >= HELD {
+            return self.flush();
+        }
+        true
+    }
+
+    /// Hands over what is kept, if anything.
+    fn flush(&mut self) -> bool {
+        self.held = 0;
+        if self.pending.is_empty() {
+            return true;
+        }
+        (self.hand)(std::mem::take(&mut self.pending))
+    }
+}
+
+/// How one `git cat-file --batch` over entries `from..` ended.
+enum Streamed {
+    /// Every entry was handed over.
+    All,
+    /// `each` asked to stop.
+    Stopped,
+    /// Entry `.0` is to be read alone; those before it were handed over.
+    Alone(usize),
+    /// Entry `.0` and those of `.1` (`.0` first) are missing; those before `.0` were handed
+    /// over.
+    Missing(usize, Vec<usize>),
+}
+
+/// What a stream's reader is told: for each entry its blob id and the name git is asked for,
+/// the per-file limit and what is left of the total.
+struct Asked {
+    oids: Vec<String>,
+    file: u64,
+    left: u64,
+}
+
+impl Asked {
+    /// Reads git's answers from `out`, handing them to `hand` in order (see [`Answer`]), a
+    /// few at a time: those read from what git had already written go together (up to
+    /// [`HELD`] bytes), so the calling thread is woken once per pipe's worth, not per file.
+    fn read(self, out: std::process::ChildStdout, hand: &mut dyn FnMut(Vec<Answer>) -> bool) {
+        let mut out = std::io::BufReader::with_capacity(64 * 1024, out);
+        let mut handing = Handing {
+            pending: Vec::new(),
+            held: 0,
+            hand,
+        };
+        self.walk(&mut out, &mut handing);
+        handing.flush();
+    }
+
+    /// [`Asked::read`]'s walk through the answers, each kept in `send`.
+    fn walk(
+        &self,
+        out: &mut std::io::BufReader<std::process::ChildStdout>,
+        send: &mut Handing<'_>,
+    ) {
+        let mut used = 0u64;
+        // Once an entry is missing, the rest are only surveyed: which others are missing.
+        let mut surveying = false;
+        for (i, oid) in self.oids.iter().enumerate() {
+            let mut line = Vec::new();
+            // A header is the name asked for and a word, or an id, a type and a size.
+            let most = 4096 + 64;
+            match (&mut *out).take(most).read_until(b'\n', &mut line) {
+                Ok(_) if line.last() == Some(&b'\n') => {
+                    line.pop();
+                }
+                _ => {
+                    if !surveying {
+                        let line = String::from_utf8_lossy(&line).into_owned();
+                        send.push(Answer::Broken(i, line), false);
+                    }
+                    return;
+                }
+            }
+            let head = String::from_utf8_lossy(&line).into_owned();
+            if head.ends_with(" missing") {
+                if !send.push(Answer::Missing(i), !out.buffer().is_empty()) {
+                    return;
+                }
+                surveying = true;
+                continue;
+            }
+            let mut fields = head.split(' ');
+            let (Some(name), Some(kind), Some(size), None) =
+                (fields.next(), fields.next(), fields.next(), fields.next())
+            else {
+                if !surveying {
+                    send.push(Answer::Other(i), false);
+                }
+                return;
+            };
+            let Ok(size) = size.parse::<u64>() else {
+                if !surveying {
+                    send.push(Answer::Broken(i, head), false);
+                }
+                return;
+            };
+            if name != oid || kind != "blob" {
+                if !surveying {
+                    send.push(Answer::Other(i), false);
+                }
+                return;
+            }
+            if surveying {
+                // The bytes of a blob that is there are passed over; one past the file limit
+                // ends the survey (the read refuses it in its turn, or reads on before it).
+                if size > self.file {
+                    return;
+                }
+                let skipped = std::io::copy(&mut (&mut *out).take(size + 1), &mut std::io::sink());
+                if !matches!(skipped, Ok(n) if n == size + 1) {
+                    return;
+                }
+                continue;
+            }
+            // The cap a single read reads this file with: the per-file limit, or what is left
+            // of the total once the files before it are read.
+            let cap = self.file.min(self.left.saturating_sub(used));
+            if size > cap {
+                send.push(Answer::OverCap(i, cap), false);
+                return;
+            }
+            let Ok(len) = usize::try_from(size) else {
+                send.push(Answer::OverCap(i, cap), false);
+                return;
+            };
+            let mut bytes = vec![0u8; len + 1];
+            if out.read_exact(&mut bytes).is_err() || bytes.pop() != Some(b'\n') {
+                send.push(Answer::Broken(i, head), false);
+                return;
+            }
+            used += size;
+            if !send.push(Answer::Blob(i, bytes), !out.buffer().is_empty()) {
+                return;
+            }
+        }
+        if surveying {
+            return;
+        }
+        // Nothing may follow the last answer.
+        let mut more = [0u8; 1];
+        if matches!(out.read(&mut more), Ok(n) if n > 0) {
+            send.push(
+                Answer::Broken(self.oids.len(), "more than was asked for".to_owned()),
+                false,
+            );
+        }
+    }
 }
 
 impl Git {
@@ -43,57 +232,40 @@ impl Git {
             revision: revision.to_owned(),
             count: entries.len(),
         };
-        if !self.fetch_blobs(entries, &what)? {
-            return self.read_alone(commit, entries, 0, each);
-        }
-        let Some(checked) = self.check_batch(revision, entries, &what)? else {
-            return self.read_alone(commit, entries, 0, each);
-        };
-        // Entries are read in order; `chunk` holds those waiting for one `cat-file --batch`.
-        let mut chunk: Vec<(usize, u64)> = Vec::new();
-        let mut pending = 0u64;
-        for (i, (entry, checked)) in entries.iter().zip(checked).enumerate() {
-            let size = match checked {
-                Checked::Blob(size) => size,
-                Checked::Alone => {
-                    if !self.read_chunk(commit, revision, entries, &mut chunk, each, &what)? {
-                        return Ok(false);
-                    }
-                    pending = 0;
-                    if !each(i, self.read(commit, entry)?) {
-                        return Ok(false);
-                    }
-                    continue;
-                }
-            };
-            // The cap `read` reads one file with: the per-file limit, or what is left of the
-            // total once the files before it are read.
-            let left = self
-                .limits
-                .total
-                .saturating_sub(self.read.saturating_add(pending));
-            let cap = self.limits.file.min(left);
-            if size > cap {
-                if !self.read_chunk(commit, revision, entries, &mut chunk, each, &what)? {
-                    return Ok(false);
-                }
-                let file = FileAt {
-                    path: entry.path.clone(),
-                    revision: revision.to_owned(),
-                };
-                let problem = self.over_cap(file, cap);
-                return Err(self.stop(problem));
-            }
-            chunk.push((i, size));
-            pending += size;
-            if pending >= CHUNK {
-                if !self.read_chunk(commit, revision, entries, &mut chunk, each, &what)? {
-                    return Ok(false);
-                }
-                pending = 0;
+        if self.filtered {
+            let all: Vec<usize> = (0..entries.len()).collect();
+            if !self.fetch_blobs(entries, &all, &what)? {
+                return self.read_alone(commit, entries, 0, each);
             }
         }
-        self.read_chunk(commit, revision, entries, &mut chunk, each, &what)
+        let mut from = 0;
+        while from < entries.len() {
+            match self.stream(commit, revision, entries, from, each, &what)? {
+                Streamed::All => return Ok(true),
+                Streamed::Stopped => return Ok(false),
+                Streamed::Alone(i) => {
+                    if !each(i, self.read(commit, &entries[i])?) {
+                        return Ok(false);
+                    }
+                    from = i + 1;
+                }
+                Streamed::Missing(first, missing) => {
+                    // Fetched once already and still not there: read alone, as before.
+                    if self.blobs.contains(&entries[first].oid) {
+                        if !each(first, self.read(commit, &entries[first])?) {
+                            return Ok(false);
+                        }
+                        from = first + 1;
+                        continue;
+                    }
+                    if !self.fetch_blobs(entries, &missing, &what)? {
+                        return self.read_alone(commit, entries, first, each);
+                    }
+                    from = first;
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// Reads `entries[from..]` one at a time, as [`Transport::read`] does.
@@ -112,12 +284,13 @@ impl Git {
         Ok(true)
     }
 
-    /// Fetches every blob of `entries` the repository lacks in one `git fetch`. `false` when
-    /// the fetch failed (the files are then read alone, each refused as a read would be).
-    fn fetch_blobs(&mut self, entries: &[TreeEntry], what: &Step) -> Result<bool> {
-        let wanted: std::collections::BTreeSet<&str> = entries
+    /// Fetches the blobs of `entries` at `which` the repository was not given yet, in one
+    /// `git fetch`. `false` when the fetch failed (the files are then read alone, each refused
+    /// as a read would be).
+    fn fetch_blobs(&mut self, entries: &[TreeEntry], which: &[usize], what: &Step) -> Result<bool> {
+        let wanted: std::collections::BTreeSet<&str> = which
             .iter()
-            .map(|e| e.oid.as_str())
+            .map(|&i| entries[i].oid.as_str())
             .filter(|oid| !self.blobs.contains(*oid))
             .collect();
         if wanted.is_empty() {
@@ -156,128 +329,156 @@ impl Git {
         }
     }
 
-    /// The size of each entry's blob, from one `git cat-file --batch-check` of `<rev>:<path>`
-    /// (the object at the path, as `read` asks for it). `None` when git failed: the files are
-    /// then read alone.
-    fn check_batch(
-        &mut self,
-        revision: &str,
-        entries: &[TreeEntry],
-        what: &Step,
-    ) -> Result<Option<Vec<Checked>>> {
-        let mut input = Vec::new();
-        for e in entries {
-            input.extend_from_slice(format!("{revision}:{}\n", e.path).as_bytes());
-        }
-        // An answer line is at most the object name asked for and a few words.
-        let cap = input.len() as u64 + entries.len() as u64 * 128;
-        let args = [
-            "cat-file",
-            "--batch-check=%(objectname) %(objecttype) %(objectsize)",
-        ];
-        let out = match self.run_with(&args, Some(input), true, cap, true, what)? {
-            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
-            Outcome::Ended(_) => return Ok(None),
-            Outcome::Cut(cut) => return Err(self.limit_error(cut, what)),
-        };
-        let text = String::from_utf8_lossy(&out);
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.len() != entries.len() {
-            return Ok(None);
-        }
-        Ok(Some(
-            entries
-                .iter()
-                .zip(lines)
-                .map(|(e, line)| {
-                    let mut fields = line.split(' ');
-                    match (fields.next(), fields.next(), fields.next(), fields.next()) {
-                        (Some(oid), Some("blob"), Some(size), None) if oid == e.oid => {
-                            size.parse::<u64>().map_or(Checked::Alone, Checked::Blob)
-                        }
-                        _ => Checked::Alone,
-                    }
-                })
-                .collect(),
-        ))
-    }
-
-    /// Reads the entries of `chunk` (index and size, all checked to fit) with one
-    /// `git cat-file --batch`, each checked against its blob id and handed to `each`; empties
-    /// `chunk`. `false` when `each` stopped.
-    fn read_chunk(
+    /// One `git cat-file --batch` of `entries[from..]` (`<rev>:<path>`, the object at the
+    /// path, as `read` asks for it), lazy fetch off, its answers taken as they come: each
+    /// listed blob within its cap is checked against its id and handed to `each`.
+    fn stream(
         &mut self,
         commit: &Commit,
         revision: &str,
         entries: &[TreeEntry],
-        chunk: &mut Vec<(usize, u64)>,
+        from: usize,
         each: &mut dyn FnMut(usize, Vec<u8>) -> bool,
         what: &Step,
-    ) -> Result<bool> {
-        if chunk.is_empty() {
-            return Ok(true);
-        }
-        let taken = std::mem::take(chunk);
+    ) -> Result<Streamed> {
+        let part = &entries[from..];
         let mut input = Vec::new();
-        let mut expected = 0u64;
-        for &(i, size) in &taken {
-            input.extend_from_slice(format!("{revision}:{}\n", entries[i].path).as_bytes());
-            // `<oid> blob <size>\n<bytes>\n`
-            let head = format!("{} blob {size}\n", entries[i].oid);
-            expected += head.len() as u64 + size + 1;
+        for e in part {
+            input.extend_from_slice(format!("{revision}:{}\n", e.path).as_bytes());
         }
-        let out = match self.run_with(
-            &["cat-file", "--batch"],
+        let asked = Asked {
+            oids: part.iter().map(|e| e.oid.clone()).collect(),
+            file: self.limits.file,
+            left: self.limits.total.saturating_sub(self.read),
+        };
+        let args = ["cat-file", "--batch"];
+        let (mut child, dir, remaining) = self.start(
+            &args,
             Some(input),
             true,
-            expected,
-            true,
+            &[("GIT_NO_LAZY_FETCH", "1")],
             what,
-        )? {
-            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
-            Outcome::Ended(finished) => {
-                let (first, _) = taken[0];
-                return Err(self.stop(GitProblem::ReadFailed {
-                    file: FileAt {
-                        path: entries[first].path.clone(),
-                        revision: revision.to_owned(),
-                    },
-                    failure: GitFailure::from_stderr(&finished.stderr, finished.status),
-                }));
-            }
-            Outcome::Cut(cut) => return Err(self.limit_error(cut, what)),
+        )?;
+        let started = Instant::now();
+        // What the answers said, kept here: `self` is not at hand while git runs.
+        let mut read = 0u64;
+        let mut stopped = false;
+        let mut refusal: Option<GitProblem> = None;
+        let mut alone = None;
+        let mut missing: Vec<usize> = Vec::new();
+        let mut handed = 0usize;
+        let format = commit.format;
+        let file_at = |i: usize| FileAt {
+            path: part[i].path.clone(),
+            revision: revision.to_owned(),
         };
-        let mut rest = out.as_slice();
-        for (i, size) in taken {
-            let entry = &entries[i];
-            let head = format!("{} blob {size}\n", entry.oid);
-            let Some(after) = rest.strip_prefix(head.as_bytes()) else {
-                let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
-                let line = String::from_utf8_lossy(line).into_owned();
+        let mut on_one = |answer: Answer| -> bool {
+            match answer {
+                Answer::Blob(i, bytes) => {
+                    read += bytes.len() as u64;
+                    let got = blob_id(format, &bytes);
+                    if got != part[i].oid {
+                        refusal = Some(GitProblem::BlobMismatch {
+                            file: file_at(i),
+                            listed: part[i].oid.clone(),
+                            got,
+                        });
+                        return false;
+                    }
+                    handed = i + 1;
+                    if !each(from + i, bytes) {
+                        stopped = true;
+                        return false;
+                    }
+                    true
+                }
+                Answer::Missing(i) => {
+                    missing.push(from + i);
+                    true
+                }
+                Answer::Other(i) if missing.is_empty() => {
+                    alone = Some(from + i);
+                    false
+                }
+                Answer::OverCap(i, cap) if missing.is_empty() => {
+                    refusal = Some(GitProblem::FileTooLarge {
+                        file: file_at(i),
+                        limit: cap,
+                    });
+                    false
+                }
+                Answer::Broken(i, line) if missing.is_empty() => {
+                    refusal = Some(GitProblem::Malformed {
+                        step: what.clone(),
+                        line: format!("{}: {line}", part.get(i).map_or("", |e| e.path.as_str())),
+                    });
+                    false
+                }
+                // Past a missing entry only the survey counts.
+                Answer::Other(_) | Answer::OverCap(..) | Answer::Broken(..) => false,
+            }
+        };
+        let mut on_answer = |answers: Vec<Answer>| answers.into_iter().all(&mut on_one);
+        let (outcome, confirmed, busy) = supervise_stream(
+            &mut child,
+            &dir,
+            remaining,
+            true,
+            self.limits.repository,
+            move |out, send| asked.read(out, send),
+            &mut on_answer,
+        );
+        let spent = started.elapsed().saturating_sub(busy);
+        let outcome = self.settle(&child, &dir, outcome, confirmed, true, spent, what);
+        self.read += read;
+        let ended = outcome?;
+        match refusal {
+            Some(GitProblem::BlobMismatch { file, listed, got }) => {
+                return Err(self.error(GitProblem::BlobMismatch { file, listed, got }));
+            }
+            Some(GitProblem::FileTooLarge { file, limit }) => {
+                let problem = self.over_cap(file, limit);
+                return Err(self.stop(problem));
+            }
+            Some(GitProblem::Malformed { line, .. }) => {
+                // A git that failed says why on its standard error; else its answer was odd.
+                if let Outcome::Ended(finished) = &ended
+                    && !finished.status.success()
+                {
+                    let file = part
+                        .get(handed)
+                        .map_or_else(|| file_at(0), |_| file_at(handed));
+                    return Err(self.stop(GitProblem::ReadFailed {
+                        file,
+                        failure: GitFailure::from_stderr(&finished.stderr, finished.status),
+                    }));
+                }
                 return Err(self.malformed(what, &line));
-            };
-            let len = usize::try_from(size).unwrap_or(usize::MAX);
-            if after.len() < len + 1 || after[len] != b'\n' {
-                return Err(self.malformed(what, &head));
             }
-            let bytes = after[..len].to_vec();
-            rest = &after[len + 1..];
-            self.read += size;
-            let got = blob_id(commit.format, &bytes);
-            if got != entry.oid {
-                return Err(self.error(GitProblem::BlobMismatch {
-                    file: FileAt {
-                        path: entry.path.clone(),
-                        revision: revision.to_owned(),
-                    },
-                    listed: entry.oid.clone(),
-                    got,
-                }));
-            }
-            if !each(i, bytes) {
-                return Ok(false);
-            }
+            Some(other) => return Err(self.stop(other)),
+            None => {}
         }
-        Ok(true)
+        if let Outcome::Cut(cut) = ended {
+            return Err(self.limit_error(cut, what));
+        }
+        if stopped {
+            return Ok(Streamed::Stopped);
+        }
+        if let Some(&first) = missing.first() {
+            return Ok(Streamed::Missing(first, missing));
+        }
+        if let Some(i) = alone {
+            return Ok(Streamed::Alone(i));
+        }
+        match ended {
+            Outcome::Cut(cut) => Err(self.limit_error(cut, what)),
+            Outcome::Ended(finished) if finished.status.success() && handed == part.len() => {
+                Ok(Streamed::All)
+            }
+            Outcome::Ended(finished) => Err(self.stop(GitProblem::ReadFailed {
+                file: file_at(handed.min(part.len() - 1)),
+                failure: GitFailure::from_stderr(&finished.stderr, finished.status),
+            })),
+        }
     }
 }

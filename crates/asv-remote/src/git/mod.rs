@@ -28,7 +28,7 @@
 
 use crate::error::{FileAt, GitFailure, GitProblem, Reached, RefProblem, Step, UrlProblem};
 use crate::ids::{check_readable, is_hex_id, parse_entry};
-use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise};
+use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise, supervise_stream};
 use crate::{interrupt, platform};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -137,7 +137,8 @@ const CONFIG: &[&str] = &[
 ];
 
 /// Environment variables removed from every git process: they would point git at another
-/// repository, turn lazy fetching off, or bring back a prompt.
+/// repository, turn lazy fetching off, or bring back a prompt. (A batched read turns lazy
+/// fetching off itself for its one `git cat-file --batch`, to learn which blobs are missing.)
 const ENV_REMOVED: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -219,6 +220,10 @@ pub struct Git {
     roots: std::collections::BTreeMap<String, String>,
     /// Blob ids fetched into the repository by a batched read.
     blobs: std::collections::BTreeSet<String>,
+    /// Whether a commit's fetch was seen to leave the blobs out (the server honoured
+    /// `--filter=blob:none`): a batched read then fetches them before it reads, rather than
+    /// finding them missing first (`batch`). A hint only: what is read is judged either way.
+    filtered: bool,
     /// The raw bytes of the commit and tag objects read so far, checked against their ids
     /// (`objects`, issue 33 §1).
     objects: std::collections::BTreeMap<String, Vec<u8>>,
@@ -311,6 +316,7 @@ impl Git {
             listings: std::collections::BTreeMap::new(),
             roots: std::collections::BTreeMap::new(),
             blobs: std::collections::BTreeSet::new(),
+            filtered: false,
             objects: std::collections::BTreeMap::new(),
             tag_refs: std::collections::BTreeMap::new(),
             tags_listed: false,
@@ -552,6 +558,39 @@ impl Git {
         watch: bool,
         what: &Step,
     ) -> Result<Outcome> {
+        let (mut child, dir, remaining) = self.start(args, input, repository, &[], what)?;
+        let started = Instant::now();
+        let (outcome, confirmed) = supervise(
+            &mut child,
+            &dir,
+            remaining,
+            cap,
+            watch,
+            self.limits.repository,
+        );
+        self.settle(
+            &child,
+            &dir,
+            outcome,
+            confirmed,
+            watch,
+            started.elapsed(),
+            what,
+        )
+    }
+
+    /// Starts git with `args` (in the bare repository when `repository`), `input` written to
+    /// its standard input when given, `env` added to its environment: the child, the
+    /// temporary directory and the time left to the source. A failure to start git stops the
+    /// source.
+    fn start<S: AsRef<OsStr>>(
+        &mut self,
+        args: &[S],
+        input: Option<Vec<u8>>,
+        repository: bool,
+        env: &[(&str, &str)],
+        what: &Step,
+    ) -> Result<(std::process::Child, PathBuf, Duration)> {
         let dir = self.dir()?;
         let remaining = self.limits.time.saturating_sub(self.spent);
         if remaining.is_zero() {
@@ -559,11 +598,13 @@ impl Git {
         }
         let mut command = self.command(&dir, repository);
         command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
         if input.is_some() {
             command.stdin(Stdio::piped());
         }
         become_subreaper();
-        let started = Instant::now();
         let mut child = match interrupt::spawn(&mut command) {
             Ok(child) => child,
             Err(e) => {
@@ -575,8 +616,7 @@ impl Git {
                 return Err(self.stop(problem));
             }
         };
-        let group = child.id();
-        self.last_group = Some(group);
+        self.last_group = Some(child.id());
         if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
             // Written from a thread of its own: git answers while it reads, and a pipe full
             // both ways would stall. A write to a group killed at a limit fails and ends it.
@@ -585,15 +625,26 @@ impl Git {
                 let _ = stdin.write_all(&input);
             });
         }
-        let (outcome, confirmed) = supervise(
-            &mut child,
-            &dir,
-            remaining,
-            cap,
-            watch,
-            self.limits.repository,
-        );
-        self.spent += started.elapsed();
+        Ok((child, dir, remaining))
+    }
+
+    /// What a supervised git process leaves: its time counted (`spent`, git's own), its group
+    /// forgotten, the source stopped when the group could not be confirmed gone, or when it
+    /// could not be watched; a cut is handed back for the caller to stop the source with its
+    /// own words.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &mut self,
+        child: &std::process::Child,
+        dir: &Path,
+        outcome: Option<Outcome>,
+        confirmed: bool,
+        watch: bool,
+        spent: Duration,
+        what: &Step,
+    ) -> Result<Outcome> {
+        let group = child.id();
+        self.spent += spent;
         interrupt::forget_group(group);
         if !confirmed {
             let reached = match &outcome {
@@ -606,7 +657,7 @@ impl Git {
             Some(cut @ Outcome::Cut(_)) => Ok(cut),
             Some(ended @ Outcome::Ended(_)) => {
                 // A last measure, for what was written between two looks.
-                if watch && dir_size(&dir) > self.limits.repository {
+                if watch && dir_size(dir) > self.limits.repository {
                     return Err(self.limit_error(Cut::Repository, what));
                 }
                 Ok(ended)
@@ -787,6 +838,7 @@ impl Git {
                 with.extend(hinted.iter().map(String::as_str));
                 match self.run(&with, true, SMALL_LIMIT, true, &what)? {
                     Outcome::Ended(finished) if finished.status.success() => {
+                        self.note_filter(&finished.stderr);
                         together = true;
                         self.present.extend(hinted);
                     }
@@ -797,7 +849,9 @@ impl Git {
             }
             if !together {
                 match self.run(&args, true, SMALL_LIMIT, true, &what)? {
-                    Outcome::Ended(finished) if finished.status.success() => {}
+                    Outcome::Ended(finished) if finished.status.success() => {
+                        self.note_filter(&finished.stderr);
+                    }
                     Outcome::Ended(_) if tolerate => return Ok(false),
                     Outcome::Ended(finished) => {
                         return Err(self.stop(GitProblem::Failed {
@@ -822,6 +876,17 @@ impl Git {
         self.present.retain(|r| r != revision);
         self.fetched.push(revision.to_owned());
         Ok(true)
+    }
+
+    /// Learns from a commit fetch's standard error whether the server honoured the blob
+    /// filter: git warns when the server does not know filtering and ignores it (the default
+    /// of `git upload-pack`, whose `uploadpack.allowFilter` is off), and then the blobs came
+    /// with the commit. A server that filtered once is taken to filter from then on.
+    fn note_filter(&mut self, stderr: &[u8]) {
+        const IGNORED: &[u8] = b"filtering not recognized by server";
+        if !stderr.windows(IGNORED.len()).any(|w| w == IGNORED) {
+            self.filtered = true;
+        }
     }
 
     /// The object type of `revision`, just fetched. The commits fetched beside it and not yet

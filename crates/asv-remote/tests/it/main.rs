@@ -8,6 +8,7 @@
 //! skipping them.
 
 mod git;
+mod git_batch;
 mod github;
 // The local GitHub and git servers, shared with the binary's tests.
 use asv_test_support::github as support;
