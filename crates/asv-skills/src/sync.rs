@@ -156,6 +156,13 @@ pub(crate) use crate::paths::skill_names;
 type Standing = Result<Option<Result<String, Error>>, Error>;
 
 fn standing(root: &Root, cache: &StampCache, dest: &str) -> Standing {
+    // A copy found exactly as the cache recorded it is a real directory (its stamp is one
+    // only a directory gives): the `lstat` that checks the stamp answers what stands there
+    // too, so the path is not looked up a second time for its kind. Anything else is asked
+    // as without a cache.
+    if let Some(hash) = cache.trusted_hash(root, dest) {
+        return Ok(Some(Ok(hash)));
+    }
     Ok(match root.kind(dest)? {
         None => None,
         Some(EntryKind::Directory) => Some(cache.read_hash(root, dest).map_err(Error::from)),

@@ -145,20 +145,25 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The value of one lowercase hexadecimal digit (the only case [`hex`] writes).
+fn nibble(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// A digest as [`hex`] writes it: 64 lowercase hexadecimal digits, nothing else. Byte by byte
+/// (every file line of a cache holds one, and a large cache has hundreds of thousands).
 fn unhex(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
         return None;
     }
     let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        let pair = text.get(i * 2..i * 2 + 2)?;
-        if !pair
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        {
-            return None;
-        }
-        *byte = u8::from_str_radix(pair, 16).ok()?;
+    for (byte, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
     }
     Some(out)
 }
@@ -242,6 +247,22 @@ impl StampCache {
             return SkillTree::read_hash(root, dir);
         }
         Ok(self.read_fresh(root, dir)?.hash())
+    }
+
+    /// The recorded tree hash of `dir` when it is found exactly as recorded (as
+    /// [`StampCache::read_hash`] would take it), else `None` without reading anything.
+    ///
+    /// A directory trusted this way is a real directory: its own stamp is checked with an
+    /// `lstat` that gives a stamp only for a directory, reached through real directories only.
+    /// So a caller that would ask what kind of entry stands at `dir` and then read its hash
+    /// can ask this first and spare the kind's `lstat` (the same path, looked up twice) when
+    /// the answer is yes. `None` says nothing: the entry may be missing, of another kind,
+    /// changed, or behind a link; the caller asks as it did without a cache, and hears any
+    /// error then.
+    pub fn trusted_hash(&self, root: &Root, dir: &str) -> Option<String> {
+        let rec = self.trusted(root, dir)?;
+        self.note_trusted(dir);
+        Some(rec.hash.clone())
     }
 
     /// How many directories this run took from the cache and how many it read afresh.
@@ -536,19 +557,13 @@ fn parse(text: &str, root_id: (u64, u64)) -> Option<HashMap<String, DirRecord>> 
 
 /// Eight stamp fields, then the rest of the line (a path, which may hold spaces).
 fn stamp_then_path(line: &str) -> Option<(FileStamp, &str)> {
-    let mut cut = line.splitn(9, ' ');
-    let mut stamp_text = String::new();
-    for i in 0..8 {
-        if i > 0 {
-            stamp_text.push(' ');
-        }
-        stamp_text.push_str(cut.next()?);
-    }
-    let rest = cut.next()?;
+    // The eighth space ends the stamp: the stamp is parsed where it stands, not copied out.
+    let end = line.match_indices(' ').nth(7)?.0;
+    let rest = line.get(end + 1..)?;
     if !plain_path(rest) {
         return None;
     }
-    Some((FileStamp::parse(&stamp_text)?, rest))
+    Some((FileStamp::parse(line.get(..end)?)?, rest))
 }
 
 /// A plain decimal number (no sign, no spaces).
@@ -623,6 +638,47 @@ mod tests {
         cache.save();
         let paths = tree.files().iter().map(|f| f.path.clone()).collect();
         (cache.counts(), paths)
+    }
+
+    /// [`StampCache::trusted_hash`] stands for the kind check of its caller, so only a real
+    /// directory as recorded, reached through real directories, gives a hash: the directory
+    /// moved away and a link to it put in its place, a file in its place, or its parent made
+    /// a link to a moved copy give none (the caller then asks and refuses as without a cache).
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn only_a_real_directory_as_recorded_gives_its_hash_without_a_kind_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file("p/s/SKILL.md", b"---\nname: s\n---\n")
+            .unwrap();
+        root.write_file("p/s/sub/a.md", b"a").unwrap();
+        let cache_dir = tempfile::tempdir().unwrap();
+        settle();
+        let first = StampCache::open_in(&root, cache_dir.path());
+        let hash = first.read_hash(&root, "p/s").unwrap();
+        first.save();
+        settle();
+        // A fresh root each time: a guarded root remembers the directories it checked.
+        let trusted = || {
+            let root = Root::open(dir.path()).unwrap();
+            StampCache::open_in(&root, cache_dir.path()).trusted_hash(&root, "p/s")
+        };
+        assert_eq!(trusted(), Some(hash.clone()), "as recorded");
+        let path = dir.path().join("p/s");
+        let moved = dir.path().join("moved");
+        fs::rename(&path, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &path).unwrap();
+        assert_eq!(trusted(), None, "a link to it");
+        fs::remove_file(&path).unwrap();
+        fs::write(&path, b"a file").unwrap();
+        assert_eq!(trusted(), None, "a file");
+        fs::remove_file(&path).unwrap();
+        fs::rename(&moved, &path).unwrap();
+        let parent = dir.path().join("p");
+        let elsewhere = dir.path().join("elsewhere");
+        fs::rename(&parent, &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &parent).unwrap();
+        assert_eq!(trusted(), None, "its parent a link");
     }
 
     /// No directory is listed when its stamp is as recorded, so a file added anywhere must

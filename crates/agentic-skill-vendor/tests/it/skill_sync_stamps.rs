@@ -167,6 +167,31 @@ fn an_edit_keeping_size_and_mtime_is_caught_by_its_change_time() {
     }
 }
 
+/// A copy's recorded stamps stand for the check of what kind of entry is at its place: a link
+/// put there to the very directory the sync placed (moved away, its stamps unchanged), or a
+/// link in place of the agent's directory, is still refused as not a copy.
+#[test]
+fn a_copy_moved_away_behind_a_link_is_refused_as_before() {
+    let s = Stamped::new().settled();
+    let copy = s.me.join(".claude/skills/a");
+    let moved = s.cache.path().join("moved-a");
+    std::fs::rename(&copy, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &copy).unwrap();
+    let (run, seen) = s.sync();
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(".claude/skills/a"), "{run:?}");
+    assert_eq!(seen, (0, 0), "a refusal saves nothing");
+    std::fs::remove_file(&copy).unwrap();
+    std::fs::rename(&moved, &copy).unwrap();
+    let agent = s.me.join(".agents/skills");
+    let moved = s.cache.path().join("moved-agents");
+    std::fs::rename(&agent, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &agent).unwrap();
+    let (run, _) = s.sync();
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(".agents/skills"), "{run:?}");
+}
+
 #[test]
 fn a_file_added_inside_a_copy_is_caught() {
     let s = Stamped::new().settled();
