@@ -99,21 +99,8 @@ pub(crate) fn supervise(
             let _ = wake_tx.send(());
         });
     }
-    if let Some(mut stderr) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            loop {
-                match stderr.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let room = STDERR_LIMIT.saturating_sub(buf.len());
-                        buf.extend_from_slice(&chunk[..n.min(room)]);
-                    }
-                }
-            }
-            let _ = err_tx.send(buf);
-        });
+    if let Some(stderr) = child.stderr.take() {
+        collect_stderr(stderr, err_tx);
     }
     // Blocks until git ends, without reaping it (see below); where that cannot be waited for,
     // it answers at once and the loop below looks every `NAP` as before.
@@ -273,21 +260,8 @@ pub(crate) fn supervise_stream<T: Send + 'static>(
         let _ = tx.send(Event::Done);
         let _ = fin_tx.send(());
     }
-    if let Some(mut stderr) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 8192];
-            loop {
-                match stderr.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let room = STDERR_LIMIT.saturating_sub(buf.len());
-                        buf.extend_from_slice(&chunk[..n.min(room)]);
-                    }
-                }
-            }
-            let _ = err_tx.send(buf);
-        });
+    if let Some(stderr) = child.stderr.take() {
+        collect_stderr(stderr, err_tx);
     }
     let pid = child.id();
     let waiter = {
@@ -383,4 +357,24 @@ pub(crate) fn supervise_stream<T: Send + 'static>(
         ),
         _ => (None, confirmed, busy),
     }
+}
+
+/// Reads git's standard error on its own thread to its end, keeping the first
+/// [`STDERR_LIMIT`] bytes (the rest is read and dropped, so git never blocks on a full pipe),
+/// and sends what it kept.
+fn collect_stderr(mut stderr: std::process::ChildStderr, done: mpsc::Sender<Vec<u8>>) {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            match stderr.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let room = STDERR_LIMIT.saturating_sub(buf.len());
+                    buf.extend_from_slice(&chunk[..n.min(room)]);
+                }
+            }
+        }
+        let _ = done.send(buf);
+    });
 }
