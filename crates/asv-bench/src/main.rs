@@ -135,6 +135,10 @@ enum Cmd {
         /// Number of skills
         #[arg(long, default_value_t = 2000)]
         skills: usize,
+        /// A second binary whose `skill verify` is timed too: one from before verify audited
+        /// (c7e7c86 or older), the structural check the audit's goal is stated against
+        #[arg(long)]
+        baseline: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
@@ -411,10 +415,16 @@ fn main() -> Result<()> {
                 validate::run(skills, common.runs, peer_runs, &python, &bin, &work)
             })
         }
-        Cmd::Audit { skills, common } => {
+        Cmd::Audit {
+            skills,
+            baseline,
+            common,
+        } => {
             let bin = binary(common.bin)?;
             let work = work_dir(common.work, "audit")?;
-            print(&bin, || audit::run(skills, common.runs, &bin, &work))
+            print(&bin, || {
+                audit::run(skills, common.runs, &bin, baseline.as_deref(), &work)
+            })
         }
         Cmd::Pull { common } => {
             let bin = binary(common.bin)?;
