@@ -20,6 +20,9 @@
 //!   HTTPS) beside `git clone --depth 1` and `git ls-remote` plus a shallow fetch (`over_git`).
 //! - `skill-scale`: `skill sync`, `verify`, `status` and `list` at 1,000 and 10,000 imported
 //!   skills (`skill_scale`).
+//! - `audit`: `skill audit` and `skill verify` of 2,000 skills of ten files beside `openssl
+//!   dgst`, and with `--baseline` beside the `skill verify` of a binary from before verify
+//!   audited (`audit`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 
 use std::fmt::Write as _;
