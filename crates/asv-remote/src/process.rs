@@ -152,13 +152,7 @@ pub(crate) fn supervise(
     // running or an unreaped zombie, so the group id is still this group's.
     platform::kill_group(child);
     let deadline = Instant::now() + GRACE;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => break None,
-        }
-    };
+    let status = reap_by(child, deadline);
     let mut confirmed = status.is_some() && platform::group_gone(child, deadline);
     // The waiter ends as soon as the leader is reaped (or was already gone); joined so that
     // no thread of a finished process is left waiting on its id.
@@ -326,13 +320,7 @@ pub(crate) fn supervise_stream<T: Send + 'static>(
     // Nobody listens any more: a reader or waiter blocked on a full channel ends.
     drop(events);
     let deadline = Instant::now() + GRACE;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => break None,
-        }
-    };
+    let status = reap_by(child, deadline);
     let mut confirmed = status.is_some() && platform::group_gone(child, deadline);
     if status.is_some() {
         let _ = waiter.join();
@@ -356,6 +344,18 @@ pub(crate) fn supervise_stream<T: Send + 'static>(
             busy,
         ),
         _ => (None, confirmed, busy),
+    }
+}
+
+/// Reaps `child` (its group already killed), looking every 5 ms until `deadline`; `None` when
+/// it has not ended by then or cannot be waited for.
+fn reap_by(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
     }
 }
 
