@@ -37,6 +37,7 @@ pub mod platform;
 mod reader;
 mod root;
 mod stamp;
+mod stamp_dir;
 mod writer_lock;
 
 pub use apply::{
@@ -51,4 +52,5 @@ pub use plan::{
 pub use reader::{CHUNK, FileReader};
 pub use root::{DirEntry, Root, join};
 pub use stamp::FileStamp;
+pub use stamp_dir::StampDir;
 pub use writer_lock::WriterLock;

@@ -231,6 +231,133 @@ impl Dir {
     }
 }
 
+/// A directory held open to take `lstat` stamps of what lies below it, each path resolved
+/// from it rather than from `/` (see [`crate::StampDir`]).
+#[cfg(unix)]
+pub(crate) struct StampBase(std::os::fd::OwnedFd);
+
+#[cfg(unix)]
+impl StampBase {
+    /// Opens the directory at `path`, refusing a link there (`O_NOFOLLOW`); on Linux only
+    /// as a place (`O_PATH`): it is never read, only named in the calls below.
+    pub(crate) fn open(path: &Path) -> io::Result<StampBase> {
+        use rustix::fs::{Mode, OFlags};
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let how = OFlags::PATH;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let how = OFlags::RDONLY;
+        rustix::fs::open(
+            path,
+            how | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map(StampBase)
+        .map_err(io::Error::from)
+    }
+
+    /// What `lstat` says of `rel` below this directory (the directory itself for an empty
+    /// `rel`). A link at `rel` is not followed; directories on the way to it are resolved by
+    /// the kernel.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub(crate) fn lstat(&self, rel: &str) -> io::Result<Lstat> {
+        use rustix::fs::{AtFlags, StatxFlags};
+        let flags = if rel.is_empty() {
+            AtFlags::EMPTY_PATH | AtFlags::SYMLINK_NOFOLLOW
+        } else {
+            AtFlags::SYMLINK_NOFOLLOW
+        };
+        let st = rustix::fs::statx(&self.0, rel, flags, StatxFlags::BASIC_STATS)?;
+        let mode = u32::from(st.stx_mode);
+        Ok(Lstat {
+            kind: kind_of_mode(mode),
+            // The device as std's metadata gives it (`makedev` of the two numbers), so a
+            // stamp taken here equals one taken by path.
+            device: rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+            inode: st.stx_ino,
+            size: st.stx_size,
+            mode,
+            modified: (st.stx_mtime.tv_sec, i64::from(st.stx_mtime.tv_nsec)),
+            changed: (st.stx_ctime.tv_sec, i64::from(st.stx_ctime.tv_nsec)),
+        })
+    }
+
+    /// What `lstat` says of `rel` below this directory (see the Linux version).
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    pub(crate) fn lstat(&self, rel: &str) -> io::Result<Lstat> {
+        // No `AT_EMPTY_PATH` here: the directory itself by its descriptor.
+        let st = if rel.is_empty() {
+            rustix::fs::fstat(&self.0)?
+        } else {
+            rustix::fs::statat(&self.0, rel, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?
+        };
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        Ok(Lstat {
+            kind: kind_of_mode(st.st_mode as u32),
+            device: st.st_dev as u64,
+            inode: st.st_ino as u64,
+            size: st.st_size as u64,
+            mode: st.st_mode as u32,
+            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        })
+    }
+}
+
+/// What `lstat` says of an entry: its kind and the fields a stamp is made of.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lstat {
+    pub(crate) kind: EntryKind,
+    pub(crate) device: u64,
+    pub(crate) inode: u64,
+    pub(crate) size: u64,
+    pub(crate) mode: u32,
+    pub(crate) modified: (i64, i64),
+    pub(crate) changed: (i64, i64),
+}
+
+/// The kind a `st_mode` names.
+#[cfg(unix)]
+fn kind_of_mode(mode: u32) -> EntryKind {
+    use rustix::fs::FileType;
+    match FileType::from_raw_mode(mode as rustix::fs::RawMode) {
+        FileType::RegularFile => EntryKind::File,
+        FileType::Directory => EntryKind::Directory,
+        FileType::Symlink => EntryKind::Symlink,
+        FileType::Fifo => EntryKind::Fifo,
+        FileType::Socket => EntryKind::Socket,
+        FileType::BlockDevice => EntryKind::BlockDevice,
+        FileType::CharacterDevice => EntryKind::CharDevice,
+        FileType::Unknown => EntryKind::Unknown,
+    }
+}
+
+/// A directory named by its path, to take stamps below it (no calls relative to an open
+/// directory here).
+#[cfg(not(unix))]
+pub(crate) struct StampBase(std::path::PathBuf);
+
+#[cfg(not(unix))]
+impl StampBase {
+    /// Checks that a directory stands at `path` and keeps the path.
+    pub(crate) fn open(path: &Path) -> io::Result<StampBase> {
+        if fs::symlink_metadata(path)?.is_dir() {
+            Ok(StampBase(path.to_path_buf()))
+        } else {
+            Err(io::Error::from(io::ErrorKind::NotADirectory))
+        }
+    }
+
+    /// What `lstat` says of `rel` below this directory.
+    pub(crate) fn lstat(&self, rel: &str) -> io::Result<Metadata> {
+        if rel.is_empty() {
+            fs::symlink_metadata(&self.0)
+        } else {
+            fs::symlink_metadata(self.0.join(rel))
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Unix calls (Linux and macOS).
 

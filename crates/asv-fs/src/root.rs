@@ -229,7 +229,7 @@ impl Root {
             .unwrap_or(false)
     }
 
-    fn mark_checked(&self, dir: &str) {
+    pub(crate) fn mark_checked(&self, dir: &str) {
         if let Ok(mut set) = self.checked_dirs.write() {
             set.insert(dir.to_owned());
         }

@@ -56,6 +56,26 @@ impl FileStamp {
         stamp_of(meta)
     }
 
+    /// A stamp from its fields, as a platform call other than std's gives them.
+    #[cfg(unix)]
+    pub(crate) fn from_fields(
+        device: u64,
+        inode: u64,
+        size: u64,
+        mode: u32,
+        modified: (i64, i64),
+        changed: (i64, i64),
+    ) -> FileStamp {
+        FileStamp {
+            device,
+            inode,
+            size,
+            mode,
+            modified,
+            changed,
+        }
+    }
+
     /// The file's size in bytes.
     pub fn len(&self) -> u64 {
         self.size
@@ -90,20 +110,43 @@ impl FileStamp {
 
     /// A stamp written by [`FileStamp::to_text`]; `None` for anything else (a field missing,
     /// extra, out of range or not plain decimal): a cache is trusted only as written.
+    ///
+    /// One pass over the bytes, no split: a large cache holds a stamp per file, and a run with
+    /// nothing to change parses every one of them.
     pub fn parse(text: &str) -> Option<FileStamp> {
-        let mut fields = text.split(' ');
-        let mut next = || fields.next().filter(|f| is_decimal(f));
-        let stamp = FileStamp {
-            device: next()?.parse().ok()?,
-            inode: next()?.parse().ok()?,
-            size: next()?.parse().ok()?,
-            mode: next()?.parse().ok()?,
-            modified: (next()?.parse().ok()?, nanos(next()?)?),
-            changed: (next()?.parse().ok()?, nanos(next()?)?),
-        };
-        fields.next().is_none().then_some(stamp)
+        let mut fields = Fields(text.as_bytes());
+        let stamp = fields.stamp()?;
+        fields.0.is_empty().then_some(stamp)
     }
 
+    /// A stamp as [`FileStamp::parse`] reads it at the start of `text`, then one space and
+    /// the rest of the text, which must not be empty: a cache line's stamp and what follows
+    /// it, in one pass.
+    pub fn parse_leading(text: &str) -> Option<(FileStamp, &str)> {
+        let mut fields = Fields(text.as_bytes());
+        let stamp = fields.stamp()?;
+        // `Fields` moved past the space that ended the last field only when more followed.
+        let rest = text.get(text.len() - fields.0.len()..)?;
+        (!rest.is_empty()).then_some((stamp, rest))
+    }
+}
+
+impl Fields<'_> {
+    /// The eight fields of a stamp.
+    fn stamp(&mut self) -> Option<FileStamp> {
+        let fields = self;
+        Some(FileStamp {
+            device: fields.unsigned()?,
+            inode: fields.unsigned()?,
+            size: fields.unsigned()?,
+            mode: u32::try_from(fields.unsigned()?).ok()?,
+            modified: (fields.signed()?, fields.nanos()?),
+            changed: (fields.signed()?, fields.nanos()?),
+        })
+    }
+}
+
+impl FileStamp {
     /// Now, as the file system stamps changes: no later than the change time of a write made
     /// from now on. On Linux that is the kernel's coarse clock, read directly; elsewhere the
     /// process's clock less the longest lag a tick can give.
@@ -138,19 +181,56 @@ impl FileStamp {
     }
 }
 
-/// Digits with an optional leading minus (a time before the epoch), nothing else: no `+`, no
-/// spaces, nothing `str::parse` would also take.
-fn is_decimal(field: &str) -> bool {
-    let digits = field.strip_prefix('-').unwrap_or(field);
-    !digits.is_empty() && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit())
-}
+/// The space-separated decimal fields of a stamp's text, read one at a time.
+struct Fields<'a>(&'a [u8]);
 
-/// A nanoseconds field: below one second.
-fn nanos(field: &str) -> Option<i64> {
-    field
-        .parse()
-        .ok()
-        .filter(|n| (0..1_000_000_000).contains(n))
+impl Fields<'_> {
+    /// The next field: an optional leading minus, then 1 to 20 digits (nothing else: no `+`,
+    /// no spaces), ended by one space or the end of the text; its sign and magnitude.
+    fn next(&mut self) -> Option<(bool, u64)> {
+        let (negative, rest) = match self.0.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, self.0),
+        };
+        let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if len == 0 || len > 20 {
+            return None;
+        }
+        let mut value: u64 = 0;
+        for b in &rest[..len] {
+            value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+        }
+        self.0 = match rest.get(len) {
+            None => &[],
+            // One space, then another field: a trailing space is a missing field.
+            Some(b' ') if rest.len() > len + 1 => &rest[len + 1..],
+            Some(_) => return None,
+        };
+        Some((negative, value))
+    }
+
+    /// A field with no sign.
+    fn unsigned(&mut self) -> Option<u64> {
+        match self.next()? {
+            (false, value) => Some(value),
+            (true, _) => None,
+        }
+    }
+
+    /// A field that may be negative (a time before the epoch).
+    fn signed(&mut self) -> Option<i64> {
+        let (negative, value) = self.next()?;
+        if negative {
+            0i64.checked_sub_unsigned(value)
+        } else {
+            i64::try_from(value).ok()
+        }
+    }
+
+    /// A nanoseconds field: below one second.
+    fn nanos(&mut self) -> Option<i64> {
+        self.signed().filter(|n| (0..1_000_000_000).contains(n))
+    }
 }
 
 #[cfg(unix)]
@@ -219,6 +299,94 @@ mod tests {
         ] {
             assert_eq!(FileStamp::parse(bad), None, "{bad:?}");
         }
+    }
+
+    /// The parser as first written (split on spaces, `str::parse` on each field after a check
+    /// that it is plain decimal): the one-pass parser must agree with it on every text.
+    fn parse_by_split(text: &str) -> Option<FileStamp> {
+        fn is_decimal(field: &str) -> bool {
+            let digits = field.strip_prefix('-').unwrap_or(field);
+            !digits.is_empty() && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit())
+        }
+        let nanos = |field: &str| {
+            field
+                .parse::<i64>()
+                .ok()
+                .filter(|n| (0..1_000_000_000).contains(n))
+        };
+        let mut fields = text.split(' ');
+        let mut next = || fields.next().filter(|f| is_decimal(f));
+        let stamp = FileStamp {
+            device: next()?.parse().ok()?,
+            inode: next()?.parse().ok()?,
+            size: next()?.parse().ok()?,
+            mode: next()?.parse().ok()?,
+            modified: (next()?.parse().ok()?, nanos(next()?)?),
+            changed: (next()?.parse().ok()?, nanos(next()?)?),
+        };
+        fields.next().is_none().then_some(stamp)
+    }
+
+    #[test]
+    fn the_one_pass_parser_agrees_with_a_split_on_every_text() {
+        let base = [
+            "1 2 3 33188 1000 123456789 1000 123456789",
+            "18446744073709551615 0 0 4294967295 -9223372036854775808 0 9223372036854775807 999999999",
+        ];
+        let pieces = [
+            "",
+            " ",
+            "-",
+            "+",
+            "0",
+            "9",
+            "-0",
+            "00",
+            "x",
+            "18446744073709551616",
+            "4294967296",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "1000000000",
+            "123456789012345678901",
+        ];
+        // A small generator (no dependency): each text is a base with one or two spans
+        // replaced by a piece, so most are near misses of a valid stamp.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rand = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let mut valid = 0;
+        for _ in 0..20_000 {
+            let mut text = base[rand(base.len())].to_owned();
+            for _ in 0..1 + rand(2) {
+                let at = rand(text.len() + 1);
+                let end = (at + rand(4)).min(text.len());
+                text.replace_range(at..end, pieces[rand(pieces.len())]);
+            }
+            let fast = FileStamp::parse(&text);
+            assert_eq!(fast, parse_by_split(&text), "{text:?}");
+            valid += usize::from(fast.is_some());
+        }
+        // Both kinds were tried: texts that parse and texts that do not.
+        assert!(valid > 100 && valid < 19_000, "{valid}");
+        for text in base {
+            assert!(FileStamp::parse(text).is_some());
+        }
+        // With a rest: the same stamp, then what follows its space; no rest, no stamp.
+        let stamp = FileStamp::parse(base[0]);
+        let with = |rest: &str| {
+            FileStamp::parse_leading(&format!("{}{rest}", base[0]))
+                .map(|(stamp, rest)| (stamp, rest.to_owned()))
+        };
+        assert_eq!(with(" a b"), stamp.map(|s| (s, "a b".to_owned())));
+        assert_eq!(with(" 9"), stamp.map(|s| (s, "9".to_owned())));
+        assert_eq!(with(""), None);
+        assert_eq!(with(" "), None);
+        assert_eq!(with("x y"), None);
     }
 
     #[test]
