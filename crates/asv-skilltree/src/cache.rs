@@ -39,49 +39,31 @@
 //!   through a link), under the cap, parsed strictly line by line, ending with its count; a
 //!   link, a torn or hostile file, a write that fails: ignored without a word.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::Read as _;
 #[cfg(feature = "test-hooks")]
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use asv_fs::{FileStamp, Root, join};
+use asv_fs::{FileStamp, Root, StampDir, join};
 use sha2::{Digest, Sha256};
 
 use crate::data::FileData;
 use crate::{Error, FileNode, SKILL_MANIFEST, SkillTree};
+
+mod record;
+
+use record::{DirRecord, FileRecord, Loaded, Record, hex, plain_path, unhex};
 
 /// The largest cache file read or written: about half a million files' stamps. Past it the
 /// cache is not written (and a larger file found is ignored), so a huge tree costs reads,
 /// never unbounded memory.
 pub const MAX_BYTES: u64 = 96 * 1024 * 1024;
 
-/// The first line of a cache file: its format and version.
-const HEADER: &str = "asv-stamps 2";
-
 /// The variable naming the cache directory itself (tests point it at a temporary one).
 pub const CACHE_DIR_VAR: &str = "ASV_CACHE_DIR";
-
-/// A file of a directory as recorded.
-#[derive(Debug, Clone)]
-struct FileRecord {
-    path: String,
-    stamp: FileStamp,
-    sha256: [u8; 32],
-}
-
-/// A directory as recorded: when its read began, its tree hash, the stamp of it and of each
-/// of its subdirectories (parents first, `.` for itself), its files in tree order.
-#[derive(Debug, Clone)]
-struct DirRecord {
-    taken: SystemTime,
-    hash: String,
-    dirs: Vec<(String, FileStamp)>,
-    files: Vec<FileRecord>,
-}
 
 /// The stamp cache of one repository root for one run (see the module's rules). Shared by
 /// reference across threads; [`StampCache::save`] writes what the run learnt.
@@ -90,15 +72,13 @@ pub struct StampCache {
     /// Where the cache file goes and the root's identity; `None`: disabled.
     place: Option<Place>,
     /// What the file said when the run began.
-    loaded: HashMap<String, DirRecord>,
-    /// Directories found as recorded, and directories read afresh, this run.
-    seen: Mutex<Seen>,
-}
-
-#[derive(Debug, Default)]
-struct Seen {
-    trusted: Vec<String>,
-    fresh: Vec<(String, DirRecord)>,
+    loaded: Loaded,
+    /// How many times a directory was taken from the cache this run.
+    trusted: AtomicUsize,
+    /// Directories read afresh this run, and their records' text.
+    fresh: Mutex<Vec<(String, String)>>,
+    /// The root the files of trusted trees are left in, opened once for all of them.
+    shared: OnceLock<Arc<Root>>,
 }
 
 #[derive(Debug, Clone)]
@@ -137,42 +117,6 @@ fn dev_ino(_meta: &fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
-}
-
-/// The value of one lowercase hexadecimal digit (the only case [`hex`] writes).
-fn nibble(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    }
-}
-
-/// A digest as [`hex`] writes it: 64 lowercase hexadecimal digits, nothing else. Byte by byte
-/// (every file line of a cache holds one, and a large cache has hundreds of thousands).
-fn unhex(text: &str) -> Option<[u8; 32]> {
-    let bytes = text.as_bytes();
-    if bytes.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (byte, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-        *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
-    }
-    Some(out)
-}
-
-/// A path as recorded: non-empty, on one line, with no NUL (every path a tree can hold).
-fn plain_path(path: &str) -> bool {
-    !path.is_empty() && !path.contains(['\n', '\r', '\0'])
-}
-
 impl StampCache {
     /// No cache: every directory read whole (a dry run, `skill verify`).
     pub fn disabled() -> StampCache {
@@ -205,7 +149,7 @@ impl StampCache {
         StampCache {
             place: Some(place),
             loaded,
-            seen: Mutex::default(),
+            ..StampCache::default()
         }
     }
 
@@ -222,11 +166,13 @@ impl StampCache {
     /// # Errors
     /// As [`SkillTree::read`].
     pub fn read(&self, root: &Root, dir: &str) -> Result<SkillTree, Error> {
-        if let Some(tree) = self
-            .trusted(root, dir)
-            .and_then(|rec| from_record(root, dir, rec))
+        if let Some(at) = self.trusted(root, dir)
+            && let Some(tree) = self
+                .loaded
+                .record(at)
+                .and_then(|rec| self.tree_of_record(root, dir, rec))
         {
-            self.note_trusted(dir);
+            self.note_trusted(at);
             return Ok(tree);
         }
         self.read_fresh(root, dir)
@@ -239,9 +185,8 @@ impl StampCache {
     /// # Errors
     /// As [`SkillTree::read_hash`].
     pub fn read_hash(&self, root: &Root, dir: &str) -> Result<String, Error> {
-        if let Some(rec) = self.trusted(root, dir) {
-            self.note_trusted(dir);
-            return Ok(rec.hash.clone());
+        if let Some(hash) = self.trusted_hash(root, dir) {
+            return Ok(hash);
         }
         if !self.is_enabled() {
             return SkillTree::read_hash(root, dir);
@@ -260,40 +205,37 @@ impl StampCache {
     /// changed, or behind a link; the caller asks as it did without a cache, and hears any
     /// error then.
     pub fn trusted_hash(&self, root: &Root, dir: &str) -> Option<String> {
-        let rec = self.trusted(root, dir)?;
-        self.note_trusted(dir);
-        Some(rec.hash.clone())
+        let at = self.trusted(root, dir)?;
+        let hash = self.loaded.record(at)?.hash.to_owned();
+        self.note_trusted(at);
+        Some(hash)
     }
 
     /// How many directories this run took from the cache and how many it read afresh.
     pub fn counts(&self) -> (usize, usize) {
-        let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        (seen.trusted.len(), seen.fresh.len())
+        let fresh = self.fresh.lock().unwrap_or_else(PoisonError::into_inner);
+        (self.trusted.load(Ordering::Relaxed), fresh.len())
     }
 
     /// Writes what this run learnt, when it read anything afresh: the directories it took
-    /// from the cache and those it read, nothing else (a directory no longer visited is
-    /// forgotten). Nothing read afresh writes nothing. Any failure leaves the cache as it
-    /// was (or gone), unsaid: the next run reads more, nothing else.
+    /// from the cache (their records as they were) and those it read, nothing else (a
+    /// directory no longer visited is forgotten). Nothing read afresh writes nothing. Any
+    /// failure leaves the cache as it was (or gone), unsaid: the next run reads more, nothing
+    /// else.
     pub fn save(&self) {
         #[cfg(feature = "test-hooks")]
         self.report_counts();
         let Some(place) = &self.place else {
             return;
         };
-        let seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if seen.fresh.is_empty() {
+        let mut fresh = self.fresh.lock().unwrap_or_else(PoisonError::into_inner);
+        if fresh.is_empty() {
             return;
         }
-        let mut records: Vec<(&str, &DirRecord)> = seen
-            .trusted
-            .iter()
-            .filter_map(|d| self.loaded.get(d).map(|r| (d.as_str(), r)))
-            .chain(seen.fresh.iter().map(|(d, r)| (d.as_str(), r)))
-            .collect();
-        records.sort_by(|a, b| a.0.cmp(b.0));
-        records.dedup_by(|a, b| a.0 == b.0);
-        let Some(text) = render(place.root_id, &records) else {
+        fresh.sort_by(|a, b| a.0.cmp(&b.0));
+        fresh.dedup_by(|a, b| a.0 == b.0);
+        let Some(text) = record::assemble(place.root_id, self.loaded.kept(), &fresh, MAX_BYTES)
+        else {
             return;
         };
         let _ = write_atomically(&place.file, text.as_bytes());
@@ -316,44 +258,50 @@ impl StampCache {
         }
     }
 
-    fn note_trusted(&self, dir: &str) {
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .trusted
-            .push(dir.to_owned());
+    fn note_trusted(&self, at: usize) {
+        self.trusted.fetch_add(1, Ordering::Relaxed);
+        self.loaded.keep(at);
     }
 
-    /// The record of `dir` when the directory is exactly as recorded and every file settled
-    /// before the recording read began; `None` for anything else (an error included: the
-    /// read whole that follows says it).
-    fn trusted(&self, root: &Root, dir: &str) -> Option<&DirRecord> {
-        let rec = self.loaded.get(dir)?;
+    /// Where the record of `dir` is, when the directory is exactly as recorded and every file
+    /// settled before the recording read began; `None` for anything else (a record that does
+    /// not parse, or an error: the read whole that follows says it).
+    fn trusted(&self, root: &Root, dir: &str) -> Option<usize> {
+        let at = self.loaded.find(dir)?;
+        let rec = self.loaded.record(at)?;
         // Every directory as recorded, so every name in each is the recorded one: no listing.
-        // A record without its own directory's stamp is not one to trust (the parser refuses
-        // it; this keeps the rule local).
-        if rec.dirs.first().map(|(sub, _)| sub.as_str()) != Some(".") {
-            return None;
-        }
-        for (sub, stamp) in &rec.dirs {
-            let path = if sub == "." {
-                dir.to_owned()
-            } else {
-                join(dir, sub)
+        // A record without its own directory's stamp first is not one to trust (the index
+        // refuses a record with no subdirectory line; this keeps the rule local). The
+        // directory is opened once and everything in it stamped from there.
+        let mut opened: Option<StampDir> = None;
+        for (i, sub) in rec.subs().enumerate() {
+            let (stamp, sub) = sub?;
+            if (i == 0) != (sub == ".") || !stamp.settled_before(rec.taken) {
+                return None;
+            }
+            let now = match opened.as_mut() {
+                None => {
+                    let at = root.stamp_dir(dir).ok()??;
+                    let own = at.stamp();
+                    opened = Some(at);
+                    own
+                }
+                Some(at) => at.dir_stamp(sub).ok()?,
             };
-            if !stamp.settled_before(rec.taken) || root.dir_stamp(&path).ok()?? != *stamp {
+            if now != Some(stamp) {
                 return None;
             }
         }
-        for file in &rec.files {
-            if !file.stamp.settled_before(rec.taken) {
-                return None;
-            }
-            if root.stamp(&join(dir, &file.path)).ok()?? != file.stamp {
+        let at_dir = opened.as_mut()?;
+        for file in rec.files() {
+            let file = file?;
+            if !file.stamp.settled_before(rec.taken)
+                || at_dir.file_stamp(file.path).ok()?? != file.stamp
+            {
                 return None;
             }
         }
-        Some(rec)
+        Some(at)
     }
 
     /// Reads `dir` whole, recording it when a cache is in use and every file had a stamp.
@@ -392,83 +340,66 @@ impl StampCache {
                 dirs,
                 files,
             };
-            self.seen
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .fresh
-                .push((dir.to_owned(), rec));
+            if let Some(text) = record::render(dir, &rec) {
+                self.fresh
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((dir.to_owned(), text));
+            }
         }
         Ok(tree)
     }
 }
 
-/// The tree a trusted record stands for: each `SKILL.md` read (and checked against its
-/// digest and stamp once more), every other file left on disk by its digest. `None` when a
-/// `SKILL.md` no longer matches: the caller reads the directory whole.
-fn from_record(root: &Root, dir: &str, rec: &DirRecord) -> Option<SkillTree> {
-    let shared = Arc::new(Root::open(root.root()).ok()?);
-    let mut files = Vec::with_capacity(rec.files.len());
-    for f in &rec.files {
-        let full = join(dir, &f.path);
-        let data = if f.path.rsplit('/').next() == Some(SKILL_MANIFEST) {
-            let reader = root.open_reader(&full).ok()??;
-            if reader.stamp() != Some(f.stamp) {
-                return None;
+impl StampCache {
+    /// The tree a trusted record stands for: each `SKILL.md` read (and checked against its
+    /// digest and stamp once more), every other file left on disk by its digest. `None` when
+    /// a `SKILL.md` no longer matches, or a line does not parse: the caller reads the
+    /// directory whole.
+    fn tree_of_record(&self, root: &Root, dir: &str, rec: Record<'_>) -> Option<SkillTree> {
+        let shared = match self.shared.get() {
+            Some(shared) if shared.root() == root.root() => Arc::clone(shared),
+            _ => {
+                let opened = Arc::new(Root::open(root.root()).ok()?);
+                // The first root asked for is kept; another (never, in one run) is opened anew.
+                let _ = self.shared.set(Arc::clone(&opened));
+                opened
             }
-            let mut bytes = Vec::new();
-            reader
-                .for_each_chunk(&mut |chunk| bytes.extend_from_slice(chunk))
-                .ok()?;
-            if <[u8; 32]>::from(Sha256::digest(&bytes)) != f.sha256 {
-                return None;
-            }
-            FileData::from(bytes)
-        } else {
-            FileData::stored(&shared, full, f.stamp.len(), f.sha256)
         };
-        files.push(FileNode {
-            path: f.path.clone(),
-            data,
-            executable: f.stamp.is_executable(),
-        });
+        let mut files = Vec::with_capacity(rec.file_count());
+        for f in rec.files() {
+            let f = f?;
+            let sha256 = unhex(f.digest)?;
+            let full = join(dir, f.path);
+            let data = if f.path.rsplit('/').next() == Some(SKILL_MANIFEST) {
+                let reader = root.open_reader(&full).ok()??;
+                if reader.stamp() != Some(f.stamp) {
+                    return None;
+                }
+                let mut bytes = Vec::new();
+                reader
+                    .for_each_chunk(&mut |chunk| bytes.extend_from_slice(chunk))
+                    .ok()?;
+                if <[u8; 32]>::from(Sha256::digest(&bytes)) != sha256 {
+                    return None;
+                }
+                FileData::from(bytes)
+            } else {
+                FileData::stored(&shared, full, f.stamp.len(), sha256)
+            };
+            files.push(FileNode {
+                path: f.path.to_owned(),
+                data,
+                executable: f.stamp.is_executable(),
+            });
+        }
+        Some(SkillTree::with_known_hash(files, rec.hash.to_owned()))
     }
-    Some(SkillTree::with_known_hash(files, rec.hash.clone()))
-}
-
-fn render(root_id: (u64, u64), records: &[(&str, &DirRecord)]) -> Option<String> {
-    let mut out = format!("{HEADER}\nroot {} {}\n", root_id.0, root_id.1);
-    for (dir, rec) in records {
-        let since = rec.taken.duration_since(UNIX_EPOCH).ok()?;
-        out.push_str(&format!(
-            "dir {} {} {} {} {} {dir}\n",
-            since.as_secs(),
-            since.subsec_nanos(),
-            rec.hash,
-            rec.files.len(),
-            rec.dirs.len()
-        ));
-        for (sub, stamp) in &rec.dirs {
-            out.push_str(&format!("sub {} {sub}\n", stamp.to_text()));
-        }
-        for f in &rec.files {
-            out.push_str(&format!(
-                "file {} {} {}\n",
-                f.stamp.to_text(),
-                hex(&f.sha256),
-                f.path
-            ));
-        }
-        if out.len() as u64 > MAX_BYTES {
-            return None;
-        }
-    }
-    out.push_str(&format!("end {}\n", records.len()));
-    (out.len() as u64 <= MAX_BYTES).then_some(out)
 }
 
 /// The cache file of `place` when it is a regular file reached through no link, within the
-/// cap, for this root, and well formed throughout; `None` for anything else.
-fn load(place: &Place) -> Option<HashMap<String, DirRecord>> {
+/// cap, for this root, and framed as written; `None` for anything else.
+fn load(place: &Place) -> Option<Loaded> {
     let parent = place.file.parent()?;
     if !fs::symlink_metadata(parent).ok()?.file_type().is_dir() {
         return None;
@@ -483,95 +414,12 @@ fn load(place: &Place) -> Option<HashMap<String, DirRecord>> {
     if dev_ino(&opened)? != dev_ino(&before)? {
         return None;
     }
-    let mut text = String::new();
+    let mut text = String::with_capacity(usize::try_from(opened.len()).unwrap_or(0));
     file.take(MAX_BYTES + 1).read_to_string(&mut text).ok()?;
     if text.len() as u64 > MAX_BYTES {
         return None;
     }
-    parse(&text, place.root_id)
-}
-
-fn parse(text: &str, root_id: (u64, u64)) -> Option<HashMap<String, DirRecord>> {
-    let mut lines = text.strip_suffix('\n')?.split('\n');
-    if lines.next()? != HEADER {
-        return None;
-    }
-    if lines.next()? != format!("root {} {}", root_id.0, root_id.1) {
-        return None;
-    }
-    let mut out = HashMap::new();
-    loop {
-        let line = lines.next()?;
-        if let Some(count) = line.strip_prefix("end ") {
-            let ok = lines.next().is_none() && count.parse::<usize>().ok()? == out.len();
-            return ok.then_some(out);
-        }
-        let mut f = line.strip_prefix("dir ")?.splitn(6, ' ');
-        let secs: u64 = digits(f.next()?)?;
-        let nanos: u32 = digits(f.next()?).filter(|n| *n < 1_000_000_000)?;
-        let hash = f.next()?;
-        unhex(hash.strip_prefix("sha256:")?)?;
-        let count: usize = digits(f.next()?)?;
-        let subs: usize = digits(f.next()?)?;
-        let dir = f.next()?;
-        if !plain_path(dir) || subs == 0 {
-            return None;
-        }
-        let mut dirs = Vec::with_capacity(subs.min(4096));
-        for i in 0..subs {
-            let rest = lines.next()?.strip_prefix("sub ")?;
-            let (stamp, sub) = stamp_then_path(rest)?;
-            // The directory's own stamp first, then only paths under it.
-            if (i == 0) != (sub == ".") {
-                return None;
-            }
-            dirs.push((sub.to_owned(), stamp));
-        }
-        let mut files = Vec::with_capacity(count.min(4096));
-        for _ in 0..count {
-            let rest = lines.next()?.strip_prefix("file ")?;
-            // Eight stamp fields, the digest, then the path (which may hold spaces).
-            let (stamp, rest) = stamp_then_path(rest)?;
-            let (digest, path) = rest.split_once(' ')?;
-            let sha256 = unhex(digest)?;
-            if !plain_path(path) {
-                return None;
-            }
-            files.push(FileRecord {
-                path: path.to_owned(),
-                stamp,
-                sha256,
-            });
-        }
-        let rec = DirRecord {
-            taken: UNIX_EPOCH + Duration::new(secs, nanos),
-            hash: hash.to_owned(),
-            dirs,
-            files,
-        };
-        if out.insert(dir.to_owned(), rec).is_some() {
-            return None;
-        }
-    }
-}
-
-/// Eight stamp fields, then the rest of the line (a path, which may hold spaces).
-fn stamp_then_path(line: &str) -> Option<(FileStamp, &str)> {
-    // The eighth space ends the stamp: the stamp is parsed where it stands, not copied out.
-    let end = line.match_indices(' ').nth(7)?.0;
-    let rest = line.get(end + 1..)?;
-    if !plain_path(rest) {
-        return None;
-    }
-    Some((FileStamp::parse(line.get(..end)?)?, rest))
-}
-
-/// A plain decimal number (no sign, no spaces).
-fn digits<T: std::str::FromStr>(field: &str) -> Option<T> {
-    if field.is_empty() || field.len() > 20 || !field.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    field.parse().ok()
+    Loaded::index(text, place.root_id)
 }
 
 /// `bytes` written to `file` (in `stamps/` of the cache directory) through the guarded tree of
@@ -592,6 +440,8 @@ fn write_atomically(file: &Path, bytes: &[u8]) -> Option<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -609,19 +459,56 @@ mod tests {
         cache.save();
         let place = cache.place.clone().unwrap();
         let text = fs::read_to_string(&place.file).unwrap();
-        let parsed = parse(&text, place.root_id).unwrap();
-        assert_eq!(parsed["s"].hash, tree.hash());
-        assert_eq!(parsed["s"].files[0].path, "SKILL.md");
-        assert_eq!(parsed["s"].files[1].path, "a b.md");
-        // Another root's identity, a cut file, a stray line: nothing.
-        assert!(parse(&text, (place.root_id.0, place.root_id.1 + 1)).is_none());
-        assert!(parse(&text[..text.len() - 3], place.root_id).is_none());
-        assert!(parse(&format!("{text}x\n"), place.root_id).is_none());
-        assert!(parse(&text.replace("end 1", "end 2"), place.root_id).is_none());
+        let index = |text: &str, id| Loaded::index(text.to_owned(), id);
+        let loaded = index(&text, place.root_id).unwrap();
+        let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
+        assert_eq!(rec.hash, tree.hash());
+        let paths: Vec<&str> = rec.files().map(|f| f.unwrap().path).collect();
+        assert_eq!(paths, ["SKILL.md", "a b.md"]);
+        // Another root's identity, a cut file, a stray line, a wrong count: nothing.
+        assert!(index(&text, (place.root_id.0, place.root_id.1 + 1)).is_none());
+        assert!(index(&text[..text.len() - 3], place.root_id).is_none());
+        assert!(index(&format!("{text}x\n"), place.root_id).is_none());
+        assert!(index(&text.replace("end 1", "end 2"), place.root_id).is_none());
         // The directory's own stamp comes first, and there is one.
-        assert_eq!(parsed["s"].dirs.len(), 1);
-        assert_eq!(parsed["s"].dirs[0].0, ".");
-        assert!(parse(&text.replace(" 2 1 s\n", " 2 0 s\n"), place.root_id).is_none());
+        let subs: Vec<&str> = rec.subs().map(|s| s.unwrap().1).collect();
+        assert_eq!(subs, ["."]);
+        assert!(index(&text.replace(" 2 1 s\n", " 2 0 s\n"), place.root_id).is_none());
+        // A field that does not parse is found when the record is read: not trusted, and
+        // read whole again.
+        let bad_digest = text.replacen(&hex(&Sha256::digest(b"spaced")), &"g".repeat(64), 1);
+        assert_ne!(bad_digest, text);
+        let loaded = index(&bad_digest, place.root_id).unwrap();
+        let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
+        assert!(rec.files().any(|f| unhex(f.unwrap().digest).is_none()));
+        let bad_stamp = text.replacen("file ", "file x", 1);
+        let loaded = index(&bad_stamp, place.root_id).unwrap();
+        let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
+        assert!(rec.files().any(|f| f.is_none()));
+    }
+
+    /// Records must come sorted by directory, each once: the lookup is a binary search.
+    #[test]
+    fn records_out_of_order_or_twice_refuse_the_file() {
+        let stamp = "1 2 3 16877 1000 1 1000 1";
+        let record = |dir: &str| {
+            format!(
+                "dir 2000 0 sha256:{} 0 1 {dir}\nsub {stamp} .\n",
+                "0".repeat(64)
+            )
+        };
+        let file = |dirs: &[&str]| {
+            let mut text = record::preamble((7, 8));
+            for d in dirs {
+                text.push_str(&record(d));
+            }
+            text + &record::closing(dirs.len())
+        };
+        let loaded = Loaded::index(file(&["a", "a/b", "b"]), (7, 8)).unwrap();
+        assert_eq!(loaded.find("a/b"), Some(1));
+        assert_eq!(loaded.find("c"), None);
+        assert!(Loaded::index(file(&["b", "a"]), (7, 8)).is_none());
+        assert!(Loaded::index(file(&["a", "a"]), (7, 8)).is_none());
     }
 
     /// Long enough for a change to be settled before the next read begins
