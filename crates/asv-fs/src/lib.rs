@@ -52,5 +52,5 @@ pub use plan::{
 pub use reader::{CHUNK, FileReader};
 pub use root::{DirEntry, Root, join};
 pub use stamp::FileStamp;
-pub use stamp_dir::StampDir;
+pub use stamp_dir::{OpenDir, StampDir};
 pub use writer_lock::WriterLock;

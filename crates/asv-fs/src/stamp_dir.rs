@@ -16,7 +16,39 @@ use crate::stamp::FileStamp;
 /// Past this many directories, the set of those stamped is hashed rather than searched.
 const LISTED: usize = 16;
 
-/// A directory of the tree held open to stamp what lies below it ([`Root::stamp_dir`]).
+/// A directory of the tree held open, to stamp the directories in it ([`Root::open_dir`]):
+/// many skills of one agent's directory are stamped from the one descriptor, so none of
+/// them costs an open of its own. Shared across threads.
+pub struct OpenDir {
+    base: StampBase,
+    rel: String,
+}
+
+impl std::fmt::Debug for OpenDir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenDir")
+            .field("rel", &self.rel)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The open directory a [`StampDir`] stamps from: its own, or one it shares.
+enum Base<'a> {
+    Owned(StampBase),
+    Shared(&'a StampBase),
+}
+
+impl Base<'_> {
+    fn get(&self) -> &StampBase {
+        match self {
+            Base::Owned(base) => base,
+            Base::Shared(base) => base,
+        }
+    }
+}
+
+/// A directory of the tree whose entries are stamped relative to an open directory
+/// ([`Root::stamp_dir`], [`OpenDir::stamp_dir`]).
 ///
 /// Paths given to it are relative to the directory, with `/` separators. The guard is the
 /// root's: a link is never followed, neither at a path nor on the way to it. Every directory
@@ -24,16 +56,21 @@ const LISTED: usize = 16;
 /// and must be a real directory; a directory met again is not looked at again, so a caller
 /// that stamps directories parents first and then their files (as a recorded tree lists
 /// them) pays exactly one `lstat` per entry.
-pub struct StampDir {
-    base: StampBase,
+pub struct StampDir<'a> {
+    base: Base<'a>,
+    /// The directory's path in its tree, and its path from the open directory ("" when it
+    /// is that directory).
     rel: String,
+    prefix: String,
     own: Option<FileStamp>,
     /// Directories below this one seen to be real directories (few, usually: a list).
     dirs: Vec<String>,
     many: HashSet<String>,
+    /// The path handed to the kernel, built here to spare an allocation per call.
+    buf: String,
 }
 
-impl std::fmt::Debug for StampDir {
+impl std::fmt::Debug for StampDir<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StampDir")
             .field("rel", &self.rel)
@@ -50,7 +87,33 @@ impl Root {
     /// # Errors
     /// [`Error::Symlink`] / [`Error::WrongKind`] for a directory on the way that is not a
     /// real one; an I/O failure.
-    pub fn stamp_dir(&self, rel: &str) -> Result<Option<StampDir>> {
+    pub fn stamp_dir(&self, rel: &str) -> Result<Option<StampDir<'static>>> {
+        let Some((base, own)) = self.open_base(rel)? else {
+            return Ok(None);
+        };
+        Ok(Some(StampDir::new(
+            Base::Owned(base),
+            rel.to_owned(),
+            String::new(),
+            own,
+        )))
+    }
+
+    /// Opens the directory at `rel` to stamp the directories in it with
+    /// [`OpenDir::stamp_dir`]; `None` as for [`Root::stamp_dir`].
+    ///
+    /// # Errors
+    /// As [`Root::stamp_dir`].
+    pub fn open_dir(&self, rel: &str) -> Result<Option<OpenDir>> {
+        Ok(self.open_base(rel)?.map(|(base, _)| OpenDir {
+            base,
+            rel: rel.to_owned(),
+        }))
+    }
+
+    /// The directory at `rel` opened, and its own stamp, when it is a real directory reached
+    /// through real directories.
+    fn open_base(&self, rel: &str) -> Result<Option<(StampBase, Option<FileStamp>)>> {
         if !self.check_ancestors(rel)? {
             return Ok(None);
         }
@@ -71,13 +134,38 @@ impl Root {
         if !rel.is_empty() {
             self.mark_checked(rel);
         }
-        Ok(Some(StampDir {
-            base,
-            rel: rel.to_owned(),
-            own,
-            dirs: Vec::new(),
-            many: HashSet::new(),
-        }))
+        Ok(Some((base, own)))
+    }
+}
+
+impl OpenDir {
+    /// The directory's path in its tree.
+    pub fn path(&self) -> &str {
+        &self.rel
+    }
+
+    /// The directory at `sub` below this one, to stamp what lies below it; `None` when
+    /// nothing, or something other than a real directory, stands there. Its own stamp is the
+    /// one [`StampDir::stamp`] gives.
+    ///
+    /// # Errors
+    /// As [`StampDir::file_stamp`].
+    pub fn stamp_dir(&self, sub: &str) -> Result<Option<StampDir<'_>>> {
+        let mut top = StampDir::new(
+            Base::Shared(&self.base),
+            self.rel.clone(),
+            String::new(),
+            None,
+        );
+        let Some(own) = top.dir_stamp(sub)? else {
+            return Ok(None);
+        };
+        Ok(Some(StampDir::new(
+            Base::Shared(&self.base),
+            join(&self.rel, sub),
+            sub.to_owned(),
+            Some(own),
+        )))
     }
 }
 
@@ -119,7 +207,19 @@ fn is_not_a_real_directory(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::NotADirectory
 }
 
-impl StampDir {
+impl<'a> StampDir<'a> {
+    fn new(base: Base<'a>, rel: String, prefix: String, own: Option<FileStamp>) -> Self {
+        StampDir {
+            base,
+            rel,
+            prefix,
+            own,
+            dirs: Vec::new(),
+            many: HashSet::new(),
+            buf: String::new(),
+        }
+    }
+
     /// The directory's path in its tree.
     pub fn path(&self) -> &str {
         &self.rel
@@ -165,8 +265,17 @@ impl StampDir {
         }
     }
 
-    fn lstat(&self, sub: &str) -> Result<Option<(EntryKind, Option<FileStamp>)>> {
-        match self.base.lstat(sub) {
+    fn lstat(&mut self, sub: &str) -> Result<Option<(EntryKind, Option<FileStamp>)>> {
+        let path = if self.prefix.is_empty() {
+            sub
+        } else {
+            self.buf.clear();
+            self.buf.push_str(&self.prefix);
+            self.buf.push('/');
+            self.buf.push_str(sub);
+            &self.buf
+        };
+        match self.base.get().lstat(path) {
             Ok(found) => Ok(Some(kind_and_stamp(found))),
             Err(e) if is_absent(&e) => Ok(None),
             Err(e) => Err(Error::io(&join(&self.rel, sub), "inspect", e)),
@@ -205,16 +314,17 @@ impl StampDir {
         if !self.check_way(parent)? {
             return Ok(false);
         }
-        let path = || join(&self.rel, parent);
         match self.lstat(parent)? {
             None => Ok(false),
             Some((EntryKind::Directory, _)) => {
                 self.note_dir(parent);
                 Ok(true)
             }
-            Some((EntryKind::Symlink, _)) => Err(Error::Symlink { path: path() }),
+            Some((EntryKind::Symlink, _)) => Err(Error::Symlink {
+                path: join(&self.rel, parent),
+            }),
             Some((found, _)) => Err(Error::WrongKind {
-                path: path(),
+                path: join(&self.rel, parent),
                 expected: EntryKind::Directory,
                 found,
             }),
@@ -270,6 +380,55 @@ mod tests {
             }
             .to_string()
         });
+    }
+
+    /// A directory stamped from its parent's descriptor gives the same stamps, and the same
+    /// refusals with the same paths, as one opened itself.
+    #[test]
+    fn from_an_open_parent_the_same_as_opened_itself() {
+        let (dir, root) = tree();
+        let parent = root.open_dir("p").unwrap().unwrap();
+        assert_eq!(parent.path(), "p");
+        let mut shared = parent.stamp_dir("s").unwrap().unwrap();
+        let mut own = root.stamp_dir("p/s").unwrap().unwrap();
+        assert_eq!(shared.path(), "p/s");
+        assert_eq!(shared.stamp(), own.stamp());
+        assert!(shared.stamp().is_some());
+        for file in ["SKILL.md", "scripts/run.sh", "a/b/c.md", "missing", "a"] {
+            assert_eq!(
+                shared.file_stamp(file).unwrap(),
+                own.file_stamp(file).unwrap(),
+                "{file}"
+            );
+        }
+        assert_eq!(
+            shared.dir_stamp("a/b").unwrap(),
+            own.dir_stamp("a/b").unwrap()
+        );
+        // Deeper, through the same descriptor.
+        let mut deep = parent.stamp_dir("s/a").unwrap().unwrap();
+        assert_eq!(deep.path(), "p/s/a");
+        assert_eq!(deep.stamp(), root.dir_stamp("p/s/a").unwrap());
+        assert_eq!(
+            deep.file_stamp("b/c.md").unwrap(),
+            root.stamp("p/s/a/b/c.md").unwrap()
+        );
+        // Nothing, a file, a link: no directory to stamp.
+        let p = dir.path();
+        std::os::unix::fs::symlink(p.join("p/s"), p.join("p/link")).unwrap();
+        for sub in ["none", "s/SKILL.md", "link"] {
+            assert!(parent.stamp_dir(sub).unwrap().is_none(), "{sub}");
+        }
+        // A link on the way is refused, named by its path in the tree.
+        assert!(matches!(
+            parent.stamp_dir("link/a").unwrap_err(),
+            Error::Symlink { path } if path == "p/link"
+        ));
+        std::os::unix::fs::symlink(p.join("p/s/a"), p.join("p/s/la")).unwrap();
+        assert!(matches!(
+            shared.file_stamp("la/b/c.md").unwrap_err(),
+            Error::Symlink { path } if path == "p/s/la"
+        ));
     }
 
     /// No link is followed: not at the directory, not on the way to it, not inside it, and a
