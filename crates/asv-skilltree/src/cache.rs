@@ -36,18 +36,26 @@
 //!   over), at most [`MAX_BYTES`]: a run that found everything as stamped writes nothing,
 //!   anywhere.
 //! - **Any problem is no cache.** The file is read only if it is a regular file (never
-//!   through a link), under the cap, parsed strictly line by line, ending with its count; a
-//!   link, a torn or hostile file, a write that fails: ignored without a word.
+//!   through a link), under the cap, framed exactly as written (header, root, each record's
+//!   line counts and kinds, directories in order, the closing count); a link, a torn or
+//!   hostile file, a write that fails: ignored without a word. A record's fields are parsed,
+//!   as strictly, when its directory is asked for (the `record` module): one that does not parse
+//!   is not trusted, and its directory is read whole.
+//! - **Stamped from open directories.** The directory holding recorded ones (an agent's
+//!   skills directory) is opened once per run and each recorded directory in it stamped
+//!   from that descriptor ([`asv_fs::OpenDir`]), links refused at every step as by path: a
+//!   no-change run costs one `lstat` per entry and no open per directory.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Read as _;
 #[cfg(feature = "test-hooks")]
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
-use asv_fs::{FileStamp, Root, StampDir, join};
+use asv_fs::{FileStamp, OpenDir, Root, StampDir, join};
 use sha2::{Digest, Sha256};
 
 use crate::data::FileData;
@@ -79,6 +87,10 @@ pub struct StampCache {
     fresh: Mutex<Vec<(String, String)>>,
     /// The root the files of trusted trees are left in, opened once for all of them.
     shared: OnceLock<Arc<Root>>,
+    /// The directories holding recorded ones (an agent's skills directory, `skills/`), each
+    /// opened once: every directory in them is stamped from there (`None`: not one to open;
+    /// each directory in it is then opened by its own path).
+    parents: RwLock<HashMap<String, Option<Arc<OpenDir>>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -273,6 +285,8 @@ impl StampCache {
         // A record without its own directory's stamp first is not one to trust (the index
         // refuses a record with no subdirectory line; this keeps the rule local). The
         // directory is opened once and everything in it stamped from there.
+        let (parent, name) = dir.rsplit_once('/').unwrap_or(("", dir));
+        let parent = self.parent(root, parent);
         let mut opened: Option<StampDir> = None;
         for (i, sub) in rec.subs().enumerate() {
             let (stamp, sub) = sub?;
@@ -281,7 +295,10 @@ impl StampCache {
             }
             let now = match opened.as_mut() {
                 None => {
-                    let at = root.stamp_dir(dir).ok()??;
+                    let at = match &parent {
+                        Some(parent) => parent.stamp_dir(name).ok()??,
+                        None => root.stamp_dir(dir).ok()??,
+                    };
                     let own = at.stamp();
                     opened = Some(at);
                     own
@@ -302,6 +319,24 @@ impl StampCache {
             }
         }
         Some(at)
+    }
+
+    /// The directory `parent` opened to stamp the directories in it, once per run; `None`
+    /// when it is not a real directory reached through real directories (or cannot be
+    /// opened): the caller then opens each directory by its own path, which says why.
+    fn parent(&self, root: &Root, parent: &str) -> Option<Arc<OpenDir>> {
+        let known = self.parents.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(opened) = known.get(parent) {
+            return opened.clone();
+        }
+        drop(known);
+        let opened = root.open_dir(parent).ok().flatten().map(Arc::new);
+        self.parents
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(parent.to_owned())
+            .or_insert(opened)
+            .clone()
     }
 
     /// Reads `dir` whole, recording it when a cache is in use and every file had a stamp.
