@@ -263,11 +263,28 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         gate,
     } = *opts;
     let sources = &crate::sources::Sources::new(options);
-    let loaded = match user {
-        None => SkillLock::load(root)?,
-        Some(_) => SkillLock::load_as(root, crate::targets::Scope::User)?,
-    };
-    let intent = Intent::load(root)?;
+    // The stamps of what earlier write runs read (a machine-local cache outside the tree):
+    // a directory found exactly as stamped is not read again. A dry run proves instead, and
+    // reads everything. The stamps only ever spare a read: whatever this run then writes is
+    // checked afresh where it is written (see `asv_skilltree::cache`). Loaded while the lock
+    // and the intent file are parsed: neither needs the other.
+    let (cache, state) = rayon::join(
+        || {
+            if writer.is_some() {
+                StampCache::open(root)
+            } else {
+                StampCache::disabled()
+            }
+        },
+        || -> Result<_, Error> {
+            let loaded = match user {
+                None => SkillLock::load(root)?,
+                Some(_) => SkillLock::load_as(root, crate::targets::Scope::User)?,
+            };
+            Ok((loaded, Intent::load(root)?))
+        },
+    );
+    let (loaded, intent) = state?;
     // A skill directory that is a link is neither a skill nor gone: refused before anything
     // is judged, or its mirrored copies would be taken for a removed skill's and deleted.
     if let Some(name) = crate::paths::linked_skills(root)?.into_iter().next() {
@@ -275,15 +292,6 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
             path: skill_dir(&name),
         });
     }
-    // The stamps of what earlier write runs read (a machine-local cache outside the tree):
-    // a directory found exactly as stamped is not read again. A dry run proves instead, and
-    // reads everything. The stamps only ever spare a read: whatever this run then writes is
-    // checked afresh where it is written (see `asv_skilltree::cache`).
-    let cache = if writer.is_some() {
-        StampCache::open(root)
-    } else {
-        StampCache::disabled()
-    };
     let mut lock = loaded.clone();
     let mut out = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
@@ -513,9 +521,18 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
     // directory with no SKILL.md) is said and left out, its earlier copies kept as they are.
     let mut held_back: BTreeSet<String> = BTreeSet::new();
     if !dirs.is_empty() {
-        for (name, tree) in &skills {
-            let dir = skill_dir(name);
-            if let Some(f) = validate_tree_as(tree, &dir, Profile::Consumer)?
+        // Judged on every core (each parses its SKILL.md), then taken in name order, so the
+        // first refusal is the one reported, as before.
+        let judged: Vec<_> = {
+            use rayon::prelude::*;
+            let trees: Vec<(&String, &SkillTree)> = skills.iter().collect();
+            trees
+                .into_par_iter()
+                .map(|(name, tree)| validate_tree_as(tree, &skill_dir(name), Profile::Consumer))
+                .collect()
+        };
+        for ((name, _), findings) in skills.iter().zip(judged) {
+            if let Some(f) = findings?
                 .into_iter()
                 .find(|f| f.severity == Severity::Error)
             {
