@@ -192,13 +192,25 @@ impl Fields<'_> {
             Some((b'-', rest)) => (true, rest),
             _ => (false, self.0),
         };
-        let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if len == 0 || len > 20 {
-            return None;
-        }
+        let mut len = 0;
         let mut value: u64 = 0;
-        for b in &rest[..len] {
+        // Nineteen digits always fit in a u64; only a twentieth needs the checked step.
+        for &b in rest.iter().take(19) {
+            if !b.is_ascii_digit() {
+                break;
+            }
+            value = value * 10 + u64::from(b - b'0');
+            len += 1;
+        }
+        if len == 19
+            && let Some(&b) = rest.get(19)
+            && b.is_ascii_digit()
+        {
             value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+            len += 1;
+        }
+        if len == 0 || rest.get(len).is_some_and(u8::is_ascii_digit) {
+            return None;
         }
         self.0 = match rest.get(len) {
             None => &[],

@@ -151,13 +151,27 @@ impl OpenDir {
     /// # Errors
     /// As [`StampDir::file_stamp`].
     pub fn stamp_dir(&self, sub: &str) -> Result<Option<StampDir<'_>>> {
-        let mut top = StampDir::new(
-            Base::Shared(&self.base),
-            self.rel.clone(),
-            String::new(),
-            None,
-        );
-        let Some(own) = top.dir_stamp(sub)? else {
+        let own = if sub.contains('/') {
+            // Deeper: each directory on the way checked as [`StampDir`] checks it.
+            let mut top = StampDir::new(
+                Base::Shared(&self.base),
+                self.rel.clone(),
+                String::new(),
+                None,
+            );
+            top.dir_stamp(sub)?
+        } else {
+            // One name (an agent's skill): a single `lstat`, nothing on the way to check.
+            match self.base.lstat(sub) {
+                Ok(found) => match kind_and_stamp(found) {
+                    (EntryKind::Directory, stamp) => stamp,
+                    _ => None,
+                },
+                Err(e) if is_absent(&e) => None,
+                Err(e) => return Err(Error::io(&join(&self.rel, sub), "inspect", e)),
+            }
+        };
+        let Some(own) = own else {
             return Ok(None);
         };
         Ok(Some(StampDir::new(

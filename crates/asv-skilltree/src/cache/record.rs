@@ -166,6 +166,17 @@ pub(super) struct Loaded {
     text: String,
     /// Sorted by directory, bytewise (as written), each directory once.
     entries: Vec<Entry>,
+    /// Each directory's [`fnv1a`] and its entry, sorted: a lookup compares small integers
+    /// in one compact array rather than paths scattered through the text.
+    by_hash: Vec<(u64, u32)>,
+}
+
+/// FNV-1a, 64 bits: a quick hash of a short path for [`Loaded::find`] (a match is always
+/// confirmed by comparing the paths).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A directory's record, looked up: its fields are parsed as they are walked.
@@ -247,7 +258,22 @@ impl Loaded {
             let line = next_line(&text, &mut at)?;
             if let Some(count) = line.strip_prefix("end ") {
                 let ok = at == text.len() && digits::<usize>(count)? == entries.len();
-                return ok.then_some(Loaded { text, entries });
+                let mut by_hash = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| {
+                        Some((
+                            fnv1a(text[e.dir.clone()].as_bytes()),
+                            u32::try_from(i).ok()?,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                by_hash.sort_unstable();
+                return ok.then_some(Loaded {
+                    text,
+                    entries,
+                    by_hash,
+                });
             }
             let mut f = line.strip_prefix("dir ")?.splitn(6, ' ');
             let secs: u64 = digits(f.next()?)?;
@@ -291,9 +317,17 @@ impl Loaded {
 
     /// Where `dir`'s record is, if there is one.
     pub(super) fn find(&self, dir: &str) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| self.text[e.dir.clone()].cmp(dir))
-            .ok()
+        let hash = fnv1a(dir.as_bytes());
+        let first = self.by_hash.partition_point(|(h, _)| *h < hash);
+        self.by_hash[first..]
+            .iter()
+            .take_while(|(h, _)| *h == hash)
+            .map(|(_, at)| *at as usize)
+            .find(|at| {
+                self.entries
+                    .get(*at)
+                    .is_some_and(|e| &self.text[e.dir.clone()] == dir)
+            })
     }
 
     /// The record at `at` (from [`Loaded::find`]).
