@@ -56,23 +56,17 @@ impl FileStamp {
         stamp_of(meta)
     }
 
-    /// A stamp from its fields, as a platform call other than std's gives them.
+    /// A stamp from what a platform call other than std's `lstat` found (whatever its kind:
+    /// the caller decides which kinds have one).
     #[cfg(unix)]
-    pub(crate) fn from_fields(
-        device: u64,
-        inode: u64,
-        size: u64,
-        mode: u32,
-        modified: (i64, i64),
-        changed: (i64, i64),
-    ) -> FileStamp {
+    pub(crate) fn of_lstat(found: &crate::platform::Lstat) -> FileStamp {
         FileStamp {
-            device,
-            inode,
-            size,
-            mode,
-            modified,
-            changed,
+            device: found.device,
+            inode: found.inode,
+            size: found.size,
+            mode: found.mode,
+            modified: found.modified,
+            changed: found.changed,
         }
     }
 

@@ -186,14 +186,7 @@ impl OpenDir {
 /// The kind of what `lstat` found, and its stamp when it is a regular file or a directory.
 #[cfg(unix)]
 fn kind_and_stamp(found: platform::Lstat) -> (EntryKind, Option<FileStamp>) {
-    let stamp = FileStamp::from_fields(
-        found.device,
-        found.inode,
-        found.size,
-        found.mode,
-        found.modified,
-        found.changed,
-    );
+    let stamp = FileStamp::of_lstat(&found);
     let has_stamp = matches!(found.kind, EntryKind::File | EntryKind::Directory);
     (found.kind, has_stamp.then_some(stamp))
 }
