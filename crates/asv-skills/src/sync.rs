@@ -546,8 +546,9 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         skills.retain(|name, _| !held_back.contains(name));
     }
     // What stands at every copy's place, hashed on every core (the bulk of a sync with nothing
-    // to change); judged below one by one, in order, so the outcome is the same.
-    let mut found: std::collections::HashMap<String, Standing> = {
+    // to change); judged below one by one, in order, so the outcome is the same. Kept in the
+    // order the loop below visits them (every target, then every skill by name).
+    let found: Vec<(String, Standing)> = {
         use rayon::prelude::*;
         let dests: Vec<String> = dirs
             .iter()
@@ -569,6 +570,8 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
     let mut projections: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     // Installed copies a forced user sync replaces: their record goes with the copies'.
     let mut forgotten: Vec<(String, String)> = Vec::new();
+    let mut found = found.into_iter().peekable();
+    let none_recorded = BTreeMap::new();
     for dir in &dirs {
         if let Some(kind) = proot.kind(dir)?
             && kind != EntryKind::Directory
@@ -578,15 +581,16 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
                 kind,
             });
         }
-        let recorded = loaded.projections.get(dir).cloned().unwrap_or_default();
+        let recorded = loaded.projections.get(dir).unwrap_or(&none_recorded);
         let mut placed = BTreeMap::new();
         for (name, tree) in &skills {
             let dest = format!("{dir}/{name}");
             let hash = tree.hash();
             let was = recorded.get(name);
-            let standing = found
-                .remove(&dest)
-                .unwrap_or_else(|| standing(proot, pcache, &dest))?;
+            let standing = match found.next_if(|(at, _)| *at == dest) {
+                Some((_, standing)) => standing,
+                None => standing(proot, pcache, &dest),
+            }?;
             // A copy `skill install --scope user` placed, that is not sync's own unchanged copy
             // (an install may have replaced it): not a stranger to claim or replace.
             if let Some(installed) = user.and_then(|u| u.installed.get(dir, name)) {
@@ -671,7 +675,7 @@ pub fn sync(root: &Root, opts: &SyncOptions<'_>, options: &Options) -> Result<Ve
         }
         // Copies this tool placed of skills no longer under skills/ (a skill held back keeps
         // its copy, and the copy its record).
-        for (name, hash) in &recorded {
+        for (name, hash) in recorded {
             if held_back.contains(name) {
                 placed.insert(name.clone(), hash.clone());
                 continue;
