@@ -150,6 +150,11 @@ impl Transport for Git {
         let what = Step::Listing {
             revision: revision.clone(),
         };
+        if let Some(entries) = self.list_trees(&revision, commit.format, &what)? {
+            self.listings.insert(revision, entries.clone());
+            return Ok(entries);
+        }
+        // A tree not in the repository (see `trees`): git's own listing, which fetches it.
         let out = self.git(
             &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
             true,
@@ -189,6 +194,15 @@ impl Transport for Git {
         }
         if let Some(root) = self.roots.get(&revision) {
             return Ok(Some(Some(root.clone())));
+        }
+        // The commit object read when it was fetched names its root tree.
+        if let Some(root) = self
+            .objects
+            .get(&revision)
+            .and_then(|raw| trees::root_of(raw, commit.format.hex_len()))
+        {
+            self.roots.insert(revision, root.clone());
+            return Ok(Some(Some(root)));
         }
         self.fetch(&revision, commit.format)?;
         let what = Step::Listing {
@@ -261,7 +275,11 @@ impl Transport for Git {
             }
             at += run;
         }
-        Ok(())
+        // The read is done: the kept `git cat-file --batch` is ended, and must end well.
+        self.end_conversation(&Step::Files {
+            revision,
+            count: entries.len(),
+        })
     }
 
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {
