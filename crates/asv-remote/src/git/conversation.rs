@@ -116,6 +116,9 @@ pub(super) fn objects_job(names: Vec<String>, cap: u64) -> Job<Reply> {
     )
 }
 
+/// How long a kept process going away with its source is given to end by itself.
+const DROP_WAIT: Duration = Duration::from_secs(1);
+
 /// How an exchange with the kept process ended, as its caller sees it.
 pub(super) enum Heard {
     /// Every answer was read; the process is kept for the next exchange.
@@ -207,12 +210,13 @@ impl Git {
         }
     }
 
-    /// Kills the kept process, if any, with nothing to report: the source is stopping or
-    /// going away.
+    /// Ends the kept process, if any, with nothing to report: the source is stopping or
+    /// going away. A kept process is always between two exchanges, so closing its input ends
+    /// it at once; killed only should it not end within [`DROP_WAIT`].
     pub(super) fn drop_conversation(&mut self) {
         if let Some(session) = self.conversation.take() {
             let group = session.group();
-            drop(session.kill(None));
+            drop(session.finish(DROP_WAIT));
             interrupt::forget_group(group);
         }
     }
