@@ -413,7 +413,7 @@ impl Git {
             Box::new(move |out, send| asked.read(out, &mut |answers| send(Reply::Files(answers))));
         let heard = self.exchange(input, job, what, &mut |reply| match reply {
             Reply::Files(answers) => answers.into_iter().all(&mut on_one),
-            Reply::Object(..) => false,
+            Reply::Objects(..) => false,
         });
         self.read += read;
         let heard = heard?;

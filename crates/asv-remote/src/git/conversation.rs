@@ -19,8 +19,9 @@ use crate::session::{Exchange, Job, Session, Stdout};
 pub(super) enum Reply {
     /// Answers of a batched read of files, a few at a time (`batch`).
     Files(Vec<batch::Answer>),
-    /// The answer for the object at index `.0` of an exchange of objects.
-    Object(usize, Found),
+    /// Answers of an exchange of objects, each with the index of the object asked for, a few
+    /// at a time.
+    Objects(Vec<(usize, Found)>),
 }
 
 /// One object's answer in an exchange of objects.
@@ -60,60 +61,62 @@ pub(super) fn header(out: &mut Stdout) -> std::result::Result<String, String> {
     }
 }
 
-/// The job reading the answers for `names` (full object ids), each object's bytes up to `cap`
-/// bytes.
+/// The job reading the answers for `names` (full object ids), up to `cap` bytes of objects in
+/// all, handed over together once read: git writes each object on its own, and the calling
+/// thread is woken once per exchange, not once per tree.
 pub(super) fn objects_job(names: Vec<String>, cap: u64) -> Job<Reply> {
     Box::new(
         move |out: &mut Stdout, send: &mut dyn FnMut(Reply) -> bool| {
+            let mut answers: Vec<(usize, Found)> = Vec::with_capacity(names.len());
+            let mut used = 0u64;
             for (i, name) in names.iter().enumerate() {
-                let head = match header(out) {
-                    Ok(head) => head,
-                    Err(line) => {
-                        send(Reply::Object(i, Found::Broken(line)));
-                        return false;
-                    }
-                };
-                let fields: Vec<&str> = head.split(' ').collect();
-                let [id, kind, size] = fields.as_slice() else {
-                    let found = if head == format!("{name} missing") {
-                        Found::Missing
-                    } else {
-                        Found::Other(head.clone())
-                    };
-                    if !send(Reply::Object(i, found)) {
-                        return false;
-                    }
-                    continue;
-                };
-                let Ok(size) = size.parse::<u64>() else {
-                    send(Reply::Object(i, Found::Broken(head.clone())));
-                    return false;
-                };
-                if id != name {
-                    send(Reply::Object(i, Found::Broken(head.clone())));
-                    return false;
+                let (found, last) = object_answer(out, name, cap.saturating_sub(used));
+                if let Found::Object { bytes, .. } = &found {
+                    used += bytes.len() as u64;
                 }
-                if size > cap {
-                    send(Reply::Object(i, Found::TooLarge));
-                    return false;
-                }
-                let Ok(len) = usize::try_from(size) else {
-                    send(Reply::Object(i, Found::TooLarge));
-                    return false;
-                };
-                let mut bytes = vec![0u8; len + 1];
-                if out.read_exact(&mut bytes).is_err() || bytes.pop() != Some(b'\n') {
-                    send(Reply::Object(i, Found::Broken(head.clone())));
-                    return false;
-                }
-                let kind = (*kind).to_owned();
-                if !send(Reply::Object(i, Found::Object { kind, bytes })) {
+                answers.push((i, found));
+                if last {
+                    send(Reply::Objects(answers));
                     return false;
                 }
             }
-            true
+            send(Reply::Objects(answers))
         },
     )
+}
+
+/// The answer for `name` read from `out`, and whether it is the last that can be read (the
+/// stream is out of step after it).
+fn object_answer(out: &mut Stdout, name: &str, cap: u64) -> (Found, bool) {
+    let head = match header(out) {
+        Ok(head) => head,
+        Err(line) => return (Found::Broken(line), true),
+    };
+    let fields: Vec<&str> = head.split(' ').collect();
+    let [id, kind, size] = fields.as_slice() else {
+        if head == format!("{name} missing") {
+            return (Found::Missing, false);
+        }
+        return (Found::Other(head.clone()), false);
+    };
+    let Ok(size) = size.parse::<u64>() else {
+        return (Found::Broken(head.clone()), true);
+    };
+    if id != &name {
+        return (Found::Broken(head.clone()), true);
+    }
+    if size > cap {
+        return (Found::TooLarge, true);
+    }
+    let Ok(len) = usize::try_from(size) else {
+        return (Found::TooLarge, true);
+    };
+    let mut bytes = vec![0u8; len + 1];
+    if out.read_exact(&mut bytes).is_err() || bytes.pop() != Some(b'\n') {
+        return (Found::Broken(head.clone()), true);
+    }
+    let kind = (*kind).to_owned();
+    (Found::Object { kind, bytes }, false)
 }
 
 /// How long a kept process going away with its source is given to end by itself.

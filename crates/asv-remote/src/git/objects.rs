@@ -39,14 +39,19 @@ impl Git {
             conversation::objects_job(ids.to_vec(), cap),
             what,
             &mut |reply| {
-                match reply {
-                    Reply::Object(i, Found::Object { kind, bytes }) => {
-                        if let Some(slot) = found.get_mut(i) {
-                            *slot = Some((kind, bytes));
+                let Reply::Objects(answers) = reply else {
+                    return false;
+                };
+                for (i, answer) in answers {
+                    match answer {
+                        Found::Object { kind, bytes } => {
+                            if let Some(slot) = found.get_mut(i) {
+                                *slot = Some((kind, bytes));
+                            }
                         }
+                        Found::TooLarge => too_large = true,
+                        _ => {}
                     }
-                    Reply::Object(_, Found::TooLarge) => too_large = true,
-                    _ => {}
                 }
                 true
             },

@@ -132,10 +132,13 @@ impl Git {
                 conversation::objects_job(level.clone(), cap),
                 what,
                 &mut |reply| {
-                    if let Reply::Object(i, found) = reply
-                        && let Some(slot) = answers.get_mut(i)
-                    {
-                        *slot = Some(found);
+                    let Reply::Objects(found) = reply else {
+                        return false;
+                    };
+                    for (i, found) in found {
+                        if let Some(slot) = answers.get_mut(i) {
+                            *slot = Some(found);
+                        }
                     }
                     true
                 },
