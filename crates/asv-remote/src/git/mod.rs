@@ -244,6 +244,8 @@ pub struct Git {
     /// The `git cat-file --batch` kept for reading a commit, its trees and its files
     /// (`conversation`, issue 30 §2).
     conversation: Option<crate::session::Session<conversation::Reply>>,
+    /// The tree objects read by a walk along one path ([`Transport::tree_id`]), by id.
+    trees: std::collections::BTreeMap<String, Vec<trees::Named>>,
 }
 
 impl fmt::Debug for Git {
@@ -332,6 +334,7 @@ impl Git {
             file_protocol: false,
             progress: crate::Progress::none(),
             conversation: None,
+            trees: std::collections::BTreeMap::new(),
         })
     }
 

@@ -184,6 +184,16 @@ impl Transport for Git {
             return Ok(None);
         }
         if path != "." {
+            // A commit already listed is looked up in its listing; else only the trees along
+            // the path are read.
+            if !self.listings.contains_key(&revision) {
+                let what = Step::Listing {
+                    revision: revision.clone(),
+                };
+                if let Some(found) = self.tree_at(&revision, commit.format, path, &what)? {
+                    return Ok(Some(found));
+                }
+            }
             let listing = self.list(commit)?;
             return Ok(Some(
                 listing

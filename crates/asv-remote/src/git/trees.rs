@@ -20,7 +20,7 @@ use super::*;
 use crate::{EntryMode, object_id};
 
 /// One entry of a tree object.
-struct Named {
+pub(super) struct Named {
     /// The mode as git takes it (canonical).
     mode: EntryMode,
     /// The name's bytes.
@@ -195,6 +195,107 @@ impl Git {
             return Err(self.limit_error(Cut::Output, what));
         }
         Ok(Some(listing))
+    }
+
+    /// The id of the tree at `path` (not `.`) of the fetched commit `revision`, read from the
+    /// trees along that path only (issue 30 §3: a skill's tree compared between two commits
+    /// needs two or three trees, not the whole listing): `Some(None)` when the commit holds no
+    /// tree there, `None` when this walk cannot tell it as the listing would (a tree not in
+    /// the repository, a name holding `/`, two entries of one name) and the caller looks in
+    /// the listing instead.
+    pub(super) fn tree_at(
+        &mut self,
+        revision: &str,
+        format: ObjectFormat,
+        path: &str,
+        what: &Step,
+    ) -> Result<Option<Option<String>>> {
+        if !self.objects.contains_key(revision) && !self.roots.contains_key(revision) {
+            self.read_objects(&[revision.to_owned()], what)?;
+        }
+        let root = match self.roots.get(revision) {
+            Some(root) => root.clone(),
+            None => match self
+                .objects
+                .get(revision)
+                .and_then(|raw| root_of(raw, format.hex_len()))
+            {
+                Some(root) => {
+                    self.roots.insert(revision.to_owned(), root.clone());
+                    root
+                }
+                None => return Ok(None),
+            },
+        };
+        let mut id = root;
+        for component in path.split('/') {
+            let Some(entries) = self.tree_object(&id, format, what)? else {
+                return Ok(None);
+            };
+            let names: Vec<String> = entries
+                .iter()
+                .map(|e| String::from_utf8_lossy(&e.name).into_owned())
+                .collect();
+            let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+            if unique.len() != names.len() || entries.iter().any(|e| e.name.contains(&b'/')) {
+                return Ok(None);
+            }
+            match names.iter().position(|n| n == component) {
+                Some(at) if entries[at].mode == EntryMode::Tree => id = entries[at].oid.clone(),
+                _ => return Ok(Some(None)),
+            }
+        }
+        Ok(Some(Some(id)))
+    }
+
+    /// The entries of the tree `id`, read through the kept process once and kept for the run;
+    /// `None` when it is not in the repository.
+    fn tree_object(
+        &mut self,
+        id: &str,
+        format: ObjectFormat,
+        what: &Step,
+    ) -> Result<Option<&Vec<Named>>> {
+        if !self.trees.contains_key(id) {
+            let mut answer = None;
+            let heard = self.exchange(
+                format!("{id}\n").into_bytes(),
+                conversation::objects_job(vec![id.to_owned()], LISTING_LIMIT),
+                what,
+                &mut |reply| {
+                    if let Reply::Objects(found) = reply {
+                        answer = found.into_iter().next().map(|(_, f)| f);
+                    }
+                    true
+                },
+            )?;
+            match answer {
+                Some(Found::Object { kind, bytes }) if kind == "tree" => {
+                    let got = object_id(format, "tree", &bytes);
+                    if got != id {
+                        return Err(self.stop(GitProblem::ObjectMismatch {
+                            id: id.to_owned(),
+                            kind,
+                            got,
+                        }));
+                    }
+                    let Some(entries) = parse_tree(&bytes, format.hex_len() / 2) else {
+                        return Err(self.malformed(what, &format!("tree {id}")));
+                    };
+                    self.trees.insert(id.to_owned(), entries);
+                }
+                Some(Found::Missing) => return Ok(None),
+                Some(Found::TooLarge) => return Err(self.limit_error(Cut::Output, what)),
+                Some(Found::Object { kind, .. }) => {
+                    return Err(self.malformed(what, &format!("{id} {kind}")));
+                }
+                Some(Found::Other(line) | Found::Broken(line)) => {
+                    return Err(self.answer_failed(Some(heard), what, &line));
+                }
+                None => return Err(self.answer_failed(Some(heard), what, id)),
+            }
+        }
+        Ok(self.trees.get(id))
     }
 
     /// The refusal of an exchange whose answers ended at `line`: the failure of a git that
@@ -394,6 +495,69 @@ mod tests {
                 matches!(problem(&error), GitProblem::Entry(_)),
                 "{format:?}: {error}"
             );
+        }
+    }
+
+    #[test]
+    fn a_tree_id_walked_along_its_path_is_the_one_the_listing_gives() {
+        for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+            let (mut git, commit) = planted(format, |write, _| {
+                let blob = write("blob", b"hello\n");
+                let inner = write("tree", &tree(&[("100644", b"SKILL.md", &blob)]));
+                let deeper = write("tree", &tree(&[("40000", b"s1", &inner)]));
+                let twice = write(
+                    "tree",
+                    &tree(&[("40000", b"x", &inner), ("40000", b"x", &deeper)]),
+                );
+                let slashed = write("tree", &tree(&[("40000", b"a/b", &inner)]));
+                let root = write(
+                    "tree",
+                    &tree(&[
+                        ("40000", b"skills", &deeper),
+                        ("40000", b"..", &inner),
+                        ("120000", b"link", &blob),
+                        ("40000", b"twice", &twice),
+                        ("40000", b"slashed", &slashed),
+                    ]),
+                );
+                write("commit", &commit_of(&root))
+            });
+            let listing = ls_tree(&git, &commit);
+            let expected = |path: &str| {
+                listing
+                    .iter()
+                    .find(|e| e.path == path && e.mode == EntryMode::Tree)
+                    .map(|e| e.oid.clone())
+            };
+            for path in [
+                "skills",
+                "skills/s1",
+                "skills/s1/SKILL.md",
+                "skills/none",
+                "..",
+                "link",
+                "link/x",
+                "",
+                "skills//s1",
+            ] {
+                assert_eq!(
+                    git.tree_id(&commit, path).expect("a tree id"),
+                    Some(expected(path)),
+                    "{format:?} {path:?}"
+                );
+            }
+            // Each of those came from the trees along its path: nothing was listed.
+            assert!(!git.listings.contains_key(&commit.revision));
+            // Where the walk cannot tell as the listing would (two entries `x`, a name
+            // holding `/`), the listing answers.
+            for path in ["twice/x", "slashed/a/b"] {
+                assert_eq!(
+                    git.tree_id(&commit, path).expect("a tree id"),
+                    Some(expected(path)),
+                    "{format:?} {path:?}"
+                );
+            }
+            assert!(git.listings.contains_key(&commit.revision));
         }
     }
 
