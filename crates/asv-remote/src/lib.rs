@@ -25,6 +25,7 @@ mod interrupt;
 mod options;
 mod platform;
 mod process;
+mod session;
 pub mod take;
 pub mod token;
 

@@ -26,11 +26,11 @@ use crate::platform;
 /// The most bytes of git's standard error kept (to be summarized, never shown).
 const STDERR_LIMIT: usize = 64 * 1024;
 /// How long a killed process group is given to go before it is reported as not stopped.
-const GRACE: Duration = Duration::from_secs(5);
+pub(crate) const GRACE: Duration = Duration::from_secs(5);
 /// The longest the watch sleeps between two looks when nothing wakes it.
-const NAP: Duration = Duration::from_millis(25);
+pub(crate) const NAP: Duration = Duration::from_millis(25);
 /// How often the temporary repository is measured while git runs.
-const SIZE_EVERY: Duration = Duration::from_millis(200);
+pub(crate) const SIZE_EVERY: Duration = Duration::from_millis(200);
 
 /// Why a git process was stopped before it ended by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,147 +209,9 @@ pub(crate) fn dir_size(dir: &Path) -> u64 {
     total
 }
 
-/// What the watch of a streamed git process hears.
-enum Event<T> {
-    /// Something to look at again: git ended, or the time to look came.
-    Wake,
-    /// One item the reader of git's output made.
-    Item(T),
-    /// The reader is done: no item follows.
-    Done,
-}
-
-/// As [`supervise`], for a git process whose standard output is read as it comes (a
-/// `git cat-file --batch` of many files, issue 30 §2): `reader` runs on a thread of its own
-/// with git's output and hands each item it makes to the function it is given (`false` back
-/// when nobody listens any more); each item is handed to `on_item` on the calling thread, in
-/// order, and `false` from `on_item` stops git there (its group is killed, and the outcome is
-/// the ended process, its status a signal's). At most a few items wait at a time, so memory
-/// stays bounded by what one item holds, not by all of git's output. The time `on_item` takes
-/// is not git's: it is not counted against `remaining`, and is handed back.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn supervise_stream<T: Send + 'static>(
-    child: &mut Child,
-    dir: &Path,
-    remaining: Duration,
-    watch: bool,
-    repository_limit: u64,
-    reader: impl FnOnce(std::process::ChildStdout, &mut dyn FnMut(T) -> bool) + Send + 'static,
-    on_item: &mut dyn FnMut(T) -> bool,
-) -> (Option<Outcome>, bool, Duration) {
-    let started = Instant::now();
-    // A few items in flight: git waits on a full pipe while the caller handles them.
-    let (tx, events) = mpsc::sync_channel::<Event<T>>(4);
-    let (fin_tx, fin_rx) = mpsc::channel::<()>();
-    let (err_tx, err_rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut send = |item: T| tx.send(Event::Item(item)).is_ok();
-            reader(stdout, &mut send);
-            let _ = tx.send(Event::Done);
-            let _ = fin_tx.send(());
-        });
-    } else {
-        let _ = tx.send(Event::Done);
-        let _ = fin_tx.send(());
-    }
-    if let Some(stderr) = child.stderr.take() {
-        collect_stderr(stderr, err_tx);
-    }
-    let pid = child.id();
-    let waiter = {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            platform::wait_ended(pid);
-            let _ = tx.send(Event::Wake);
-        })
-    };
-    drop(tx);
-
-    let mut cut = None;
-    let mut broken = false;
-    let mut busy = Duration::ZERO;
-    let mut done = false;
-    let mut measured = Instant::now();
-    loop {
-        // Git has ended and every item it wrote is handled: nothing is left to wait for.
-        if done {
-            match platform::has_ended(child) {
-                Ok(true) => break,
-                Ok(false) => {}
-                Err(()) => {
-                    broken = true;
-                    break;
-                }
-            }
-        }
-        let elapsed = started.elapsed().saturating_sub(busy);
-        if elapsed >= remaining {
-            cut = Some(Cut::Time);
-            break;
-        }
-        if watch && measured.elapsed() >= SIZE_EVERY {
-            measured = Instant::now();
-            if dir_size(dir) > repository_limit {
-                cut = Some(Cut::Repository);
-                break;
-            }
-        }
-        let mut nap = NAP.min(remaining - elapsed);
-        if watch {
-            nap = nap.min(SIZE_EVERY.saturating_sub(measured.elapsed()));
-        }
-        match events.recv_timeout(nap.max(Duration::from_millis(1))) {
-            Ok(Event::Item(item)) => {
-                let at = Instant::now();
-                let go_on = on_item(item);
-                busy += at.elapsed();
-                if !go_on {
-                    break;
-                }
-            }
-            Ok(Event::Done) => done = true,
-            Ok(Event::Wake) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-            // Every sender gone: the reader is done and git was seen to end.
-            Err(mpsc::RecvTimeoutError::Disconnected) => done = true,
-        }
-    }
-
-    platform::kill_group(child);
-    // Nobody listens any more: a reader or waiter blocked on a full channel ends.
-    drop(events);
-    let deadline = Instant::now() + GRACE;
-    let status = reap_by(child, deadline);
-    let mut confirmed = status.is_some() && platform::group_gone(child, deadline);
-    if status.is_some() {
-        let _ = waiter.join();
-    }
-    let finished = fin_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-    let stderr = err_rx.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-    if finished.is_err() || stderr.is_err() {
-        confirmed = false;
-    }
-    if let Some(cut) = cut {
-        return (Some(Outcome::Cut(cut)), confirmed, busy);
-    }
-    match (broken, status) {
-        (false, Some(status)) => (
-            Some(Outcome::Ended(Finished {
-                status,
-                stdout: Vec::new(),
-                stderr: stderr.unwrap_or_default(),
-            })),
-            confirmed,
-            busy,
-        ),
-        _ => (None, confirmed, busy),
-    }
-}
-
 /// Reaps `child` (its group already killed), looking every 5 ms until `deadline`; `None` when
 /// it has not ended by then or cannot be waited for.
-fn reap_by(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+pub(crate) fn reap_by(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
@@ -362,7 +224,7 @@ fn reap_by(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
 /// Reads git's standard error on its own thread to its end, keeping the first
 /// [`STDERR_LIMIT`] bytes (the rest is read and dropped, so git never blocks on a full pipe),
 /// and sends what it kept.
-fn collect_stderr(mut stderr: std::process::ChildStderr, done: mpsc::Sender<Vec<u8>>) {
+pub(crate) fn collect_stderr(mut stderr: std::process::ChildStderr, done: mpsc::Sender<Vec<u8>>) {
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         let mut chunk = [0u8; 8192];

@@ -2,9 +2,12 @@
 //!
 //! One file read alone costs a `git cat-file blob` and, in the blob-less temporary repository,
 //! the lazy fetch git starts for its blob: two processes and a round trip to the server per
-//! file. A batch reads every file with one `git cat-file --batch`, its output taken as it
-//! comes: each answer's header gives the file's size before any byte of it is read, so a file
-//! over its cap is refused there and git stopped, and at most a few files are held at a time.
+//! file. A batch reads every file through one `git cat-file --batch` — the one the source keeps
+//! for the commit and its trees (`conversation`), so the files cost no process of their own —
+//! its output taken as it comes: each answer's header gives the file's size before any byte of
+//! it is read, so a file over its cap is refused there and git stopped, and at most a few
+//! files are held at a time. A file the commit's listing holds with its id is asked for by
+//! that id; any other by its path at the commit.
 //!
 //! The blobs a batch reads may be in the repository already: a server that ignores
 //! `--filter=blob:none` (the default of `git upload-pack`) sends them with the commit. So the
@@ -22,12 +25,15 @@
 //! its fetch, a fetch the server refuses) is read alone, so it is refused or read exactly as
 //! before.
 
-use std::io::{BufRead as _, Read as _};
+use std::io::Read as _;
 
+use super::conversation::{self, Heard, Reply};
 use super::*;
+use crate::EntryMode;
+use crate::session::Stdout;
 
 /// What the reader of a `git cat-file --batch` made of one answer.
-enum Answer {
+pub(super) enum Answer {
     /// The listed blob of entry `.0`, whole and within its cap.
     Blob(usize, Vec<u8>),
     /// Entry `.0` is not in the repository (lazy fetch off). The reader goes on to survey the
@@ -104,46 +110,36 @@ impl Asked {
     /// Reads git's answers from `out`, handing them to `hand` in order (see [`Answer`]), a
     /// few at a time: those read from what git had already written go together (up to
     /// [`HELD`] bytes), so the calling thread is woken once per pipe's worth, not per file.
-    fn read(self, out: std::process::ChildStdout, hand: &mut dyn FnMut(Vec<Answer>) -> bool) {
-        let mut out = std::io::BufReader::with_capacity(64 * 1024, out);
+    /// Whether every answer asked for was read (the kept process is still in step).
+    fn read(self, out: &mut Stdout, hand: &mut dyn FnMut(Vec<Answer>) -> bool) -> bool {
         let mut handing = Handing {
             pending: Vec::new(),
             held: 0,
             hand,
         };
-        self.walk(&mut out, &mut handing);
-        handing.flush();
+        let in_step = self.walk(out, &mut handing);
+        handing.flush() && in_step
     }
 
-    /// [`Asked::read`]'s walk through the answers, each kept in `send`.
-    fn walk(
-        &self,
-        out: &mut std::io::BufReader<std::process::ChildStdout>,
-        send: &mut Handing<'_>,
-    ) {
+    /// [`Asked::read`]'s walk through the answers, each kept in `send`; whether it read them
+    /// all.
+    fn walk(&self, out: &mut Stdout, send: &mut Handing<'_>) -> bool {
         let mut used = 0u64;
         // Once an entry is missing, the rest are only surveyed: which others are missing.
         let mut surveying = false;
         for (i, oid) in self.oids.iter().enumerate() {
-            let mut line = Vec::new();
-            // A header is the name asked for and a word, or an id, a type and a size.
-            let most = 4096 + 64;
-            match (&mut *out).take(most).read_until(b'\n', &mut line) {
-                Ok(_) if line.last() == Some(&b'\n') => {
-                    line.pop();
-                }
-                _ => {
+            let head = match conversation::header(out) {
+                Ok(head) => head,
+                Err(line) => {
                     if !surveying {
-                        let line = String::from_utf8_lossy(&line).into_owned();
                         send.push(Answer::Broken(i, line), false);
                     }
-                    return;
+                    return false;
                 }
-            }
-            let head = String::from_utf8_lossy(&line).into_owned();
+            };
             if head.ends_with(" missing") {
                 if !send.push(Answer::Missing(i), !out.buffer().is_empty()) {
-                    return;
+                    return false;
                 }
                 surveying = true;
                 continue;
@@ -155,29 +151,29 @@ impl Asked {
                 if !surveying {
                     send.push(Answer::Other(i), false);
                 }
-                return;
+                return false;
             };
             let Ok(size) = size.parse::<u64>() else {
                 if !surveying {
                     send.push(Answer::Broken(i, head), false);
                 }
-                return;
+                return false;
             };
             if name != oid || kind != "blob" {
                 if !surveying {
                     send.push(Answer::Other(i), false);
                 }
-                return;
+                return false;
             }
             if surveying {
                 // The bytes of a blob that is there are passed over; one past the file limit
                 // ends the survey (the read refuses it in its turn, or reads on before it).
                 if size > self.file {
-                    return;
+                    return false;
                 }
                 let skipped = std::io::copy(&mut (&mut *out).take(size + 1), &mut std::io::sink());
                 if !matches!(skipped, Ok(n) if n == size + 1) {
-                    return;
+                    return false;
                 }
                 continue;
             }
@@ -186,33 +182,23 @@ impl Asked {
             let cap = self.file.min(self.left.saturating_sub(used));
             if size > cap {
                 send.push(Answer::OverCap(i, cap), false);
-                return;
+                return false;
             }
             let Ok(len) = usize::try_from(size) else {
                 send.push(Answer::OverCap(i, cap), false);
-                return;
+                return false;
             };
             let mut bytes = vec![0u8; len + 1];
             if out.read_exact(&mut bytes).is_err() || bytes.pop() != Some(b'\n') {
                 send.push(Answer::Broken(i, head), false);
-                return;
+                return false;
             }
             used += size;
             if !send.push(Answer::Blob(i, bytes), !out.buffer().is_empty()) {
-                return;
+                return false;
             }
         }
-        if surveying {
-            return;
-        }
-        // Nothing may follow the last answer.
-        let mut more = [0u8; 1];
-        if matches!(out.read(&mut more), Ok(n) if n > 0) {
-            send.push(
-                Answer::Broken(self.oids.len(), "more than was asked for".to_owned()),
-                false,
-            );
-        }
+        true
     }
 }
 
@@ -329,9 +315,12 @@ impl Git {
         }
     }
 
-    /// One `git cat-file --batch` of `entries[from..]` (`<rev>:<path>`, the object at the
-    /// path, as `read` asks for it), lazy fetch off, its answers taken as they come: each
-    /// listed blob within its cap is checked against its id and handed to `each`.
+    /// One exchange with the kept `git cat-file --batch` over `entries[from..]`, its answers
+    /// taken as they come: each listed blob within its cap is checked against its id and
+    /// handed to `each`. An entry the commit's own listing holds at its path with its id is
+    /// asked for by that id (git need not walk the trees again for it); any other by
+    /// `<rev>:<path>`, the object at the path, as `read` asks for it, so a listed id that is
+    /// not what the path names is still found out.
     fn stream(
         &mut self,
         commit: &Commit,
@@ -342,27 +331,33 @@ impl Git {
         what: &Step,
     ) -> Result<Streamed> {
         let part = &entries[from..];
+        let listed: std::collections::BTreeMap<&str, &str> = self
+            .listings
+            .get(revision)
+            .map(|listing| {
+                listing
+                    .iter()
+                    .filter(|e| !matches!(e.mode, EntryMode::Tree | EntryMode::Submodule))
+                    .map(|e| (e.path.as_str(), e.oid.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut input = Vec::new();
         for e in part {
-            input.extend_from_slice(format!("{revision}:{}\n", e.path).as_bytes());
+            if listed.get(e.path.as_str()) == Some(&e.oid.as_str()) {
+                input.extend_from_slice(e.oid.as_bytes());
+                input.push(b'\n');
+            } else {
+                input.extend_from_slice(format!("{revision}:{}\n", e.path).as_bytes());
+            }
         }
         let asked = Asked {
             oids: part.iter().map(|e| e.oid.clone()).collect(),
             file: self.limits.file,
             left: self.limits.total.saturating_sub(self.read),
         };
-        let args = ["cat-file", "--batch"];
-        let (mut child, dir, remaining) = self.start(
-            &args,
-            Some(input),
-            true,
-            &[("GIT_NO_LAZY_FETCH", "1")],
-            what,
-        )?;
-        let started = Instant::now();
-        // What the answers said, kept here: `self` is not at hand while git runs.
+        // What the answers said, kept here: `self` is not at hand while git answers.
         let mut read = 0u64;
-        let mut stopped = false;
         let mut refusal: Option<GitProblem> = None;
         let mut alone = None;
         let mut missing: Vec<usize> = Vec::new();
@@ -386,11 +381,7 @@ impl Git {
                         return false;
                     }
                     handed = i + 1;
-                    if !each(from + i, bytes) {
-                        stopped = true;
-                        return false;
-                    }
-                    true
+                    each(from + i, bytes)
                 }
                 Answer::Missing(i) => {
                     missing.push(from + i);
@@ -418,20 +409,14 @@ impl Git {
                 Answer::Other(_) | Answer::OverCap(..) | Answer::Broken(..) => false,
             }
         };
-        let mut on_answer = |answers: Vec<Answer>| answers.into_iter().all(&mut on_one);
-        let (outcome, confirmed, busy) = supervise_stream(
-            &mut child,
-            &dir,
-            remaining,
-            true,
-            self.limits.repository,
-            move |out, send| asked.read(out, send),
-            &mut on_answer,
-        );
-        let spent = started.elapsed().saturating_sub(busy);
-        let outcome = self.settle(&child, &dir, outcome, confirmed, true, spent, what);
+        let job: crate::session::Job<Reply> =
+            Box::new(move |out, send| asked.read(out, &mut |answers| send(Reply::Files(answers))));
+        let heard = self.exchange(input, job, what, &mut |reply| match reply {
+            Reply::Files(answers) => answers.into_iter().all(&mut on_one),
+            Reply::Objects(..) => false,
+        });
         self.read += read;
-        let ended = outcome?;
+        let heard = heard?;
         match refusal {
             Some(GitProblem::BlobMismatch { file, listed, got }) => {
                 return Err(self.error(GitProblem::BlobMismatch { file, listed, got }));
@@ -442,7 +427,7 @@ impl Git {
             }
             Some(GitProblem::Malformed { line, .. }) => {
                 // A git that failed says why on its standard error; else its answer was odd.
-                if let Outcome::Ended(finished) = &ended
+                if let Heard::Ended(Outcome::Ended(finished)) = &heard
                     && !finished.status.success()
                 {
                     let file = part
@@ -458,12 +443,12 @@ impl Git {
             Some(other) => return Err(self.stop(other)),
             None => {}
         }
-        if let Outcome::Cut(cut) = ended {
-            return Err(self.limit_error(cut, what));
-        }
-        if stopped {
-            return Ok(Streamed::Stopped);
-        }
+        let ended = match heard {
+            Heard::Ended(Outcome::Cut(cut)) => return Err(self.limit_error(cut, what)),
+            Heard::Stopped => return Ok(Streamed::Stopped),
+            Heard::Done => None,
+            Heard::Ended(Outcome::Ended(finished)) => Some(finished),
+        };
         if let Some(&first) = missing.first() {
             return Ok(Streamed::Missing(first, missing));
         }
@@ -471,11 +456,9 @@ impl Git {
             return Ok(Streamed::Alone(i));
         }
         match ended {
-            Outcome::Cut(cut) => Err(self.limit_error(cut, what)),
-            Outcome::Ended(finished) if finished.status.success() && handed == part.len() => {
-                Ok(Streamed::All)
-            }
-            Outcome::Ended(finished) => Err(self.stop(GitProblem::ReadFailed {
+            None if handed == part.len() => Ok(Streamed::All),
+            None => Err(self.malformed(what, "fewer answers than were asked for")),
+            Some(finished) => Err(self.stop(GitProblem::ReadFailed {
                 file: file_at(handed.min(part.len() - 1)),
                 failure: GitFailure::from_stderr(&finished.stderr, finished.status),
             })),

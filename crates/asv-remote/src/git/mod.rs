@@ -12,7 +12,8 @@
 //! OS temporary directory named with the prefix [`TEMP_PREFIX`] and this process's id
 //! (`agentic-skill-git-<pid>-<random>`): depth 1, blob filter, each file's blob fetched when
 //! it is read — the blobs of many files at once, in one batched conversation (`batch`, issue
-//! 30 §2). A source kept for a whole run fetches and lists each commit once. A run ended by
+//! 30 §2), and a commit's type, trees and files all read through one kept
+//! `git cat-file --batch` (`conversation`, `trees`). A source kept for a whole run fetches and lists each commit once. A run ended by
 //! SIGINT or SIGTERM removes its directory before it ends (`interrupt`); a killed run cannot,
 //! so a new source first removes those of the current user whose process is gone. Git's
 //! standard error is captured and never shown; a failure is said in this tool's own words.
@@ -28,7 +29,7 @@
 
 use crate::error::{FileAt, GitFailure, GitProblem, Reached, RefProblem, Step, UrlProblem};
 use crate::ids::{check_readable, is_hex_id, parse_entry};
-use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise, supervise_stream};
+use crate::process::{Cut, Outcome, become_subreaper, dir_size, supervise};
 use crate::{interrupt, platform};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -41,9 +42,11 @@ use asv_model::source::ObjectFormat;
 use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 mod batch;
+mod conversation;
 mod objects;
 mod sweep;
 mod transport;
+mod trees;
 
 #[cfg(test)]
 use sweep::creator_of;
@@ -238,6 +241,11 @@ pub struct Git {
     file_protocol: bool,
     /// Told when a `git fetch` starts and ends: the one wait whose length nobody can tell.
     progress: crate::Progress,
+    /// The `git cat-file --batch` kept for reading a commit, its trees and its files
+    /// (`conversation`, issue 30 §2).
+    conversation: Option<crate::session::Session<conversation::Reply>>,
+    /// The tree objects read by a walk along one path ([`Transport::tree_id`]), by id.
+    trees: std::collections::BTreeMap<String, Vec<trees::Named>>,
 }
 
 impl fmt::Debug for Git {
@@ -255,6 +263,8 @@ impl fmt::Debug for Git {
 impl Drop for Git {
     /// Removes the temporary directory, then takes it out of what a signal would remove.
     fn drop(&mut self) {
+        // Git is stopped before its directory goes.
+        self.drop_conversation();
         let state = std::mem::replace(
             &mut self.state,
             State::Stopped {
@@ -323,6 +333,8 @@ impl Git {
             last_group: None,
             file_protocol: false,
             progress: crate::Progress::none(),
+            conversation: None,
+            trees: std::collections::BTreeMap::new(),
         })
     }
 
@@ -433,6 +445,7 @@ impl Git {
     /// Stops the source: removes the temporary directory and answers with `problem` from now
     /// on.
     fn stop(&mut self, problem: GitProblem) -> Error {
+        self.drop_conversation();
         let previous = std::mem::replace(
             &mut self.state,
             State::Stopped {
@@ -461,6 +474,7 @@ impl Git {
     /// Stops the source keeping the temporary directory: process group `group`, stopped at
     /// `step` (at the limit `reached`, or because it did not end cleanly), may still run.
     fn retain(&mut self, group: u32, step: &Step, reached: Option<Reached>) -> Error {
+        self.drop_conversation();
         // A placeholder, replaced below once the kept directory is known.
         let previous = std::mem::replace(
             &mut self.state,
@@ -569,7 +583,7 @@ impl Git {
             self.limits.repository,
         );
         self.settle(
-            &child,
+            child.id(),
             &dir,
             outcome,
             confirmed,
@@ -591,32 +605,8 @@ impl Git {
         env: &[(&str, &str)],
         what: &Step,
     ) -> Result<(std::process::Child, PathBuf, Duration)> {
-        let dir = self.dir()?;
-        let remaining = self.limits.time.saturating_sub(self.spent);
-        if remaining.is_zero() {
-            return Err(self.limit_error(Cut::Time, what));
-        }
-        let mut command = self.command(&dir, repository);
-        command.args(args);
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        if input.is_some() {
-            command.stdin(Stdio::piped());
-        }
-        become_subreaper();
-        let mut child = match interrupt::spawn(&mut command) {
-            Ok(child) => child,
-            Err(e) => {
-                let problem = if e.kind() == std::io::ErrorKind::NotFound {
-                    GitProblem::GitMissing
-                } else {
-                    GitProblem::Spawn { error: e.kind() }
-                };
-                return Err(self.stop(problem));
-            }
-        };
-        self.last_group = Some(child.id());
+        let (mut child, dir, remaining) =
+            self.spawn(args, input.is_some(), repository, env, what)?;
         if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
             // Written from a thread of its own: git answers while it reads, and a pipe full
             // both ways would stall. A write to a group killed at a limit fails and ends it.
@@ -628,6 +618,45 @@ impl Git {
         Ok((child, dir, remaining))
     }
 
+    /// Starts git with `args` as [`Git::start`] does, its standard input a pipe left to the
+    /// caller when `stdin`, else closed.
+    fn spawn<S: AsRef<OsStr>>(
+        &mut self,
+        args: &[S],
+        stdin: bool,
+        repository: bool,
+        env: &[(&str, &str)],
+        what: &Step,
+    ) -> Result<(std::process::Child, PathBuf, Duration)> {
+        let dir = self.dir()?;
+        let remaining = self.limits.time.saturating_sub(self.spent);
+        if remaining.is_zero() {
+            return Err(self.limit_error(Cut::Time, what));
+        }
+        let mut command = self.command(&dir, repository);
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        if stdin {
+            command.stdin(Stdio::piped());
+        }
+        become_subreaper();
+        let child = match interrupt::spawn(&mut command) {
+            Ok(child) => child,
+            Err(e) => {
+                let problem = if e.kind() == std::io::ErrorKind::NotFound {
+                    GitProblem::GitMissing
+                } else {
+                    GitProblem::Spawn { error: e.kind() }
+                };
+                return Err(self.stop(problem));
+            }
+        };
+        self.last_group = Some(child.id());
+        Ok((child, dir, remaining))
+    }
+
     /// What a supervised git process leaves: its time counted (`spent`, git's own), its group
     /// forgotten, the source stopped when the group could not be confirmed gone, or when it
     /// could not be watched; a cut is handed back for the caller to stop the source with its
@@ -635,7 +664,7 @@ impl Git {
     #[allow(clippy::too_many_arguments)]
     fn settle(
         &mut self,
-        child: &std::process::Child,
+        group: u32,
         dir: &Path,
         outcome: Option<Outcome>,
         confirmed: bool,
@@ -643,7 +672,6 @@ impl Git {
         spent: Duration,
         what: &Step,
     ) -> Result<Outcome> {
-        let group = child.id();
         self.spent += spent;
         interrupt::forget_group(group);
         if !confirmed {

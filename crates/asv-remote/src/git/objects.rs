@@ -3,12 +3,12 @@
 //! A signed commit carries its SSH signature in a `gpgsig` header, a signed tag after its
 //! message; both are checked over the object's own bytes, so the check needs the objects
 //! exactly as git stores them. They are read in the conversation that already asks git what
-//! a fetched commit is (`git cat-file --batch` in place of `--batch-check`, in
-//! [`Git::kind_of`]): the pin, the commits fetched beside it and the tag object a tag ref
+//! a fetched commit is (the source's kept `git cat-file --batch`, in [`Git::kind_of`]): the pin, the commits fetched beside it and the tag object a tag ref
 //! names, fetched in the same `git fetch` as its commit. A commit or tag object is small;
 //! reading its bytes with its type costs no process more. Each object read is checked to hash
 //! to its id before it is kept.
 
+use super::conversation::{Found, Heard, Reply};
 use super::*;
 use crate::{Provenance, TagObject, object_id};
 
@@ -16,10 +16,11 @@ use crate::{Provenance, TagObject, object_id};
 const OBJECT_LIMIT: u64 = 1024 * 1024;
 
 impl Git {
-    /// One `git cat-file --batch` of `ids`: the type of each (`None` where git answered
-    /// anything but an object), in order. The bytes of every commit and tag answered are
-    /// checked against their id and kept for [`Transport::provenance`]. A failing git answers
-    /// `None` for all, so a caller asks again its own way.
+    /// The types of `ids` (`None` where git answered anything but an object), in order,
+    /// asked of the source's kept `git cat-file --batch` (`conversation`). The bytes of every
+    /// commit and tag answered are checked against their id and kept for
+    /// [`Transport::provenance`]. A failing git answers `None` for the rest, so a caller asks
+    /// again its own way.
     pub(super) fn read_objects(
         &mut self,
         ids: &[String],
@@ -31,58 +32,60 @@ impl Git {
             input.push(b'\n');
         }
         let cap = ids.len() as u64 * (OBJECT_LIMIT + 256);
-        let args = [
-            "cat-file",
-            "--batch=%(objectname) %(objecttype) %(objectsize)",
-        ];
-        let out = match self.run_with(&args, Some(input), true, cap, true, what)? {
-            Outcome::Ended(finished) if finished.status.success() => finished.stdout,
-            Outcome::Ended(_) => return Ok(vec![None; ids.len()]),
-            Outcome::Cut(cut) => return Err(self.limit_error(cut, what)),
-        };
+        let mut found: Vec<Option<(String, Vec<u8>)>> = vec![None; ids.len()];
+        let mut too_large = false;
+        let heard = self.exchange(
+            input,
+            conversation::objects_job(ids.to_vec(), cap),
+            what,
+            &mut |reply| {
+                let Reply::Objects(answers) = reply else {
+                    return false;
+                };
+                for (i, answer) in answers {
+                    match answer {
+                        Found::Object { kind, bytes } => {
+                            if let Some(slot) = found.get_mut(i) {
+                                *slot = Some((kind, bytes));
+                            }
+                        }
+                        Found::TooLarge => too_large = true,
+                        _ => {}
+                    }
+                }
+                true
+            },
+        )?;
+        if let Heard::Ended(Outcome::Cut(cut)) = heard {
+            return Err(self.limit_error(cut, what));
+        }
+        if too_large {
+            return Err(self.limit_error(Cut::Output, what));
+        }
         let mut kinds = Vec::with_capacity(ids.len());
-        let mut rest = out.as_slice();
-        for id in ids {
-            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-                break;
-            };
-            let head = String::from_utf8_lossy(&rest[..end]).into_owned();
-            rest = &rest[end + 1..];
-            let mut fields = head.split(' ');
-            let (Some(name), Some(kind), Some(size), None) =
-                (fields.next(), fields.next(), fields.next(), fields.next())
-            else {
-                // `<id> missing` and the like: no bytes follow.
+        for (id, found) in ids.iter().zip(found) {
+            let Some((kind, bytes)) = found else {
                 kinds.push(None);
                 continue;
             };
-            let Ok(size) = size.parse::<usize>() else {
-                break;
-            };
-            if name != id || rest.len() < size + 1 || rest[size] != b'\n' {
-                break;
-            }
-            let bytes = &rest[..size];
-            rest = &rest[size + 1..];
-            if matches!(kind, "commit" | "tag") {
+            if matches!(kind.as_str(), "commit" | "tag") {
                 let format = if id.len() == 64 {
                     ObjectFormat::Sha256
                 } else {
                     ObjectFormat::Sha1
                 };
-                let got = object_id(format, kind, bytes);
+                let got = object_id(format, &kind, &bytes);
                 if got != *id {
                     return Err(self.stop(GitProblem::ObjectMismatch {
                         id: id.clone(),
-                        kind: kind.to_owned(),
+                        kind,
                         got,
                     }));
                 }
-                self.objects.insert(id.clone(), bytes.to_vec());
+                self.objects.insert(id.clone(), bytes);
             }
-            kinds.push(matches!(kind, "commit" | "tree" | "blob" | "tag").then(|| kind.to_owned()));
+            kinds.push(matches!(kind.as_str(), "commit" | "tree" | "blob" | "tag").then_some(kind));
         }
-        kinds.resize(ids.len(), None);
         Ok(kinds)
     }
 

@@ -150,6 +150,11 @@ impl Transport for Git {
         let what = Step::Listing {
             revision: revision.clone(),
         };
+        if let Some(entries) = self.list_trees(&revision, commit.format, &what)? {
+            self.listings.insert(revision, entries.clone());
+            return Ok(entries);
+        }
+        // A tree not in the repository (see `trees`): git's own listing, which fetches it.
         let out = self.git(
             &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
             true,
@@ -179,6 +184,16 @@ impl Transport for Git {
             return Ok(None);
         }
         if path != "." {
+            // A commit already listed is looked up in its listing; else only the trees along
+            // the path are read.
+            if !self.listings.contains_key(&revision) {
+                let what = Step::Listing {
+                    revision: revision.clone(),
+                };
+                if let Some(found) = self.tree_at(&revision, commit.format, path, &what)? {
+                    return Ok(Some(found));
+                }
+            }
             let listing = self.list(commit)?;
             return Ok(Some(
                 listing
@@ -189,6 +204,15 @@ impl Transport for Git {
         }
         if let Some(root) = self.roots.get(&revision) {
             return Ok(Some(Some(root.clone())));
+        }
+        // The commit object read when it was fetched names its root tree.
+        if let Some(root) = self
+            .objects
+            .get(&revision)
+            .and_then(|raw| trees::root_of(raw, commit.format.hex_len()))
+        {
+            self.roots.insert(revision, root.clone());
+            return Ok(Some(Some(root)));
         }
         self.fetch(&revision, commit.format)?;
         let what = Step::Listing {
@@ -261,7 +285,11 @@ impl Transport for Git {
             }
             at += run;
         }
-        Ok(())
+        // The read is done: the kept `git cat-file --batch` is ended, and must end well.
+        self.end_conversation(&Step::Files {
+            revision,
+            count: entries.len(),
+        })
     }
 
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> Result<Vec<u8>> {

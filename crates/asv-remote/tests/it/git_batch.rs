@@ -152,8 +152,12 @@ fn blobs_the_commits_fetch_brought_are_read_without_a_fetch() {
     assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
     let log = logged.take_log();
     assert!(blob_fetches(&log).is_empty(), "{log:#?}");
-    assert_eq!(reads(&log), 1, "{log:#?}");
-    assert_eq!(log.len(), 1, "one git process for the whole read: {log:#?}");
+    // Issue 30 §2, fourth step: the files are read by the `git cat-file --batch` that read
+    // the commit and its trees for the listing, so the read starts no git process at all.
+    assert!(
+        log.is_empty(),
+        "no git process for the whole read: {log:#?}"
+    );
 }
 
 #[test]
@@ -169,7 +173,8 @@ fn a_server_that_filters_blobs_has_them_fetched_once_before_the_read() {
     let mut asked: Vec<String> = wanted.iter().map(|e| e.oid.clone()).collect();
     asked.sort();
     assert_eq!(fetches, [asked], "{log:#?}");
-    assert_eq!(reads(&log), 1, "{log:#?}");
+    // Read by the listing's own `git cat-file --batch` (issue 30 §2, fourth step).
+    assert_eq!(reads(&log), 0, "{log:#?}");
     // Read again: nothing fetched twice.
     assert_eq!(read_all(&mut git, &head, &wanted[1..]), [0, 1, 2]);
     let log = logged.take_log();
@@ -191,8 +196,10 @@ fn blobs_found_missing_are_fetched_exactly_and_read_in_their_turn() {
     let mut first_two: Vec<String> = wanted[..2].iter().map(|e| e.oid.clone()).collect();
     first_two.sort();
     assert_eq!(blob_fetches(&log), [first_two], "{log:#?}");
-    // Found missing, fetched, read again from the first missing one.
-    assert_eq!(reads(&log), 2, "{log:#?}");
+    // Found missing, fetched, read again from the first missing one: all in the listing's
+    // own `git cat-file --batch`, which finds what the fetch brought (issue 30 §2, fourth
+    // step).
+    assert_eq!(reads(&log), 0, "{log:#?}");
 
     // Two of four there: only the other two are asked for, and all four handed over in order.
     assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
@@ -200,7 +207,8 @@ fn blobs_found_missing_are_fetched_exactly_and_read_in_their_turn() {
     let mut last_two: Vec<String> = wanted[2..].iter().map(|e| e.oid.clone()).collect();
     last_two.sort();
     assert_eq!(blob_fetches(&log), [last_two], "{log:#?}");
-    assert_eq!(reads(&log), 2, "{log:#?}");
+    // The first read ended its process; this one asks a new one, before and after the fetch.
+    assert_eq!(reads(&log), 1, "{log:#?}");
 }
 
 #[test]
@@ -235,4 +243,66 @@ fn a_blob_over_the_limit_is_refused_from_its_header_with_or_without_the_filter()
         assert!(error.to_string().contains("big.bin"), "{error}");
         assert!(!Path::new(&dir).exists(), "removed");
     }
+}
+
+#[test]
+fn a_read_of_a_commit_is_three_git_processes() {
+    // Issue 30 §2, fourth step: the ref's lookup, the commit's fetch, and one
+    // `git cat-file --batch` for the commit's type, its trees and its files.
+    let logged = Logged::new(false);
+    let mut git = logged.source();
+    let head = git.resolve("trunk").expect("resolve");
+    let wanted = entries(&mut git, &head, &FILES);
+    assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
+    let log = logged.take_log();
+    let commands: Vec<&str> = log
+        .iter()
+        .map(|line| {
+            // Each git command as a word of its own (`-c fetch.…` is no fetch).
+            ["ls-remote", "fetch", "cat-file", "ls-tree"]
+                .into_iter()
+                .find(|c| line.contains(&format!(" {c} ")))
+                .unwrap_or(line)
+        })
+        .collect();
+    assert_eq!(commands, ["ls-remote", "fetch", "cat-file"], "{log:#?}");
+}
+
+#[test]
+fn a_kept_git_killed_between_the_listing_and_the_read_stops_the_source() {
+    let logged = Logged::new(false);
+    let mut git = logged.source();
+    let head = git.resolve("trunk").expect("resolve");
+    let wanted = entries(&mut git, &head, &FILES);
+    let dir = git.temporary_directory().expect("a directory").to_owned();
+    // The last git started is the kept `git cat-file --batch`, waiting for the read.
+    let group = git.last_process_group().expect("a git process");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &group.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let mut got = Vec::new();
+    let error = git
+        .read_each(&head, &wanted, &mut |i, _| {
+            got.push(i);
+            true
+        })
+        .expect_err("git is gone");
+    assert!(got.is_empty(), "{got:?}");
+    match &error {
+        Error::Git { problem, .. } => assert!(
+            matches!(
+                **problem,
+                GitProblem::ReadFailed { .. } | GitProblem::Malformed { .. }
+            ),
+            "{error}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(!Path::new(&dir).exists(), "removed");
+    assert!(
+        git.read_each(&head, &wanted, &mut |_, _| true).is_err(),
+        "stopped"
+    );
 }
