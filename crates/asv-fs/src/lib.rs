@@ -47,7 +47,7 @@ pub use apply::{
 pub use error::{EntryKind, Error, JournalProblem, Result, StrandedEntry};
 pub use plan::{
     Action, Body, Change, Content, Disowned, During, FileSink, FileWriteFn, Fill, NewFile,
-    Ownership, Plan, PlannedChange, SharedBytes, TreeFile, Verdict,
+    Ownership, Plan, PlannedChange, SharedBytes, TreeFile, Verdict, is_plain_relative,
 };
 pub use reader::{CHUNK, FileReader};
 pub use root::{DirEntry, Root, join};

@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 
 use crate::error::{EntryKind, Error, Result};
+use crate::plan::is_plain_relative;
 use crate::platform::{self, StampBase};
 use crate::root::{Root, join, parent_of};
 use crate::stamp::FileStamp;
@@ -55,7 +56,9 @@ impl Base<'_> {
 /// on the way to a path is stamped first (with [`StampDir::dir_stamp`], or here on first need)
 /// and must be a real directory; a directory met again is not looked at again, so a caller
 /// that stamps directories parents first and then their files (as a recorded tree lists
-/// them) pays exactly one `lstat` per entry.
+/// them) pays exactly one `lstat` per entry. A path that is not a plain relative one
+/// ([`crate::is_plain_relative`]: an empty, `.` or `..` segment) names nothing below the
+/// directory, and is answered `None` without a call.
 pub struct StampDir<'a> {
     base: Base<'a>,
     /// The directory's path in its tree, and its path from the open directory ("" when it
@@ -151,6 +154,9 @@ impl OpenDir {
     /// # Errors
     /// As [`StampDir::file_stamp`].
     pub fn stamp_dir(&self, sub: &str) -> Result<Option<StampDir<'_>>> {
+        if !is_plain_relative(sub) {
+            return Ok(None);
+        }
         let own = if sub.contains('/') {
             // Deeper: each directory on the way checked as [`StampDir`] checks it.
             let mut top = StampDir::new(
@@ -244,7 +250,7 @@ impl<'a> StampDir<'a> {
     /// # Errors
     /// As [`StampDir::file_stamp`].
     pub fn dir_stamp(&mut self, sub: &str) -> Result<Option<FileStamp>> {
-        if !self.check_way(sub)? {
+        if !is_plain_relative(sub) || !self.check_way(sub)? {
             return Ok(None);
         }
         match self.lstat(sub)? {
@@ -263,7 +269,7 @@ impl<'a> StampDir<'a> {
     /// [`Error::Symlink`] / [`Error::WrongKind`] for a directory on the way that is not a
     /// real one; an I/O failure.
     pub fn file_stamp(&mut self, sub: &str) -> Result<Option<FileStamp>> {
-        if !self.check_way(sub)? {
+        if !is_plain_relative(sub) || !self.check_way(sub)? {
             return Ok(None);
         }
         match self.lstat(sub)? {
@@ -472,6 +478,32 @@ mod tests {
             at.file_stamp("la/b/c.md").unwrap_err(),
             Error::Symlink { path } if path == "p/s/la"
         ));
+    }
+
+    /// A path that would leave the directory (or names it again) is nothing below it: no
+    /// call is made for it, whatever stands there.
+    #[test]
+    fn a_path_leaving_the_directory_names_nothing() {
+        let (_dir, root) = tree();
+        let parent = root.open_dir("p").unwrap().unwrap();
+        let mut at = parent.stamp_dir("s").unwrap().unwrap();
+        for bad in [
+            "../s/SKILL.md",
+            "a/../SKILL.md",
+            "./SKILL.md",
+            "/etc/passwd",
+            "a//b",
+            "",
+        ] {
+            assert_eq!(at.file_stamp(bad).unwrap(), None, "{bad:?}");
+            assert_eq!(at.dir_stamp(bad).unwrap(), None, "{bad:?}");
+        }
+        for bad in ["..", "../p", "s/..", ".", "/p"] {
+            assert!(parent.stamp_dir(bad).unwrap().is_none(), "{bad:?}");
+        }
+        // The same entries by plain paths are there.
+        assert!(at.file_stamp("SKILL.md").unwrap().is_some());
+        assert!(parent.stamp_dir("s/a").unwrap().is_some());
     }
 
     /// Past the listed few, the directories seen are kept in a set: every file of a wide

@@ -516,6 +516,18 @@ mod tests {
         let loaded = index(&bad_digest, place.root_id).unwrap();
         let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
         assert!(rec.files().any(|f| unhex(f.unwrap().digest).is_none()));
+        // A path that leaves the directory, or a subdirectory that does: not a record to trust
+        // (nothing outside the directory is ever stamped or read for it).
+        let outside = text.replacen(" a b.md\n", " ../a b.md\n", 1);
+        assert_ne!(outside, text);
+        let loaded = index(&outside, place.root_id).unwrap();
+        let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
+        assert!(rec.files().any(|f| f.is_none()));
+        let up = text.replacen(" .\n", " ..\n", 1);
+        assert_ne!(up, text);
+        let loaded = index(&up, place.root_id).unwrap();
+        let rec = loaded.record(loaded.find("s").unwrap()).unwrap();
+        assert!(rec.subs().any(|s| s.is_none()));
         let bad_stamp = text.replacen("file ", "file x", 1);
         let loaded = index(&bad_stamp, place.root_id).unwrap();
         let rec = loaded.record(loaded.find("s").unwrap()).unwrap();

@@ -98,8 +98,9 @@ impl fmt::Debug for Plan<'_> {
     }
 }
 
-/// Whether `path` is a plain relative path: non-empty segments, none `.` or `..`, no NUL.
-pub(crate) fn is_plain_relative(path: &str) -> bool {
+/// Whether `path` is a plain relative path: non-empty segments, none `.` or `..`, no NUL (so
+/// it names an entry below the directory it is taken from, never one beside or above it).
+pub fn is_plain_relative(path: &str) -> bool {
     !path.is_empty()
         && !path.contains('\0')
         && path

@@ -30,7 +30,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use asv_fs::FileStamp;
+use asv_fs::{FileStamp, is_plain_relative};
 
 /// The first line of a cache file: its format and version.
 pub(super) const HEADER: &str = "asv-stamps 2";
@@ -209,7 +209,11 @@ impl<'a> Record<'a> {
     /// The directory's own stamp (`.`), then each subdirectory's, parents first; `None` in
     /// place of a line that does not parse.
     pub(super) fn subs(&self) -> impl Iterator<Item = Option<(FileStamp, &'a str)>> + 'a {
-        lines(self.subs, "sub ").map(|line| stamp_then_rest(line?))
+        lines(self.subs, "sub ").map(|line| {
+            let (stamp, sub) = stamp_then_rest(line?)?;
+            // `.` names the directory itself; anything else lies below it.
+            (sub == "." || is_plain_relative(sub)).then_some((stamp, sub))
+        })
     }
 
     /// Each file's line; `None` in place of one that does not parse.
@@ -217,7 +221,7 @@ impl<'a> Record<'a> {
         lines(self.files, "file ").map(|line| {
             let (stamp, rest) = stamp_then_rest(line?)?;
             let (digest, path) = rest.split_once(' ')?;
-            plain_path(path).then_some(FileLine {
+            (plain_path(path) && is_plain_relative(path)).then_some(FileLine {
                 stamp,
                 digest,
                 path,
