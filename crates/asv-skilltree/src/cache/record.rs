@@ -151,7 +151,7 @@ struct Entry {
     dir: Range<usize>,
     /// The whole record, from its `dir` line to the end of its last line.
     whole: Range<usize>,
-    /// Its `sub` lines, then its `file` lines (each without the final newline of the last).
+    /// Its `sub` lines, then its `file` lines, each range ending after a newline.
     subs: Range<usize>,
     files: Range<usize>,
     taken: SystemTime,
