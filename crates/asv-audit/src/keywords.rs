@@ -26,6 +26,39 @@ pub(crate) fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("audit pattern {pattern:?}: {e}"))
 }
 
+/// A pattern compiled the first time it is searched with. The gated patterns are searched only
+/// in texts holding their words, which most skills' texts do not, and compiling one of these
+/// case-folded, Unicode-aware patterns costs more than scanning a whole skill: a run that
+/// never needs a pattern never compiles it.
+pub(crate) struct Pattern {
+    source: String,
+    compiled: std::sync::OnceLock<Regex>,
+}
+
+impl Pattern {
+    /// `source`, to be compiled when first searched with.
+    pub(crate) fn new(source: &str) -> Pattern {
+        Pattern {
+            source: source.to_owned(),
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether it has been compiled (for the tests of the gate).
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+}
+
+impl std::ops::Deref for Pattern {
+    type Target = Regex;
+
+    fn deref(&self) -> &Regex {
+        self.compiled.get_or_init(|| regex(&self.source))
+    }
+}
+
 /// A family of literals, one of which every match of some pattern holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -277,6 +310,17 @@ impl Words {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pattern_is_compiled_when_first_searched_with_and_then_kept() {
+        let p = Pattern::new(r"(?i)\bcurl\b");
+        assert!(!p.is_compiled());
+        assert_eq!(p.as_str(), r"(?i)\bcurl\b");
+        assert!(p.is_compiled());
+        let first: *const Regex = &*p;
+        assert!(p.is_match("run CURL now"));
+        assert!(std::ptr::eq(first, &*p), "compiled once, then kept");
+    }
 
     #[test]
     fn each_word_has_its_bit_and_is_found_in_either_case() {

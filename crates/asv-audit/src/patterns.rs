@@ -14,7 +14,7 @@ use regex::Regex;
 
 use crate::capabilities::Capabilities;
 use crate::finding::{Finding, Lines};
-use crate::keywords::{Word, Words, regex as re};
+use crate::keywords::{Pattern, Word, Words, regex as re};
 use crate::rules::{Rule, Severity};
 use crate::secrets;
 
@@ -25,33 +25,34 @@ const RUNNERS: &str = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:/usr/(?:local/)?bi
 /// with a backslash, but no other command separator.
 const GAP: &str = r"(?:[^\n|;&]|\\\r?\n)*";
 
-/// A pattern and the words each of its matches holds.
-type Gated = (Regex, &'static [Word]);
+/// A pattern and the words each of its matches holds; compiled only once a text holding
+/// those words is searched with it.
+type Gated = (Pattern, &'static [Word]);
 
 static FETCH_PIPE: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
         (
-            re(&format!(
+            Pattern::new(&format!(
                 r"(?i)\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b{GAP}\|\s*{RUNNERS}"
             )),
             &[Word::Download],
         ),
         (
-            re(r"(?i)(?:^|[\s;&|(])(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b"),
+            Pattern::new(r"(?i)(?:^|[\s;&|(])(?:sh|bash|zsh|source|\.)\s+<\(\s*(?:curl|wget)\b"),
             &[Word::Download],
         ),
         (
-            re(r#"(?i)\b(?:sh|bash|zsh)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b"#),
+            Pattern::new(r#"(?i)\b(?:sh|bash|zsh)\s+-c\s+["']?\$\(\s*(?:curl|wget)\b"#),
             &[Word::Download],
         ),
         (
-            re(
+            Pattern::new(
                 r"(?i)\b(?:iex|invoke-expression)\s*\(?\s*\(?\s*(?:new-object\s+(?:system\.)?net\.webclient\)?\.downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod)\b",
             ),
             &[Word::InvokeExpression],
         ),
         (
-            re(
+            Pattern::new(
                 r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|(?:await\s+)?fetch)\s*\(",
             ),
             &[Word::ExecEval],
@@ -62,38 +63,41 @@ static FETCH_PIPE: LazyLock<Vec<Gated>> = LazyLock::new(|| {
 static DECODE_RUN: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
         (
-            re(&format!(
+            Pattern::new(&format!(
                 r"(?i)\bbase64\s+(?:-d|--decode|-D)\b{GAP}\|\s*{RUNNERS}"
             )),
             &[Word::Base64],
         ),
         (
-            re(&format!(
+            Pattern::new(&format!(
                 r"(?i)\b(?:xxd\s+-r|openssl\s+(?:enc\s+)?-?base64\s+-d){GAP}\|\s*{RUNNERS}"
             )),
             &[Word::Decoder],
         ),
         (
-            re(
+            Pattern::new(
                 r#"(?i)\beval\s+["']?\$\(\s*(?:echo|printf)[^\n)]*\|\s*base64\s+(?:-d|--decode|-D)"#,
             ),
             &[Word::ExecEval, Word::Base64],
         ),
         (
-            re(
+            Pattern::new(
                 r"\b(?:eval|Function)\s*\(\s*(?:atob|Buffer\.from|unescape|decodeURIComponent)\s*\(",
             ),
             &[Word::EvalFunction],
         ),
-        (re(r"\bnew\s+Function\s*\(\s*atob\s*\("), &[Word::Atob]),
         (
-            re(
+            Pattern::new(r"\bnew\s+Function\s*\(\s*atob\s*\("),
+            &[Word::Atob],
+        ),
+        (
+            Pattern::new(
                 r"\b(?:exec|eval)\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|binascii\.unhexlify|zlib\.decompress|marshal\.loads)\s*\(",
             ),
             &[Word::ExecEval],
         ),
         (
-            re(
+            Pattern::new(
                 r"(?i)\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]*\s-(?:e|ec|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
             ),
             &[Word::PowerShell],
@@ -110,33 +114,37 @@ static CRED_PATH: LazyLock<Regex> = LazyLock::new(|| {
 static PROMPT_OVERRIDE: LazyLock<Vec<Gated>> = LazyLock::new(|| {
     vec![
         (
-            re(
+            Pattern::new(
                 r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:(?:of\s+)?(?:the|your|my)\s+)?(?:previous|prior|above|earlier|preceding|original|system|other)\s+(?:instructions?|prompts?|messages?|rules|guidelines|directions|context)\b",
             ),
             &[Word::OverrideVerb],
         ),
         (
-            re(
+            Pattern::new(
                 r"(?i)\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this|it|that)\s+to|show\s+(?:this|it|that)\s+to)\s+the\s+user\b",
             ),
             &[Word::User],
         ),
         (
-            re(r"(?i)\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"),
+            Pattern::new(
+                r"(?i)\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b",
+            ),
             &[Word::User],
         ),
         (
-            re(
+            Pattern::new(
                 r"(?i)\b(?:hide|conceal|keep)\s+(?:this|it|these|that)\s+(?:secret\s+)?from\s+the\s+user\b",
             ),
             &[Word::User],
         ),
         (
-            re(r"(?i)\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"),
+            Pattern::new(
+                r"(?i)\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b",
+            ),
             &[Word::Persona],
         ),
         (
-            re(r"(?i)\b(?:new|updated|real)\s+system\s+prompt\s*:"),
+            Pattern::new(r"(?i)\b(?:new|updated|real)\s+system\s+prompt\s*:"),
             &[Word::Prompt],
         ),
     ]

@@ -12,70 +12,77 @@ use regex::Regex;
 
 use crate::capabilities::Capabilities;
 use crate::finding::{Finding, Lines};
-use crate::keywords::{Word, Words, regex as re};
+use crate::keywords::{Pattern, Word, Words, regex as re};
 use crate::rules::{Rule, Severity};
 
 /// A kind of secret: what it is called in a finding, the words any match holds, its shape.
-type Secret = (&'static str, &'static [Word], Regex);
+/// The shape is compiled only once a text holding those words is searched with it.
+type Secret = (&'static str, &'static [Word], Pattern);
 
 static SECRETS: LazyLock<Vec<Secret>> = LazyLock::new(|| {
     vec![
         (
             "a private key",
             &[Word::PrivateKey],
-            re(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+            Pattern::new(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
         ),
         (
             "an AWS access key id",
             &[Word::AwsKey],
-            re(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+            Pattern::new(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
         ),
         (
             "a GitHub token",
             &[Word::GitHubToken],
-            re(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
+            Pattern::new(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
         ),
         (
             "a GitHub fine-grained token",
             &[Word::GitHubPat],
-            re(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+            Pattern::new(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
         ),
         (
             "an Anthropic key",
             &[Word::SkDash],
-            re(r"\bsk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{40,}"),
+            Pattern::new(r"\bsk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{40,}"),
         ),
         (
             "an OpenAI key",
             &[Word::SkDash, Word::OpenAiMark],
-            re(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}"),
+            Pattern::new(
+                r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}",
+            ),
         ),
         (
             "an OpenAI key",
             &[Word::SkDash],
-            re(r"\bsk-[A-Za-z0-9]{48}\b"),
+            Pattern::new(r"\bsk-[A-Za-z0-9]{48}\b"),
         ),
         (
             "a Slack token",
             &[Word::Slack],
-            re(r"\bxox[baprs]-[0-9A-Za-z-]{10,}"),
+            Pattern::new(r"\bxox[baprs]-[0-9A-Za-z-]{10,}"),
         ),
         (
             "a Google API key",
             &[Word::Google],
-            re(r"\bAIza[0-9A-Za-z_-]{35}\b"),
+            Pattern::new(r"\bAIza[0-9A-Za-z_-]{35}\b"),
         ),
         (
             "a Stripe live key",
             &[Word::Stripe],
-            re(r"\b[rs]k_live_[0-9A-Za-z]{24,}\b"),
+            Pattern::new(r"\b[rs]k_live_[0-9A-Za-z]{24,}\b"),
         ),
         (
             "a GitLab token",
             &[Word::GitLab],
-            re(r"\bglpat-[0-9A-Za-z_-]{20,}\b"),
+            Pattern::new(r"\bglpat-[0-9A-Za-z_-]{20,}\b"),
         ),
-        ("an npm token", &[Word::Npm], re(r"\bnpm_[A-Za-z0-9]{36}\b")),
+        (
+            "an npm token",
+            &[Word::Npm],
+            Pattern::new(r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ),
     ]
 });
 
