@@ -438,11 +438,31 @@ fn place_many(
         &format!("checking {} skills", items.len()),
         Some(items.len() as u64),
     );
-    for (upstream, path, tree) in items {
-        step.advance(1);
-        let (name, named_by) = match local_name(None, manifest_name(&tree).as_deref(), &upstream) {
-            Ok(n) => n,
-            Err(e) => {
+    // What each skill is judged by on its own (its name, its content, what it can do) is
+    // worked out on every core; the outcomes are then taken in the order of the items, so
+    // the refusals, and which of two skills of one name is refused, are as one by one.
+    let judged: Vec<Judged> = {
+        use rayon::prelude::*;
+        items
+            .par_iter()
+            .map(|(upstream, _, tree)| {
+                let judged = judge_one(root, lock, source, upstream, tree);
+                step.advance(1);
+                judged
+            })
+            .collect()
+    };
+    drop(step);
+    let mut digests = BTreeMap::new();
+    for ((upstream, path, tree), judged) in items.into_iter().zip(judged) {
+        let (name, named_by, findings, capabilities) = match judged {
+            Judged::Named {
+                name,
+                named_by,
+                findings,
+                capabilities,
+            } => (name, named_by, findings, capabilities),
+            Judged::Unnamed(e) => {
                 refused.push(e);
                 continue;
             }
@@ -460,14 +480,14 @@ fn place_many(
             });
             continue;
         }
-        match judge_for_all(root, lock, source, &name, &tree) {
+        match findings {
             Ok(findings) => {
+                digests.insert(name.clone(), capabilities);
                 named.insert(name, (upstream, path, named_by, tree, findings));
             }
             Err(e) => refused.push(e),
         }
     }
-    drop(step);
     match refused.len() {
         0 => {}
         1 => return Err(refused.remove(0)),
@@ -509,7 +529,10 @@ fn place_many(
                 tag: many.tag.cloned(),
                 revision: revision.clone(),
                 base_hash: hash.clone(),
-                capabilities: Some(crate::audit::capabilities::digest_of(tree)?),
+                capabilities: Some(match digests.remove(name) {
+                    Some(digest) => digest?,
+                    None => crate::audit::capabilities::digest_of(tree)?,
+                }),
                 pending: None,
                 removed_upstream: None,
                 signer: many.signer.clone(),
@@ -566,6 +589,49 @@ fn skills_below(tree: &SkillTree) -> Vec<String> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// One skill of a multiple add as judged on its own, before it is set beside the others.
+enum Judged {
+    /// Its name could not be had (the refusal).
+    Unnamed(Error),
+    /// Named: whether it can be taken as that name ([`judge_for_all`]), and the digest of what
+    /// it can do, worked out ahead of knowing whether it will be taken.
+    Named {
+        name: String,
+        named_by: NamedBy,
+        findings: Result<Vec<Finding>, Error>,
+        capabilities: Result<String, Error>,
+    },
+}
+
+/// Judges the skill found in `upstream` (a directory of the source) holding `tree`: its name,
+/// whether it can be taken as that name, and the digest of what it can do. The tree's hash is
+/// worked out too, so that the serial steps after find it ready.
+fn judge_one(
+    root: &Root,
+    lock: &SkillLock,
+    source: &Source,
+    upstream: &str,
+    tree: &SkillTree,
+) -> Judged {
+    let (name, named_by) = match local_name(None, manifest_name(tree).as_deref(), upstream) {
+        Ok(n) => n,
+        Err(e) => return Judged::Unnamed(e),
+    };
+    let findings = judge_for_all(root, lock, source, &name, tree);
+    let capabilities = match &findings {
+        Ok(_) => crate::audit::capabilities::digest_of(tree),
+        // Never taken: its digest is never asked for.
+        Err(_) => Ok(String::new()),
+    };
+    tree.hash();
+    Judged::Named {
+        name,
+        named_by,
+        findings,
+        capabilities,
+    }
 }
 
 /// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and

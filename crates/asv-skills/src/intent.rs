@@ -614,31 +614,74 @@ fn unchanged_since(before: Option<Vec<u8>>) -> asv_fs::Ownership {
     })
 }
 
-/// `s` as a YAML scalar: plain when it reads back as the same string, else double-quoted
-/// (JSON's quoting, which YAML reads).
-fn scalar(s: &str) -> String {
-    let plain = !s.is_empty()
+/// Whether `s` is made only of characters that cannot start or end a YAML construct inside a
+/// plain scalar (letters, digits and `/._-@+~`, not leading with `-`, `~` or `@`): such a
+/// string is written plain when it also reads back as itself (`true` or `1e3` would not).
+fn plain_candidate(s: &str) -> bool {
+    !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-@+~".contains(c))
         && !s.starts_with(['-', '~', '@'])
-        && matches!(yaml::parse(&format!("k: {s}\n")).ok().as_ref().and_then(|y| y.get("k")), Some(Yaml::String(v)) if v == s);
-    if plain {
-        s.to_owned()
-    } else {
-        asv_error::quote::json_string(s)
-    }
 }
 
-/// The lines of one skill's row, each ending in `eol`.
-fn row_lines(name: &str, wanted: &Wanted, eol: &str) -> String {
-    let mut out = format!("  {}:{eol}", scalar(name));
-    out.push_str(&format!("    source: {}{eol}", scalar(&wanted.source)));
-    out.push_str(&format!("    path: {}{eol}", scalar(&wanted.path)));
+/// The YAML scalars `values` are written as: plain when each reads back as the same string,
+/// else double-quoted (JSON's quoting, which YAML reads). The candidates are read back in one
+/// document, one key each: made only of [`plain_candidate`]'s characters, one value cannot
+/// change how another reads, so the answer is the one a document per value would give.
+fn scalars<'a>(values: impl IntoIterator<Item = &'a str>) -> HashMap<&'a str, String> {
+    let mut out: HashMap<&str, String> = HashMap::new();
+    let mut candidates: Vec<&str> = Vec::new();
+    for s in values {
+        if plain_candidate(s) {
+            candidates.push(s);
+        } else {
+            out.entry(s)
+                .or_insert_with(|| asv_error::quote::json_string(s));
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut doc = String::new();
+    for (k, s) in candidates.iter().enumerate() {
+        doc.push_str(&format!("k{k}: {s}\n"));
+    }
+    let read = yaml::parse(&doc).ok();
+    for (k, s) in candidates.iter().enumerate() {
+        let plain = matches!(
+            read.as_ref().and_then(|y| y.get(&format!("k{k}"))),
+            Some(Yaml::String(v)) if v == s
+        );
+        out.insert(
+            s,
+            if plain {
+                (*s).to_owned()
+            } else {
+                asv_error::quote::json_string(s)
+            },
+        );
+    }
+    out
+}
+
+/// `s` as a YAML scalar, as [`scalars`] writes it.
+fn scalar(s: &str) -> String {
+    scalars([s])
+        .remove(s)
+        .unwrap_or_else(|| asv_error::quote::json_string(s))
+}
+
+/// The lines of one skill's row, each ending in `eol`, its values written as `written` says
+/// ([`scalars`] of every value of the row).
+fn row_lines(name: &str, wanted: &Wanted, eol: &str, written: &HashMap<&str, String>) -> String {
+    let w = |s: &str| written.get(s).cloned().unwrap_or_else(|| scalar(s));
+    let mut out = format!("  {}:{eol}", w(name));
+    out.push_str(&format!("    source: {}{eol}", w(&wanted.source)));
+    out.push_str(&format!("    path: {}{eol}", w(&wanted.path)));
     if let Some(r) = &wanted.reference {
-        out.push_str(&format!("    ref: {}{eol}", scalar(r)));
+        out.push_str(&format!("    ref: {}{eol}", w(r)));
     }
     if let Some(file) = &wanted.signed_by {
-        out.push_str(&format!("    signed-by: {}{eol}", scalar(file)));
+        out.push_str(&format!("    signed-by: {}{eol}", w(file)));
     }
     out
 }
@@ -669,9 +712,20 @@ fn edit_with_row(text: Option<&str>, name: &str, wanted: &Wanted) -> Result<Stri
 /// `rows` (none of them in `text`) written after the last row of `skills:`, in order, in one
 /// edit.
 fn insert_rows(text: Option<&str>, rows: &[(&str, &Wanted)]) -> Result<String, Error> {
+    let written = scalars(rows.iter().flat_map(|(name, wanted)| {
+        [
+            Some(*name),
+            Some(wanted.source.as_str()),
+            Some(wanted.path.as_str()),
+            wanted.reference.as_deref(),
+            wanted.signed_by.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }));
     let lines_of = |eol: &str| -> String {
         rows.iter()
-            .map(|(name, wanted)| row_lines(name, wanted, eol))
+            .map(|(name, wanted)| row_lines(name, wanted, eol, &written))
             .collect()
     };
     let Some(text) = text else {
@@ -834,6 +888,88 @@ fn edit_without_row(text: &str, name: &str) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What one document per value says of `s`: the rule [`scalars`] answers for many at once.
+    fn scalar_alone(s: &str) -> String {
+        let plain = plain_candidate(s)
+            && matches!(
+                yaml::parse(&format!("k: {s}\n")).ok().as_ref().and_then(|y| y.get("k")),
+                Some(Yaml::String(v)) if v == s
+            );
+        if plain {
+            s.to_owned()
+        } else {
+            asv_error::quote::json_string(s)
+        }
+    }
+
+    #[test]
+    fn scalars_read_back_in_one_document_as_each_would_alone() {
+        let values = [
+            "pdf",
+            "s001",
+            "skills/pdf",
+            "true",
+            "True",
+            "false",
+            "yes",
+            "no",
+            "on",
+            "off",
+            "null",
+            "Null",
+            "~",
+            "~x",
+            "1",
+            "-1",
+            "+1",
+            "1.5",
+            ".5",
+            "1.",
+            "1e3",
+            "1E3",
+            "0x1F",
+            "0o17",
+            "017",
+            "1_000",
+            ".inf",
+            "-.inf",
+            ".nan",
+            ".NaN",
+            "2001-12-14",
+            "2001-12-14t21.59.43.10-05",
+            "v1.2.3",
+            "main",
+            "@scope/pkg",
+            "-x",
+            "a b",
+            "",
+            "a#b",
+            "#a",
+            "a:b",
+            "owner/repo",
+            "https://x.dev/r.git",
+            "./local",
+            "../up",
+            "..",
+            ".",
+            "...",
+            "y",
+            "n",
+            "Y",
+            "NO",
+            "nUll",
+            "0",
+            "00",
+            "1__0",
+            "é",
+        ];
+        let together = scalars(values);
+        for v in values {
+            assert_eq!(together[v], scalar_alone(v), "{v:?}");
+            assert_eq!(scalar(v), scalar_alone(v), "{v:?}");
+        }
+    }
 
     fn wanted(source: &str, path: &str, reference: Option<&str>) -> Wanted {
         Wanted {
