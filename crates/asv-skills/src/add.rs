@@ -453,15 +453,20 @@ fn place_many(
             .collect()
     };
     drop(step);
-    let mut digests = BTreeMap::new();
+    // Each taken skill's capability digest and kept-base changes, worked out above.
+    let mut ahead = BTreeMap::new();
     for ((upstream, path, tree), judged) in items.into_iter().zip(judged) {
-        let (name, named_by, findings, capabilities) = match judged {
-            Judged::Named {
-                name,
-                named_by,
-                findings,
-                capabilities,
-            } => (name, named_by, findings, capabilities),
+        let (name, named_by, findings, worked) = match judged {
+            Judged::Named(one) => {
+                let Named {
+                    name,
+                    named_by,
+                    findings,
+                    capabilities,
+                    base,
+                } = *one;
+                (name, named_by, findings, (capabilities, base))
+            }
             Judged::Unnamed(e) => {
                 refused.push(e);
                 continue;
@@ -482,7 +487,7 @@ fn place_many(
         }
         match findings {
             Ok(findings) => {
-                digests.insert(name.clone(), capabilities);
+                ahead.insert(name.clone(), worked);
                 named.insert(name, (upstream, path, named_by, tree, findings));
             }
             Err(e) => refused.push(e),
@@ -513,6 +518,12 @@ fn place_many(
     let mut added = Vec::with_capacity(named.len());
     for (name, (upstream, path, named_by, tree, warnings)) in &named {
         let hash = tree.hash();
+        let (digest, base) = ahead.remove(name).unwrap_or_else(|| {
+            (
+                crate::audit::capabilities::digest_of(tree),
+                base_change(root, tree),
+            )
+        });
         // A directory read as it stands is pinned to each skill's own tree, as a single add of
         // it would be; a commit pins every skill alike.
         let revision = if many.now {
@@ -529,10 +540,7 @@ fn place_many(
                 tag: many.tag.cloned(),
                 revision: revision.clone(),
                 base_hash: hash.clone(),
-                capabilities: Some(match digests.remove(name) {
-                    Some(digest) => digest?,
-                    None => crate::audit::capabilities::digest_of(tree)?,
-                }),
+                capabilities: Some(digest?),
                 pending: None,
                 removed_upstream: None,
                 signer: many.signer.clone(),
@@ -545,7 +553,7 @@ fn place_many(
         ));
         // Two skills alike share one kept base.
         if bases.insert(hash.clone()) {
-            changes.extend(base_change(root, tree)?);
+            changes.extend(base?);
         }
         changes.extend(projections_placed(root, name, tree, &targets, lock)?);
         rows.push((
@@ -595,19 +603,24 @@ fn skills_below(tree: &SkillTree) -> Vec<String> {
 enum Judged {
     /// Its name could not be had (the refusal).
     Unnamed(Error),
-    /// Named: whether it can be taken as that name ([`judge_for_all`]), and the digest of what
-    /// it can do, worked out ahead of knowing whether it will be taken.
-    Named {
-        name: String,
-        named_by: NamedBy,
-        findings: Result<Vec<Finding>, Error>,
-        capabilities: Result<String, Error>,
-    },
+    /// Named, and judged as that name.
+    Named(Box<Named>),
+}
+
+/// One named skill of a multiple add: whether it can be taken as that name
+/// ([`judge_for_all`]), and, worked out ahead of knowing whether it will be taken, the digest
+/// of what it can do and the changes that keep it as a base ([`base_change`]).
+struct Named {
+    name: String,
+    named_by: NamedBy,
+    findings: Result<Vec<Finding>, Error>,
+    capabilities: Result<String, Error>,
+    base: Result<Vec<Change>, Error>,
 }
 
 /// Judges the skill found in `upstream` (a directory of the source) holding `tree`: its name,
-/// whether it can be taken as that name, and the digest of what it can do. The tree's hash is
-/// worked out too, so that the serial steps after find it ready.
+/// whether it can be taken as that name, the digest of what it can do and the changes that
+/// would keep it as a base (its tree hash and digest list are worked out on the way).
 fn judge_one(
     root: &Root,
     lock: &SkillLock,
@@ -620,18 +633,21 @@ fn judge_one(
         Err(e) => return Judged::Unnamed(e),
     };
     let findings = judge_for_all(root, lock, source, &name, tree);
-    let capabilities = match &findings {
-        Ok(_) => crate::audit::capabilities::digest_of(tree),
-        // Never taken: its digest is never asked for.
-        Err(_) => Ok(String::new()),
+    let (capabilities, base) = match &findings {
+        Ok(_) => (
+            crate::audit::capabilities::digest_of(tree),
+            base_change(root, tree),
+        ),
+        // Never taken: neither is asked for.
+        Err(_) => (Ok(String::new()), Ok(Vec::new())),
     };
-    tree.hash();
-    Judged::Named {
+    Judged::Named(Box::new(Named {
         name,
         named_by,
         findings,
         capabilities,
-    }
+        base,
+    }))
 }
 
 /// Whether one skill of `skill add --all` can be taken as `name`: its directory free, and
