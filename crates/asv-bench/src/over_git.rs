@@ -152,12 +152,15 @@ struct Row<'a> {
     source: String,
     peer_url: String,
     ca: Option<&'a Path>,
+    /// Where our temporary repositories go (`TMPDIR`): beside the peer's clone, on the same
+    /// file system, so neither side's writes land on a slower disk than the other's.
+    tmp: &'a Path,
 }
 
 impl Row<'_> {
     fn tool(&self, dir: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new(self.bin);
-        cmd.current_dir(dir).args(args);
+        cmd.current_dir(dir).args(args).env("TMPDIR", self.tmp);
         if let Some(ca) = self.ca {
             cmd.env("GIT_SSL_CAINFO", ca);
         }
@@ -241,6 +244,8 @@ pub(crate) fn run(runs: usize, bin: &Path, work: &Path) -> Result<String> {
     let (_server, port, ca) = serve(&work, &served)?;
     let log = work.join("git.log");
     let path = counting_path(&work, &log)?;
+    let tmp = work.join("tmp");
+    std::fs::create_dir_all(&tmp)?;
 
     let rows = [
         (
@@ -250,6 +255,7 @@ pub(crate) fn run(runs: usize, bin: &Path, work: &Path) -> Result<String> {
                 source: bare.display().to_string(),
                 peer_url: format!("file://{}", bare.display()),
                 ca: None,
+                tmp: &tmp,
             },
         ),
         (
@@ -259,6 +265,7 @@ pub(crate) fn run(runs: usize, bin: &Path, work: &Path) -> Result<String> {
                 source: format!("https://127.0.0.1:{port}/up.git"),
                 peer_url: format!("https://127.0.0.1:{port}/up.git"),
                 ca: Some(ca.as_path()),
+                tmp: &tmp,
             },
         ),
     ];
@@ -270,7 +277,8 @@ pub(crate) fn run(runs: usize, bin: &Path, work: &Path) -> Result<String> {
     let mut out = String::new();
     writeln!(
         out,
-        "{SKILLS} skills of 4 files each; medians of {runs} runs after a warm-up; git processes counted in one more run.\n"
+        "{SKILLS} skills of 4 files each; medians of {runs} runs after a warm-up; git processes counted in one more run; our temporary repositories in `TMPDIR={}`, beside the peer's clone.\n",
+        tmp.display()
     )?;
     writeln!(
         out,
