@@ -143,6 +143,13 @@ impl Dir {
         .map_err(io::Error::from)
     }
 
+    /// A new directory `name` in this directory (`mkdirat`; an entry already there is an
+    /// error).
+    pub(crate) fn create_dir(&self, name: &str) -> io::Result<()> {
+        rustix::fs::mkdirat(&self.0, name, rustix::fs::Mode::from_raw_mode(0o777))
+            .map_err(io::Error::from)
+    }
+
     /// [`create_new_nofollow`] of the entry `name` of this directory.
     pub(crate) fn create_new(&self, name: &str, mode: u32) -> io::Result<File> {
         use rustix::fs::{Mode, OFlags};
@@ -218,6 +225,11 @@ impl Dir {
         } else {
             Err(io::Error::from(io::ErrorKind::NotADirectory))
         }
+    }
+
+    /// A new directory `name` in this directory (an entry already there is an error).
+    pub(crate) fn create_dir(&self, name: &str) -> io::Result<()> {
+        fs::create_dir(self.0.join(name))
     }
 
     /// [`create_new_nofollow`] of the entry `name` of this directory.

@@ -266,6 +266,13 @@ impl Applier<'_, '_> {
             Operation::Replace(Fill::Files(files)) => {
                 let staged = self.staged_dir(&dest)?;
                 track(&staged);
+                // Filled through a handle on the directory just made: each directory and file
+                // in it is then one path resolved below it (all of them made by this run), not
+                // a path walked from `/` again for every entry.
+                // (Not one of the calls a test may fail: opening what was just made adds no
+                // step, so each injected fault still lands where it did.)
+                let at = platform::Dir::open(&self.root.abs(&staged))
+                    .map_err(|e| Error::io(&staged, "open", e))?;
                 files.sort_by(|a, b| a.path.cmp(&b.path));
                 let mut dirs: HashSet<String> = HashSet::new();
                 for file in files.iter() {
@@ -276,9 +283,7 @@ impl Applier<'_, '_> {
                             path = join(&path, seg);
                             if dirs.insert(path.clone()) {
                                 let rel = join(&staged, &path);
-                                self.op(&rel, "create directory", || {
-                                    fs::create_dir(self.root.abs(&rel))
-                                })?;
+                                self.op(&rel, "create directory", || at.create_dir(&path))?;
                             }
                         }
                     }
@@ -289,8 +294,7 @@ impl Applier<'_, '_> {
                         continue;
                     }
                     let mode = if file.executable { 0o777 } else { 0o666 };
-                    let mut out =
-                        self.op(&rel, "create", || create_new(&self.root.abs(&rel), mode))?;
+                    let mut out = self.op(&rel, "create", || at.create_new(&file.path, mode))?;
                     self.write_body(&file.body, &rel, &mut out)?;
                 }
             }
