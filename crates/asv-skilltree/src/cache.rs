@@ -1,6 +1,7 @@
 //! The stamp cache: what a write run of `skill sync` learnt of the skill directories it read
-//! (each file's `lstat` stamp and digest, the tree hash), kept between runs on this machine
-//! only, so a later run can tell an unchanged directory without reading its files again.
+//! (each file's `lstat` stamp and digest, the tree hash; for a directory whose hash alone was
+//! asked for, a mirrored copy, no digests), kept between runs on this machine only, so a later
+//! run can tell an unchanged directory without reading its files again.
 //!
 //! The rules, and why:
 //!
@@ -91,6 +92,14 @@ pub struct StampCache {
     /// opened once: every directory in them is stamped from there (`None`: not one to open;
     /// each directory in it is then opened by its own path).
     parents: RwLock<HashMap<String, Option<Arc<OpenDir>>>>,
+}
+
+/// Whether a directory's record keeps its files' digests: needed to hand its files out
+/// unread ([`StampCache::read`]), not to vouch for its hash alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Digests {
+    Kept,
+    Dropped,
 }
 
 #[derive(Debug, Clone)]
@@ -187,7 +196,7 @@ impl StampCache {
             self.note_trusted(at);
             return Ok(tree);
         }
-        self.read_fresh(root, dir)
+        self.read_fresh(root, dir, Digests::Kept)
     }
 
     /// The tree hash of `dir`, as [`SkillTree::read_hash`] gives it: the recorded one when
@@ -203,7 +212,11 @@ impl StampCache {
         if !self.is_enabled() {
             return SkillTree::read_hash(root, dir);
         }
-        Ok(self.read_fresh(root, dir)?.hash())
+        // Only the hash of such a directory is ever asked for (a mirrored copy, judged by it):
+        // its files' digests are not recorded (65 bytes a file less to write, read and keep). Should
+        // the directory later be read as a tree, that record is not enough and it is read
+        // whole.
+        Ok(self.read_fresh(root, dir, Digests::Dropped)?.hash())
     }
 
     /// The recorded tree hash of `dir` when it is found exactly as recorded (as
@@ -339,8 +352,9 @@ impl StampCache {
             .clone()
     }
 
-    /// Reads `dir` whole, recording it when a cache is in use and every file had a stamp.
-    fn read_fresh(&self, root: &Root, dir: &str) -> Result<SkillTree, Error> {
+    /// Reads `dir` whole, recording it (its files' digests as `digests` says) when a cache is
+    /// in use and every file had a stamp.
+    fn read_fresh(&self, root: &Root, dir: &str, digests: Digests) -> Result<SkillTree, Error> {
         if !self.is_enabled() {
             return SkillTree::read(root, dir);
         }
@@ -354,7 +368,7 @@ impl StampCache {
                 Some(FileRecord {
                     path: f.path.clone(),
                     stamp: (*stamp)?,
-                    sha256: f.data.sha256(),
+                    sha256: (digests == Digests::Kept).then(|| f.data.sha256()),
                 })
             })
             .collect();
@@ -613,6 +627,58 @@ mod tests {
         fs::rename(&parent, &elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, &parent).unwrap();
         assert_eq!(trusted(), None, "its parent a link");
+    }
+
+    /// A directory whose hash alone was asked for is recorded without its files' digests:
+    /// its hash is vouched for again next run, but a read of it as a tree, which hands out
+    /// files unread by their digests, does not take that record: it reads the directory whole
+    /// (the files as they are on disk), and records the digests from then on.
+    #[test]
+    #[allow(clippy::disallowed_methods)]
+    fn a_record_of_a_hash_alone_vouches_for_the_hash_and_never_for_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        root.write_file("c/s/SKILL.md", b"---\nname: s\n---\n")
+            .unwrap();
+        root.write_file("c/s/a.md", b"a").unwrap();
+        let cache_dir = tempfile::tempdir().unwrap();
+        settle();
+        let first = StampCache::open_in(&root, cache_dir.path());
+        let hash = first.read_hash(&root, "c/s").unwrap();
+        first.save();
+        let file = first.place.clone().unwrap().file;
+        let text = fs::read_to_string(&file).unwrap();
+        let files: Vec<&str> = text.lines().filter(|l| l.starts_with("file ")).collect();
+        assert_eq!(files.len(), 2, "{text}");
+        assert!(
+            files.iter().all(|l| l.split(' ').nth(9) == Some("-")),
+            "no digest for a hash alone: {text}"
+        );
+        settle();
+        let root = Root::open(dir.path()).unwrap();
+        let second = StampCache::open_in(&root, cache_dir.path());
+        assert_eq!(second.trusted_hash(&root, "c/s"), Some(hash.clone()));
+        let tree = second.read(&root, "c/s").unwrap();
+        assert_eq!(tree.hash(), hash);
+        assert_eq!(
+            second.counts(),
+            (1, 1),
+            "the tree read whole, not from the record"
+        );
+        assert_eq!(&*tree.get("a.md").unwrap().data.read().unwrap(), b"a");
+        second.save();
+        let text = fs::read_to_string(&file).unwrap();
+        assert!(
+            text.lines()
+                .filter(|l| l.starts_with("file "))
+                .all(|l| l.split(' ').nth(9).is_some_and(|d| d.len() == 64)),
+            "read as a tree, recorded with its digests: {text}"
+        );
+        settle();
+        let root = Root::open(dir.path()).unwrap();
+        let third = StampCache::open_in(&root, cache_dir.path());
+        assert_eq!(third.read(&root, "c/s").unwrap().hash(), hash);
+        assert_eq!(third.counts(), (1, 0), "now taken from its record");
     }
 
     /// No directory is listed when its stamp is as recorded, so a file added anywhere must

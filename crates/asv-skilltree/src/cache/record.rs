@@ -19,7 +19,8 @@
 //! dir <taken secs> <taken nanos> <tree hash> <files> <subdirectories> <directory>
 //! sub <stamp> .
 //! sub <stamp> <subdirectory>            (one per subdirectory, parents first)
-//! file <stamp> <sha-256 hex> <path>     (one per file, in tree order)
+//! file <stamp> <sha-256 hex> <path>     (one per file, in tree order; `-` for the digest of a
+//!                                       directory whose hash alone is recorded)
 //! …
 //! end <records>
 //! ```
@@ -35,12 +36,13 @@ use asv_fs::{FileStamp, is_plain_relative};
 /// The first line of a cache file: its format and version.
 pub(super) const HEADER: &str = "asv-stamps 2";
 
-/// A file of a directory as read afresh.
+/// A file of a directory as read afresh; its digest `None` when only the directory's hash is
+/// to be vouched for (written `-`, which no reader takes for a digest).
 #[derive(Debug, Clone)]
 pub(super) struct FileRecord {
     pub(super) path: String,
     pub(super) stamp: FileStamp,
-    pub(super) sha256: [u8; 32],
+    pub(super) sha256: Option<[u8; 32]>,
 }
 
 /// A directory as read afresh: when its read began, its tree hash, the stamp of it and of each
@@ -123,13 +125,8 @@ pub(super) fn render(dir: &str, rec: &DirRecord) -> Option<String> {
         let _ = writeln!(out, "sub {} {sub}", stamp.to_text());
     }
     for f in &rec.files {
-        let _ = writeln!(
-            out,
-            "file {} {} {}",
-            f.stamp.to_text(),
-            hex(&f.sha256),
-            f.path
-        );
+        let digest = f.sha256.as_ref().map_or_else(|| "-".to_owned(), |d| hex(d));
+        let _ = writeln!(out, "file {} {digest} {}", f.stamp.to_text(), f.path);
     }
     Some(out)
 }
