@@ -153,6 +153,25 @@ pub trait Transport: Send {
     /// A refusal or failure; a truncated listing.
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>>;
 
+    /// The entries of [`Transport::list`]'s listing of `commit` below `path` (those whose path
+    /// starts with `path/`; `.` is the whole listing), exactly as the listing holds them: paths
+    /// from the root, in its order. Taking one skill needs only these (issue 30 §3); generic
+    /// git reads only the trees along `path` and under it. The default lists the whole commit.
+    ///
+    /// # Errors
+    /// As [`Transport::list`].
+    fn list_under(&mut self, commit: &Commit, path: &str) -> Result<Vec<TreeEntry>> {
+        let listing = self.list(commit)?;
+        if path == "." {
+            return Ok(listing);
+        }
+        let prefix = format!("{path}/");
+        Ok(listing
+            .into_iter()
+            .filter(|e| e.path.starts_with(&prefix))
+            .collect())
+    }
+
     /// The bytes of `entry` at `commit`, checked against `entry.oid` (`git hash-object`:
     /// the SHA-1 or SHA-256 of `blob <len>\0<bytes>`).
     ///

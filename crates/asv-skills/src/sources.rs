@@ -60,6 +60,10 @@ impl Transport for Reached {
         self.transport.list(commit)
     }
 
+    fn list_under(&mut self, commit: &Commit, path: &str) -> asv_remote::Result<Vec<TreeEntry>> {
+        self.transport.list_under(commit, path)
+    }
+
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> asv_remote::Result<Vec<u8>> {
         self.transport.read(commit, entry)
     }

@@ -219,6 +219,8 @@ pub struct Git {
     kinds: std::collections::BTreeMap<String, String>,
     /// The listing of each commit listed so far (issue 30 §2: listed once per run).
     listings: std::collections::BTreeMap<String, Vec<TreeEntry>>,
+    /// The listing below one path of a commit not listed whole, by commit and path (§3).
+    subtrees: std::collections::BTreeMap<(String, String), Vec<TreeEntry>>,
     /// The root tree id of each commit asked for.
     roots: std::collections::BTreeMap<String, String>,
     /// Blob ids fetched into the repository by a batched read.
@@ -324,6 +326,7 @@ impl Git {
             hinted: Vec::new(),
             kinds: std::collections::BTreeMap::new(),
             listings: std::collections::BTreeMap::new(),
+            subtrees: std::collections::BTreeMap::new(),
             roots: std::collections::BTreeMap::new(),
             blobs: std::collections::BTreeSet::new(),
             filtered: false,

@@ -140,40 +140,51 @@ impl Transport for Git {
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
+        let revision = self.listed(commit)?;
+        Ok(self.listings.get(&revision).cloned().unwrap_or_default())
+    }
+
+    fn list_under(&mut self, commit: &Commit, path: &str) -> Result<Vec<TreeEntry>> {
+        if path == "." {
+            return self.list(commit);
+        }
         self.dir()?;
         let revision = self.revision_of(commit)?.to_owned();
         self.fetch(&revision, commit.format)?;
-        // Listed once per run: every skill of a source at one commit reads the same listing.
-        if let Some(entries) = self.listings.get(&revision) {
+        let prefix = format!("{path}/");
+        let below = |listing: &[TreeEntry]| -> Vec<TreeEntry> {
+            listing
+                .iter()
+                .filter(|e| e.path.starts_with(&prefix))
+                .cloned()
+                .collect()
+        };
+        if let Some(listing) = self.listings.get(&revision) {
+            return Ok(below(listing));
+        }
+        let key = (revision, path.to_owned());
+        if let Some(entries) = self.subtrees.get(&key) {
             return Ok(entries.clone());
         }
         let what = Step::Listing {
-            revision: revision.clone(),
+            revision: key.0.clone(),
         };
-        if let Some(entries) = self.list_trees(&revision, commit.format, &what)? {
-            self.listings.insert(revision, entries.clone());
-            return Ok(entries);
+        // Only the trees along the path and under it are read; where that walk cannot answer
+        // as the listing would, the listing does.
+        match self.list_below(&key.0, commit.format, path, &what)? {
+            Some(entries) => {
+                self.subtrees.insert(key, entries.clone());
+                Ok(entries)
+            }
+            None => {
+                let revision = self.listed(commit)?;
+                Ok(self
+                    .listings
+                    .get(&revision)
+                    .map(|l| below(l))
+                    .unwrap_or_default())
+            }
         }
-        // A tree not in the repository (see `trees`): git's own listing, which fetches it.
-        let out = self.git(
-            &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
-            true,
-            LISTING_LIMIT,
-            true,
-            &what,
-        )?;
-        let len = commit.format.hex_len();
-        let mut entries = Vec::new();
-        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let parsed = parse_entry(record, len);
-            let Some(entry) = parsed else {
-                let line = String::from_utf8_lossy(record).into_owned();
-                return Err(self.malformed(&what, &line));
-            };
-            entries.push(entry);
-        }
-        self.listings.insert(revision, entries.clone());
-        Ok(entries)
     }
 
     fn tree_id(&mut self, commit: &Commit, path: &str) -> Result<Option<Option<String>>> {
@@ -194,13 +205,15 @@ impl Transport for Git {
                     return Ok(Some(found));
                 }
             }
-            let listing = self.list(commit)?;
-            return Ok(Some(
+            // Looked up where the listing is kept, not in a copy of it: a run asks this of
+            // every skill, and a copy of a whole listing per skill was most of a pull's time.
+            let revision = self.listed(commit)?;
+            return Ok(Some(self.listings.get(&revision).and_then(|listing| {
                 listing
-                    .into_iter()
+                    .iter()
                     .find(|e| e.path == path && e.mode == crate::EntryMode::Tree)
-                    .map(|e| e.oid),
-            ));
+                    .map(|e| e.oid.clone())
+            })));
         }
         if let Some(root) = self.roots.get(&revision) {
             return Ok(Some(Some(root.clone())));
