@@ -247,7 +247,7 @@ pub struct Git {
     /// (`conversation`, issue 30 §2).
     conversation: Option<crate::session::Session<conversation::Reply>>,
     /// The tree objects read by a walk along one path ([`Transport::tree_id`]), by id.
-    trees: std::collections::BTreeMap<String, Vec<trees::Named>>,
+    trees: std::collections::BTreeMap<String, trees::Walk>,
 }
 
 impl fmt::Debug for Git {

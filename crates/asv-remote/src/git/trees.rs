@@ -74,6 +74,12 @@ fn parse_tree(bytes: &[u8], id_len: usize) -> Option<Vec<Named>> {
     Some(entries)
 }
 
+/// A tree read by a walk along a path, kept for the run: the mode and id of each entry by its
+/// name as the listing spells it, so each step of a walk is one lookup (a pull walks every
+/// skill's path at two commits); `None` when a walk cannot answer as the listing would (two
+/// entries of one name so spelt, a name holding `/`).
+pub(super) type Walk = Option<std::collections::BTreeMap<String, (EntryMode, String)>>;
+
 /// The type `ls-tree` names an entry of `mode` with.
 fn kind_of_mode(mode: EntryMode) -> &'static str {
     match mode {
@@ -303,33 +309,25 @@ impl Git {
         };
         let mut id = root;
         for component in path.split('/') {
-            let Some(entries) = self.tree_object(&id, format, what)? else {
+            let Some(Some(by_name)) = self.tree_object(&id, format, what)? else {
                 return Ok(None);
             };
-            let names: Vec<String> = entries
-                .iter()
-                .map(|e| String::from_utf8_lossy(&e.name).into_owned())
-                .collect();
-            let unique: std::collections::BTreeSet<&String> = names.iter().collect();
-            if unique.len() != names.len() || entries.iter().any(|e| e.name.contains(&b'/')) {
-                return Ok(None);
-            }
-            match names.iter().position(|n| n == component) {
-                Some(at) if entries[at].mode == EntryMode::Tree => id = entries[at].oid.clone(),
+            match by_name.get(component) {
+                Some((EntryMode::Tree, oid)) => id = oid.clone(),
                 _ => return Ok(Some(None)),
             }
         }
         Ok(Some(Some(id)))
     }
 
-    /// The entries of the tree `id`, read through the kept process once and kept for the run;
-    /// `None` when it is not in the repository.
+    /// The tree `id` as a walk reads it, read through the kept process once and kept for the
+    /// run; `None` when it is not in the repository.
     fn tree_object(
         &mut self,
         id: &str,
         format: ObjectFormat,
         what: &Step,
-    ) -> Result<Option<&Vec<Named>>> {
+    ) -> Result<Option<&Walk>> {
         if !self.trees.contains_key(id) {
             let mut answer = None;
             let heard = self.exchange(
@@ -356,7 +354,14 @@ impl Git {
                     let Some(entries) = parse_tree(&bytes, format.hex_len() / 2) else {
                         return Err(self.malformed(what, &format!("tree {id}")));
                     };
-                    self.trees.insert(id.to_owned(), entries);
+                    let mut by_name = std::collections::BTreeMap::new();
+                    let walkable = !entries.iter().any(|e| e.name.contains(&b'/'))
+                        && entries.into_iter().all(|e| {
+                            let name = String::from_utf8_lossy(&e.name).into_owned();
+                            by_name.insert(name, (e.mode, e.oid)).is_none()
+                        });
+                    self.trees
+                        .insert(id.to_owned(), walkable.then_some(by_name));
                 }
                 Some(Found::Missing) => return Ok(None),
                 Some(Found::TooLarge) => return Err(self.limit_error(Cut::Output, what)),
