@@ -147,6 +147,20 @@ pub trait Transport: Send {
         Ok(None)
     }
 
+    /// The commit the tag `name` names now (an annotated tag peeled to its commit): what
+    /// [`Transport::tags`] says of that one tag, `Some(None)` when there is no such tag, `None`
+    /// when this transport cannot list tags. The default asks for every tag; generic git
+    /// answers from its lookup of `name` when the run made one (issue 30 §3: a pull following
+    /// a branch asks whether a tag of that name moved, which the branch's lookup answered).
+    ///
+    /// # Errors
+    /// As [`Transport::tags`].
+    fn tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+        Ok(self
+            .tags()?
+            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
+    }
+
     /// The recursive listing of `commit`'s tree.
     ///
     /// # Errors

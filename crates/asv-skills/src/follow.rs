@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::intent::Intent;
 use crate::lock::{Entry, SkillLock};
 use crate::sources::Sources;
-use crate::upstream::{Source, tags_of};
+use crate::upstream::{Source, tag_of};
 
 /// The ref each imported skill is to follow where it is not the one the lock records: the
 /// ref `forced` gives its skill (`skill pull NAME --ref R`), else the `ref` of its row in
@@ -73,7 +73,7 @@ pub(crate) fn record(e: &mut Entry, followed: &Entry, tag: Option<&String>) {
 /// more; a transport that lists no tags has nothing to compare.
 ///
 /// # Errors
-/// [`Error::TagMoved`]; as [`tags_of`].
+/// [`Error::TagMoved`]; as [`tag_of`].
 pub(crate) fn refuse_moved_tag(
     root: &Root,
     name: &str,
@@ -105,11 +105,11 @@ pub(crate) fn refuse_moved_tag(
         return Ok(());
     }
     let source = Source::parse(&entry.source)?;
-    let Some(tags) = tags_of(root, &source, entry.reference.as_deref(), sources)? else {
+    let Some(now) = tag_of(root, &source, entry.reference.as_deref(), tag, sources)? else {
         return Ok(());
     };
-    match tags.iter().find(|t| t.name == *tag) {
-        Some(t) if t.commit != entry.revision => Err(moved(tag, &t.commit)),
+    match now {
+        Some(commit) if commit != entry.revision => Err(moved(tag, &commit)),
         _ => Ok(()),
     }
 }

@@ -557,6 +557,27 @@ pub fn tags_of(
     sources.with(root, &reach, |transport| Ok(transport.tags()?))
 }
 
+/// The commit the tag `name` of `source` names now, through its transport: `Some(None)` when
+/// it has no such tag, `None` as [`tags_of`] answers `None` (issue 30 §3: one tag asked about,
+/// which a transport may know without listing every tag).
+///
+/// # Errors
+/// As [`take`] for a source that cannot be reached.
+pub(crate) fn tag_of(
+    root: &Root,
+    source: &Source,
+    reference: Option<&str>,
+    name: &str,
+    sources: &Sources<'_>,
+) -> Result<Option<Option<String>>, Error> {
+    let reach = match (source, reference) {
+        (Source::Local(_), None) => return Ok(None),
+        (Source::Local(dir), Some(_)) => Reach::LocalGit(dir.clone()),
+        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
+    };
+    sources.with(root, &reach, |transport| Ok(transport.tag(name)?))
+}
+
 /// How `source` is reached through a transport at a ref (`reference`; `None`: the default
 /// branch, or for a local directory, as it stands); `None` for a local directory read as it
 /// stands, which has no transport.

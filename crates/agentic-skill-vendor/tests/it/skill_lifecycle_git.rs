@@ -488,7 +488,9 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     // id along its path and then reads the trees and files of that skill alone, at the new
     // commit and, when its kept base is gone, at the pin; never the whole commit, and never a
     // skill whose name only starts like it (`s1` beside `s10`). Every object asked of
-    // `git cat-file --batch` is logged by a `git` on `PATH` that copies its input aside.
+    // `git cat-file --batch` is logged by a `git` on `PATH` that copies its input aside, and
+    // every git command: the lookup, one fetch and a `cat-file` per commit read, nothing else
+    // (the branch's lookup already said no tag of its name moved).
     let up = Upstream::new();
     for name in ["s0", "s1", "s10"] {
         up.write(
@@ -504,6 +506,7 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     let first = up.commit("first");
     let bin = tempfile::tempdir().unwrap();
     let asked = bin.path().join("asked.log");
+    let commands = bin.path().join("commands.log");
     let real = String::from_utf8(
         std::process::Command::new("sh")
             .args(["-c", "command -v git"])
@@ -516,7 +519,8 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     std::fs::write(
         &wrapper,
         format!(
-            "#!/bin/sh\ncase \" $* \" in *' cat-file --batch '*) tee -a '{}' | '{real}' \"$@\"; exit $?;; esac\nexec '{real}' \"$@\"\n",
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\ncase \" $* \" in *' cat-file --batch '*) tee -a '{}' | '{real}' \"$@\"; exit $?;; esac\nexec '{real}' \"$@\"\n",
+            commands.display(),
             asked.display(),
             real = real.trim()
         ),
@@ -532,8 +536,9 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
         bin.path().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let pull = |me: &Repo| -> Vec<String> {
+    let pull = |me: &Repo, expected: &[&str]| -> Vec<String> {
         std::fs::write(&asked, "").unwrap();
+        std::fs::write(&commands, "").unwrap();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
             .args(["skill", "pull", "--root"])
             .arg(me.path())
@@ -543,6 +548,18 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let log = std::fs::read_to_string(&commands).unwrap();
+        let run: Vec<&str> = log
+            .lines()
+            .map(|line| {
+                // Each git command as a word of its own (`-c fetch.…` is no fetch).
+                ["ls-remote", "fetch", "cat-file", "ls-tree", "rev-parse"]
+                    .into_iter()
+                    .find(|c| line.contains(&format!(" {c} ")))
+                    .unwrap_or(line)
+            })
+            .collect();
+        assert_eq!(run, expected, "{log}");
         std::fs::read_to_string(&asked)
             .unwrap()
             .lines()
@@ -591,7 +608,7 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     };
 
     // The kept base stands: upstream's new version alone is read.
-    let asked = pull(&me);
+    let asked = pull(&me, &["ls-remote", "fetch", "cat-file"]);
     judged(&asked, &[&second]);
     assert_eq!(
         me.read_string("skills/s1/references/a.md"),
@@ -603,7 +620,9 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     let me = Repo::empty();
     copy(pristine.path(), me.path());
     std::fs::remove_dir_all(me.join(".agentic-skill-vendor/skill-bases")).unwrap();
-    let asked = pull(&me);
+    // The kept `cat-file` ends with the read of upstream's files, so the base's read at the
+    // pin (fetched beside the new commit) starts another.
+    let asked = pull(&me, &["ls-remote", "fetch", "cat-file", "cat-file"]);
     judged(&asked, &[&second, &first]);
     assert_eq!(
         me.read_string("skills/s1/references/a.md"),
