@@ -147,18 +147,19 @@ pub trait Transport: Send {
         Ok(None)
     }
 
-    /// The commit the tag `name` names now (an annotated tag peeled to its commit): what
-    /// [`Transport::tags`] says of that one tag, `Some(None)` when there is no such tag, `None`
-    /// when this transport cannot list tags. The default asks for every tag; generic git
-    /// answers from its lookup of `name` when the run made one (issue 30 §3: a pull following
-    /// a branch asks whether a tag of that name moved, which the branch's lookup answered).
+    /// What this transport already knows of the tag `name` without asking the server again:
+    /// the commit it names (an annotated tag peeled to its commit), `Some(None)` when it knows
+    /// there is no such tag, and `None` when only [`Transport::tags`] can tell. The default
+    /// knows nothing; generic git knows each name it looked up in the run, whose lookup asked
+    /// for the tag and its peeled form, which is what the tag list says of it (issue 30 §3: a
+    /// pull following a branch asks whether a tag of that name moved, which the branch's own
+    /// lookup answered).
     ///
     /// # Errors
-    /// As [`Transport::tags`].
-    fn tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
-        Ok(self
-            .tags()?
-            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
+    /// A source that can no longer be asked (a git source stopped by a limit or a failure).
+    fn known_tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+        let _ = name;
+        Ok(None)
     }
 
     /// The recursive listing of `commit`'s tree.

@@ -56,15 +56,8 @@ impl Transport for Reached {
         Ok(tags)
     }
 
-    fn tag(&mut self, name: &str) -> asv_remote::Result<Option<Option<String>>> {
-        if let Some(tags) = &self.tags {
-            return Ok(tags.as_ref().map(|tags| {
-                tags.iter()
-                    .find(|t| t.name == name)
-                    .map(|t| t.commit.clone())
-            }));
-        }
-        self.transport.tag(name)
+    fn known_tag(&mut self, name: &str) -> asv_remote::Result<Option<Option<String>>> {
+        self.transport.known_tag(name)
     }
 
     fn list(&mut self, commit: &Commit) -> asv_remote::Result<Vec<TreeEntry>> {

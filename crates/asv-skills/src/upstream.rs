@@ -558,8 +558,9 @@ pub fn tags_of(
 }
 
 /// The commit the tag `name` of `source` names now, through its transport: `Some(None)` when
-/// it has no such tag, `None` as [`tags_of`] answers `None` (issue 30 §3: one tag asked about,
-/// which a transport may know without listing every tag).
+/// it has no such tag, `None` as [`tags_of`] answers `None`. What the transport already knows
+/// of that tag (issue 30 §3: generic git, from the run's lookup of the name), else the run's
+/// tag list, asked once per source as [`tags_of`] asks it.
 ///
 /// # Errors
 /// As [`take`] for a source that cannot be reached.
@@ -575,7 +576,14 @@ pub(crate) fn tag_of(
         (Source::Local(dir), Some(_)) => Reach::LocalGit(dir.clone()),
         (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
     };
-    sources.with(root, &reach, |transport| Ok(transport.tag(name)?))
+    sources.with(root, &reach, |transport| {
+        if let Some(known) = transport.known_tag(name)? {
+            return Ok(Some(known));
+        }
+        Ok(transport
+            .tags()?
+            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
+    })
 }
 
 /// How `source` is reached through a transport at a ref (`reference`; `None`: the default

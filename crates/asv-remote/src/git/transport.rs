@@ -131,19 +131,16 @@ impl Transport for Git {
         ))
     }
 
-    fn tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+    fn known_tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+        // A stopped source refuses this as everything else.
         self.dir()?;
         // The lookup of a name asks for `refs/tags/<name>` and its peeled form, which is what
-        // the tag list says of it (the signature check takes it so too); a name not looked
-        // up this run is found in the list, as before.
-        if let Some(known) = self.tag_refs.get(name) {
-            return Ok(Some(known.as_ref().map(|(direct, peeled)| {
-                peeled.as_ref().unwrap_or(direct).clone()
-            })));
-        }
-        Ok(self
-            .tags()?
-            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
+        // the tag list says of it (the signature check takes a tag so too).
+        Ok(self.tag_refs.get(name).map(|known| {
+            known
+                .as_ref()
+                .map(|(direct, peeled)| peeled.as_ref().unwrap_or(direct).clone())
+        }))
     }
 
     fn provenance(
