@@ -557,35 +557,6 @@ pub fn tags_of(
     sources.with(root, &reach, |transport| Ok(transport.tags()?))
 }
 
-/// The commit the tag `name` of `source` names now, through its transport: `Some(None)` when
-/// it has no such tag, `None` as [`tags_of`] answers `None`. What the transport already knows
-/// of that tag (issue 30 §3: generic git, from the run's lookup of the name), else the run's
-/// tag list, asked once per source as [`tags_of`] asks it.
-///
-/// # Errors
-/// As [`take`] for a source that cannot be reached.
-pub(crate) fn tag_of(
-    root: &Root,
-    source: &Source,
-    reference: Option<&str>,
-    name: &str,
-    sources: &Sources<'_>,
-) -> Result<Option<Option<String>>, Error> {
-    let reach = match (source, reference) {
-        (Source::Local(_), None) => return Ok(None),
-        (Source::Local(dir), Some(_)) => Reach::LocalGit(dir.clone()),
-        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
-    };
-    sources.with(root, &reach, |transport| {
-        if let Some(known) = transport.known_tag(name)? {
-            return Ok(Some(known));
-        }
-        Ok(transport
-            .tags()?
-            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
-    })
-}
-
 /// How `source` is reached through a transport at a ref (`reference`; `None`: the default
 /// branch, or for a local directory, as it stands); `None` for a local directory read as it
 /// stands, which has no transport.
