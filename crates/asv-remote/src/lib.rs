@@ -147,11 +147,45 @@ pub trait Transport: Send {
         Ok(None)
     }
 
+    /// What this transport already knows of the tag `name` without asking the server again:
+    /// the commit it names (an annotated tag peeled to its commit), `Some(None)` when it knows
+    /// there is no such tag, and `None` when only [`Transport::tags`] can tell. The default
+    /// knows nothing; generic git knows each name it looked up in the run, whose lookup asked
+    /// for the tag and its peeled form, which is what the tag list says of it (issue 30 §3: a
+    /// pull following a branch asks whether a tag of that name moved, which the branch's own
+    /// lookup answered).
+    ///
+    /// # Errors
+    /// A source that can no longer be asked (a git source stopped by a limit or a failure).
+    fn known_tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+        let _ = name;
+        Ok(None)
+    }
+
     /// The recursive listing of `commit`'s tree.
     ///
     /// # Errors
     /// A refusal or failure; a truncated listing.
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>>;
+
+    /// The entries of [`Transport::list`]'s listing of `commit` below `path` (those whose path
+    /// starts with `path/`; `.` is the whole listing), exactly as the listing holds them: paths
+    /// from the root, in its order. Taking one skill needs only these (issue 30 §3); generic
+    /// git reads only the trees along `path` and under it. The default lists the whole commit.
+    ///
+    /// # Errors
+    /// As [`Transport::list`].
+    fn list_under(&mut self, commit: &Commit, path: &str) -> Result<Vec<TreeEntry>> {
+        let listing = self.list(commit)?;
+        if path == "." {
+            return Ok(listing);
+        }
+        let prefix = format!("{path}/");
+        Ok(listing
+            .into_iter()
+            .filter(|e| e.path.starts_with(&prefix))
+            .collect())
+    }
 
     /// The bytes of `entry` at `commit`, checked against `entry.oid` (`git hash-object`:
     /// the SHA-1 or SHA-256 of `blob <len>\0<bytes>`).

@@ -15,8 +15,8 @@ use asv_fs::Root;
 use crate::error::Error;
 use crate::intent::Intent;
 use crate::lock::{Entry, SkillLock};
-use crate::sources::Sources;
-use crate::upstream::{Source, tags_of};
+use crate::sources::{Reach, Sources};
+use crate::upstream::Source;
 
 /// The ref each imported skill is to follow where it is not the one the lock records: the
 /// ref `forced` gives its skill (`skill pull NAME --ref R`), else the `ref` of its row in
@@ -73,7 +73,7 @@ pub(crate) fn record(e: &mut Entry, followed: &Entry, tag: Option<&String>) {
 /// more; a transport that lists no tags has nothing to compare.
 ///
 /// # Errors
-/// [`Error::TagMoved`]; as [`tags_of`].
+/// [`Error::TagMoved`]; as [`tag_of`].
 pub(crate) fn refuse_moved_tag(
     root: &Root,
     name: &str,
@@ -105,11 +105,40 @@ pub(crate) fn refuse_moved_tag(
         return Ok(());
     }
     let source = Source::parse(&entry.source)?;
-    let Some(tags) = tags_of(root, &source, entry.reference.as_deref(), sources)? else {
+    let Some(now) = tag_of(root, &source, entry.reference.as_deref(), tag, sources)? else {
         return Ok(());
     };
-    match tags.iter().find(|t| t.name == *tag) {
-        Some(t) if t.commit != entry.revision => Err(moved(tag, &t.commit)),
+    match now {
+        Some(commit) if commit != entry.revision => Err(moved(tag, &commit)),
         _ => Ok(()),
     }
+}
+
+/// The commit the tag `name` of `source` names now, through its transport: `Some(None)` when
+/// it has no such tag, `None` as [`crate::upstream::tags_of`] answers `None`. What the
+/// transport already knows of that tag (issue 30 §3: generic git, from the run's lookup of
+/// the name), else the run's tag list, asked once per source as `tags_of` asks it.
+///
+/// # Errors
+/// As [`crate::upstream::take`] for a source that cannot be reached.
+fn tag_of(
+    root: &Root,
+    source: &Source,
+    reference: Option<&str>,
+    name: &str,
+    sources: &Sources<'_>,
+) -> Result<Option<Option<String>>, Error> {
+    let reach = match (source, reference) {
+        (Source::Local(_), None) => return Ok(None),
+        (Source::Local(dir), Some(_)) => Reach::LocalGit(dir.clone()),
+        (Source::Remote(spec), _) => Reach::Remote(spec.clone()),
+    };
+    sources.with(root, &reach, |transport| {
+        if let Some(known) = transport.known_tag(name)? {
+            return Ok(Some(known));
+        }
+        Ok(transport
+            .tags()?
+            .map(|tags| tags.into_iter().find(|t| t.name == name).map(|t| t.commit)))
+    })
 }

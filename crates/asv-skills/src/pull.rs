@@ -412,30 +412,43 @@ fn pull_one(
     // Upstream is read at the ref asked for; the base stays the old pin's.
     let followed = crate::follow::following(&entry, to);
     // The local tree, upstream's and the kept base are read side by side: independent passes
-    // over files (and, for a remote, a fetch). The base is read ahead of knowing it is
-    // wanted, and given up as soon as it is not: when upstream still hashes to it, or a read
-    // fails. Errors come in the order of reads in turn: local, upstream, then the base.
+    // over files (and, for a remote, a fetch). Whether the skill's tree moved upstream is
+    // asked first, beside the local read: after the first skill of a source it is a lookup in
+    // what the run has read, and a skill that did not move (all but one after a one-file
+    // change, issue 30 §3) needs neither upstream's files nor its kept base, so neither is
+    // started for it (reading its kept base for nothing was a tenth of the tool's time in
+    // such a pull). The base is read ahead of knowing it is wanted, and given up as soon as
+    // it is not: when upstream still hashes to it, or a read fails. Errors come in the order
+    // of reads in turn: local, upstream, then the base.
     let stop = AtomicBool::new(false);
     let (local, upstream, kept) = std::thread::scope(|scope| {
-        let upstream = scope.spawn(|| {
-            // A skill whose tree at its path is its pin's is not read at all (issue 30 §3).
-            let upstream = match unchanged_upstream(root, &followed, sources) {
-                Ok(Some(unchanged)) => Ok(Ok(Found::Unchanged(unchanged))),
-                Ok(None) => upstream_of(root, &followed, sources).map(|u| u.map(Found::Read)),
-                Err(e) => Err(e),
-            };
-            if !matches!(&upstream, Ok(Ok(Found::Read(u))) if u.tree.hash() != entry.base_hash) {
+        let local = scope.spawn(|| {
+            let local = SkillTree::read_stamped(root, &dir);
+            if local.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
-            upstream
+            local
         });
-        let kept = scope.spawn(|| listed_base_unless(root, &entry.base_hash, &stop));
-        let local = SkillTree::read_stamped(root, &dir);
-        if local.is_err() {
-            stop.store(true, Ordering::Relaxed);
-        }
-        let upstream = joined(upstream);
-        (local, upstream, joined(kept))
+        // A skill whose tree at its path is its pin's is not read at all (issue 30 §3).
+        let settled = match unchanged_upstream(root, &followed, sources) {
+            Ok(Some(unchanged)) => Some(Ok(Ok(Found::Unchanged(unchanged)))),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
+        };
+        let (upstream, kept) = match settled {
+            // Nothing more is read upstream, and the base is not wanted.
+            Some(upstream) => (upstream, Ok(None)),
+            None => {
+                let kept = scope.spawn(|| listed_base_unless(root, &entry.base_hash, &stop));
+                let upstream = upstream_of(root, &followed, sources).map(|u| u.map(Found::Read));
+                if !matches!(&upstream, Ok(Ok(Found::Read(u))) if u.tree.hash() != entry.base_hash)
+                {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                (upstream, joined(kept))
+            }
+        };
+        (joined(local), upstream, kept)
     });
     let (local, stamps) = local?;
     let name = name.to_owned();

@@ -56,8 +56,16 @@ impl Transport for Reached {
         Ok(tags)
     }
 
+    fn known_tag(&mut self, name: &str) -> asv_remote::Result<Option<Option<String>>> {
+        self.transport.known_tag(name)
+    }
+
     fn list(&mut self, commit: &Commit) -> asv_remote::Result<Vec<TreeEntry>> {
         self.transport.list(commit)
+    }
+
+    fn list_under(&mut self, commit: &Commit, path: &str) -> asv_remote::Result<Vec<TreeEntry>> {
+        self.transport.list_under(commit, path)
     }
 
     fn read(&mut self, commit: &Commit, entry: &TreeEntry) -> asv_remote::Result<Vec<u8>> {

@@ -358,7 +358,8 @@ fn take_remote(
             answered: commit.revision,
         });
     }
-    let listing = transport.list(&commit)?;
+    // Only what is below the skill's path (issue 30 §3): `pick` keeps no other entry.
+    let listing = transport.list_under(&commit, path)?;
     let wanted = pick(label, &listing, path, &commit.revision)?;
     // A bar as long as the files, advanced as each arrives: a source of hundreds of files
     // read through the GitHub API takes long enough that silence reads as a hang.

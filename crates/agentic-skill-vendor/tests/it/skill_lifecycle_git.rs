@@ -482,6 +482,155 @@ fn many_skills_over_git_start_a_bounded_number_of_git_processes() {
     assert!(pulled <= 20, "skill pull started {pulled} git processes");
 }
 
+#[test]
+fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
+    // Issue 30 §3: after a change to one file of one skill, a pull compares each skill's tree
+    // id along its path and then reads the trees and files of that skill alone, at the new
+    // commit and, when its kept base is gone, at the pin; never the whole commit, and never a
+    // skill whose name only starts like it (`s1` beside `s10`). Every object asked of
+    // `git cat-file --batch` is logged by a `git` on `PATH` that copies its input aside, and
+    // every git command: the lookup, one fetch and a `cat-file` per commit read, nothing else
+    // (the branch's lookup already said no tag of its name moved).
+    let up = Upstream::new();
+    for name in ["s0", "s1", "s10"] {
+        up.write(
+            &format!("skills/{name}/SKILL.md"),
+            &SKILL.replace("name: pdf", &format!("name: {name}")),
+        );
+        up.write(
+            &format!("skills/{name}/references/a.md"),
+            &format!("a of {name}\n"),
+        );
+    }
+    up.write("README.md", "skills\n");
+    let first = up.commit("first");
+    let bin = tempfile::tempdir().unwrap();
+    let asked = bin.path().join("asked.log");
+    let commands = bin.path().join("commands.log");
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\ncase \" $* \" in *' cat-file --batch '*) tee -a '{}' | '{real}' \"$@\"; exit $?;; esac\nexec '{real}' \"$@\"\n",
+            commands.display(),
+            asked.display(),
+            real = real.trim()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let pull = |me: &Repo, expected: &[&str]| -> Vec<String> {
+        std::fs::write(&asked, "").unwrap();
+        std::fs::write(&commands, "").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
+            .args(["skill", "pull", "--root"])
+            .arg(me.path())
+            .env_clear()
+            .env("PATH", &path)
+            .envs(up.tls.env())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let log = std::fs::read_to_string(&commands).unwrap();
+        let run: Vec<&str> = log
+            .lines()
+            .map(|line| {
+                // Each git command as a word of its own (`-c fetch.…` is no fetch).
+                ["ls-remote", "fetch", "cat-file", "ls-tree", "rev-parse"]
+                    .into_iter()
+                    .find(|c| line.contains(&format!(" {c} ")))
+                    .unwrap_or(line)
+            })
+            .collect();
+        assert_eq!(run, expected, "{log}");
+        std::fs::read_to_string(&asked)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let me = Repo::empty();
+    let added = up.run(&me, &["skill", "add", "--all", &up.url(), "skills"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    let pristine = tempfile::tempdir().unwrap();
+    let copy = |from: &std::path::Path, to: &std::path::Path| {
+        let status = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", from.display()))
+            .arg(to)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    copy(me.path(), pristine.path());
+    up.write("skills/s1/references/a.md", "a of s1, changed\n");
+    let second = up.commit("one file of s1");
+    let work = up.work();
+    let id = |rev: &str, path: &str| git(&work, &["rev-parse", &format!("{rev}:{path}")]);
+    // What no pull may ask for: the other skills' trees and files (the same at both commits).
+    let mut others = Vec::new();
+    for name in ["s0", "s10"] {
+        for rel in ["", "/references", "/SKILL.md", "/references/a.md"] {
+            others.push(id(&second, &format!("skills/{name}{rel}")));
+        }
+    }
+    let judged = |asked: &[String], at: &[&str]| {
+        for line in asked {
+            assert!(
+                !others.iter().any(|o| line.contains(o.as_str()))
+                    && !line.contains(":skills/s0")
+                    && !line.contains(":skills/s10"),
+                "asked for another skill's object: {line}\n{asked:#?}"
+            );
+        }
+        // The moved skill's own tree was listed, at each commit its files were read at.
+        for rev in at {
+            let tree = id(rev, "skills/s1");
+            assert!(asked.contains(&tree), "{rev}: {asked:#?}");
+        }
+    };
+
+    // The kept base stands: upstream's new version alone is read.
+    let asked = pull(&me, &["ls-remote", "fetch", "cat-file"]);
+    judged(&asked, &[&second]);
+    assert_eq!(
+        me.read_string("skills/s1/references/a.md"),
+        "a of s1, changed\n"
+    );
+    assert_eq!(me.read_string("skills/s10/references/a.md"), "a of s10\n");
+
+    // The kept bases gone: the base is read again at the pin, as narrowly.
+    let me = Repo::empty();
+    copy(pristine.path(), me.path());
+    std::fs::remove_dir_all(me.join(".agentic-skill-vendor/skill-bases")).unwrap();
+    // The kept `cat-file` ends with the read of upstream's files, so the base's read at the
+    // pin (fetched beside the new commit) starts another.
+    let asked = pull(&me, &["ls-remote", "fetch", "cat-file", "cat-file"]);
+    judged(&asked, &[&second, &first]);
+    assert_eq!(
+        me.read_string("skills/s1/references/a.md"),
+        "a of s1, changed\n"
+    );
+    assert_eq!(lock_revisions(&me), vec![second.clone(); 3]);
+}
+
 fn lock_revisions(me: &Repo) -> Vec<String> {
     let lock: serde_json::Value =
         serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();

@@ -337,3 +337,56 @@ fn only_a_change_inside_a_skill_makes_it_outdated_through_the_github_api() {
     );
     assert_ne!(first, second);
 }
+
+/// Issue 30 §3: whether a tag of the followed branch's name moved is answered, for a GitHub
+/// source, from one listing of its tags in the run, however many skills follow the branch.
+#[test]
+fn a_pull_of_several_skills_lists_the_github_tags_once() {
+    let mut upstream = support::GithubRepo::fixture();
+    for name in ["pdf", "docs"] {
+        upstream.files.push(file(
+            &format!("skills/{name}/SKILL.md"),
+            "100644",
+            &SKILL.replace("name: pdf", &format!("name: {name}")),
+        ));
+    }
+    let remote = Arc::new(Mutex::new(upstream));
+    let served = Arc::clone(&remote);
+    let server = Server::start(move |request| served.lock().unwrap().answer(request));
+    let me = Repo::empty();
+    for name in ["pdf", "docs"] {
+        let added = run(
+            &me,
+            &server,
+            &["skill", "add", "acme/contracts", &format!("skills/{name}")],
+        );
+        assert_eq!(added.code, 0, "{added:?}");
+    }
+    let second = "2".repeat(40);
+    {
+        let mut up = remote.lock().unwrap();
+        for skill in up
+            .files
+            .iter_mut()
+            .filter(|f| f.path.starts_with("skills/") && f.path.ends_with("/SKILL.md"))
+        {
+            skill.bytes.extend_from_slice(b"six\n");
+        }
+        up.commit = second.clone();
+        up.refs.insert("main".to_owned(), second.clone());
+    }
+    let before = server.requests().len();
+    let pulled = run(&me, &server, &["skill", "pull"]);
+    assert_eq!(pulled.code, 0, "{pulled:?}");
+    let requests = server.requests();
+    let listings = requests[before..]
+        .iter()
+        .filter(|r| r.url.contains("/tags?") && r.url.ends_with("&page=1"))
+        .count();
+    assert_eq!(listings, 1, "{:#?}", &requests[before..]);
+    let lock: serde_json::Value =
+        serde_json::from_str(&me.read_string("vendor-skills-lock.json")).unwrap();
+    for name in ["pdf", "docs"] {
+        assert_eq!(lock["skills"][name]["revision"], second.as_str());
+    }
+}

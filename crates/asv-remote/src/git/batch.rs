@@ -331,17 +331,23 @@ impl Git {
         what: &Step,
     ) -> Result<Streamed> {
         let part = &entries[from..];
-        let listed: std::collections::BTreeMap<&str, &str> = self
-            .listings
-            .get(revision)
-            .map(|listing| {
-                listing
-                    .iter()
-                    .filter(|e| !matches!(e.mode, EntryMode::Tree | EntryMode::Submodule))
-                    .map(|e| (e.path.as_str(), e.oid.as_str()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        // The commit's listing, or the parts of it listed below one path (issue 30 §3): each
+        // read from the commit's own trees, so either says what the path names.
+        let parts: Vec<&Vec<TreeEntry>> = match self.listings.get(revision) {
+            Some(listing) => vec![listing],
+            None => self
+                .subtrees
+                .range((revision.to_owned(), String::new())..)
+                .take_while(|((listed, _), _)| listed == revision)
+                .map(|(_, entries)| entries)
+                .collect(),
+        };
+        let listed: std::collections::BTreeMap<&str, &str> = parts
+            .into_iter()
+            .flatten()
+            .filter(|e| !matches!(e.mode, EntryMode::Tree | EntryMode::Submodule))
+            .map(|e| (e.path.as_str(), e.oid.as_str()))
+            .collect();
         let mut input = Vec::new();
         for e in part {
             if listed.get(e.path.as_str()) == Some(&e.oid.as_str()) {

@@ -219,6 +219,8 @@ pub struct Git {
     kinds: std::collections::BTreeMap<String, String>,
     /// The listing of each commit listed so far (issue 30 §2: listed once per run).
     listings: std::collections::BTreeMap<String, Vec<TreeEntry>>,
+    /// The listing below one path of a commit not listed whole, by commit and path (§3).
+    subtrees: std::collections::BTreeMap<(String, String), Vec<TreeEntry>>,
     /// The root tree id of each commit asked for.
     roots: std::collections::BTreeMap<String, String>,
     /// Blob ids fetched into the repository by a batched read.
@@ -245,7 +247,7 @@ pub struct Git {
     /// (`conversation`, issue 30 §2).
     conversation: Option<crate::session::Session<conversation::Reply>>,
     /// The tree objects read by a walk along one path ([`Transport::tree_id`]), by id.
-    trees: std::collections::BTreeMap<String, Vec<trees::Named>>,
+    trees: std::collections::BTreeMap<String, trees::Walk>,
 }
 
 impl fmt::Debug for Git {
@@ -324,6 +326,7 @@ impl Git {
             hinted: Vec::new(),
             kinds: std::collections::BTreeMap::new(),
             listings: std::collections::BTreeMap::new(),
+            subtrees: std::collections::BTreeMap::new(),
             roots: std::collections::BTreeMap::new(),
             blobs: std::collections::BTreeSet::new(),
             filtered: false,
@@ -947,76 +950,6 @@ impl Git {
         }
         let kind = self.git(&["cat-file", "-t", revision], true, SMALL_LIMIT, true, what)?;
         Ok(String::from_utf8_lossy(&kind).trim_end().to_owned())
-    }
-
-    /// The one commit the short id `prefix` starts (issue 29 §2). A server hands out no
-    /// commit by a short id, so every branch and tag is fetched (history without blobs, the
-    /// temporary repository watched against its limit as any fetch is) and git is asked
-    /// which objects the id starts; those that are not commits do not count.
-    fn resolve_short(&mut self, prefix: &str) -> Result<Commit> {
-        // The object format is the one the source's refs are written in.
-        let what = Step::FetchAll {
-            prefix: prefix.to_owned(),
-        };
-        let (refs, _) = self.ls_remote(None, &["HEAD".to_owned()], &what)?;
-        let format = match refs.first() {
-            Some((id, _)) if id.len() == 64 => ObjectFormat::Sha256,
-            _ => ObjectFormat::Sha1,
-        };
-        self.repository(format)?;
-        let progress = self.progress.clone();
-        let _step = progress.step(
-            &format!("{}: fetching every branch and tag", self.url),
-            None,
-        );
-        self.git(
-            &[
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--no-recurse-submodules",
-                "--filter=blob:none",
-                "--",
-                REMOTE,
-                "+refs/heads/*:refs/asv/heads/*",
-                "+refs/tags/*:refs/asv/tags/*",
-            ],
-            true,
-            SMALL_LIMIT,
-            true,
-            &what,
-        )?;
-        let disambiguate = format!("--disambiguate={prefix}");
-        // `rev-parse --disambiguate` fails when nothing matches: no candidate, not a failure.
-        let candidates =
-            match self.run(&["rev-parse", &disambiguate], true, REFS_LIMIT, true, &what)? {
-                Outcome::Ended(finished) if finished.status.success() => finished.stdout,
-                Outcome::Ended(_) => Vec::new(),
-                Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
-            };
-        let text = String::from_utf8_lossy(&candidates).into_owned();
-        let mut commits = Vec::new();
-        for id in text.lines().filter(|l| is_hex_id(l, format.hex_len())) {
-            let kind = self.git(&["cat-file", "-t", id], true, SMALL_LIMIT, true, &what)?;
-            if String::from_utf8_lossy(&kind).trim_end() == "commit" {
-                commits.push(id.to_owned());
-            }
-        }
-        commits.sort();
-        match commits.as_slice() {
-            [one] => {
-                let revision = one.clone();
-                self.fetched.push(revision.clone());
-                Ok(Commit { revision, format })
-            }
-            [] => Err(self.error(GitProblem::Ref(RefProblem::ShortUnknown {
-                prefix: prefix.to_owned(),
-            }))),
-            many => Err(self.error(GitProblem::Ref(RefProblem::ShortAmbiguous {
-                prefix: prefix.to_owned(),
-                commits: many.iter().take(5).cloned().collect(),
-            }))),
-        }
     }
 
     /// The commit's revision, checked against its object format.

@@ -131,6 +131,18 @@ impl Transport for Git {
         ))
     }
 
+    fn known_tag(&mut self, name: &str) -> Result<Option<Option<String>>> {
+        // A stopped source refuses this as everything else.
+        self.dir()?;
+        // The lookup of a name asks for `refs/tags/<name>` and its peeled form, which is what
+        // the tag list says of it (the signature check takes a tag so too).
+        Ok(self.tag_refs.get(name).map(|known| {
+            known
+                .as_ref()
+                .map(|(direct, peeled)| peeled.as_ref().unwrap_or(direct).clone())
+        }))
+    }
+
     fn provenance(
         &mut self,
         commit: &Commit,
@@ -140,40 +152,51 @@ impl Transport for Git {
     }
 
     fn list(&mut self, commit: &Commit) -> Result<Vec<TreeEntry>> {
+        let revision = self.listed(commit)?;
+        Ok(self.listings.get(&revision).cloned().unwrap_or_default())
+    }
+
+    fn list_under(&mut self, commit: &Commit, path: &str) -> Result<Vec<TreeEntry>> {
+        if path == "." {
+            return self.list(commit);
+        }
         self.dir()?;
         let revision = self.revision_of(commit)?.to_owned();
         self.fetch(&revision, commit.format)?;
-        // Listed once per run: every skill of a source at one commit reads the same listing.
-        if let Some(entries) = self.listings.get(&revision) {
+        let prefix = format!("{path}/");
+        let below = |listing: &[TreeEntry]| -> Vec<TreeEntry> {
+            listing
+                .iter()
+                .filter(|e| e.path.starts_with(&prefix))
+                .cloned()
+                .collect()
+        };
+        if let Some(listing) = self.listings.get(&revision) {
+            return Ok(below(listing));
+        }
+        let key = (revision, path.to_owned());
+        if let Some(entries) = self.subtrees.get(&key) {
             return Ok(entries.clone());
         }
         let what = Step::Listing {
-            revision: revision.clone(),
+            revision: key.0.clone(),
         };
-        if let Some(entries) = self.list_trees(&revision, commit.format, &what)? {
-            self.listings.insert(revision, entries.clone());
-            return Ok(entries);
+        // Only the trees along the path and under it are read; where that walk cannot answer
+        // as the listing would, the listing does.
+        match self.list_below(&key.0, commit.format, path, &what)? {
+            Some(entries) => {
+                self.subtrees.insert(key, entries.clone());
+                Ok(entries)
+            }
+            None => {
+                let revision = self.listed(commit)?;
+                Ok(self
+                    .listings
+                    .get(&revision)
+                    .map(|l| below(l))
+                    .unwrap_or_default())
+            }
         }
-        // A tree not in the repository (see `trees`): git's own listing, which fetches it.
-        let out = self.git(
-            &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
-            true,
-            LISTING_LIMIT,
-            true,
-            &what,
-        )?;
-        let len = commit.format.hex_len();
-        let mut entries = Vec::new();
-        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-            let parsed = parse_entry(record, len);
-            let Some(entry) = parsed else {
-                let line = String::from_utf8_lossy(record).into_owned();
-                return Err(self.malformed(&what, &line));
-            };
-            entries.push(entry);
-        }
-        self.listings.insert(revision, entries.clone());
-        Ok(entries)
     }
 
     fn tree_id(&mut self, commit: &Commit, path: &str) -> Result<Option<Option<String>>> {
@@ -194,13 +217,15 @@ impl Transport for Git {
                     return Ok(Some(found));
                 }
             }
-            let listing = self.list(commit)?;
-            return Ok(Some(
+            // Looked up where the listing is kept, not in a copy of it: a run asks this of
+            // every skill, and a copy of a whole listing per skill was most of a pull's time.
+            let revision = self.listed(commit)?;
+            return Ok(Some(self.listings.get(&revision).and_then(|listing| {
                 listing
-                    .into_iter()
+                    .iter()
                     .find(|e| e.path == path && e.mode == crate::EntryMode::Tree)
-                    .map(|e| e.oid),
-            ));
+                    .map(|e| e.oid.clone())
+            })));
         }
         if let Some(root) = self.roots.get(&revision) {
             return Ok(Some(Some(root.clone())));
@@ -337,5 +362,77 @@ impl Transport for Git {
             }));
         }
         Ok(bytes)
+    }
+}
+
+impl Git {
+    /// The one commit the short id `prefix` starts (issue 29 §2). A server hands out no
+    /// commit by a short id, so every branch and tag is fetched (history without blobs, the
+    /// temporary repository watched against its limit as any fetch is) and git is asked
+    /// which objects the id starts; those that are not commits do not count.
+    fn resolve_short(&mut self, prefix: &str) -> Result<Commit> {
+        // The object format is the one the source's refs are written in.
+        let what = Step::FetchAll {
+            prefix: prefix.to_owned(),
+        };
+        let (refs, _) = self.ls_remote(None, &["HEAD".to_owned()], &what)?;
+        let format = match refs.first() {
+            Some((id, _)) if id.len() == 64 => ObjectFormat::Sha256,
+            _ => ObjectFormat::Sha1,
+        };
+        self.repository(format)?;
+        let progress = self.progress.clone();
+        let _step = progress.step(
+            &format!("{}: fetching every branch and tag", self.url),
+            None,
+        );
+        self.git(
+            &[
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-recurse-submodules",
+                "--filter=blob:none",
+                "--",
+                REMOTE,
+                "+refs/heads/*:refs/asv/heads/*",
+                "+refs/tags/*:refs/asv/tags/*",
+            ],
+            true,
+            SMALL_LIMIT,
+            true,
+            &what,
+        )?;
+        let disambiguate = format!("--disambiguate={prefix}");
+        // `rev-parse --disambiguate` fails when nothing matches: no candidate, not a failure.
+        let candidates =
+            match self.run(&["rev-parse", &disambiguate], true, REFS_LIMIT, true, &what)? {
+                Outcome::Ended(finished) if finished.status.success() => finished.stdout,
+                Outcome::Ended(_) => Vec::new(),
+                Outcome::Cut(cut) => return Err(self.limit_error(cut, &what)),
+            };
+        let text = String::from_utf8_lossy(&candidates).into_owned();
+        let mut commits = Vec::new();
+        for id in text.lines().filter(|l| is_hex_id(l, format.hex_len())) {
+            let kind = self.git(&["cat-file", "-t", id], true, SMALL_LIMIT, true, &what)?;
+            if String::from_utf8_lossy(&kind).trim_end() == "commit" {
+                commits.push(id.to_owned());
+            }
+        }
+        commits.sort();
+        match commits.as_slice() {
+            [one] => {
+                let revision = one.clone();
+                self.fetched.push(revision.clone());
+                Ok(Commit { revision, format })
+            }
+            [] => Err(self.error(GitProblem::Ref(RefProblem::ShortUnknown {
+                prefix: prefix.to_owned(),
+            }))),
+            many => Err(self.error(GitProblem::Ref(RefProblem::ShortAmbiguous {
+                prefix: prefix.to_owned(),
+                commits: many.iter().take(5).cloned().collect(),
+            }))),
+        }
     }
 }

@@ -74,6 +74,12 @@ fn parse_tree(bytes: &[u8], id_len: usize) -> Option<Vec<Named>> {
     Some(entries)
 }
 
+/// A tree read by a walk along a path, kept for the run: the mode and id of each entry by its
+/// name as the listing spells it, so each step of a walk is one lookup (a pull walks every
+/// skill's path at two commits); `None` when a walk cannot answer as the listing would (two
+/// entries of one name so spelt, a name holding `/`).
+pub(super) type Walk = Option<std::collections::BTreeMap<String, (EntryMode, String)>>;
+
 /// The type `ls-tree` names an entry of `mode` with.
 fn kind_of_mode(mode: EntryMode) -> &'static str {
     match mode {
@@ -91,6 +97,45 @@ pub(super) fn root_of(commit: &[u8], hex_len: usize) -> Option<String> {
 }
 
 impl Git {
+    /// Lists `commit` whole, once per run (kept in `listings`), and returns its revision: from
+    /// its tree objects, or by `git ls-tree` when a tree is not in the repository.
+    pub(super) fn listed(&mut self, commit: &Commit) -> Result<String> {
+        self.dir()?;
+        let revision = self.revision_of(commit)?.to_owned();
+        self.fetch(&revision, commit.format)?;
+        // Listed once per run: every skill of a source at one commit reads the same listing.
+        if self.listings.contains_key(&revision) {
+            return Ok(revision);
+        }
+        let what = Step::Listing {
+            revision: revision.clone(),
+        };
+        if let Some(entries) = self.list_trees(&revision, commit.format, &what)? {
+            self.listings.insert(revision.clone(), entries);
+            return Ok(revision);
+        }
+        // A tree not in the repository (see above): git's own listing, which fetches it.
+        let out = self.git(
+            &["ls-tree", "-r", "-t", "--full-tree", "-z", &revision],
+            true,
+            LISTING_LIMIT,
+            true,
+            &what,
+        )?;
+        let len = commit.format.hex_len();
+        let mut entries = Vec::new();
+        for record in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+            let parsed = parse_entry(record, len);
+            let Some(entry) = parsed else {
+                let line = String::from_utf8_lossy(record).into_owned();
+                return Err(self.malformed(&what, &line));
+            };
+            entries.push(entry);
+        }
+        self.listings.insert(revision.clone(), entries);
+        Ok(revision)
+    }
+
     /// The recursive listing of the fetched commit `revision`, read from its tree objects
     /// through the kept `git cat-file --batch`; `None` when a tree is not in the repository
     /// (the caller lists it with `git ls-tree`).
@@ -100,22 +145,57 @@ impl Git {
         format: ObjectFormat,
         what: &Step,
     ) -> Result<Option<Vec<TreeEntry>>> {
-        let hex_len = format.hex_len();
         if !self.objects.contains_key(revision) {
             self.read_objects(&[revision.to_owned()], what)?;
         }
         let Some(commit) = self.objects.get(revision) else {
             return Ok(None);
         };
-        let Some(root) = root_of(commit, hex_len) else {
+        let Some(root) = root_of(commit, format.hex_len()) else {
             let line = String::from_utf8_lossy(commit.split(|&b| b == b'\n').next().unwrap_or(b""))
                 .into_owned();
             return Err(self.malformed(what, &line));
         };
         self.roots.insert(revision.to_owned(), root.clone());
+        self.list_from(&root, b"", format, what)
+    }
+
+    /// The entries of the listing of the fetched commit `revision` below `path` (not `.`),
+    /// read from the trees along the path ([`Git::tree_at`]) and those under it only (issue
+    /// 30 §3: a pull of one skill reads its own trees, not the commit's): exactly the entries
+    /// of the whole listing whose path starts with `path/`, in its order, since the walk
+    /// answers only where its path names one tree as the listing's paths would. `None` when
+    /// it cannot (as `tree_at`, or a tree not in the repository); empty when the commit holds
+    /// no tree at `path`.
+    pub(super) fn list_below(
+        &mut self,
+        revision: &str,
+        format: ObjectFormat,
+        path: &str,
+        what: &Step,
+    ) -> Result<Option<Vec<TreeEntry>>> {
+        match self.tree_at(revision, format, path, what)? {
+            None => Ok(None),
+            Some(None) => Ok(Some(Vec::new())),
+            // The walk matched each name of the path as the listing spells it, so the path
+            // given is the listing's own prefix for what is under it.
+            Some(Some(id)) => self.list_from(&id, path.as_bytes(), format, what),
+        }
+    }
+
+    /// The recursive listing under the tree `top`, whose path is `prefix` (empty for a root),
+    /// read one level at a time; `None` when a tree is not in the repository.
+    fn list_from(
+        &mut self,
+        top: &str,
+        prefix: &[u8],
+        format: ObjectFormat,
+        what: &Step,
+    ) -> Result<Option<Vec<TreeEntry>>> {
+        let hex_len = format.hex_len();
         let mut trees: std::collections::BTreeMap<String, Vec<Named>> =
             std::collections::BTreeMap::new();
-        let mut level = vec![root.clone()];
+        let mut level = vec![top.to_owned()];
         // The bytes of tree objects read, held to the listing's cap.
         let mut read = 0u64;
         while !level.is_empty() {
@@ -191,7 +271,7 @@ impl Git {
         }
         let mut listing = Vec::new();
         let mut size = 0u64;
-        if !self.walk_tree(&trees, &root, &[], hex_len, &mut listing, &mut size) {
+        if !self.walk_tree(&trees, top, prefix, hex_len, &mut listing, &mut size) {
             return Err(self.limit_error(Cut::Output, what));
         }
         Ok(Some(listing))
@@ -229,33 +309,25 @@ impl Git {
         };
         let mut id = root;
         for component in path.split('/') {
-            let Some(entries) = self.tree_object(&id, format, what)? else {
+            let Some(Some(by_name)) = self.tree_object(&id, format, what)? else {
                 return Ok(None);
             };
-            let names: Vec<String> = entries
-                .iter()
-                .map(|e| String::from_utf8_lossy(&e.name).into_owned())
-                .collect();
-            let unique: std::collections::BTreeSet<&String> = names.iter().collect();
-            if unique.len() != names.len() || entries.iter().any(|e| e.name.contains(&b'/')) {
-                return Ok(None);
-            }
-            match names.iter().position(|n| n == component) {
-                Some(at) if entries[at].mode == EntryMode::Tree => id = entries[at].oid.clone(),
+            match by_name.get(component) {
+                Some((EntryMode::Tree, oid)) => id = oid.clone(),
                 _ => return Ok(Some(None)),
             }
         }
         Ok(Some(Some(id)))
     }
 
-    /// The entries of the tree `id`, read through the kept process once and kept for the run;
-    /// `None` when it is not in the repository.
+    /// The tree `id` as a walk reads it, read through the kept process once and kept for the
+    /// run; `None` when it is not in the repository.
     fn tree_object(
         &mut self,
         id: &str,
         format: ObjectFormat,
         what: &Step,
-    ) -> Result<Option<&Vec<Named>>> {
+    ) -> Result<Option<&Walk>> {
         if !self.trees.contains_key(id) {
             let mut answer = None;
             let heard = self.exchange(
@@ -282,7 +354,14 @@ impl Git {
                     let Some(entries) = parse_tree(&bytes, format.hex_len() / 2) else {
                         return Err(self.malformed(what, &format!("tree {id}")));
                     };
-                    self.trees.insert(id.to_owned(), entries);
+                    let mut by_name = std::collections::BTreeMap::new();
+                    let walkable = !entries.iter().any(|e| e.name.contains(&b'/'))
+                        && entries.into_iter().all(|e| {
+                            let name = String::from_utf8_lossy(&e.name).into_owned();
+                            by_name.insert(name, (e.mode, e.oid)).is_none()
+                        });
+                    self.trees
+                        .insert(id.to_owned(), walkable.then_some(by_name));
                 }
                 Some(Found::Missing) => return Ok(None),
                 Some(Found::TooLarge) => return Err(self.limit_error(Cut::Output, what)),
@@ -558,6 +637,99 @@ mod tests {
                 );
             }
             assert!(git.listings.contains_key(&commit.revision));
+        }
+    }
+
+    #[test]
+    fn a_listing_below_a_path_is_that_part_of_the_whole_listing() {
+        // Issue 30 §3: a skill taken alone reads only the trees along its path and under it,
+        // and gets exactly the entries the whole listing holds below it, in its order, for
+        // every path: plain ones, a prefix of another name (`s1` beside `s10`), a path that is
+        // no tree, odd names below, and where the walk cannot answer (two entries `x`, a name
+        // holding `/`) the listing's own answer.
+        for format in [ObjectFormat::Sha1, ObjectFormat::Sha256] {
+            let plant = |write: &dyn Fn(&str, &[u8]) -> String, _: &Path| {
+                let blob = write("blob", b"hello\n");
+                let other = write("blob", b"other\n");
+                let inner = write(
+                    "tree",
+                    &tree(&[
+                        ("100644", b"SKILL.md", &blob),
+                        ("100755", b"run.sh", &other),
+                        ("100644", b"caf\xe9.md", &blob),
+                        ("120000", b"link", &blob),
+                    ]),
+                );
+                let nested = write(
+                    "tree",
+                    &tree(&[("40000", b"refs", &inner), ("100644", b"a.md", &other)]),
+                );
+                let skills = write(
+                    "tree",
+                    &tree(&[
+                        ("40000", b"s1", &nested),
+                        ("40000", b"s10", &inner),
+                        ("100644", b"s2", &blob),
+                    ]),
+                );
+                let slashed = write("tree", &tree(&[("40000", b"a/b", &inner)]));
+                let twice = write(
+                    "tree",
+                    &tree(&[("40000", b"x", &inner), ("40000", b"x", &nested)]),
+                );
+                let root = write(
+                    "tree",
+                    &tree(&[
+                        ("40000", b"skills", &skills),
+                        ("40000", b"twice", &twice),
+                        ("40000", b"slashed", &slashed),
+                        ("40000", b"plain", &nested),
+                        ("100644", b"README.md", &blob),
+                    ]),
+                );
+                write("commit", &commit_of(&root))
+            };
+            let (mut git, commit) = planted(format, plant);
+            let listing = ls_tree(&git, &commit);
+            // The paths the walk answers first (nothing is listed whole for them), then those
+            // the whole listing answers.
+            for (path, whole) in [
+                ("plain", false),
+                ("plain/refs", false),
+                ("skills/s1", false),
+                ("skills/s10", false),
+                ("skills/s1/refs", false),
+                ("skills/s2", false),
+                ("skills/none", false),
+                ("README.md", false),
+                ("skills", false),
+                ("twice/x", true),
+                ("slashed/a/b", true),
+                ("skills/s1", true),
+                (".", true),
+            ] {
+                let prefix = format!("{path}/");
+                let expected: Vec<TreeEntry> = listing
+                    .iter()
+                    .filter(|e| path == "." || e.path.starts_with(&prefix))
+                    .cloned()
+                    .collect();
+                assert_eq!(
+                    git.list_under(&commit, path).expect("a listing"),
+                    expected,
+                    "{format:?} {path:?}"
+                );
+                assert_eq!(
+                    git.listings.contains_key(&commit.revision),
+                    whole,
+                    "{format:?} {path:?}"
+                );
+            }
+            assert!(
+                listing
+                    .iter()
+                    .any(|e| e.path == "skills/s1/refs/caf\u{fffd}.md")
+            );
         }
     }
 
