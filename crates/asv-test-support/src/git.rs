@@ -38,3 +38,27 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         .trim_end()
         .to_owned()
 }
+
+/// Puts a `git` in `dir` that runs the shell script `script` makes of the installed git's path
+/// (a wrapper that logs what it is asked, then `exec`s the real one), and gives the `PATH`
+/// that finds it first.
+pub fn wrapped_git(dir: &Path, script: impl FnOnce(&str) -> String) -> String {
+    let real = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .expect("sh runs");
+    let real = String::from_utf8(real.stdout).expect("utf-8");
+    let wrapper = dir.join("git");
+    std::fs::write(&wrapper, script(real.trim())).expect("the wrapper is written");
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("the wrapper is made executable");
+    format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}

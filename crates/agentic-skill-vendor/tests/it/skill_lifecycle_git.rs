@@ -409,34 +409,13 @@ fn many_skills_over_git_start_a_bounded_number_of_git_processes() {
     let first = up.commit("first");
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("git.log");
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
+    let path = asv_test_support::git::wrapped_git(bin.path(), |real| {
         format!(
             "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
             log.display(),
-            real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+            real
+        )
+    });
     let counted = |args: &[&str], me: &Repo| {
         std::fs::write(&log, "").unwrap();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentic-skill-vendor"))
@@ -507,35 +486,13 @@ fn a_pull_reads_only_the_trees_and_files_of_the_skill_that_moved() {
     let bin = tempfile::tempdir().unwrap();
     let asked = bin.path().join("asked.log");
     let commands = bin.path().join("commands.log");
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
+    let path = asv_test_support::git::wrapped_git(bin.path(), |real| {
         format!(
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\ncase \" $* \" in *' cat-file --batch '*) tee -a '{}' | '{real}' \"$@\"; exit $?;; esac\nexec '{real}' \"$@\"\n",
             commands.display(),
             asked.display(),
-            real = real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+        )
+    });
     let pull = |me: &Repo, expected: &[&str]| -> Vec<String> {
         std::fs::write(&asked, "").unwrap();
         std::fs::write(&commands, "").unwrap();

@@ -636,34 +636,13 @@ fn a_signed_add_starts_no_more_git_processes_than_an_unsigned_one() {
     up.tag("v1.0.0", TagKind::Signed(&keys.alice));
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("git.log");
-    let real = String::from_utf8(
-        Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let wrapper = bin.path().join("git");
-    std::fs::write(
-        &wrapper,
+    let path = asv_test_support::git::wrapped_git(bin.path(), |real| {
         format!(
             "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
             log.display(),
-            real.trim()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &wrapper,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+            real
+        )
+    });
     let counted = |reference: &str, signed: bool| {
         let me = consumer(&keys);
         std::fs::write(&log, "").unwrap();
