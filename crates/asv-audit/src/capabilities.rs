@@ -31,6 +31,35 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// Adds what `other` holds: every set's members, every hidden class's count. In any
+    /// order the result is the same, so files scanned apart merge to what one pass gathers.
+    pub(crate) fn absorb(&mut self, other: Capabilities) {
+        let Capabilities {
+            hosts,
+            secret_variables,
+            cred_paths,
+            dynamic_commands,
+            allowed_tools,
+            scripts,
+            executables,
+            binaries,
+            archives,
+            hidden,
+        } = other;
+        self.hosts.extend(hosts);
+        self.secret_variables.extend(secret_variables);
+        self.cred_paths.extend(cred_paths);
+        self.dynamic_commands.extend(dynamic_commands);
+        self.allowed_tools.extend(allowed_tools);
+        self.scripts.extend(scripts);
+        self.executables.extend(executables);
+        self.binaries.extend(binaries);
+        self.archives.extend(archives);
+        for (class, n) in hidden {
+            *self.hidden.entry(class).or_insert(0) += n;
+        }
+    }
+
     /// Every fact as one `kind value` line, sorted: what the digest covers and what a diff
     /// compares.
     pub fn lines(&self) -> Vec<String> {
