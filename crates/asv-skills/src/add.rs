@@ -432,8 +432,9 @@ fn place_many(
     // Every skill is named and judged before anything is written, and every refusal is
     // collected, so one run says all that stands in the way.
     let mut refused = Vec::new();
-    let mut named: BTreeMap<String, (String, String, NamedBy, SkillTree, Vec<Finding>)> =
-        BTreeMap::new();
+    // Each skill taken: where it came from, how it was named, its files, its warnings, and
+    // (worked out with its judgement) its capability digest and kept-base changes.
+    let mut named: BTreeMap<String, Taken> = BTreeMap::new();
     let step = many.progress.step(
         &format!("checking {} skills", items.len()),
         Some(items.len() as u64),
@@ -453,8 +454,6 @@ fn place_many(
             .collect()
     };
     drop(step);
-    // Each taken skill's capability digest and kept-base changes, worked out above.
-    let mut ahead = BTreeMap::new();
     for ((upstream, path, tree), judged) in items.into_iter().zip(judged) {
         let (name, named_by, findings, worked) = match judged {
             Judged::Named(one) => {
@@ -487,8 +486,11 @@ fn place_many(
         }
         match findings {
             Ok(findings) => {
-                ahead.insert(name.clone(), worked);
-                named.insert(name, (upstream, path, named_by, tree, findings));
+                let (digest, base) = worked;
+                named.insert(
+                    name,
+                    (upstream, path, named_by, tree, findings, digest, base),
+                );
             }
             Err(e) => refused.push(e),
         }
@@ -507,7 +509,7 @@ fn place_many(
     if let Some(gate) = many.gate {
         let incoming: Vec<_> = named
             .iter()
-            .map(|(name, (.., tree, _))| (name.as_str(), skill_dir(name), tree))
+            .map(|(name, (.., tree, _, _, _))| (name.as_str(), skill_dir(name), tree))
             .collect();
         gate.check(&incoming)?;
     }
@@ -516,14 +518,8 @@ fn place_many(
     let mut bases = std::collections::BTreeSet::new();
     let mut rows = Vec::with_capacity(named.len());
     let mut added = Vec::with_capacity(named.len());
-    for (name, (upstream, path, named_by, tree, warnings)) in &named {
+    for (name, (upstream, path, named_by, tree, warnings, digest, base)) in named {
         let hash = tree.hash();
-        let (digest, base) = ahead.remove(name).unwrap_or_else(|| {
-            (
-                crate::audit::capabilities::digest_of(tree),
-                base_change(root, tree),
-            )
-        });
         // A directory read as it stands is pinned to each skill's own tree, as a single add of
         // it would be; a commit pins every skill alike.
         let revision = if many.now {
@@ -547,28 +543,28 @@ fn place_many(
             },
         );
         changes.push(Change::replace(
-            skill_dir(name),
-            fill_of(root, tree),
+            skill_dir(&name),
+            fill_of(root, &tree),
             Ownership::MustBeFree,
         ));
         // Two skills alike share one kept base.
         if bases.insert(hash.clone()) {
             changes.extend(base?);
         }
-        changes.extend(projections_placed(root, name, tree, &targets, lock)?);
+        changes.extend(projections_placed(root, &name, &tree, &targets, lock)?);
         rows.push((
             name.clone(),
             crate::intent::Wanted {
                 source: source.as_str().to_owned(),
-                path: path.clone(),
+                path,
                 reference: many.asked.map(str::to_owned),
                 signed_by: many.signed_by.map(str::to_owned),
             },
         ));
         added.push(Added {
-            name: name.clone(),
-            named_by: *named_by,
-            upstream: upstream.clone(),
+            name,
+            named_by,
+            upstream,
             source: source.as_str().to_owned(),
             pin: if many.now {
                 Pin::Tree(revision)
@@ -576,7 +572,7 @@ fn place_many(
                 Pin::Commit(revision)
             },
             hash,
-            warnings: warnings.clone(),
+            warnings,
         });
     }
     changes.extend(lock_changes(root, loaded, lock)?);
@@ -598,6 +594,18 @@ fn skills_below(tree: &SkillTree) -> Vec<String> {
     dirs.dedup();
     dirs
 }
+
+/// A skill a multiple add takes: the directory it came from, its path in the source, how it
+/// was named, its files, its warnings, its capability digest and its kept-base changes.
+type Taken = (
+    String,
+    String,
+    NamedBy,
+    SkillTree,
+    Vec<Finding>,
+    Result<String, Error>,
+    Result<Vec<Change>, Error>,
+);
 
 /// One skill of a multiple add as judged on its own, before it is set beside the others.
 enum Judged {
