@@ -2,7 +2,7 @@
 //!
 //! An upstream of 150 skills (a `SKILL.md`, two references and an executable script each) is
 //! committed once and served two ways: as a repository on this machine (the `file://` row;
-//! `skill add` is given its path) and by `git http-backend` behind TLS on 127.0.0.1 (a small
+//! `skill add` is given its path, and reads its objects in place) and by `git http-backend` behind TLS on 127.0.0.1 (a small
 //! Python server, `https_git.py`, with a certificate `openssl` makes for the run; git is
 //! pointed at it with `GIT_SSL_CAINFO`). Its `main` is moved between three commits: the
 //! first, one that changes only a file outside every skill, and one that changes one file of

@@ -13,7 +13,9 @@
 //! (`agentic-skill-git-<pid>-<random>`): depth 1, blob filter, each file's blob fetched when
 //! it is read — the blobs of many files at once, in one batched conversation (`batch`, issue
 //! 30 §2), and a commit's type, trees and files all read through one kept
-//! `git cat-file --batch` (`conversation`, `trees`). A source kept for a whole run fetches and lists each commit once. A run ended by
+//! `git cat-file --batch` (`conversation`, `trees`). A repository on this machine laid out plainly
+//! is not fetched from at all: its objects are read where they lie (`borrow`). A source kept
+//! for a whole run fetches and lists each commit once. A run ended by
 //! SIGINT or SIGTERM removes its directory before it ends (`interrupt`); a killed run cannot,
 //! so a new source first removes those of the current user whose process is gone. Git's
 //! standard error is captured and never shown; a failure is said in this tool's own words.
@@ -42,6 +44,7 @@ use asv_model::source::ObjectFormat;
 use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
 mod batch;
+mod borrow;
 mod conversation;
 mod objects;
 mod sweep;
@@ -241,6 +244,8 @@ pub struct Git {
     last_group: Option<u32>,
     /// Whether git's `file` protocol is allowed (a repository on this machine, [`Git::local`]).
     file_protocol: bool,
+    /// The object directory of a repository on this machine, read in place (`borrow`).
+    borrow: Option<OsString>,
     /// Told when a `git fetch` starts and ends: the one wait whose length nobody can tell.
     progress: crate::Progress,
     /// The `git cat-file --batch` kept for reading a commit, its trees and its files
@@ -335,15 +340,17 @@ impl Git {
             tags_listed: false,
             last_group: None,
             file_protocol: false,
+            borrow: None,
             progress: crate::Progress::none(),
             conversation: None,
             trees: std::collections::BTreeMap::new(),
         })
     }
 
-    /// A git repository on this machine at the absolute path `path`, read exactly as a
-    /// remote one is (fetched into a temporary bare repository, never read from its working
-    /// tree), with git's `file` protocol allowed for it alone.
+    /// A git repository on this machine at the absolute path `path`, looked up exactly as a
+    /// remote one is, with git's `file` protocol allowed for it alone; its objects are read in
+    /// place when its layout is plain (`borrow`), else fetched into the temporary bare
+    /// repository. Its working tree is never read.
     ///
     /// # Errors
     /// As [`Git::new`]; a path that is not absolute.
@@ -356,6 +363,7 @@ impl Git {
         }
         let mut git = Git::new(path)?;
         git.file_protocol = true;
+        git.borrow = borrow::object_directory(path);
         Ok(git)
     }
 
@@ -638,6 +646,12 @@ impl Git {
         }
         let mut command = self.command(&dir, repository);
         command.args(args);
+        if let Some(objects) = &self.borrow
+            && repository
+            && borrow::reads_by_name(args)
+        {
+            command.env(borrow::ALTERNATES, objects);
+        }
         for (name, value) in env {
             command.env(name, value);
         }
@@ -832,7 +846,9 @@ impl Git {
         let what = Step::Fetch {
             revision: revision.to_owned(),
         };
-        if !self.present.iter().any(|r| r == revision) {
+        let borrowed =
+            !self.present.iter().any(|r| r == revision) && self.borrowed(revision, &what)?;
+        if !borrowed && !self.present.iter().any(|r| r == revision) {
             // A clone of the handle, so the step can stay open across the calls on `self`.
             let progress = self.progress.clone();
             let _step = progress.step(

@@ -141,15 +141,53 @@ fn temporary_directory(git: &Git) -> PathBuf {
     dir
 }
 
-fn reads_a_repository(format: ObjectFormat) {
+/// How a test reaches the fixture's repository.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Over HTTPS: fetched.
+    Https,
+    /// As a path on this machine laid out plainly: its objects read in place.
+    InPlace,
+    /// As a path holding a `.git` file that names the repository: fetched, as before.
+    GitFile,
+}
+
+/// Whether the source's temporary repository holds a fetched pack.
+// The source's own temporary directory, looked into.
+#[allow(clippy::disallowed_methods)]
+fn fetched_a_pack(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir.join("repository.git/objects/pack"))
+        .map(|mut entries| {
+            entries.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "pack")))
+        })
+        .unwrap_or(false)
+}
+
+// A test's own directory, where the `.git` file is written.
+#[allow(clippy::disallowed_methods)]
+fn reads_a_repository(format: ObjectFormat, reach: Reach) {
     let served = Served::new(format);
     let fixture = &served.fixture;
+    let linked = tempfile::tempdir().expect("a directory");
+    let mut git = match reach {
+        Reach::Https => served.source(),
+        Reach::InPlace => {
+            Git::local(fixture.bare().to_str().expect("a UTF-8 path")).expect("a local source")
+        }
+        Reach::GitFile => {
+            std::fs::write(
+                linked.path().join(".git"),
+                format!("gitdir: {}\n", fixture.bare().display()),
+            )
+            .expect("a .git file");
+            Git::local(linked.path().to_str().expect("a UTF-8 path")).expect("a local source")
+        }
+    };
     let id_len = match format {
         ObjectFormat::Sha1 => 40,
         ObjectFormat::Sha256 => 64,
     };
     assert_eq!(fixture.second.len(), id_len);
-    let mut git = served.source();
     let dir = temporary_directory(&git);
 
     assert_eq!(git.default_branch().expect("default branch"), "trunk");
@@ -185,6 +223,14 @@ fn reads_a_repository(format: ObjectFormat) {
     assert_eq!(
         git.read(&head, entry(&listed, "noise.bin")).expect("noise"),
         noise(NOISE)
+    );
+    // A repository on this machine laid out plainly is read where it lies: nothing was
+    // fetched into the temporary repository (issue 30 §2). Any other is fetched.
+    assert_eq!(
+        fetched_a_pack(&dir),
+        reach != Reach::InPlace,
+        "a pack was fetched: {}",
+        reach != Reach::InPlace
     );
     // The first commit's README, through its own listing.
     let first = served.commit(&fixture.first);
@@ -261,12 +307,27 @@ fn reads_a_repository(format: ObjectFormat) {
 
 #[test]
 fn reads_a_sha1_repository_over_https() {
-    reads_a_repository(ObjectFormat::Sha1);
+    reads_a_repository(ObjectFormat::Sha1, Reach::Https);
 }
 
 #[test]
 fn reads_a_sha256_repository_over_https() {
-    reads_a_repository(ObjectFormat::Sha256);
+    reads_a_repository(ObjectFormat::Sha256, Reach::Https);
+}
+
+#[test]
+fn reads_a_local_sha1_repository_in_place() {
+    reads_a_repository(ObjectFormat::Sha1, Reach::InPlace);
+}
+
+#[test]
+fn reads_a_local_sha256_repository_in_place() {
+    reads_a_repository(ObjectFormat::Sha256, Reach::InPlace);
+}
+
+#[test]
+fn a_local_repository_named_by_a_git_file_is_fetched() {
+    reads_a_repository(ObjectFormat::Sha1, Reach::GitFile);
 }
 
 #[test]
