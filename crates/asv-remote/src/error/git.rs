@@ -48,6 +48,12 @@ pub enum Step {
         /// The commit id.
         revision: String,
     },
+    /// Fetching a branch while its name is looked up, ahead of knowing its commit (issue 30
+    /// §2): said only of a git process that could not be confirmed stopped.
+    FetchAhead {
+        /// The branch's name.
+        branch: String,
+    },
     /// Reading several files of one commit in one batch (issue 30 §2).
     Files {
         /// The commit id.
@@ -68,6 +74,9 @@ impl fmt::Display for Step {
             }
             Step::CreateRepository => f.write_str("creating the temporary repository"),
             Step::Fetch { revision } => write!(f, "fetching commit {revision}"),
+            Step::FetchAhead { branch } => {
+                write!(f, "fetching branch {branch} while it was looked up")
+            }
             Step::Listing { revision } => write!(f, "the tree listing of commit {revision}"),
             Step::File(file) => file.fmt(f),
             Step::Files { revision, count } => {

@@ -43,6 +43,7 @@ use asv_model::source::ObjectFormat;
 
 use crate::{Commit, Error, Result, Tag, Transport, TreeEntry, blob_id};
 
+mod ahead;
 mod batch;
 mod borrow;
 mod conversation;
@@ -246,6 +247,8 @@ pub struct Git {
     file_protocol: bool,
     /// The object directory of a repository on this machine, read in place (`borrow`).
     borrow: Option<OsString>,
+    /// A branch being fetched while its name is looked up (`ahead`).
+    ahead: Option<ahead::Ahead>,
     /// Told when a `git fetch` starts and ends: the one wait whose length nobody can tell.
     progress: crate::Progress,
     /// The `git cat-file --batch` kept for reading a commit, its trees and its files
@@ -270,7 +273,10 @@ impl fmt::Debug for Git {
 impl Drop for Git {
     /// Removes the temporary directory, then takes it out of what a signal would remove.
     fn drop(&mut self) {
-        // Git is stopped before its directory goes.
+        // Git is stopped before its directory goes; a group not confirmed gone keeps it.
+        if let Some((group, step)) = self.drop_ahead() {
+            let _ = self.retain(group, &step, None);
+        }
         self.drop_conversation();
         let state = std::mem::replace(
             &mut self.state,
@@ -341,6 +347,7 @@ impl Git {
             last_group: None,
             file_protocol: false,
             borrow: None,
+            ahead: None,
             progress: crate::Progress::none(),
             conversation: None,
             trees: std::collections::BTreeMap::new(),
@@ -456,6 +463,9 @@ impl Git {
     /// Stops the source: removes the temporary directory and answers with `problem` from now
     /// on.
     fn stop(&mut self, problem: GitProblem) -> Error {
+        if let Some((group, step)) = self.drop_ahead() {
+            return self.retain(group, &step, None);
+        }
         self.drop_conversation();
         let previous = std::mem::replace(
             &mut self.state,
@@ -485,6 +495,8 @@ impl Git {
     /// Stops the source keeping the temporary directory: process group `group`, stopped at
     /// `step` (at the limit `reached`, or because it did not end cleanly), may still run.
     fn retain(&mut self, group: u32, step: &Step, reached: Option<Reached>) -> Error {
+        // A fetch started ahead may write in the directory kept too: stopped with the rest.
+        let _ = self.drop_ahead();
         self.drop_conversation();
         // A placeholder, replaced below once the kept directory is known.
         let previous = std::mem::replace(

@@ -39,47 +39,25 @@ impl Transport for Git {
         let revision = if is_hex_id(reference, 40) || is_hex_id(reference, 64) {
             reference.to_owned()
         } else {
-            let what = Step::LookUp {
-                reference: reference.to_owned(),
-            };
-            let branch = format!("refs/heads/{reference}");
-            let tag = format!("refs/tags/{reference}");
-            let peeled = format!("refs/tags/{reference}^{{}}");
-            let (refs, _) =
-                self.ls_remote(None, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
-            let find = |name: &str| {
-                refs.iter()
-                    .find(|(_, n)| n == name)
-                    .map(|(id, _)| id.clone())
-            };
-            let on_branch = find(&branch);
-            let named = find(&tag).map(|direct| (direct, find(&peeled)));
-            // An annotated tag's object comes in its commit's fetch: a signature check reads
-            // it (issue 33 §1). A name that is no tag is remembered as such too.
-            if let Some((direct, Some(_))) = &named
-                && !self.hinted.contains(direct)
-            {
-                self.hinted.push(direct.clone());
-            }
-            self.note_tag(reference, named);
-            let on_tag = find(&peeled).or_else(|| find(&tag));
-            match (on_branch, on_tag) {
-                (Some(branch), Some(tag)) if branch != tag => {
-                    return Err(self.error(GitProblem::Ref(RefProblem::Ambiguous {
-                        reference: reference.to_owned(),
-                        branch,
-                        tag,
-                    })));
+            // The branch of that name, if it is one, fetched while the name is looked up
+            // (`ahead`): the lookup below decides alone what the name means.
+            self.start_ahead(reference);
+            match self.look_up(reference) {
+                Ok(Some((revision, true))) => revision,
+                Ok(Some((revision, false))) => {
+                    // A tag: the branch fetched ahead is none, or another commit.
+                    self.finish_ahead(None)?;
+                    revision
                 }
-                (Some(id), _) | (None, Some(id)) => id,
-                // A branch or tag of that name wins, as it does for git itself.
-                (None, None) if crate::is_short_id(reference) => {
+                Ok(None) => {
+                    self.finish_ahead(None)?;
                     return self.resolve_short(reference);
                 }
-                (None, None) => {
-                    return Err(self.error(GitProblem::Ref(RefProblem::Unknown {
-                        reference: reference.to_owned(),
-                    })));
+                Err(e) => {
+                    // The lookup's refusal is the one to say; a fetch that cannot be
+                    // confirmed stopped is said from then on.
+                    let _ = self.finish_ahead(None);
+                    return Err(e);
                 }
             }
         };
@@ -96,6 +74,7 @@ impl Transport for Git {
             .map(|(direct, _)| direct.clone())
             .collect();
         self.hinted.extend(tags);
+        self.finish_ahead(Some(&revision))?;
         self.fetch(&revision, format)?;
         Ok(Commit { revision, format })
     }
@@ -432,6 +411,55 @@ impl Git {
             many => Err(self.error(GitProblem::Ref(RefProblem::ShortAmbiguous {
                 prefix: prefix.to_owned(),
                 commits: many.iter().take(5).cloned().collect(),
+            }))),
+        }
+    }
+}
+
+impl Git {
+    /// The commit the name `reference` (not a commit id) stands for, from one `git ls-remote`
+    /// of its branch, its tag and the tag peeled, and whether the branch of that name is at it:
+    /// `None` when it names no branch or tag but could be a short commit id. A branch and a tag
+    /// of that name at different commits are refused, as is a name that is neither.
+    fn look_up(&mut self, reference: &str) -> Result<Option<(String, bool)>> {
+        let what = Step::LookUp {
+            reference: reference.to_owned(),
+        };
+        let branch = format!("refs/heads/{reference}");
+        let tag = format!("refs/tags/{reference}");
+        let peeled = format!("refs/tags/{reference}^{{}}");
+        let (refs, _) =
+            self.ls_remote(None, &[branch.clone(), tag.clone(), peeled.clone()], &what)?;
+        let find = |name: &str| {
+            refs.iter()
+                .find(|(_, n)| n == name)
+                .map(|(id, _)| id.clone())
+        };
+        let on_branch = find(&branch);
+        let named = find(&tag).map(|direct| (direct, find(&peeled)));
+        // An annotated tag's object comes in its commit's fetch: a signature check reads
+        // it (issue 33 §1). A name that is no tag is remembered as such too.
+        if let Some((direct, Some(_))) = &named
+            && !self.hinted.contains(direct)
+        {
+            self.hinted.push(direct.clone());
+        }
+        self.note_tag(reference, named);
+        let on_tag = find(&peeled).or_else(|| find(&tag));
+        match (on_branch, on_tag) {
+            (Some(branch), Some(tag)) if branch != tag => {
+                Err(self.error(GitProblem::Ref(RefProblem::Ambiguous {
+                    reference: reference.to_owned(),
+                    branch,
+                    tag,
+                })))
+            }
+            (Some(id), _) => Ok(Some((id, true))),
+            (None, Some(id)) => Ok(Some((id, false))),
+            // A branch or tag of that name wins, as it does for git itself.
+            (None, None) if crate::is_short_id(reference) => Ok(None),
+            (None, None) => Err(self.error(GitProblem::Ref(RefProblem::Unknown {
+                reference: reference.to_owned(),
             }))),
         }
     }

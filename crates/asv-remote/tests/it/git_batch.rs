@@ -245,27 +245,88 @@ fn a_blob_over_the_limit_is_refused_from_its_header_with_or_without_the_filter()
     }
 }
 
+/// Each git command of a log as a word of its own (`-c fetch.…` is no fetch).
+fn commands(log: &[String]) -> Vec<&str> {
+    log.iter()
+        .map(|line| {
+            ["ls-remote", "fetch", "cat-file", "ls-tree"]
+                .into_iter()
+                .find(|c| line.contains(&format!(" {c} ")))
+                .unwrap_or(line)
+        })
+        .collect()
+}
+
 #[test]
 fn a_read_of_a_commit_is_three_git_processes() {
     // Issue 30 §2, fourth step: the ref's lookup, the commit's fetch, and one
-    // `git cat-file --batch` for the commit's type, its trees and its files.
+    // `git cat-file --batch` for the commit's type, its trees and its files. Since the sixth
+    // step the fetch runs beside the lookup (the branch of that name), so the two start in
+    // either order.
     let logged = Logged::new(false);
     let mut git = logged.source();
     let head = git.resolve("trunk").expect("resolve");
     let wanted = entries(&mut git, &head, &FILES);
     assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
     let log = logged.take_log();
-    let commands: Vec<&str> = log
-        .iter()
-        .map(|line| {
-            // Each git command as a word of its own (`-c fetch.…` is no fetch).
-            ["ls-remote", "fetch", "cat-file", "ls-tree"]
-                .into_iter()
-                .find(|c| line.contains(&format!(" {c} ")))
-                .unwrap_or(line)
-        })
-        .collect();
-    assert_eq!(commands, ["ls-remote", "fetch", "cat-file"], "{log:#?}");
+    let mut commands = commands(&log);
+    assert_eq!(commands.len(), 3, "{log:#?}");
+    commands[..2].sort_unstable();
+    assert_eq!(commands, ["fetch", "ls-remote", "cat-file"], "{log:#?}");
+    assert!(
+        log.iter()
+            .any(|l| l.ends_with(" refs/heads/trunk") && l.contains(" fetch ")),
+        "the branch was fetched by name, beside its lookup: {log:#?}"
+    );
+}
+
+#[test]
+fn a_tag_is_fetched_by_its_commit_when_the_branch_fetched_ahead_is_not_there() {
+    // Issue 30 §2, sixth step: the fetch started beside the lookup asks for a branch `v1`,
+    // which does not exist; the lookup finds the tag, and its commit is fetched as before.
+    let logged = Logged::new(false);
+    let mut git = logged.source();
+    let first = git.resolve("v1").expect("a lightweight tag");
+    assert_eq!(first.revision, logged.fixture.first);
+    let wanted = entries(&mut git, &first, &["README.md"]);
+    assert_eq!(read_all(&mut git, &first, &wanted), [0]);
+    let log = logged.take_log();
+    let mut commands = commands(&log);
+    assert!(commands.len() >= 4, "{log:#?}");
+    commands[..2].sort_unstable();
+    assert_eq!(
+        commands[..4],
+        ["fetch", "ls-remote", "fetch", "cat-file"],
+        "{log:#?}"
+    );
+    assert_eq!(
+        commands.iter().filter(|c| **c == "fetch").count(),
+        2,
+        "{log:#?}"
+    );
+    assert!(
+        log[2].ends_with(&format!(" {}", logged.fixture.first)),
+        "the commit fetched by its id: {log:#?}"
+    );
+}
+
+#[test]
+fn a_refused_name_leaves_a_new_source_as_it_was() {
+    // The lookup's refusal is the one said, and the fetch started beside it leaves nothing
+    // behind: the source reads the branch afterwards as a new one would.
+    let logged = Logged::new(false);
+    for (name, said) in [
+        ("no-such-branch", "names no branch or tag"),
+        ("both", "names both a branch"),
+    ] {
+        let mut git = logged.source();
+        let error = git.resolve(name).expect_err(name);
+        assert!(error.to_string().contains(said), "{error}");
+        let head = git.resolve("trunk").expect("still usable");
+        assert_eq!(head.revision, logged.fixture.second);
+        let wanted = entries(&mut git, &head, &FILES);
+        assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
+    }
 }
 
 #[test]

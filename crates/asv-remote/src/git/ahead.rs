@@ -1,0 +1,223 @@
+//! A branch fetched while its name is looked up.
+//!
+//! Resolving a name costs a `git ls-remote`, then a `git fetch` of the commit it names: two
+//! conversations with the server, one after the other, where `git clone` holds one. Over
+//! HTTPS each is a TLS handshake and a capability request before any work, and the second
+//! was a third of a `skill add --all` (issue 30 §2). So the first lookup of a source that has
+//! no repository yet starts, beside its `git ls-remote`, a fetch of `refs/heads/<name>` into a
+//! new SHA-1 repository: most names given are branches. The lookup alone decides what the name
+//! means, exactly as before; the fetch only saves the wait when it brought that very commit.
+//!
+//! The fetch is a git process like any other: in its own process group, watched on a thread
+//! of its own against the time left and the repository limit while the lookup runs, its time
+//! counted in the source's. It is used only when it succeeded, the repository is SHA-1, the
+//! lookup named a commit, `FETCH_HEAD` names that same commit, and no other object is to be
+//! fetched beside it (a tag's object for a signature check). In every other case — a tag, a
+//! short id, a name that is no ref, a branch that moved in between, a SHA-256 repository, a
+//! limit reached, a failed lookup — it is stopped if it still runs (once the lookup shows the
+//! branch is not the answer, it is not waited for), its repository is removed whole, and the
+//! source goes on exactly as it would have without it: the fetch that follows finds what it always found,
+//! and hits the same limits with the same words. A group that cannot be confirmed stopped
+//! keeps the directory, as for any git process.
+
+use std::path::PathBuf;
+use std::process::Child;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use asv_model::source::ObjectFormat;
+
+use super::{Git, REMOTE, REPOSITORY, SMALL_LIMIT, State, write_repository};
+use crate::Result;
+use crate::error::{GitProblem, Step};
+use crate::ids::is_hex_id;
+use crate::interrupt;
+use crate::process::{Outcome, become_subreaper, supervise};
+
+/// What the watching thread hands back: the process (reaped), how it ended, whether its group
+/// is confirmed gone, and how long it ran.
+type Watched = (Child, Option<Outcome>, bool, Duration);
+
+/// A fetch started ahead of the lookup of its branch.
+pub(super) struct Ahead {
+    /// The branch's name.
+    branch: String,
+    /// The process group (the process's own id).
+    group: u32,
+    /// The thread watching it.
+    watch: JoinHandle<Watched>,
+}
+
+impl std::fmt::Debug for Ahead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ahead")
+            .field("branch", &self.branch)
+            .field("group", &self.group)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Git {
+    /// Starts fetching `refs/heads/<reference>` beside its lookup, when this source has no
+    /// repository yet, reads over a network (a repository read in place needs no fetch), and
+    /// was told of no other commit to fetch with it. Nothing happens otherwise, nor when the
+    /// process cannot be started: the lookup and its fetch go on as before.
+    pub(super) fn start_ahead(&mut self, reference: &str) {
+        if self.ahead.is_some()
+            || self.borrow.is_some()
+            || !self.hinted.is_empty()
+            || !matches!(self.state, State::Ready { format: None, .. })
+        {
+            return;
+        }
+        // Made here rather than by `repository`, and started here rather than by `spawn`:
+        // both stop the source on a failure, and a failure here must change nothing — the
+        // lookup and the fetch meet it again and say it in their own words.
+        let Ok(dir) = self.dir() else {
+            return;
+        };
+        let remaining = self.limits.time.saturating_sub(self.spent);
+        if remaining.is_zero() {
+            return;
+        }
+        let repository = dir.join(REPOSITORY);
+        if write_repository(&repository, ObjectFormat::Sha1, &self.url).is_err() {
+            let _ = self.discard_repository();
+            return;
+        }
+        if let State::Ready { format, .. } = &mut self.state {
+            *format = Some(ObjectFormat::Sha1);
+        }
+        let branch = format!("refs/heads/{reference}");
+        let args = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--depth=1",
+            "--filter=blob:none",
+            "--",
+            REMOTE,
+            &branch,
+        ];
+        let mut command = self.command(&dir, true);
+        command.args(args);
+        become_subreaper();
+        let Ok(mut child) = interrupt::spawn(&mut command) else {
+            let _ = self.discard_repository();
+            return;
+        };
+        self.last_group = Some(child.id());
+        let (cap, limit) = (SMALL_LIMIT, self.limits.repository);
+        let group = child.id();
+        let watch = std::thread::spawn(move || {
+            let started = Instant::now();
+            let (outcome, confirmed) = supervise(&mut child, &dir, remaining, cap, true, limit);
+            (child, outcome, confirmed, started.elapsed())
+        });
+        self.ahead = Some(Ahead {
+            branch: reference.to_owned(),
+            group,
+            watch,
+        });
+    }
+
+    /// Ends the fetch started ahead, if any, once the lookup is done: `revision` the commit the
+    /// lookup named (`None` when it named none, or failed). Keeps what it fetched only when
+    /// that is `revision` and nothing else is to be fetched with it (see the module); else
+    /// removes its repository, so the source stands as if it had never started.
+    ///
+    /// # Errors
+    /// A process group that cannot be confirmed stopped (the source keeps its directory, as
+    /// for any git process); a repository that cannot be removed.
+    pub(super) fn finish_ahead(&mut self, revision: Option<&str>) -> Result<()> {
+        let Some(ahead) = self.ahead.take() else {
+            return Ok(());
+        };
+        // Not needed once the lookup named no commit: stopped rather than waited for. (Only
+        // while its watch still runs: once that has reaped it, the id is no longer its.)
+        if revision.is_none() && !ahead.watch.is_finished() {
+            crate::platform::kill_group_id(ahead.group);
+        }
+        let branch = ahead.branch.clone();
+        let (outcome, confirmed, ran) = match ahead.watch.join() {
+            Ok((_child, outcome, confirmed, ran)) => (outcome, confirmed, ran),
+            Err(_) => (None, false, Duration::ZERO),
+        };
+        self.spent += ran;
+        if !confirmed {
+            return Err(self.retain(ahead.group, &Step::FetchAhead { branch }, None));
+        }
+        interrupt::forget_group(ahead.group);
+        if let (Some(revision), Some(Outcome::Ended(finished))) = (revision, &outcome)
+            && finished.status.success()
+            && is_hex_id(revision, ObjectFormat::Sha1.hex_len())
+            && self.hinted.is_empty()
+            && self.fetched_head().as_deref() == Some(revision)
+        {
+            self.note_filter(&finished.stderr);
+            self.present.push(revision.to_owned());
+            return Ok(());
+        }
+        self.discard_repository()
+    }
+
+    /// Ends the fetch started ahead because the source stops or goes: its group killed and
+    /// waited for. When it could not be confirmed gone (the directory must then be kept): its
+    /// group, and the step to name.
+    pub(super) fn drop_ahead(&mut self) -> Option<(u32, Step)> {
+        let ahead = self.ahead.take()?;
+        if !ahead.watch.is_finished() {
+            crate::platform::kill_group_id(ahead.group);
+        }
+        let confirmed = match ahead.watch.join() {
+            Ok((_child, _, confirmed, ran)) => {
+                self.spent += ran;
+                confirmed
+            }
+            Err(_) => false,
+        };
+        if confirmed {
+            interrupt::forget_group(ahead.group);
+            None
+        } else {
+            let step = Step::FetchAhead {
+                branch: ahead.branch,
+            };
+            Some((ahead.group, step))
+        }
+    }
+
+    /// The commit `FETCH_HEAD` names first, if it names one.
+    // The source's own temporary repository, written by the fetch just ended.
+    #[allow(clippy::disallowed_methods)]
+    fn fetched_head(&self) -> Option<String> {
+        let repository = self.dir().ok()?.join(REPOSITORY);
+        let text = std::fs::read_to_string(repository.join("FETCH_HEAD")).ok()?;
+        let id = text.lines().next()?.split('\t').next()?;
+        is_hex_id(id, ObjectFormat::Sha1.hex_len()).then(|| id.to_owned())
+    }
+
+    /// Removes the repository the fetch ahead made, so the next fetch creates it anew in the
+    /// format the lookup found.
+    // The source's own temporary repository, nothing of a user's.
+    #[allow(clippy::disallowed_methods)]
+    fn discard_repository(&mut self) -> Result<()> {
+        let dir: PathBuf = self.dir()?;
+        let repository = dir.join(REPOSITORY);
+        let removed = match std::fs::remove_dir_all(&repository) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        };
+        if let Err(error) = removed {
+            return Err(self.stop(GitProblem::Repository {
+                dir,
+                error: error.kind(),
+            }));
+        }
+        if let State::Ready { format, .. } = &mut self.state {
+            *format = None;
+        }
+        Ok(())
+    }
+}
