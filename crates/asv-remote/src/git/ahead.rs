@@ -82,7 +82,7 @@ impl Git {
         }
         let repository = dir.join(REPOSITORY);
         if write_repository(&repository, ObjectFormat::Sha1, &self.url).is_err() {
-            let _ = self.discard_repository();
+            self.forget_repository();
             return;
         }
         if let State::Ready { format, .. } = &mut self.state {
@@ -104,7 +104,7 @@ impl Git {
         command.args(args);
         become_subreaper();
         let Ok(mut child) = interrupt::spawn(&mut command) else {
-            let _ = self.discard_repository();
+            self.forget_repository();
             return;
         };
         self.last_group = Some(child.id());
@@ -196,6 +196,20 @@ impl Git {
         let text = std::fs::read_to_string(repository.join("FETCH_HEAD")).ok()?;
         let id = text.lines().next()?.split('\t').next()?;
         is_hex_id(id, ObjectFormat::Sha1.hex_len()).then(|| id.to_owned())
+    }
+
+    /// Removes what [`Git::start_ahead`] made of a repository it could not start a fetch in,
+    /// as far as it can, and takes it for never made: nothing here stops the source (the next
+    /// fetch writes the repository again, over anything left).
+    // The source's own temporary repository, nothing of a user's.
+    #[allow(clippy::disallowed_methods)]
+    fn forget_repository(&mut self) {
+        if let Ok(dir) = self.dir() {
+            let _ = std::fs::remove_dir_all(dir.join(REPOSITORY));
+        }
+        if let State::Ready { format, .. } = &mut self.state {
+            *format = None;
+        }
     }
 
     /// Removes the repository the fetch ahead made, so the next fetch creates it anew in the
