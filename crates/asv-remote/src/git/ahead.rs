@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use asv_model::source::ObjectFormat;
 
-use super::{Git, REMOTE, REPOSITORY, SMALL_LIMIT, State, write_repository};
+use super::{Git, REPOSITORY, SMALL_LIMIT, State, shallow_fetch, write_repository};
 use crate::Result;
 use crate::error::{GitProblem, Step};
 use crate::ids::is_hex_id;
@@ -89,17 +89,7 @@ impl Git {
             *format = Some(ObjectFormat::Sha1);
         }
         let branch = format!("refs/heads/{reference}");
-        let args = [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-recurse-submodules",
-            "--depth=1",
-            "--filter=blob:none",
-            "--",
-            REMOTE,
-            &branch,
-        ];
+        let args = shallow_fetch(&branch);
         let mut command = self.command(&dir, true);
         command.args(args);
         become_subreaper();

@@ -114,6 +114,22 @@ fn write_repository(
     std::fs::write(repository.join("config"), config).map_err(io)
 }
 
+/// The arguments of a `git fetch` of `what` (a commit, an object or a ref) from the source's
+/// remote into the temporary repository: depth 1, blobs left out, no tags, no submodules.
+fn shallow_fetch(what: &str) -> [&str; 9] {
+    [
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-recurse-submodules",
+        "--depth=1",
+        "--filter=blob:none",
+        "--",
+        REMOTE,
+        what,
+    ]
+}
+
 /// The configuration every git process runs with (`-c name=value`), after the user's own.
 const CONFIG: &[&str] = &[
     // Only https and ssh, whatever a redirect or an insteadOf rewrite says.
@@ -871,17 +887,7 @@ impl Git {
                 ),
                 None,
             );
-            let args = [
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--no-recurse-submodules",
-                "--depth=1",
-                "--filter=blob:none",
-                "--",
-                REMOTE,
-                revision,
-            ];
+            let args = shallow_fetch(revision);
             let hinted: Vec<String> = std::mem::take(&mut self.hinted)
                 .into_iter()
                 .filter(|h| {

@@ -123,17 +123,7 @@ impl Git {
 
     /// Fetches the object `id` alone (a tag object the commit's fetch did not bring).
     fn fetch_object(&mut self, id: &str, what: &Step) -> Result<()> {
-        let args = [
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-recurse-submodules",
-            "--depth=1",
-            "--filter=blob:none",
-            "--",
-            REMOTE,
-            id,
-        ];
+        let args = shallow_fetch(id);
         self.git(&args, true, SMALL_LIMIT, true, what).map(|_| ())
     }
 
