@@ -9,8 +9,9 @@
 //! means, exactly as before; the fetch only saves the wait when it brought that very commit.
 //!
 //! The fetch is a git process like any other: in its own process group, watched on a thread
-//! of its own against the time left and the repository limit while the lookup runs, its time
-//! counted in the source's. It is used only when it succeeded, the repository is SHA-1, the
+//! of its own against the time left and the repository limit while the lookup runs. Its time
+//! counts in the source's as the fetch's when it is used; when it is not, only the wait for it
+//! after the lookup counts, so the fetch that follows has the time it would have had. It is used only when it succeeded, the repository is SHA-1, the
 //! lookup named a commit, `FETCH_HEAD` names that same commit, and no other object is to be
 //! fetched beside it (a tag's object for a signature check). In every other case — a tag, a
 //! short id, a name that is no ref, a branch that moved in between, a SHA-256 repository, a
@@ -130,12 +131,17 @@ impl Git {
             crate::platform::kill_group_id(ahead.group);
         }
         let branch = ahead.branch.clone();
+        let waiting = Instant::now();
         let (outcome, confirmed, ran) = match ahead.watch.join() {
             Ok((_child, outcome, confirmed, ran)) => (outcome, confirmed, ran),
             Err(_) => (None, false, Duration::ZERO),
         };
-        self.spent += ran;
+        // Its time counts as a fetch's when it is the fetch; when it is not, only the wait for
+        // it here, after the lookup (the rest ran beside the lookup, whose time is counted), so
+        // the fetch that follows has the time it had before.
+        let waited = waiting.elapsed();
         if !confirmed {
+            self.spent += ran;
             return Err(self.retain(ahead.group, &Step::FetchAhead { branch }, None));
         }
         interrupt::forget_group(ahead.group);
@@ -145,10 +151,12 @@ impl Git {
             && self.hinted.is_empty()
             && self.fetched_head().as_deref() == Some(revision)
         {
+            self.spent += ran;
             self.note_filter(&finished.stderr);
             self.present.push(revision.to_owned());
             return Ok(());
         }
+        self.spent += waited;
         self.discard_repository()
     }
 
@@ -160,13 +168,9 @@ impl Git {
         if !ahead.watch.is_finished() {
             crate::platform::kill_group_id(ahead.group);
         }
-        let confirmed = match ahead.watch.join() {
-            Ok((_child, _, confirmed, ran)) => {
-                self.spent += ran;
-                confirmed
-            }
-            Err(_) => false,
-        };
+        let waiting = Instant::now();
+        let confirmed = matches!(ahead.watch.join(), Ok((_, _, true, _)));
+        self.spent += waiting.elapsed();
         if confirmed {
             interrupt::forget_group(ahead.group);
             None
