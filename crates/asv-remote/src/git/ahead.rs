@@ -5,7 +5,9 @@
 //! HTTPS each is a TLS handshake and a capability request before any work, and the second
 //! was a third of a `skill add --all` (issue 30 §2). So the first lookup of a source that has
 //! no repository yet starts, beside its `git ls-remote`, a fetch of `refs/heads/<name>` into a
-//! new SHA-1 repository: most names given are branches. The lookup alone decides what the name
+//! new SHA-1 repository: most names given are branches. Asked for its default branch first,
+//! the source fetches what `HEAD` names instead, from then until the branch's lookup ends.
+//! Anything else that needs the repository while such a fetch runs stops it first. The lookup alone decides what the name
 //! means, exactly as before; the fetch only saves the wait when it brought that very commit.
 //!
 //! The fetch is a git process like any other: in its own process group, watched on a thread
@@ -64,6 +66,18 @@ impl Git {
     /// was told of no other commit to fetch with it. Nothing happens otherwise, nor when the
     /// process cannot be started: the lookup and its fetch go on as before.
     pub(super) fn start_ahead(&mut self, reference: &str) {
+        self.start_ahead_of(&format!("refs/heads/{reference}"), reference);
+    }
+
+    /// As [`Git::start_ahead`], for the branch `HEAD` names, while that name is asked for
+    /// ([`Transport::default_branch`](crate::Transport::default_branch), which a lookup of the
+    /// branch always follows).
+    pub(super) fn start_ahead_of_head(&mut self) {
+        self.start_ahead_of("HEAD", "HEAD");
+    }
+
+    /// Starts fetching `refspec` (the ref `label` names) ahead, as [`Git::start_ahead`] says.
+    fn start_ahead_of(&mut self, refspec: &str, label: &str) {
         if self.ahead.is_some()
             || self.borrow.is_some()
             || !self.hinted.is_empty()
@@ -89,8 +103,7 @@ impl Git {
         if let State::Ready { format, .. } = &mut self.state {
             *format = Some(ObjectFormat::Sha1);
         }
-        let branch = format!("refs/heads/{reference}");
-        let args = shallow_fetch(&branch);
+        let args = shallow_fetch(refspec);
         let mut command = self.command(&dir, true);
         command.args(args);
         become_subreaper();
@@ -107,7 +120,7 @@ impl Git {
             (child, outcome, confirmed, started.elapsed())
         });
         self.ahead = Some(Ahead {
-            branch: reference.to_owned(),
+            branch: label.to_owned(),
             group,
             watch,
         });

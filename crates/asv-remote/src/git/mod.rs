@@ -823,6 +823,9 @@ impl Git {
 
     /// The bare repository in `format`, created the first time.
     fn repository(&mut self, format: ObjectFormat) -> Result<()> {
+        // A fetch still running ahead (its lookup never came) is not waited for: nothing else
+        // works in the repository while it may write there.
+        self.finish_ahead(None)?;
         let State::Ready { format: have, .. } = &self.state else {
             self.dir()?;
             return Ok(());

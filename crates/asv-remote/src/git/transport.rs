@@ -6,7 +6,15 @@ use super::*;
 impl Transport for Git {
     fn default_branch(&mut self) -> Result<String> {
         let what = &Step::DefaultBranch;
-        let (_, symrefs) = self.ls_remote(Some("--symref"), &["HEAD".to_owned()], what)?;
+        // The branch is looked up next (`resolve`): what `HEAD` names is fetched meanwhile.
+        self.start_ahead_of_head();
+        let (_, symrefs) = match self.ls_remote(Some("--symref"), &["HEAD".to_owned()], what) {
+            Ok(answer) => answer,
+            Err(e) => {
+                let _ = self.finish_ahead(None);
+                return Err(e);
+            }
+        };
         let target = symrefs
             .iter()
             .find(|(_, name)| name == "HEAD")
@@ -16,9 +24,12 @@ impl Transport for Git {
             .and_then(|t| t.strip_prefix("refs/heads/"))
         {
             Some(branch) if asv_model::source::is_usable_ref(branch) => Ok(branch.to_owned()),
-            _ => Err(self.error(GitProblem::Ref(RefProblem::NoDefaultBranch {
-                found: target,
-            }))),
+            _ => {
+                let _ = self.finish_ahead(None);
+                Err(self.error(GitProblem::Ref(RefProblem::NoDefaultBranch {
+                    found: target,
+                })))
+            }
         }
     }
 

@@ -311,6 +311,33 @@ fn a_tag_is_fetched_by_its_commit_when_the_branch_fetched_ahead_is_not_there() {
 }
 
 #[test]
+fn the_default_branch_is_fetched_while_it_is_asked_for_and_looked_up() {
+    // What `HEAD` names is fetched beside the two lookups that find the default branch and
+    // its commit; the commit is then not fetched again.
+    let logged = Logged::new(false);
+    let mut git = logged.source();
+    let branch = git.default_branch().expect("the default branch");
+    assert_eq!(branch, "trunk");
+    let head = git.resolve(&branch).expect("resolve");
+    assert_eq!(head.revision, logged.fixture.second);
+    let wanted = entries(&mut git, &head, &FILES);
+    assert_eq!(read_all(&mut git, &head, &wanted), [0, 1, 2, 3]);
+    let log = logged.take_log();
+    let commands = commands(&log);
+    assert_eq!(
+        commands.iter().filter(|c| **c == "fetch").count(),
+        1,
+        "{log:#?}"
+    );
+    assert!(
+        log.iter()
+            .any(|l| l.ends_with(" HEAD") && l.contains(" fetch ")),
+        "HEAD was fetched: {log:#?}"
+    );
+    assert_eq!(commands.last(), Some(&"cat-file"), "{log:#?}");
+}
+
+#[test]
 fn a_refused_name_leaves_a_new_source_as_it_was() {
     // The lookup's refusal is the one said, and the fetch started beside it leaves nothing
     // behind: the source reads the branch afterwards as a new one would.
