@@ -66,6 +66,11 @@ impl Git {
     /// was told of no other commit to fetch with it. Nothing happens otherwise, nor when the
     /// process cannot be started: the lookup and its fetch go on as before.
     pub(super) fn start_ahead(&mut self, reference: &str) {
+        // A name the tag list already showed to be a tag (a version range's pick) is no
+        // branch worth a guess.
+        if matches!(self.tag_refs.get(reference), Some(Some(_))) {
+            return;
+        }
         self.start_ahead_of(&format!("refs/heads/{reference}"), reference);
     }
 

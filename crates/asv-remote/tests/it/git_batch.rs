@@ -311,6 +311,23 @@ fn a_tag_is_fetched_by_its_commit_when_the_branch_fetched_ahead_is_not_there() {
 }
 
 #[test]
+fn a_name_the_tag_list_showed_is_not_fetched_as_a_branch() {
+    // A version range picks from the tag list first: its pick is not guessed to be a branch.
+    let logged = Logged::new(false);
+    let mut git = logged.source();
+    git.tags().expect("tags").expect("a tag list");
+    let first = git.resolve("v1").expect("a lightweight tag");
+    assert_eq!(first.revision, logged.fixture.first);
+    let log = logged.take_log();
+    let fetches: Vec<&String> = log.iter().filter(|l| l.contains(" fetch ")).collect();
+    assert_eq!(fetches.len(), 1, "{log:#?}");
+    assert!(
+        fetches[0].ends_with(&format!(" {}", logged.fixture.first)),
+        "{log:#?}"
+    );
+}
+
+#[test]
 fn the_default_branch_is_fetched_while_it_is_asked_for_and_looked_up() {
     // What `HEAD` names is fetched beside the two lookups that find the default branch and
     // its commit; the commit is then not fetched again.
