@@ -24,7 +24,6 @@
 //! keeps the directory, as for any git process.
 
 use std::path::PathBuf;
-use std::process::Child;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -37,9 +36,9 @@ use crate::ids::is_hex_id;
 use crate::interrupt;
 use crate::process::{Outcome, become_subreaper, supervise};
 
-/// What the watching thread hands back: the process (reaped), how it ended, whether its group
-/// is confirmed gone, and how long it ran.
-type Watched = (Child, Option<Outcome>, bool, Duration);
+/// What the watching thread hands back once the process is reaped: how it ended, whether its
+/// group is confirmed gone, and how long it ran.
+type Watched = (Option<Outcome>, bool, Duration);
 
 /// A fetch started ahead of the lookup of its branch.
 pub(super) struct Ahead {
@@ -122,7 +121,7 @@ impl Git {
         let watch = std::thread::spawn(move || {
             let started = Instant::now();
             let (outcome, confirmed) = supervise(&mut child, &dir, remaining, cap, true, limit);
-            (child, outcome, confirmed, started.elapsed())
+            (outcome, confirmed, started.elapsed())
         });
         self.ahead = Some(Ahead {
             branch: label.to_owned(),
@@ -151,7 +150,7 @@ impl Git {
         let branch = ahead.branch.clone();
         let waiting = Instant::now();
         let (outcome, confirmed, ran) = match ahead.watch.join() {
-            Ok((_child, outcome, confirmed, ran)) => (outcome, confirmed, ran),
+            Ok(watched) => watched,
             Err(_) => (None, false, Duration::ZERO),
         };
         // Its time counts as a fetch's when it is the fetch; when it is not, only the wait for
@@ -187,7 +186,7 @@ impl Git {
             crate::platform::kill_group_id(ahead.group);
         }
         let waiting = Instant::now();
-        let confirmed = matches!(ahead.watch.join(), Ok((_, _, true, _)));
+        let confirmed = matches!(ahead.watch.join(), Ok((_, true, _)));
         self.spent += waiting.elapsed();
         if confirmed {
             interrupt::forget_group(ahead.group);
